@@ -1,0 +1,11 @@
+"""Suite-wide fixtures. No test reaches the network, a real device or a real LLM."""
+
+from __future__ import annotations
+
+import os
+
+# Never let adbutils start a real adb server on 5037 when a simulator is missing.
+os.environ.setdefault("ADBUTILS_ADB_PATH", "/bin/false")
+# A real Anthropic endpoint must never be reachable from the tests by accident.
+os.environ.pop("ANTHROPIC_API_KEY", None)
+os.environ["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"

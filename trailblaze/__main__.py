@@ -1,0 +1,3 @@
+from trailblaze.cli import main
+
+main()

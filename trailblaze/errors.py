@@ -1,0 +1,114 @@
+"""The one exception tree of trailblaze.
+
+Every error a user can meet is a `TrailblazeError`; the CLI maps its class to an exit code and prints
+its message on one line. Foreign exceptions (uiautomator2, adbutils, wda, requests, anthropic, yaml,
+pydantic) are translated into this tree at the adapter that calls the foreign library.
+
+```
+TrailblazeError
+├── UsageError                 exit 2  bad flags, bad device spec, missing file
+│   └── TrailFileError         exit 2  a trail file that does not load (path:line:col: message)
+├── TrailFailed                exit 1  a trail ran and did not pass
+│   └── StepFailed             exit 1  one step failed (tool, selector, candidates)
+└── InfrastructureError        exit 3  nothing wrong with the trail: the world around it broke
+    ├── DeviceError            exit 3  device unreachable, protocol error, driver missing
+    └── LLMError               exit 3  model endpoint unreachable, auth, rate limit exhausted
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "DeviceError",
+    "InfrastructureError",
+    "LLMError",
+    "Problem",
+    "StepFailed",
+    "TrailFailed",
+    "TrailFileError",
+    "TrailblazeError",
+    "UsageError",
+    "exit_code_for",
+]
+
+EXIT_PASSED = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INFRA = 3
+
+
+class TrailblazeError(Exception):
+    """Base of every error trailblaze raises on purpose."""
+
+    exit_code: int = EXIT_INFRA
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class UsageError(TrailblazeError):
+    """The user asked for something that cannot be done as asked (flag, path, device spec)."""
+
+    exit_code = EXIT_USAGE
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in a trail file, with its 1-based position."""
+
+    line: int
+    column: int
+    message: str
+
+    def format(self, path: str) -> str:
+        return f"{path}:{self.line}:{self.column}: {self.message}"
+
+
+class TrailFileError(UsageError):
+    """A trail file that cannot be loaded; carries every problem found, each with its position."""
+
+    def __init__(self, path: str, problems: Sequence[Problem]) -> None:
+        if not problems:
+            raise ValueError("TrailFileError needs at least one problem")
+        self.path = path
+        self.problems = list(problems)
+        super().__init__("\n".join(p.format(path) for p in self.problems))
+
+    @property
+    def line(self) -> int:
+        return self.problems[0].line
+
+
+class TrailFailed(TrailblazeError):
+    """A trail ran and did not pass."""
+
+    exit_code = EXIT_FAILED
+
+
+class StepFailed(TrailFailed):
+    """One step of a trail failed; the message names the step, the tool and what was on screen."""
+
+
+class InfrastructureError(TrailblazeError):
+    """The device or the model endpoint failed; the trail itself may be fine."""
+
+    exit_code = EXIT_INFRA
+
+
+class DeviceError(InfrastructureError):
+    """The device could not be reached or answered with a protocol error."""
+
+
+class LLMError(InfrastructureError):
+    """The model endpoint could not be reached, refused the request, or kept failing after retries."""
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The process exit code for an exception that ended a command."""
+    if isinstance(exc, TrailblazeError):
+        return exc.exit_code
+    return EXIT_INFRA

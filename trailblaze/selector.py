@@ -1,0 +1,122 @@
+"""The `nodeSelector` shape of Trailblaze recordings (DESIGN §3), as pydantic models.
+
+A selector is exactly one driver branch (`androidAccessibility`, `androidMaestro` or `iosMaestro`)
+plus optional relations to other selectors and a last-resort `index`. Field names are Trailblaze's,
+so a recorded file stays readable by Trailblaze. Regex fields are full-match; a value that is not a
+valid regex matches literally. The resolver lives in `trailblaze.resolve`, the generator in
+`trailblaze.selector_gen`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "AndroidAccessibilitySelector",
+    "AndroidMaestroSelector",
+    "IosMaestroSelector",
+    "NodeSelector",
+]
+
+_BRANCHES = ("androidAccessibility", "androidMaestro", "iosMaestro")
+_RELATIONS = ("below", "above", "leftOf", "rightOf", "childOf", "containsChild")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class AndroidAccessibilitySelector(_Strict):
+    """Matches an Android node by its accessibility properties (Trailblaze `androidAccessibility`)."""
+
+    classNameRegex: str | None = None
+    resourceIdRegex: str | None = None
+    textRegex: str | None = None
+    contentDescriptionRegex: str | None = None
+    hintTextRegex: str | None = None
+    isEnabled: bool | None = None
+    isClickable: bool | None = None
+    isCheckable: bool | None = None
+    isChecked: bool | None = None
+    isSelected: bool | None = None
+    isFocused: bool | None = None
+    isScrollable: bool | None = None
+    isPassword: bool | None = None
+
+
+class AndroidMaestroSelector(_Strict):
+    """Trailblaze's older Maestro-style Android branch (read for compatibility)."""
+
+    textRegex: str | None = None
+    idRegex: str | None = None
+    classNameRegex: str | None = None
+    contentDescriptionRegex: str | None = None
+    hintTextRegex: str | None = None
+    enabled: bool | None = None
+    checked: bool | None = None
+    focused: bool | None = None
+    selected: bool | None = None
+    clickable: bool | None = None
+
+
+class IosMaestroSelector(_Strict):
+    """Matches an iOS element (Trailblaze `iosMaestro`)."""
+
+    textRegex: str | None = None
+    resourceIdRegex: str | None = None
+    """Accessibility identifier."""
+    accessibilityTextRegex: str | None = None
+    """Accessibility label."""
+    classNameRegex: str | None = None
+    """XCUIElementType, e.g. `XCUIElementTypeButton`."""
+    hintTextRegex: str | None = None
+    """Placeholder value."""
+    focused: bool | None = None
+    selected: bool | None = None
+    enabled: bool | None = None
+
+
+class NodeSelector(_Strict):
+    """One driver branch plus optional relations; `index` (0-based, top-to-bottom then
+    left-to-right among the matches) is the last resort."""
+
+    androidAccessibility: AndroidAccessibilitySelector | None = None
+    androidMaestro: AndroidMaestroSelector | None = None
+    iosMaestro: IosMaestroSelector | None = None
+    below: NodeSelector | None = None
+    above: NodeSelector | None = None
+    leftOf: NodeSelector | None = None
+    rightOf: NodeSelector | None = None
+    childOf: NodeSelector | None = None
+    containsChild: NodeSelector | None = None
+    containsDescendants: list[NodeSelector] | None = None
+    index: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_branch(self) -> NodeSelector:
+        branches = [b for b in _BRANCHES if getattr(self, b) is not None]
+        if len(branches) > 1:
+            raise ValueError(
+                f"a nodeSelector takes exactly one driver branch, found {' and '.join(branches)}; "
+                "keep the one for this platform"
+            )
+        has_relation = any(getattr(self, r) is not None for r in _RELATIONS) or bool(self.containsDescendants)
+        if not branches and not has_relation and self.index is None:
+            raise ValueError(
+                "an empty nodeSelector matches nothing; give one of "
+                "androidAccessibility, androidMaestro or iosMaestro"
+            )
+        return self
+
+    @property
+    def branch_name(self) -> str | None:
+        for b in _BRANCHES:
+            if getattr(self, b) is not None:
+                return b
+        return None
+
+    def to_yaml_dict(self) -> dict[str, Any]:
+        """The selector as it is written into a trail: no defaults, Trailblaze field names."""
+        return self.model_dump(mode="json", exclude_none=True)
