@@ -151,7 +151,8 @@ class SimDevice(Protocol):
     screen_height: int
     """Points."""
     scale: float
-    """Pixels per point: 2.625 on the Android demo device (1080x2400 px), 3.0 on iOS (390x844 pt)."""
+    """Pixels per point: 3.0 on both demo devices (Android 360x800 dp = 1080x2400 px, xxhdpi;
+    iOS 390x844 pt = 1170x2532 px)."""
 
     # --- observation ---------------------------------------------------------------------------
     def tree(self) -> SimNode:
