@@ -1,0 +1,25 @@
+"""Real-world hierarchy dumps from `../shared/fixtures/hierarchy` (read-only) for parser tests.
+
+`FIXTURES` lists every file; `load(path)` parses one. Tests that check properties over many
+captures take `Hierarchy` objects, so other screens (the demo app) can be added to them.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from trailblaze.hierarchy import Hierarchy, parse_hierarchy
+
+FIXTURE_DIR = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "hierarchy"
+if not FIXTURE_DIR.is_dir():  # running from another checkout: fall back to the absolute location
+    FIXTURE_DIR = Path("/work/shared/fixtures/hierarchy")
+
+FIXTURES = sorted(FIXTURE_DIR.glob("*/*.xml"))
+FIXTURE_IDS = [f"{p.parent.name}/{p.name}" for p in FIXTURES]
+
+
+@cache
+def load(path: Path) -> Hierarchy:
+    """Parses a fixture once per test session (hierarchies are treated as immutable)."""
+    return parse_hierarchy(path.read_bytes())

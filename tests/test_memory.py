@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+import pytest
+
+from trailblaze.errors import UsageError
+from trailblaze.memory import Memory
+
+
+def test_interpolates_every_template_form() -> None:
+    mem = Memory({"email": "a@b.c"}, args={"name": "Ann"}, secrets={"password": "hunter2"})
+    params = {"text": "{{password}}", "list": ["{{ email }}", "${name}"], "n": 3,
+              "scoped": "{{args.name}}/{{memory.email}}/{{secrets.password}}"}
+    out = mem.interpolate(params)
+    assert out == {"text": "hunter2", "list": ["a@b.c", "Ann"], "n": 3, "scoped": "Ann/a@b.c/hunter2"}
+    assert params["text"] == "{{password}}"  # the recording keeps the template
+
+
+def test_unknown_variable_is_a_usage_error_naming_the_fix() -> None:
+    with pytest.raises(UsageError, match=r"unknown variable \{\{missing\}\} in inputText.text: pass --memory missing="):
+        Memory().interpolate("{{missing}}", where="inputText.text")
+
+
+def test_scoped_lookup_does_not_fall_through() -> None:
+    with pytest.raises(UsageError):
+        Memory({"x": "1"}).interpolate("{{args.x}}")
+
+
+def test_redact_replaces_secret_values_longest_first() -> None:
+    mem = Memory(secrets={"short": "abc", "long": "abcdef"})
+    assert mem.redact({"a": ["xx abcdef yy abc"]}) == {"a": ["xx {{long}} yy {{short}}"]}
+
+
+def test_llm_description_never_contains_secret_values() -> None:
+    mem = Memory({"note": "pw is hunter2"}, secrets={"password": "hunter2"})
+    mem.remember("code", "42")
+    text = "\n".join(mem.describe_for_llm())
+    assert "hunter2" not in text
+    assert "{{password}}" in text and "'42'" in text

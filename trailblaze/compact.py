@@ -1,0 +1,326 @@
+"""The compact view hierarchy the model reads, its refs, and the set-of-mark screenshot.
+
+One line per meaningful element, indented by depth:
+
+    [k4f] EditText "Email" [focused]
+    [b2q] Button "Sign in"
+    [m07] RecyclerView [scrollable]
+      [c81] LinearLayout "Message 1" [clickable]
+        [d3x] TextView "From: user1@example.com"
+      … 31 more below
+    [keyboard shown]
+
+Refs are content hashes of `short class | label | centre rounded to 10 units`, so the same element
+keeps its ref across captures of the same screen and when unrelated parts of the screen change.
+Dropped: system UI windows (status / navigation bar, iOS status bar), invisible and zero-area
+nodes, and layout wrappers without content (their children are hoisted). A clickable container
+without its own text takes over the first text inside it (one line instead of two). Content scrolled
+out of a scrollable container is counted per direction. The IME becomes one `[keyboard shown]` line.
+"""
+
+from __future__ import annotations
+
+import io
+import zlib
+from dataclasses import dataclass, field
+
+from trailblaze.hierarchy import Hierarchy, Node, Rect
+
+__all__ = ["CompactView", "compact_view", "draw_set_of_mark"]
+
+_MAX_TEXT = 80
+_BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
+# Classes whose name already says "you can tap me": no [clickable] annotation for them.
+_OBVIOUS = frozenset(
+    {
+        "Button", "ImageButton", "EditText", "AutoCompleteTextView", "CheckBox", "RadioButton", "Switch",
+        "SwitchCompat", "ToggleButton", "CheckedTextView", "Spinner", "SeekBar", "MaterialButton",
+        "FloatingActionButton", "ExtendedFloatingActionButton", "Chip", "Tab", "TabView",
+        "SwitchMaterial", "MaterialSwitch", "CompoundButton", "RatingBar",
+    }
+)  # fmt: skip
+_IOS_NOISE = frozenset({"StatusBar"})
+_SCROLLBAR_HINTS = ("Vertical scroll bar", "Horizontal scroll bar")
+
+
+@dataclass
+class CompactView:
+    """The text the model sees and the node behind every ref in it."""
+
+    text: str
+    refs: dict[str, Node] = field(default_factory=dict)
+    lines: int = 0
+    offscreen: int = 0
+    """Meaningful elements scrolled out of view (summarised, not listed)."""
+
+    def ref_of(self, node: Node) -> str | None:
+        """The ref a node got in this view, if it has one."""
+        for ref, candidate in self.refs.items():
+            if candidate is node:
+                return ref
+        return None
+
+
+def _label(node: Node) -> str:
+    """What a person would read on the element: text, else label, else hint."""
+    if node.platform == "ios":
+        return node.label or node.text or node.hint
+    return node.text or node.label or node.hint
+
+
+def _has_content(node: Node) -> bool:
+    if node.text or node.label or node.hint:
+        return True
+    return node.platform == "ios" and bool(node.value) and not node.checkable
+
+
+def _quote(text: str) -> str:
+    flat = " ".join(text.split())
+    if len(flat) > _MAX_TEXT:
+        flat = flat[: _MAX_TEXT - 1] + "…"
+    return '"' + flat.replace('"', "'") + '"'
+
+
+def _identity_hash(node: Node, label: str) -> int:
+    cx, cy = node.center
+    identity = f"{node.short_class}|{label}|{round(cx / 10)},{round(cy / 10)}"
+    return zlib.crc32(identity.encode("utf-8"))
+
+
+def _ref_for(h: int, length: int) -> str:
+    chars = [chr(ord("a") + h % 26)]
+    h //= 26
+    for _ in range(length - 1):
+        chars.append(_BASE36[h % 36])
+        h //= 36
+    return "".join(chars)
+
+
+class _Builder:
+    def __init__(self, hierarchy: Hierarchy) -> None:
+        self.h = hierarchy
+        self.lines: list[str] = []
+        self.refs: dict[str, Node] = {}
+        self.offscreen = 0
+        self.keyboard = False
+
+    def ref(self, node: Node, label: str) -> str:
+        h = _identity_hash(node, label)
+        for length in (3, 4, 5, 6):
+            ref = _ref_for(h, length)
+            if ref not in self.refs:
+                self.refs[ref] = node
+                return ref
+        suffix = 2  # identical identity (same class, label and position): number the repeats
+        while f"{_ref_for(h, 3)}{suffix}" in self.refs:
+            suffix += 1
+        ref = f"{_ref_for(h, 3)}{suffix}"
+        self.refs[ref] = node
+        return ref
+
+    def skip_subtree(self, node: Node) -> bool:
+        if node.platform == "android":
+            return False
+        short = node.short_class
+        if short in _IOS_NOISE:
+            return True
+        if short == "Keyboard":
+            self.keyboard = True
+            return True
+        # Scroll indicators: accessibility-only elements named after the scroll bar.
+        return short == "Other" and node.label.startswith(_SCROLLBAR_HINTS)
+
+    def meaningful(self, node: Node) -> bool:
+        return node.interactive or node.scrollable or _has_content(node) or node.focused or node.selected
+
+    def annotations(self, node: Node, shown: str) -> str:
+        notes: list[str] = []
+        if node.platform == "android" and node.editable and node.text and node.hint and shown != node.hint:
+            notes.append(f"hint={_quote(node.hint)}")
+        if (
+            node.platform == "ios"
+            and node.value
+            and not node.checkable
+            and node.value not in (shown, node.text)
+            and not (node.value in ("0", "1") and any(d.checkable for d in node.walk()))
+        ):
+            notes.append(f"value={_quote(node.value)}")
+        if node.focused:
+            notes.append("[focused]")
+        if node.checkable:
+            notes.append("[checked]" if node.checked else "[unchecked]")
+        if not node.enabled:
+            notes.append("[disabled]")
+        if node.selected:
+            notes.append("[selected]")
+        if node.password and node.platform == "android":  # iOS says SecureTextField already
+            notes.append("[password]")
+        if node.scrollable:
+            notes.append("[scrollable]")
+        if node.platform == "android" and (node.clickable or node.long_clickable):
+            if node.short_class not in _OBVIOUS and not node.editable:
+                notes.append("[clickable]" if node.clickable else "[long-clickable]")
+        return (" " + " ".join(notes)) if notes else ""
+
+    def emit(self, node: Node, depth: int, absorbed: Node | None, context: tuple[str, ...]) -> str:
+        label = _label(node)
+        if not label and absorbed is not None:
+            label = _label(absorbed)
+        ref = self.ref(node, label)
+        # A label the enclosing line already shows (a switch inside its cell) is not repeated.
+        shown = f" {_quote(label)}" if label and label not in context else ""
+        self.lines.append(f"{'  ' * depth}[{ref}] {node.short_class}{shown}{self.annotations(node, label)}")
+        return label
+
+    def redundant(self, node: Node, context: tuple[str, ...]) -> bool:
+        """A plain text that only repeats what the enclosing line already says."""
+        if node.interactive or node.scrollable or node.focused or node.selected:
+            return False
+        label = _label(node)
+        if not label or label not in context:
+            return False
+        return not any(d.interactive for d in node.walk() if d is not node)
+
+    def visit(self, node: Node, depth: int, hidden: set[int], context: tuple[str, ...]) -> None:
+        if self.skip_subtree(node):
+            return
+        if id(node) in hidden or not node.on_screen:
+            # Absorbed into its container's line, or not on screen: its children may still need lines.
+            for child in node.children:
+                self.visit(child, depth, hidden, context)
+            return
+        child_depth = depth
+        if self.meaningful(node) and not self.redundant(node, context):
+            absorbed = self.absorbable(node)
+            if absorbed is not None:
+                hidden.add(id(absorbed))
+            label = self.emit(node, depth, absorbed, context)
+            context = (label, node.value) if node.platform == "ios" and node.value else (label,)
+            child_depth = depth + 1
+        if node.scrollable:
+            counts = {"above": 0, "below": 0, "left": 0, "right": 0}
+            for child in node.children:
+                self.count_offscreen(child, node.visible_bounds, counts)
+            for child in node.children:
+                self.visit(child, child_depth, hidden, context)
+            parts = [f"{n} more {where}" for where, n in counts.items() if n]
+            if parts:
+                self.offscreen += sum(counts.values())
+                self.lines.append(f"{'  ' * child_depth}… {', '.join(parts)}")
+            return
+        for child in node.children:
+            self.visit(child, child_depth, hidden, context)
+
+    def absorbable(self, node: Node) -> Node | None:
+        """The first text inside a clickable container that has none of its own."""
+        if _has_content(node) or not (node.clickable or node.long_clickable) or node.editable:
+            return None
+        stack = list(reversed(node.children))
+        while stack:
+            desc = stack.pop()
+            if not desc.is_visible or desc.interactive or self.skip_subtree(desc):
+                continue  # an interactive descendant keeps its own line, text and all
+            if _has_content(desc):
+                if any(d.interactive and d.is_visible for d in desc.walk()):
+                    return None  # a labelled group of controls is a container, not a caption
+                return desc
+            stack.extend(reversed(desc.children))
+        return None
+
+    def count_offscreen(self, node: Node, area: Rect, counts: dict[str, int]) -> None:
+        if self.skip_subtree(node):
+            return
+        if node.on_screen:
+            for child in node.children:
+                self.count_offscreen(child, area, counts)
+            return
+        if self.meaningful(node) and (node.bounds.area > 0 or _has_content(node)):
+            b = node.bounds
+            if b.top >= area.bottom - 1:
+                counts["below"] += 1
+            elif b.bottom <= area.top + 1:
+                counts["above"] += 1
+            elif b.left >= area.right - 1:
+                counts["right"] += 1
+            elif b.right <= area.left + 1:
+                counts["left"] += 1
+            else:
+                counts["below"] += 1
+            return
+        for child in node.children:
+            self.count_offscreen(child, area, counts)
+
+
+def compact_view(hierarchy: Hierarchy) -> CompactView:
+    """The compact, ref-annotated text of a hierarchy (see the module docstring for the format)."""
+    builder = _Builder(hierarchy)
+    hidden: set[int] = set()
+    for root in hierarchy.roots:
+        kind = hierarchy.window_kind(root)
+        if kind == "system":
+            continue
+        if kind == "ime":
+            builder.keyboard = True
+            continue
+        if hierarchy.platform == "ios":
+            for window in root.children:
+                wkind = hierarchy.window_kind(window)
+                if wkind == "ime":
+                    builder.keyboard = True
+                elif wkind == "app":
+                    builder.visit(window, 0, hidden, ())
+        else:
+            builder.visit(root, 0, hidden, ())
+    if builder.keyboard:
+        builder.lines.append("[keyboard shown]")
+    return CompactView(
+        text="\n".join(builder.lines),
+        refs=builder.refs,
+        lines=len(builder.lines),
+        offscreen=builder.offscreen,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Set-of-mark
+
+
+def _colour(ref: str) -> tuple[int, int, int]:
+    h = zlib.crc32(ref.encode())
+    # Saturated, darkish colours so white label text stays readable.
+    palette = [(220, 38, 38), (37, 99, 235), (22, 163, 74), (147, 51, 234), (234, 88, 12), (8, 145, 178)]
+    return palette[h % len(palette)]
+
+
+def draw_set_of_mark(png_bytes: bytes, view: CompactView, scale: float) -> bytes:
+    """The screenshot with every ref of `view` drawn as a labelled box (PNG bytes).
+
+    Args:
+        png_bytes: The screenshot (any format Pillow reads).
+        view: The compact view whose refs to draw.
+        scale: Screenshot pixels per hierarchy unit (`Hierarchy.scale` times any downscaling).
+    """
+    from PIL import Image, ImageDraw, ImageFont
+
+    with Image.open(io.BytesIO(png_bytes)) as src:
+        image = src.convert("RGB")
+    draw = ImageDraw.Draw(image)
+    font_size = max(10, round(min(image.size) / 45))
+    font = ImageFont.load_default(size=font_size)
+    width = max(2, round(font_size / 6))
+    for ref, node in view.refs.items():
+        vb = node.visible_bounds
+        box = (vb.left * scale, vb.top * scale, vb.right * scale - 1, vb.bottom * scale - 1)
+        if box[2] <= box[0] or box[3] <= box[1]:
+            continue
+        colour = _colour(ref)
+        draw.rectangle(box, outline=colour, width=width)
+        left, top, right, bottom = draw.textbbox((0, 0), ref, font=font)
+        tw, th = right - left, bottom - top
+        lx = min(max(0.0, box[0]), image.width - tw - 4)
+        ly = box[1] - th - 4 if box[1] >= th + 4 else box[1]
+        draw.rectangle((lx, ly, lx + tw + 4, ly + th + 4), fill=colour)
+        draw.text((lx + 2 - left, ly + 2 - top), ref, fill=(255, 255, 255), font=font)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()

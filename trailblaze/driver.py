@@ -1,0 +1,152 @@
+"""The device seam: one `Driver` Protocol that every platform adapter implements.
+
+Drivers are plugins: a distribution registers a `DriverPlugin` under the `trailblaze.drivers`
+entry-point group (`android` → `trailblaze_android`, `ios` → `trailblaze_ios`). The core never imports
+uiautomator2 or wda; a driver never leaks their objects (it returns our types) and translates their
+exceptions into `trailblaze.errors` at its boundary.
+
+Coordinates: a driver works in its platform's native space, the same space as the bounds of the
+`Hierarchy` it returns — device pixels on Android, points on iOS. `DeviceInfo.scale` converts points to
+screenshot pixels (1.0 on Android).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from trailblaze.hierarchy import Hierarchy
+
+__all__ = [
+    "DeviceInfo",
+    "DeviceListing",
+    "Driver",
+    "DriverPlugin",
+    "Key",
+    "LaunchMode",
+    "SupportsClipboard",
+    "SupportsShell",
+]
+
+Platform = Literal["android", "ios"]
+Key = Literal["BACK", "HOME", "ENTER", "BACKSPACE", "TAB"]
+LaunchMode = Literal["FORCE_RESTART", "RESUME", "CLEAR_STATE"]
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    platform: Platform
+    classifier: str
+    """Most specific device classifier, e.g. `android-phone`, `ios-iphone`; recordings are stored
+    under the platform family (`android` / `ios`) and looked up closest-first."""
+    serial: str
+    """adb serial / WDA URL / simulator name."""
+    model: str
+    width: int
+    """Screen width in the driver's coordinate space (pixels on Android, points on iOS)."""
+    height: int
+    scale: float
+    """Screenshot pixels per coordinate unit (1.0 on Android, usually 2 or 3 on iOS)."""
+
+    @property
+    def family(self) -> str:
+        return self.platform
+
+
+@dataclass(frozen=True)
+class DeviceListing:
+    """One line of `trailblaze devices`."""
+
+    spec: str
+    """What to pass to `--device`, e.g. `android:emulator-5554`."""
+    platform: Platform
+    state: str
+    description: str
+
+
+@runtime_checkable
+class Driver(Protocol):
+    """A connected device. Every method may raise `trailblaze.errors.DeviceError`."""
+
+    @property
+    def info(self) -> DeviceInfo: ...
+
+    def hierarchy(self) -> Hierarchy:
+        """A fresh dump of the current UI, parsed into our node model."""
+        ...
+
+    def screenshot(self) -> bytes:
+        """The current screen as PNG bytes (pixels)."""
+        ...
+
+    def tap(self, x: float, y: float) -> None: ...
+
+    def long_press(self, x: float, y: float, duration: float = 0.8) -> None: ...
+
+    def double_tap(self, x: float, y: float) -> None: ...
+
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.3) -> None:
+        """Moves a finger from (x1, y1) to (x2, y2)."""
+        ...
+
+    def input_text(self, text: str) -> None:
+        """Types into the focused field."""
+        ...
+
+    def erase_text(self, characters: int | None = None) -> None:
+        """Deletes `characters` characters before the cursor of the focused field, or all of it."""
+        ...
+
+    def hide_keyboard(self) -> None: ...
+
+    def press_key(self, key: Key) -> None: ...
+
+    def launch_app(self, app_id: str, mode: LaunchMode = "FORCE_RESTART") -> None: ...
+
+    def stop_app(self, app_id: str) -> None: ...
+
+    def clear_app(self, app_id: str) -> None: ...
+
+    def current_app(self) -> str | None:
+        """Package / bundle id of the foreground app, None on the home screen."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Driver: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+@runtime_checkable
+class SupportsClipboard(Protocol):
+    def get_clipboard(self) -> str: ...
+
+    def set_clipboard(self, text: str) -> None: ...
+
+
+@runtime_checkable
+class SupportsShell(Protocol):
+    def shell(self, command: str) -> str: ...
+
+
+class DriverPlugin(Protocol):
+    """What a `trailblaze.drivers` entry point resolves to."""
+
+    platform: Platform
+
+    def open(self, target: str | None, options: Mapping[str, str]) -> Driver:
+        """Connects to a device: `target` is the part after `android:` / `ios:` (serial, WDA URL),
+        `options` carries connection settings such as `adb_port`."""
+        ...
+
+    def list_devices(self, options: Mapping[str, str]) -> list[DeviceListing]: ...

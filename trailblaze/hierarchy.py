@@ -1,0 +1,771 @@
+"""The unified view hierarchy: one node model for Android and iOS, and the parsers that build it.
+
+`parse_hierarchy` reads every dump format a driver can hand us and detects which one it got:
+
+- uiautomator2 `dump_hierarchy()` XML of every API level (CRLF or `\\r\\r\\n`, optional `NAF`, `hint`,
+  `drawing-order`, `display-id`, several windows in any order, the IME window);
+- `adb shell uiautomator dump` single-line XML (no `visible-to-user`);
+- Appium's UiAutomator2 page source (tag = class name, `displayed`) as a lenient extra;
+- WebDriverAgent `/source` XML, raw or wrapped in Appium's `<AppiumAUT>`, any attribute order;
+- WebDriverAgent `/source?format=json`, bare or inside the `{"value": …}` envelope.
+
+Coordinates are kept in the platform's native space: device **pixels** on Android (what uiautomator
+reports and what taps take) and **points** on iOS (what WebDriverAgent reports and what taps take).
+`Hierarchy.scale` is the number of screenshot pixels per coordinate unit (1.0 on Android, 2 or 3 on
+iOS) so a consumer that draws on a screenshot converts once.
+
+The node model is a slotted dataclass, not pydantic: a dump of 2,000 nodes is parsed on every poll
+of a replay, so construction cost matters.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+from xml.parsers import expat
+
+from lxml import etree
+
+from trailblaze.errors import DeviceError
+
+__all__ = [
+    "Hierarchy",
+    "Node",
+    "Platform",
+    "Rect",
+    "parse_hierarchy",
+]
+
+Platform = Literal["android", "ios"]
+WindowKind = Literal["app", "system", "ime"]
+
+_XCUI = "XCUIElementType"
+_SYSTEMUI = "com.android.systemui"
+# Packages of input methods seen in the wild; any package naming an input method also counts.
+_IME_HINTS = ("inputmethod", "keyboard", "honeyboard", "swiftkey", "gboard", "com.baidu.input")
+_ANDROID_EDITABLE = ("EditText", "AutoCompleteTextView", "SearchAutoComplete")
+_IOS_EDITABLE = frozenset({"TextField", "SecureTextField", "SearchField", "TextView"})
+_IOS_TEXTUAL = frozenset({"StaticText", "TextField", "SecureTextField", "SearchField", "TextView"})
+_IOS_CHECKABLE = frozenset({"Switch", "Toggle", "CheckBox"})
+_IOS_SCROLLABLE = frozenset({"Table", "CollectionView", "ScrollView", "WebView"})
+# Element types that take a tap on iOS (no `clickable` attribute exists in WDA sources).
+_IOS_INTERACTIVE = frozenset(
+    {
+        "Button", "Cell", "Link", "Switch", "Toggle", "CheckBox", "TextField", "SecureTextField",
+        "SearchField", "TextView", "Slider", "Stepper", "SegmentedControl", "Tab", "Key", "MenuItem",
+        "PickerWheel", "PageIndicator", "ColorWell", "DatePicker", "Picker", "Icon", "RadioButton",
+    }
+)  # fmt: skip
+
+
+class Rect(NamedTuple):
+    """An axis-aligned rectangle in the hierarchy's coordinate space (left/top inclusive)."""
+
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+    @property
+    def width(self) -> float:
+        return max(0.0, self.right - self.left)
+
+    @property
+    def height(self) -> float:
+        return max(0.0, self.bottom - self.top)
+
+    @property
+    def area(self) -> float:
+        w = self.right - self.left
+        h = self.bottom - self.top
+        return w * h if w > 0 and h > 0 else 0.0
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return ((self.left + self.right) / 2, (self.top + self.bottom) / 2)
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.left <= x < self.right and self.top <= y < self.bottom
+
+    def intersect(self, other: Rect) -> Rect:
+        """The overlap of two rectangles; a zero-area rectangle when they do not overlap."""
+        left = max(self.left, other.left)
+        top = max(self.top, other.top)
+        right = min(self.right, other.right)
+        bottom = min(self.bottom, other.bottom)
+        if right <= left or bottom <= top:
+            return Rect(left, top, left, top)
+        return Rect(left, top, right, bottom)
+
+
+_EMPTY = Rect(0.0, 0.0, 0.0, 0.0)
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class Node:
+    """One element of a view hierarchy, the same shape for both platforms.
+
+    Identity semantics (`eq=False`): two nodes are equal only if they are the same object, so nodes
+    can live in sets and dict keys.
+    """
+
+    platform: Platform
+    class_name: str
+    """Android class (`android.widget.Button`) or XCUIElementType (`XCUIElementTypeButton`)."""
+    resource_id: str = ""
+    """Android full resource id (`pkg:id/name`); iOS accessibility identifier."""
+    text: str = ""
+    """Android text; iOS value of text-bearing elements (StaticText, fields)."""
+    label: str = ""
+    """Android content description; iOS accessibility label."""
+    hint: str = ""
+    """Android hint; iOS placeholder value."""
+    value: str = ""
+    """iOS raw value (switch `0`/`1`, cell detail text); Android: empty."""
+    bounds: Rect = _EMPTY
+    visible_bounds: Rect = _EMPTY
+    """`bounds` clipped to the screen and to every scrolling ancestor."""
+    enabled: bool = True
+    clickable: bool = False
+    long_clickable: bool = False
+    checkable: bool = False
+    checked: bool = False
+    focusable: bool = False
+    focused: bool = False
+    scrollable: bool = False
+    selected: bool = False
+    password: bool = False
+    visible: bool = True
+    """Android `visible-to-user` / iOS `visible`; True when the dump does not say."""
+    accessible: bool = False
+    on_screen: bool = False
+    """`visible` and a non-empty `visible_bounds` (set once when the hierarchy is built)."""
+    naf: bool = False
+    """Android "not accessibility friendly": clickable without any text or description."""
+    package: str = ""
+    """Android package / iOS bundle id (inherited from the application element)."""
+    window: int = 0
+    """Index of the window (Android top-level node / iOS application child) the node belongs to."""
+    index: int = 0
+    """Position among the parent's children."""
+    drawing_order: int = 0
+    order: int = 0
+    """Position in document (depth-first) order across the whole hierarchy."""
+    depth: int = 0
+    parent: Node | None = None
+    children: list[Node] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        desc = self.text or self.label or self.hint or self.resource_id
+        b = self.bounds
+        return f"<Node {self.short_class} {desc!r} [{b.left:g},{b.top:g}][{b.right:g},{b.bottom:g}]>"
+
+    @property
+    def short_class(self) -> str:
+        """`Button` for `android.widget.Button` and for `XCUIElementTypeButton`."""
+        name = self.class_name
+        if name.startswith(_XCUI):
+            return name[len(_XCUI) :] or name
+        return name.rsplit(".", 1)[-1]
+
+    @property
+    def short_id(self) -> str:
+        """The part of an Android resource id after `:id/` (the whole identifier on iOS)."""
+        rid = self.resource_id
+        pos = rid.find(":id/")
+        return rid[pos + 4 :] if pos >= 0 else rid
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """Centre of the visible part (the point a tap on this node uses)."""
+        vb = self.visible_bounds
+        if vb.area > 0:
+            return vb.center
+        return self.bounds.center
+
+    @property
+    def is_visible(self) -> bool:
+        """Flagged visible and with a non-empty part on screen."""
+        return self.on_screen
+
+    @property
+    def editable(self) -> bool:
+        if self.platform == "ios":
+            return self.short_class in _IOS_EDITABLE
+        return any(self.class_name.endswith(suffix) for suffix in _ANDROID_EDITABLE)
+
+    @property
+    def interactive(self) -> bool:
+        """Takes a tap or input: clickable, long-clickable, checkable or editable."""
+        if self.clickable or self.long_clickable or self.checkable:
+            return True
+        return self.editable
+
+    def walk(self) -> Iterator[Node]:
+        """This node and all its descendants, depth-first in document order."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def ancestors(self) -> Iterator[Node]:
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+
+@dataclass(slots=True, eq=False, repr=False)
+class Hierarchy:
+    """A parsed dump: one root per window, screen size and scale, and the raw source."""
+
+    platform: Platform
+    roots: list[Node]
+    width: float
+    height: float
+    scale: float = 1.0
+    """Screenshot pixels per coordinate unit (Android 1.0; iOS points → pixels, usually 2 or 3)."""
+    rotation: int = 0
+    source: str | bytes = ""
+    format: str = ""
+    """Detected input format: `u2`, `uiautomator-dump`, `appium-android`, `wda-xml`, `wda-json`."""
+    window_kinds: list[WindowKind] = field(default_factory=list)
+    """Per window index: `app`, `system` (status/navigation bars) or `ime` (keyboard)."""
+    nodes: list[Node] = field(default_factory=list)
+    """Every node in document order (`node.order` is its position here)."""
+    memo: dict[str, Any] = field(default_factory=dict)
+    """Cache for data derived from this (immutable) capture, e.g. by the resolver."""
+
+    def __repr__(self) -> str:
+        return f"<Hierarchy {self.platform} {self.format} {len(self.nodes)} nodes {self.width:g}x{self.height:g}>"
+
+    @property
+    def screen(self) -> Rect:
+        return Rect(0.0, 0.0, self.width, self.height)
+
+    def walk(self) -> Iterator[Node]:
+        """Every node, depth-first in document order."""
+        return iter(self.nodes)
+
+    def visible_nodes(self) -> list[Node]:
+        """Nodes that are flagged visible and have a non-empty part on screen (cached)."""
+        cached = self.memo.get("visible")
+        if cached is None:
+            cached = [n for n in self.nodes if n.on_screen]
+            self.memo["visible"] = cached
+        return cached
+
+    def window_kind(self, node: Node) -> WindowKind:
+        if 0 <= node.window < len(self.window_kinds):
+            return self.window_kinds[node.window]
+        return "app"
+
+    @property
+    def keyboard_shown(self) -> bool:
+        if "ime" in self.window_kinds:
+            return True
+        return self.platform == "ios" and any(n.class_name == "XCUIElementTypeKeyboard" for n in self.nodes)
+
+
+# --------------------------------------------------------------------------------------------------
+# Entry point
+
+
+def parse_hierarchy(
+    source: str | bytes,
+    platform: Platform | None = None,
+    *,
+    scale: float | None = None,
+    width: float | None = None,
+    height: float | None = None,
+) -> Hierarchy:
+    """Parses any supported dump into a `Hierarchy`, detecting its format.
+
+    Args:
+        source: The dump as returned by the device (text or bytes).
+        platform: The platform the caller expects; a mismatch raises `DeviceError`.
+        scale: Screenshot pixels per coordinate unit; defaults to 1.0 on Android and 3.0 on iOS
+            (WDA sources do not carry it; drivers should pass the real value).
+        width: Screen width in coordinate units when the caller knows it (else derived from roots).
+        height: Screen height, as `width`.
+
+    Raises:
+        DeviceError: The input is empty or not a view hierarchy.
+    """
+    data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+    body = data.lstrip(b"\xef\xbb\xbf \t\r\n\x00")
+    if not body:
+        raise DeviceError(
+            "empty view hierarchy dump: the device returned nothing; retry or restart the driver"
+        )
+    if body[:1] in (b"{", b"["):
+        hierarchy = _parse_wda_json(body, source)
+    else:
+        start = body.find(b"<")
+        if start < 0:
+            raise DeviceError(f"not a view hierarchy (no XML or JSON): starts with {body[:40]!r}")
+        xml = body[start:]
+        parsed = _parse_android_expat(xml, source) if b"<hierarchy" in xml[:300] else None
+        hierarchy = parsed if parsed is not None else _parse_xml(xml, source)
+    if platform is not None and hierarchy.platform != platform:
+        raise DeviceError(
+            f"expected an {platform} view hierarchy but got an {hierarchy.platform} one ({hierarchy.format})"
+        )
+    if scale is not None:
+        hierarchy.scale = scale
+    elif hierarchy.platform == "ios":
+        hierarchy.scale = 3.0
+    if width is not None:
+        hierarchy.width = width
+    if height is not None:
+        hierarchy.height = height
+    if width is not None or height is not None:
+        _clip_all(hierarchy)
+    return hierarchy
+
+
+_PARSER = etree.XMLParser(
+    recover=True,
+    huge_tree=True,
+    resolve_entities=False,
+    no_network=True,
+    remove_comments=True,
+    remove_pis=True,
+)
+
+
+def _parse_xml(body: bytes, source: str | bytes) -> Hierarchy:
+    try:
+        root = etree.fromstring(body, _PARSER)
+    except etree.XMLSyntaxError as exc:  # recover=True rarely raises, but an empty document does
+        raise DeviceError(f"view hierarchy dump is not well-formed XML: {exc}") from exc
+    if root is None:
+        raise DeviceError(f"view hierarchy dump is not XML: starts with {body[:40]!r}")
+    tag = root.tag if isinstance(root.tag, str) else ""
+    if tag == "AppiumAUT":
+        inner = [c for c in root if isinstance(c.tag, str)]
+        if not inner:
+            raise DeviceError("WebDriverAgent source is empty: <AppiumAUT> has no application element")
+        return _build_ios_xml(inner[0], source)
+    if tag.startswith(_XCUI):
+        return _build_ios_xml(root, source)
+    if tag == "hierarchy":
+        return _build_android(root, source)
+    if tag == "node" and root.get("bounds") is not None:  # a bare node without the wrapper
+        return _build_android_from_roots([root], source, "u2", 0)
+    raise DeviceError(
+        f"not a view hierarchy: unexpected root element <{tag or '?'}>; expected <hierarchy> "
+        "(uiautomator) or <XCUIElementType…>/<AppiumAUT> (WebDriverAgent)"
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Android
+
+
+def _parse_bounds(raw: str | None) -> Rect:
+    # "[l,t][r,b]"; split by hand: this runs once per node and a regex costs more.
+    if not raw or raw[0] != "[":
+        return _EMPTY
+    try:
+        a, b = raw[1:-1].split("][", 1)
+        left, top = a.split(",", 1)
+        right, bottom = b.split(",", 1)
+        return Rect(int(left), int(top), int(right), int(bottom))
+    except ValueError:
+        return _EMPTY
+
+
+def _build_android(root: Any, source: str | bytes) -> Hierarchy:
+    tops = [c for c in root if isinstance(c.tag, str)]
+    fmt = "u2"
+    if root.get("class") is not None or root.get("width") is not None:
+        fmt = "appium-android"
+    elif tops and tops[0].get("visible-to-user") is None:
+        fmt = "uiautomator-dump"
+    try:
+        rotation = int(root.get("rotation") or 0)
+    except ValueError:
+        rotation = 0
+    return _build_android_from_roots(tops, source, fmt, rotation)
+
+
+def _android_window_kind(node: Node) -> WindowKind:
+    pkg = node.package
+    if pkg == _SYSTEMUI:
+        return "system"
+    lowered = pkg.lower()
+    if any(h in lowered for h in _IME_HINTS) and node.bounds.top > 0:
+        return "ime"
+    return "app"
+
+
+def _build_android_from_roots(tops: list[Any], source: str | bytes, fmt: str, rotation: int) -> Hierarchy:
+    nodes: list[Node] = []
+    roots: list[Node] = []
+    for window, el in enumerate(tops):
+        roots.append(_android_node(el, None, 0, window, window, nodes))
+    return _android_hierarchy(roots, nodes, source, fmt, rotation)
+
+
+def _android_hierarchy(
+    roots: list[Node], nodes: list[Node], source: str | bytes, fmt: str, rotation: int
+) -> Hierarchy:
+    width = max((r.bounds.right for r in roots), default=0.0)
+    height = max((r.bounds.bottom for r in roots), default=0.0)
+    hierarchy = Hierarchy(
+        platform="android", roots=roots, width=width, height=height, scale=1.0, rotation=rotation,
+        source=source, format=fmt, nodes=nodes,
+    )  # fmt: skip
+    hierarchy.window_kinds = [_android_window_kind(r) for r in roots]
+    _clip_all(hierarchy)
+    return hierarchy
+
+
+def _android_node(el: Any, parent: Node | None, depth: int, window: int, index: int, out: list[Node]) -> Node:
+    node = _android_from_attrs(el.attrib, el.tag, parent, depth, window, index, out)
+    children = node.children
+    position = 0
+    for child in el:
+        if isinstance(child.tag, str):
+            children.append(_android_node(child, node, depth + 1, window, position, out))
+            position += 1
+    return node
+
+
+def _android_from_attrs(
+    a: Any, tag: str, parent: Node | None, depth: int, window: int, index: int, out: list[Node]
+) -> Node:
+    get = a.get
+    cls = get("class")
+    if cls is None:
+        cls = tag if tag != "node" else ""
+    visible_raw = get("visible-to-user")
+    if visible_raw is None:
+        visible_raw = get("displayed")
+    raw_index = get("index")
+    try:
+        idx = int(raw_index) if raw_index else index
+    except ValueError:
+        idx = index
+    raw_drawing = get("drawing-order")
+    try:
+        drawing = int(raw_drawing) if raw_drawing else idx
+    except ValueError:
+        drawing = idx
+    node = Node(
+        "android",
+        cls,
+        get("resource-id") or "",
+        get("text") or "",
+        get("content-desc") or "",
+        get("hint") or "",
+        "",
+        _parse_bounds(get("bounds")),
+        _EMPTY,
+        get("enabled") != "false",
+        get("clickable") == "true",
+        get("long-clickable") == "true",
+        get("checkable") == "true",
+        get("checked") == "true",
+        get("focusable") == "true",
+        get("focused") == "true",
+        get("scrollable") == "true",
+        get("selected") == "true",
+        get("password") == "true",
+        visible_raw != "false",
+        True,
+        False,
+        get("NAF") == "true",
+        get("package") or (parent.package if parent is not None else ""),
+        window,
+        idx,
+        drawing,
+        len(out),
+        depth,
+        parent,
+    )
+    out.append(node)
+    return node
+
+
+def _parse_android_expat(body: bytes, source: str | bytes) -> Hierarchy | None:
+    """Fast path for well-formed uiautomator XML: one expat pass, no element tree (None if malformed)."""
+    parser = expat.ParserCreate()
+    parser.buffer_text = True
+    nodes: list[Node] = []
+    roots: list[Node] = []
+    stack: list[Node] = []
+    meta: dict[str, str] = {}
+    seen_root = False
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        nonlocal seen_root
+        if not seen_root:
+            seen_root = True
+            if tag == "hierarchy":
+                meta.update(attrs)
+                meta["_first"] = ""
+                return
+            raise _NotAndroid
+        if stack:
+            parent = stack[-1]
+            node = _android_from_attrs(
+                attrs, tag, parent, parent.depth + 1, parent.window, len(parent.children), nodes
+            )
+            parent.children.append(node)
+        else:
+            node = _android_from_attrs(attrs, tag, None, 0, len(roots), len(roots), nodes)
+            roots.append(node)
+            if meta.get("_first") == "":
+                meta["_first"] = "dump" if "visible-to-user" not in attrs else "u2"
+        stack.append(node)
+
+    def end(tag: str) -> None:
+        if stack and tag != "hierarchy":
+            stack.pop()
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        parser.Parse(body, True)
+    except (expat.ExpatError, _NotAndroid):
+        return None
+    fmt = "u2"
+    if "class" in meta or "width" in meta:
+        fmt = "appium-android"
+    elif meta.get("_first") == "dump":
+        fmt = "uiautomator-dump"
+    try:
+        rotation = int(meta.get("rotation") or 0)
+    except ValueError:
+        rotation = 0
+    return _android_hierarchy(roots, nodes, source, fmt, rotation)
+
+
+class _NotAndroid(Exception):
+    """Raised inside the expat fast path when the document is not a uiautomator dump."""
+
+
+# --------------------------------------------------------------------------------------------------
+# iOS
+
+
+def _ios_flag(raw: Any, default: bool) -> bool:
+    if raw is None:
+        return default
+    if isinstance(raw, bool):
+        return raw
+    return str(raw).lower() in ("true", "1", "yes")
+
+
+def _num(raw: Any) -> float:
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _ios_node(
+    type_name: str,
+    identifier: str,
+    name: str,
+    label: str,
+    value: str,
+    placeholder: str,
+    rect: Rect,
+    enabled: bool,
+    visible: bool,
+    accessible: bool,
+    focused: bool,
+    selected: bool,
+    parent: Node | None,
+    depth: int,
+    index: int,
+    out: list[Node],
+) -> Node:
+    cls = type_name if type_name.startswith(_XCUI) else _XCUI + type_name
+    short = cls[len(_XCUI) :]
+    textual = short in _IOS_TEXTUAL
+    text = value if textual and value != placeholder else ""
+    checkable = short in _IOS_CHECKABLE
+    window = parent.window if parent is not None and parent.parent is not None else index
+    node = Node(
+        platform="ios",
+        class_name=cls,
+        resource_id=identifier,
+        text=text,
+        label=label,
+        hint=placeholder,
+        value=value,
+        bounds=rect,
+        enabled=enabled,
+        clickable=short in _IOS_INTERACTIVE,
+        checkable=checkable,
+        checked=checkable and value in ("1", "true"),
+        focusable=short in _IOS_EDITABLE,
+        focused=focused,
+        scrollable=short in _IOS_SCROLLABLE,
+        selected=selected,
+        password=short == "SecureTextField",
+        visible=visible,
+        accessible=accessible,
+        package=parent.package if parent is not None else "",
+        window=window if parent is not None else 0,
+        index=index,
+        drawing_order=index,
+        order=len(out),
+        depth=depth,
+        parent=parent,
+    )
+    out.append(node)
+    return node
+
+
+def _build_ios_xml(app_el: Any, source: str | bytes) -> Hierarchy:
+    nodes: list[Node] = []
+
+    def build(el: Any, parent: Node | None, depth: int, index: int) -> Node:
+        get = el.attrib.get
+        name = get("name") or ""
+        label = get("label") or ""
+        # WDA's `name` is the accessibility identifier when set, else the label: a name equal to the
+        # label carries no identifier.
+        identifier = name if name != label else ""
+        traits = get("traits") or ""
+        x, y, w, h = _num(get("x")), _num(get("y")), _num(get("width")), _num(get("height"))
+        node = _ios_node(
+            get("type") or el.tag,
+            identifier,
+            name,
+            label,
+            get("value") or "",
+            get("placeholderValue") or "",
+            Rect(x, y, x + w, y + h),
+            _ios_flag(get("enabled"), True),
+            _ios_flag(get("visible"), True),
+            _ios_flag(get("accessible"), False),
+            _ios_flag(get("focused") or get("hasFocus"), False) or "Focused" in traits,
+            _ios_flag(get("selected"), False) or "Selected" in traits,
+            parent,
+            depth,
+            index,
+            nodes,
+        )
+        if parent is None:
+            node.package = get("bundleId") or ""
+        position = 0
+        for child in el:
+            if isinstance(child.tag, str):
+                node.children.append(build(child, node, depth + 1, position))
+                position += 1
+        return node
+
+    root = build(app_el, None, 0, 0)
+    return _finish_ios(root, nodes, source, "wda-xml")
+
+
+def _parse_wda_json(body: bytes, source: str | bytes) -> Hierarchy:
+    try:
+        doc = json.loads(body)
+    except ValueError as exc:
+        raise DeviceError(f"view hierarchy dump is not valid JSON: {exc}") from exc
+    if isinstance(doc, dict) and "value" in doc and "type" not in doc:
+        doc = doc["value"]  # the WDA response envelope
+    if not isinstance(doc, dict) or "type" not in doc:
+        raise DeviceError("not a WebDriverAgent JSON source: expected an object with a `type` key")
+    nodes: list[Node] = []
+
+    def build(obj: dict[str, Any], parent: Node | None, depth: int, index: int) -> Node:
+        rect = obj.get("rect") or {}
+        x, y = _num(rect.get("x")), _num(rect.get("y"))
+        w, h = _num(rect.get("width")), _num(rect.get("height"))
+        label = obj.get("label") or ""
+        name = obj.get("name") or ""
+        identifier = obj.get("rawIdentifier")
+        if identifier is None:
+            identifier = name if name != label else ""
+        value = obj.get("value")
+        node = _ios_node(
+            str(obj.get("type") or "Other"),
+            str(identifier or ""),
+            str(name),
+            str(label),
+            "" if value is None else str(value),
+            str(obj.get("placeholderValue") or ""),
+            Rect(x, y, x + w, y + h),
+            _ios_flag(obj.get("isEnabled"), True),
+            _ios_flag(obj.get("isVisible"), True),
+            _ios_flag(obj.get("isAccessible"), False),
+            _ios_flag(obj.get("isFocused") or obj.get("hasFocus"), False),
+            _ios_flag(obj.get("isSelected"), False) or "Selected" in str(obj.get("traits") or ""),
+            parent,
+            depth,
+            index,
+            nodes,
+        )
+        if parent is None:
+            node.package = str(obj.get("bundleId") or "")
+        for position, child in enumerate(obj.get("children") or []):
+            if isinstance(child, dict):
+                node.children.append(build(child, node, depth + 1, position))
+        return node
+
+    root = build(doc, None, 0, 0)
+    return _finish_ios(root, nodes, source, "wda-json")
+
+
+def _finish_ios(root: Node, nodes: list[Node], source: str | bytes, fmt: str) -> Hierarchy:
+    width, height = root.bounds.width, root.bounds.height
+    if width <= 0 or height <= 0:  # some sources give the application no frame; use the windows'
+        width = max((n.bounds.right for n in root.children), default=0.0)
+        height = max((n.bounds.bottom for n in root.children), default=0.0)
+    kinds: list[WindowKind] = []
+    for child in root.children:
+        kind: WindowKind = "app"
+        if any(n.class_name == "XCUIElementTypeKeyboard" for n in child.walk()) and not any(
+            n.short_class in ("Table", "NavigationBar", "CollectionView") for n in child.walk()
+        ):
+            kind = "ime"
+        elif child.short_class == "StatusBar":
+            kind = "system"
+        kinds.append(kind)
+    hierarchy = Hierarchy(
+        platform="ios", roots=[root], width=width, height=height, scale=3.0, source=source, format=fmt,
+        nodes=nodes, window_kinds=kinds,
+    )  # fmt: skip
+    _clip_all(hierarchy)
+    return hierarchy
+
+
+# --------------------------------------------------------------------------------------------------
+# Visible bounds
+
+
+def _clip_all(hierarchy: Hierarchy) -> None:
+    screen = hierarchy.screen
+    hierarchy.memo.clear()
+    for root in hierarchy.roots:
+        stack: list[tuple[Node, Rect]] = [(root, screen)]
+        while stack:
+            node, clip = stack.pop()
+            b = node.bounds
+            if (
+                b.left >= clip.left
+                and b.top >= clip.top
+                and b.right <= clip.right
+                and b.bottom <= clip.bottom
+            ):
+                vb = b  # the common case: wholly inside, no new rectangle
+            else:
+                vb = b.intersect(clip)
+            node.visible_bounds = vb
+            node.on_screen = node.visible and vb.right > vb.left and vb.bottom > vb.top
+            # Scrolling containers clip their content; other views may draw outside their bounds
+            # (and often report children outside them), so they do not clip.
+            child_clip = vb if node.scrollable else clip
+            for child in node.children:
+                stack.append((child, child_clip))

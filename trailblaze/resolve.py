@@ -1,0 +1,257 @@
+"""Selector resolution: which visible nodes of a `Hierarchy` a `NodeSelector` matches.
+
+Semantics (recorded in docs/adr/0004-node-model-and-selectors.md):
+
+- Every regex is a **full match** (`re.fullmatch`, `.` also matches newlines). A value that does not
+  compile as a regex matches literally. Compiled patterns are cached.
+- `resourceIdRegex` / `idRegex` match the full Android id (`com.example:id/sign_in`) **or** its name
+  after `:id/` (`sign_in`), so `sign_in`, `.*sign_in` and `com.example:id/sign_in` all work.
+  `classNameRegex` likewise matches the full class or the short one (`Button`).
+- `androidAccessibility.textRegex` matches the text only; `androidMaestro.textRegex` matches text,
+  content description or hint (Maestro's meaning); `iosMaestro.textRegex` matches the value or the
+  label, `accessibilityTextRegex` the label only.
+- Android branches match Android nodes only, `iosMaestro` iOS nodes only.
+- Relations: `below` / `above` / `leftOf` / `rightOf` hold when the node's centre lies beyond the
+  anchor's edge (below: centre y ≥ anchor bottom, …) for at least one anchor; `childOf` = a
+  descendant of an anchor; `containsChild` = has an anchor as a direct child;
+  `containsDescendants` = every listed selector matches some descendant.
+- Only visible nodes match (flagged visible, non-empty on screen), anchors included. Results are
+  ordered top-to-bottom, then left-to-right, then document order; `index` picks one of them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from trailblaze.hierarchy import Hierarchy, Node
+from trailblaze.selector import (
+    AndroidAccessibilitySelector,
+    AndroidMaestroSelector,
+    IosMaestroSelector,
+    NodeSelector,
+)
+
+__all__ = ["branch_predicates", "compile_pattern", "describe_selector", "resolve", "sort_key"]
+
+Predicate = Callable[[Node], bool]
+
+
+@lru_cache(maxsize=4096)
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """The compiled full-match pattern for a selector value; invalid regexes match literally."""
+    try:
+        return re.compile(pattern, re.DOTALL)
+    except re.error:
+        return re.compile(re.escape(pattern), re.DOTALL)
+
+
+def sort_key(node: Node) -> tuple[float, float, int]:
+    """Top-to-bottom, then left-to-right, then document order."""
+    vb = node.visible_bounds
+    return (vb.top, vb.left, node.order)
+
+
+def _full(pattern: str) -> Callable[[str], bool]:
+    rx = compile_pattern(pattern)
+
+    def match(value: str) -> bool:
+        return rx.fullmatch(value) is not None
+
+    return match
+
+
+def _id_matcher(pattern: str) -> Predicate:
+    match = _full(pattern)
+
+    def pred(node: Node) -> bool:
+        rid = node.resource_id
+        if match(rid):
+            return True
+        pos = rid.find(":id/")
+        return pos >= 0 and match(rid[pos + 4 :])
+
+    return pred
+
+
+def _class_matcher(pattern: str) -> Predicate:
+    match = _full(pattern)
+    return lambda node: match(node.class_name) or match(node.short_class)
+
+
+def _attr(getter: Callable[[Node], str], pattern: str) -> Predicate:
+    match = _full(pattern)
+    return lambda node: match(getter(node))
+
+
+def _flag(getter: Callable[[Node], bool], expected: bool) -> Predicate:
+    return lambda node: getter(node) == expected
+
+
+def _android_accessibility(sel: AndroidAccessibilitySelector) -> list[Predicate]:
+    preds: list[Predicate] = [lambda n: n.platform == "android"]
+    if sel.resourceIdRegex is not None:
+        preds.append(_id_matcher(sel.resourceIdRegex))
+    if sel.textRegex is not None:
+        preds.append(_attr(lambda n: n.text, sel.textRegex))
+    if sel.contentDescriptionRegex is not None:
+        preds.append(_attr(lambda n: n.label, sel.contentDescriptionRegex))
+    if sel.hintTextRegex is not None:
+        preds.append(_attr(lambda n: n.hint, sel.hintTextRegex))
+    if sel.classNameRegex is not None:
+        preds.append(_class_matcher(sel.classNameRegex))
+    flags: list[tuple[bool | None, Callable[[Node], bool]]] = [
+        (sel.isEnabled, lambda n: n.enabled),
+        (sel.isClickable, lambda n: n.clickable),
+        (sel.isCheckable, lambda n: n.checkable),
+        (sel.isChecked, lambda n: n.checked),
+        (sel.isSelected, lambda n: n.selected),
+        (sel.isFocused, lambda n: n.focused),
+        (sel.isScrollable, lambda n: n.scrollable),
+        (sel.isPassword, lambda n: n.password),
+    ]
+    preds.extend(_flag(getter, want) for want, getter in flags if want is not None)
+    return preds
+
+
+def _android_maestro(sel: AndroidMaestroSelector) -> list[Predicate]:
+    preds: list[Predicate] = [lambda n: n.platform == "android"]
+    if sel.idRegex is not None:
+        preds.append(_id_matcher(sel.idRegex))
+    if sel.textRegex is not None:
+        match = _full(sel.textRegex)
+        preds.append(lambda n: match(n.text) or match(n.label) or match(n.hint))
+    if sel.contentDescriptionRegex is not None:
+        preds.append(_attr(lambda n: n.label, sel.contentDescriptionRegex))
+    if sel.hintTextRegex is not None:
+        preds.append(_attr(lambda n: n.hint, sel.hintTextRegex))
+    if sel.classNameRegex is not None:
+        preds.append(_class_matcher(sel.classNameRegex))
+    flags: list[tuple[bool | None, Callable[[Node], bool]]] = [
+        (sel.enabled, lambda n: n.enabled),
+        (sel.checked, lambda n: n.checked),
+        (sel.focused, lambda n: n.focused),
+        (sel.selected, lambda n: n.selected),
+        (sel.clickable, lambda n: n.clickable),
+    ]
+    preds.extend(_flag(getter, want) for want, getter in flags if want is not None)
+    return preds
+
+
+def _ios_maestro(sel: IosMaestroSelector) -> list[Predicate]:
+    preds: list[Predicate] = [lambda n: n.platform == "ios"]
+    if sel.resourceIdRegex is not None:
+        preds.append(_attr(lambda n: n.resource_id, sel.resourceIdRegex))
+    if sel.accessibilityTextRegex is not None:
+        preds.append(_attr(lambda n: n.label, sel.accessibilityTextRegex))
+    if sel.textRegex is not None:
+        match = _full(sel.textRegex)
+        preds.append(lambda n: match(n.text) or match(n.label))
+    if sel.hintTextRegex is not None:
+        preds.append(_attr(lambda n: n.hint, sel.hintTextRegex))
+    if sel.classNameRegex is not None:
+        preds.append(_class_matcher(sel.classNameRegex))
+    flags: list[tuple[bool | None, Callable[[Node], bool]]] = [
+        (sel.focused, lambda n: n.focused),
+        (sel.selected, lambda n: n.selected),
+        (sel.enabled, lambda n: n.enabled),
+    ]
+    preds.extend(_flag(getter, want) for want, getter in flags if want is not None)
+    return preds
+
+
+def branch_predicates(selector: NodeSelector) -> list[Predicate]:
+    """The attribute tests of the selector's driver branch (empty when it has none)."""
+    if selector.androidAccessibility is not None:
+        return _android_accessibility(selector.androidAccessibility)
+    if selector.androidMaestro is not None:
+        return _android_maestro(selector.androidMaestro)
+    if selector.iosMaestro is not None:
+        return _ios_maestro(selector.iosMaestro)
+    return []
+
+
+def _below(node: Node, anchor: Node) -> bool:
+    return node.center[1] >= anchor.visible_bounds.bottom
+
+
+def _above(node: Node, anchor: Node) -> bool:
+    return node.center[1] <= anchor.visible_bounds.top
+
+
+def _left_of(node: Node, anchor: Node) -> bool:
+    return node.center[0] <= anchor.visible_bounds.left
+
+
+def _right_of(node: Node, anchor: Node) -> bool:
+    return node.center[0] >= anchor.visible_bounds.right
+
+
+def resolve(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
+    """The visible nodes the selector matches, top-to-bottom then left-to-right.
+
+    With `index` set, at most one node: the index-th of the ordered matches.
+    """
+    candidates = _sorted_visible(hierarchy)
+    preds = branch_predicates(selector)
+    if preds:
+        candidates = [n for n in candidates if all(p(n) for p in preds)]
+    if candidates:
+        candidates = _apply_relations(selector, hierarchy, candidates)
+    if selector.index is not None:
+        return candidates[selector.index : selector.index + 1]
+    return candidates
+
+
+def _sorted_visible(hierarchy: Hierarchy) -> list[Node]:
+    cached = hierarchy.memo.get("sorted_visible")
+    if cached is None:
+        cached = sorted(hierarchy.visible_nodes(), key=sort_key)
+        hierarchy.memo["sorted_visible"] = cached
+    return cached
+
+
+def _apply_relations(selector: NodeSelector, hierarchy: Hierarchy, nodes: list[Node]) -> list[Node]:
+    spatial = (
+        (selector.below, _below),
+        (selector.above, _above),
+        (selector.leftOf, _left_of),
+        (selector.rightOf, _right_of),
+    )
+    for rel, test in spatial:
+        if rel is None:
+            continue
+        anchors = resolve(rel, hierarchy)
+        nodes = [n for n in nodes if any(a is not n and test(n, a) for a in anchors)]
+        if not nodes:
+            return nodes
+    if selector.childOf is not None:
+        parents = {id(a) for a in resolve(selector.childOf, hierarchy)}
+        nodes = [n for n in nodes if any(id(p) in parents for p in n.ancestors())]
+    if selector.containsChild is not None:
+        with_child = {
+            id(c.parent) for c in resolve(selector.containsChild, hierarchy) if c.parent is not None
+        }
+        nodes = [n for n in nodes if id(n) in with_child]
+    for sub in selector.containsDescendants or ():
+        holders = {id(a) for c in resolve(sub, hierarchy) for a in c.ancestors()}
+        nodes = [n for n in nodes if id(n) in holders]
+    return nodes
+
+
+def describe_selector(selector: NodeSelector) -> str:
+    """A one-line rendering for error messages, e.g. `androidAccessibility{textRegex=Sign in}`."""
+    parts: list[str] = []
+    for key, value in selector.to_yaml_dict().items():
+        if isinstance(value, dict) and key in ("androidAccessibility", "androidMaestro", "iosMaestro"):
+            inner = ", ".join(f"{k}={v}" for k, v in value.items())
+            parts.append(f"{key}{{{inner}}}")
+        elif isinstance(value, dict):
+            parts.append(f"{key}({describe_selector(NodeSelector.model_validate(value))})")
+        elif isinstance(value, list):
+            inner = "; ".join(describe_selector(NodeSelector.model_validate(v)) for v in value)
+            parts.append(f"{key}[{inner}]")
+        else:
+            parts.append(f"{key}={value}")
+    return " ".join(parts)

@@ -1,0 +1,124 @@
+"""Running simulated devices: in-process (tests, `--device sim:…`, pytest) or in the foreground
+(`trailblaze sim android|ios`).
+
+A `Simulator` owns the app model(s) and the protocol server: for Android one fake adb server that
+carries every device of the pool, for iOS one WebDriverAgent server per device. Clients reach it the
+way they reach hardware: `ANDROID_ADB_SERVER_PORT` / `adb -P PORT` for Android, a WDA URL for iOS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from trailblaze.errors import UsageError
+from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
+
+if TYPE_CHECKING:
+    from trailblaze.sim.model import SimClock, SimDevice
+
+__all__ = ["Simulator", "simulator"]
+
+
+@dataclass
+class Simulator:
+    platform: Literal["android", "ios"]
+    devices: list[SimDevice]
+    conditions: Conditions
+    host: str
+    _servers: list[object] = field(default_factory=list)
+    ports: list[int] = field(default_factory=list)
+
+    @property
+    def port(self) -> int:
+        return self.ports[0]
+
+    def device_specs(self) -> list[tuple[str, dict[str, str]]]:
+        """`(target, plugin options)` for each device, as the driver plugin's `open()` wants them."""
+        if self.platform == "android":
+            opts = {"adb_host": self.host, "adb_port": str(self.port)}
+            return [(d.serial, dict(opts)) for d in self.devices]
+        return [(f"http://{self.host}:{p}", {}) for p in self.ports]
+
+    def how_to_connect(self) -> str:
+        if self.platform == "android":
+            serials = ", ".join(d.serial for d in self.devices)
+            return (
+                f"simulated android ({serials}) on adb server {self.host}:{self.port} — "
+                f"export ANDROID_ADB_SERVER_PORT={self.port}; adb -P {self.port} devices; "
+                f"trailblaze snapshot --device android"
+            )
+        urls = " ".join(f"http://{self.host}:{p}" for p in self.ports)
+        return (
+            f"simulated ios WebDriverAgent at {urls} — "
+            f"wda.Client('{urls.split()[0]}'); trailblaze snapshot --device ios:{urls.split()[0]}"
+        )
+
+    def stop(self) -> None:
+        for server in self._servers:
+            server.stop()  # type: ignore[attr-defined]
+        self._servers.clear()
+
+
+def _conditions(latency: str | Conditions | None) -> Conditions:
+    if isinstance(latency, Conditions):
+        return latency
+    name = latency or "zero"
+    if name not in LATENCY_PROFILES:
+        raise UsageError(f"unknown latency profile {name!r}: use one of {', '.join(LATENCY_PROFILES)}")
+    return Conditions(latency=LATENCY_PROFILES[name])
+
+
+def start_simulator(
+    platform: str,
+    app: str | None = None,
+    *,
+    count: int = 1,
+    port: int = 0,
+    host: str = "127.0.0.1",
+    latency: str | Conditions | None = None,
+    clock: SimClock | None = None,
+) -> Simulator:
+    """Starts `count` simulated devices running `app` (default `demo`) and their protocol server."""
+    from trailblaze.sim import create_device
+
+    if platform not in ("android", "ios"):
+        raise UsageError(f"unknown simulator platform {platform!r}: use android or ios")
+    conditions = _conditions(latency)
+    devices: list[SimDevice] = []
+    for i in range(count):
+        serial = f"emulator-{5554 + 2 * i}" if platform == "android" else f"SIM-IPHONE-{i + 1:04d}"
+        devices.append(create_device(platform, app=app or "demo", clock=clock, conditions=conditions, serial=serial))
+    sim = Simulator("android" if platform == "android" else "ios", devices, conditions, host)
+    try:
+        if platform == "android":
+            from trailblaze.sim.adb_server import AndroidSimServer
+
+            server = AndroidSimServer(devices, conditions=conditions, host=host, port=port)
+            server.start()
+            sim._servers.append(server)
+            sim.ports.append(server.port)
+        else:
+            from trailblaze.sim.wda_server import WdaSimServer
+
+            for i, dev in enumerate(devices):
+                wserver = WdaSimServer(dev, conditions=conditions, host=host, port=port + i if port else 0)
+                wserver.start()
+                sim._servers.append(wserver)
+                sim.ports.append(wserver.port)
+    except OSError as exc:
+        sim.stop()
+        raise UsageError(f"cannot start the {platform} simulator on {host}:{port}: {exc.strerror or exc}") from exc
+    return sim
+
+
+@contextmanager
+def simulator(platform: str, app: str | None = None, **kwargs: object) -> Iterator[Simulator]:
+    """`with simulator("android") as sim:` — started on a free port, stopped on exit."""
+    sim = start_simulator(platform, app, **kwargs)  # type: ignore[arg-type]
+    try:
+        yield sim
+    finally:
+        sim.stop()

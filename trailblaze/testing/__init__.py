@@ -1,0 +1,44 @@
+"""Public test doubles: use them to test code that drives an LLM, without a network.
+
+- `ScriptedLLM` / `FunctionLLM`: `LLMClient`s that answer from a script or a function;
+  `tool()`, `tool_calls()`, `text()` build their responses.
+- `capture_llm_requests()`: collect every LLM call made in a block.
+- `FakeMessagesAPI` (in `trailblaze.testing.messages_api`): a local HTTP server speaking the
+  Anthropic Messages API, to exercise `AnthropicLLM` and the real SDK offline.
+"""
+
+from __future__ import annotations
+
+from trailblaze.llm import LLMExchange
+from trailblaze.testing._llm import (
+    FunctionLLM,
+    ScriptedLLM,
+    ScriptExhausted,
+    capture_llm_requests,
+    text,
+    tool,
+    tool_calls,
+)
+from trailblaze.testing.messages_api import (
+    Delay,
+    FakeError,
+    FakeMessagesAPI,
+    text_response,
+    tool_use_response,
+)
+
+__all__ = [
+    "Delay",
+    "FakeError",
+    "FakeMessagesAPI",
+    "FunctionLLM",
+    "LLMExchange",
+    "ScriptExhausted",
+    "ScriptedLLM",
+    "capture_llm_requests",
+    "text",
+    "text_response",
+    "tool",
+    "tool_calls",
+    "tool_use_response",
+]
