@@ -1,0 +1,69 @@
+"""Simulated devices: declarative apps (`app`), the device model (`device`), screenshots (`render`)
+and, beside them, the protocol servers that let the real uiautomator2 / facebook-wda clients drive them.
+
+Typical use::
+
+    from trailblaze.sim import create_device
+    from trailblaze.sim.model import ManualClock
+
+    device = create_device("android", app="demo", clock=ManualClock())
+    device.launch("dev.trailblaze.demo")
+    root = device.tree()
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from trailblaze.sim.app import AppSpec, bundled_apps, load_app_spec
+from trailblaze.sim.model import ManualClock, RealClock, SimClock
+
+if TYPE_CHECKING:
+    from trailblaze.sim.device import SimulatedDevice
+    from trailblaze.sim.faults import Conditions
+
+__all__ = [
+    "AppSpec",
+    "ManualClock",
+    "RealClock",
+    "bundled_apps",
+    "create_device",
+    "load_app_spec",
+]
+
+
+def create_device(
+    platform: str,
+    app: str | Path | AppSpec = "demo",
+    *,
+    clock: SimClock | None = None,
+    conditions: Conditions | None = None,
+    serial: str | None = None,
+    launch: bool = True,
+) -> SimulatedDevice:
+    """A simulated phone with `app` installed and, unless `launch=False`, in the foreground.
+
+    Args:
+        platform: `android` or `ios`.
+        app: A bundled app (`demo`, `demo@restyled`, `demo@v2`), a path to a YAML spec, or a spec.
+        clock: Device time; real time by default, a `ManualClock` in tests.
+        conditions: Latency/fault settings shared with the protocol servers.
+        serial: The adb serial / UDID (default `emulator-5554` / a fixed fake UDID).
+        launch: Start the app on its launch screen; otherwise the launcher (home screen) shows.
+
+    Raises:
+        UsageError: unknown platform, unknown app or an invalid spec.
+    """
+    from trailblaze.errors import UsageError
+    from trailblaze.sim.device import SimulatedDevice
+
+    if platform not in ("android", "ios"):
+        raise UsageError(f"unknown simulated platform {platform!r}: use android or ios")
+    spec = app if isinstance(app, AppSpec) else load_app_spec(app)
+    device = SimulatedDevice(
+        spec, "android" if platform == "android" else "ios", clock=clock, conditions=conditions, serial=serial
+    )
+    if launch:
+        device.launch(spec.app_id)
+    return device

@@ -1,0 +1,1008 @@
+"""`SimulatedDevice`: a phone running one declarative app spec, as the protocol servers see it.
+
+The device interprets an `AppSpec`: a navigation stack of screen instances (each with its own
+locals, field values and scroll offsets), the app's persistent state, focus and keyboard, dialogs,
+snackbars and blocking delays. `tree()` lays the current screen out (in points) and returns it as
+`SimNode`s; actions hit-test against that same tree. All time comes from the injected clock, so a
+test advances a `ManualClock` instead of sleeping. Every public method holds the device's RLock.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from trailblaze.errors import DeviceError
+from trailblaze.sim import layout
+from trailblaze.sim.app import (
+    FIELD_ROLES,
+    AppSpec,
+    BackStep,
+    CloseDialogStep,
+    Condition,
+    DialogStep,
+    ElementSpec,
+    FocusStep,
+    GoStep,
+    HideKeyboardStep,
+    IfStep,
+    RemoveStep,
+    RequireStep,
+    ResetStep,
+    SetStep,
+    SnackbarStep,
+    Step,
+    ToggleStep,
+    WaitStep,
+)
+from trailblaze.sim.faults import Conditions
+from trailblaze.sim.model import Alert, AppInfo, Frame, Key, Platform, RealClock, SimClock, SimNode
+
+__all__ = ["ANDROID_CLASSES", "IOS_TYPES", "LAUNCHER_ID", "PROFILES", "DeviceProfile", "SimulatedDevice"]
+
+ANDROID_CLASSES: dict[str, str] = {
+    "screen": "android.widget.FrameLayout",
+    "container": "android.widget.LinearLayout",
+    "heading": "android.widget.TextView",
+    "text": "android.widget.TextView",
+    "button": "android.widget.Button",
+    "icon_button": "android.widget.ImageButton",
+    "link": "android.widget.TextView",
+    "text_field": "android.widget.EditText",
+    "secure_field": "android.widget.EditText",
+    "multiline_field": "android.widget.EditText",
+    "switch": "android.widget.Switch",
+    "list": "androidx.recyclerview.widget.RecyclerView",
+    "row": "android.widget.LinearLayout",
+    "tab_bar": "android.widget.LinearLayout",
+    "tab": "android.widget.TextView",
+    "progress": "android.widget.ProgressBar",
+    "dialog": "android.widget.FrameLayout",
+    "snackbar": "android.widget.TextView",
+    "nav_bar": "android.view.ViewGroup",
+    "image": "android.widget.ImageView",
+    "keyboard": "android.inputmethodservice.KeyboardView",
+}
+IOS_TYPES: dict[str, str] = {
+    "screen": "XCUIElementTypeOther",
+    "container": "XCUIElementTypeOther",
+    "heading": "XCUIElementTypeStaticText",
+    "text": "XCUIElementTypeStaticText",
+    "button": "XCUIElementTypeButton",
+    "icon_button": "XCUIElementTypeButton",
+    "link": "XCUIElementTypeButton",
+    "text_field": "XCUIElementTypeTextField",
+    "secure_field": "XCUIElementTypeSecureTextField",
+    "multiline_field": "XCUIElementTypeTextView",
+    "switch": "XCUIElementTypeSwitch",
+    "list": "XCUIElementTypeTable",
+    "row": "XCUIElementTypeCell",
+    "tab_bar": "XCUIElementTypeTabBar",
+    "tab": "XCUIElementTypeButton",
+    "progress": "XCUIElementTypeActivityIndicator",
+    "dialog": "XCUIElementTypeAlert",
+    "snackbar": "XCUIElementTypeStaticText",
+    "nav_bar": "XCUIElementTypeNavigationBar",
+    "image": "XCUIElementTypeImage",
+    "keyboard": "XCUIElementTypeKeyboard",
+}
+_CLICKABLE_ROLES = frozenset({"button", "icon_button", "link", "switch", "tab", "row"})
+_TEMPLATE = re.compile(r"\{([A-Za-z_][\w.]*)\}")
+_PIDS = itertools.count(4211)
+
+
+@dataclass(frozen=True)
+class DeviceProfile:
+    """The fixed geometry of a simulated phone, in points."""
+
+    model: str
+    width: int
+    height: int
+    scale: float
+    inset_top: float
+    """Status bar (Android, system UI) / top safe area (iOS)."""
+    inset_bottom: float
+    """Navigation bar (Android, system UI) / home-indicator safe area (iOS)."""
+    keyboard_height: float
+    os_version: str
+    sdk_int: int = 0
+
+
+PROFILES: dict[str, DeviceProfile] = {
+    "android": DeviceProfile("Pixel 7", 360, 800, 3.0, 24, 48, 280, "14", sdk_int=34),
+    "ios": DeviceProfile("iPhone 15", 390, 844, 3.0, 47, 34, 336, "17.5"),
+}
+LAUNCHER_ID = {"android": "com.google.android.apps.nexuslauncher", "ios": "com.apple.springboard"}
+
+
+@dataclass
+class _ScreenInstance:
+    name: str
+    locals: dict[str, Any]
+    fields: dict[str, str] = field(default_factory=dict)
+    scroll: dict[str, float] = field(default_factory=dict)
+    dialog: str | None = None
+
+
+@dataclass
+class _Pending:
+    due: float
+    steps: list[Step]
+    progress: str
+    item: dict[str, str] | None
+
+
+@dataclass
+class _Binding:
+    """What a node of the last tree does when touched."""
+
+    steps: Sequence[Step] = ()
+    long_steps: Sequence[Step] = ()
+    field_id: str = ""
+    bind: str = ""
+    item: dict[str, str] | None = None
+    list_key: str = ""
+    max_scroll: float = 0.0
+    launch: str = ""
+    dialog_button: bool = False
+
+
+@dataclass
+class _Built:
+    root: SimNode
+    bindings: dict[int, _Binding]
+    modal: SimNode | None
+
+
+class SimulatedDevice:
+    """A simulated phone running one app spec; implements `trailblaze.sim.model.SimDevice`.
+
+    Args:
+        spec: The app to install.
+        platform: `android` or `ios`.
+        clock: Device time; `RealClock()` by default, `ManualClock()` in tests.
+        conditions: Latency and faults shared with the protocol servers (this class reads only
+            `animate_after_action_ms`).
+        serial: adb serial / UDID.
+    """
+
+    def __init__(
+        self,
+        spec: AppSpec,
+        platform: Platform,
+        *,
+        clock: SimClock | None = None,
+        conditions: Conditions | None = None,
+        serial: str | None = None,
+    ) -> None:
+        if platform not in PROFILES:
+            raise DeviceError(f"unknown simulated platform {platform!r}; use android or ios")
+        self.spec = spec
+        self.platform: Platform = platform
+        self.profile = PROFILES[platform]
+        self.serial = serial or ("emulator-5554" if platform == "android" else "00008120-00SIMULATED0001")
+        self.model = self.profile.model
+        self.screen_width = self.profile.width
+        self.screen_height = self.profile.height
+        self.scale = self.profile.scale
+        self.os_version = self.profile.os_version
+        self.clipboard = ""
+        self.clock: SimClock = clock or RealClock()
+        self.conditions = conditions or Conditions()
+        self.app = AppInfo(app_id=spec.app_id, name=spec.name, activity=spec.activity)
+        self._lock = threading.RLock()
+        # Wall-clock time of day for `{clock}`: the real one with a real clock, 09:41:00 otherwise
+        # so that tests see stable text.
+        if isinstance(self.clock, RealClock):
+            local = time.localtime()
+            self._tod_base = (
+                local.tm_hour * 3600 + local.tm_min * 60 + local.tm_sec + (time.time() % 1) - self.clock.now()
+            )
+        else:
+            self._tod_base = 9 * 3600 + 41 * 60 - self.clock.now()
+        self._running = False
+        self._foreground = False
+        self._pid = 0
+        self._stack: list[_ScreenInstance] = []
+        self._focus = ""
+        self._keyboard = False
+        self._snackbar: tuple[str, float] | None = None
+        self._pending: _Pending | None = None
+        self._last_action: float | None = None
+        self._anim_ticks = 0
+        self._last: _Built | None = None
+        self._png_cache: tuple[str, bytes] | None = None
+        self._reset_data()
+
+    # --- geometry -------------------------------------------------------------------------------
+    @property
+    def content_frame(self) -> Frame:
+        """Where the app draws: below the status bar and above the Android navigation bar; on iOS
+        the whole screen (the safe areas are inside it)."""
+        if self.platform == "android":
+            p = self.profile
+            return Frame(0, p.inset_top, p.width, p.height - p.inset_top - p.inset_bottom)
+        return Frame(0, 0, self.screen_width, self.screen_height)
+
+    def _layout_frame(self) -> Frame:
+        p = self.profile
+        return Frame(0, p.inset_top, p.width, p.height - p.inset_top - p.inset_bottom)
+
+    def keyboard_frame(self) -> Frame | None:
+        """The on-screen keyboard's frame (points) while it is shown, else None."""
+        with self._lock:
+            self._tick()
+            return self._keyboard_frame()
+
+    def _keyboard_frame(self) -> Frame | None:
+        if not (self._keyboard and self._foreground and self._focus):
+            return None
+        p = self.profile
+        bottom = p.height - p.inset_bottom if self.platform == "android" else p.height
+        return Frame(0, bottom - p.keyboard_height, p.width, p.keyboard_height)
+
+    def time_of_day(self) -> str:
+        """The device's wall clock as HH:MM:SS (what the status bar and `{clock}` show)."""
+        with self._lock:
+            return self._time_of_day()
+
+    def _time_of_day(self) -> str:
+        total = int(self._tod_base + self.clock.now()) % 86400
+        return f"{total // 3600:02d}:{total // 60 % 60:02d}:{total % 60:02d}"
+
+    # --- observation ----------------------------------------------------------------------------
+    def tree(self) -> SimNode:
+        """The current UI of the foreground app (or the launcher) as one root node, in points."""
+        with self._lock:
+            self._tick()
+            if self._animating():
+                self._anim_ticks += 1
+            return self._build().root
+
+    def screenshot_png(self) -> bytes:
+        """A PNG of the current screen at pixel size (points * scale)."""
+        from trailblaze.sim.render import render_png
+
+        with self._lock:
+            self._tick()
+            built = self._build()
+            status_time = self._time_of_day()[:5]
+            keyboard = self._keyboard_frame()
+            dark = self._test(Condition(var="state.dark_mode"), None) and self._foreground
+            # Agents screenshot an unchanged screen often (before/after a no-op); encoding dominates.
+            key = repr((built.root, status_time, keyboard, dark))
+            if self._png_cache is not None and self._png_cache[0] == key:
+                return self._png_cache[1]
+            png = render_png(
+                built.root,
+                platform=self.platform,
+                width=self.screen_width,
+                height=self.screen_height,
+                scale=self.scale,
+                inset_top=self.profile.inset_top,
+                inset_bottom=self.profile.inset_bottom,
+                status_time=status_time,
+                keyboard=keyboard,
+                dark=dark,
+            )
+            self._png_cache = (key, png)
+            return png
+
+    def current_app(self) -> AppInfo | None:
+        with self._lock:
+            self._tick()
+            return self._app_info() if self._foreground else None
+
+    def _app_info(self) -> AppInfo:
+        return AppInfo(app_id=self.app.app_id, name=self.app.name, activity=self.app.activity, pid=self._pid)
+
+    def installed_apps(self) -> list[AppInfo]:
+        with self._lock:
+            return [self._app_info()]
+
+    def app_state(self, app_id: str) -> int:
+        """XCUIApplicationState: 1 not running, 2 background suspended, 4 running foreground."""
+        with self._lock:
+            self._tick()
+            if app_id == LAUNCHER_ID[self.platform]:
+                return 2 if self._foreground else 4
+            if app_id != self.app.app_id or not self._running:
+                return 1
+            return 4 if self._foreground else 2
+
+    def keyboard_shown(self) -> bool:
+        with self._lock:
+            self._tick()
+            return self._keyboard_frame() is not None
+
+    def alert(self) -> Alert | None:
+        with self._lock:
+            self._tick()
+            dialog = self._dialog_spec()
+            if dialog is None:
+                return None
+            text = dialog.title + (f"\n{dialog.message}" if dialog.message else "")
+            return Alert(text=text, buttons=tuple(b.text for b in dialog.buttons))
+
+    @property
+    def screen_name(self) -> str | None:
+        """The spec name of the screen on top (None on the launcher); for tests and reports."""
+        with self._lock:
+            self._tick()
+            return self._stack[-1].name if self._foreground and self._stack else None
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """A copy of the app's persistent state (`state.*`)."""
+        with self._lock:
+            return dict(self._state)
+
+    # --- actions --------------------------------------------------------------------------------
+    def tap(self, x: float, y: float) -> None:
+        with self._lock:
+            self._action()
+            self._touch(x, y, long=False)
+
+    def long_press(self, x: float, y: float, duration: float = 0.5) -> None:
+        with self._lock:
+            self._action()
+            self._touch(x, y, long=True)
+
+    def double_tap(self, x: float, y: float) -> None:
+        with self._lock:
+            self._action()
+            self._touch(x, y, long=False)
+            self._tick()
+            self._touch(x, y, long=False)
+
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.2) -> None:
+        """A finger moving from (x1, y1) to (x2, y2); scrolls the list under the start point."""
+        with self._lock:
+            self._action()
+            if self._pending is not None or not self._foreground:
+                return
+            built = self._build()
+            path = self._hit_path(built, x1, y1)
+            for node in reversed(path):
+                binding = built.bindings.get(id(node))
+                if binding is not None and binding.list_key:
+                    top = self._stack[-1]
+                    offset = top.scroll.get(binding.list_key, 0.0) + (y1 - y2)
+                    top.scroll[binding.list_key] = min(max(0.0, offset), binding.max_scroll)
+                    return
+
+    def type_text(self, text: str) -> None:
+        """Types into the focused field (no-op when nothing is focused)."""
+        with self._lock:
+            self._action()
+            field_spec = self._focused_field()
+            if field_spec is None:
+                return
+            if field_spec.role != "multiline_field":
+                text = text.replace("\n", "")
+            fields = self._stack[-1].fields
+            fields[self._focus] = fields.get(self._focus, "") + text
+
+    def clear_text(self) -> None:
+        """Clears the focused field."""
+        with self._lock:
+            self._action()
+            if self._focused_field() is not None:
+                self._stack[-1].fields[self._focus] = ""
+
+    def set_text(self, node: SimNode, text: str) -> None:
+        """Focuses `node` (a field from the latest `tree()`) and replaces its text."""
+        with self._lock:
+            self._action()
+            field_id = self._field_of(node)
+            if field_id is None:
+                raise DeviceError(
+                    f"cannot set text on {node.role} {node.id or node.text!r}: it is not a text field on screen"
+                )
+            self._focus = field_id
+            self._keyboard = True
+            self._stack[-1].fields[field_id] = text
+
+    def press_key(self, key: Key) -> None:
+        with self._lock:
+            self._action()
+            if key == "home":
+                self._go_home()
+            elif key == "recent":
+                self._go_home()
+            elif key == "back":
+                # iOS has no back key: apps offer a navigation-bar Back button instead.
+                if self.platform == "android":
+                    self._back_key()
+            elif key in ("enter", "delete", "tab"):
+                self._edit_key(key)
+
+    def hide_keyboard(self) -> None:
+        with self._lock:
+            self._action()
+            self._keyboard = False
+
+    def alert_press(self, button: str) -> None:
+        """Presses a button of the current dialog by its label."""
+        with self._lock:
+            self._action()
+            dialog = self._dialog_spec()
+            if dialog is None:
+                raise DeviceError("no dialog is on screen; check alert() before pressing its buttons")
+            for b in dialog.buttons:
+                if b.text == button:
+                    self._run(list(b.on_tap), None)
+                    return
+            raise DeviceError(
+                f"dialog {dialog.title!r} has no button {button!r}; its buttons are {', '.join(x.text for x in dialog.buttons)}"
+            )
+
+    def launch(self, app_id: str, *, stop_first: bool = False) -> None:
+        with self._lock:
+            self._action()
+            self._check_app(app_id)
+            if stop_first:
+                self._terminate()
+            self._launch()
+
+    def terminate(self, app_id: str) -> None:
+        with self._lock:
+            self._action()
+            self._check_app(app_id)
+            self._terminate()
+
+    def clear_app_data(self, app_id: str) -> None:
+        """Stops the app and resets its state to a fresh install (signed out, all messages back)."""
+        with self._lock:
+            self._action()
+            self._check_app(app_id)
+            self._terminate()
+            self._reset_data()
+
+    def go_home(self) -> None:
+        with self._lock:
+            self._action()
+            self._go_home()
+
+    # --- app lifecycle --------------------------------------------------------------------------
+    def _check_app(self, app_id: str) -> None:
+        if app_id != self.app.app_id:
+            raise DeviceError(
+                f"app {app_id!r} is not installed on {self.serial}; installed: {self.app.app_id}"
+            )
+
+    def _reset_data(self) -> None:
+        self._state: dict[str, Any] = dict(self.spec.state)
+        self._data: dict[str, list[dict[str, str]]] = {k: v.generate() for k, v in self.spec.data.items()}
+
+    def _launch(self) -> None:
+        if not self._running:
+            self._running = True
+            self._pid = next(_PIDS)
+            self._stack = [self._instance(self.spec.launch, {})]
+        self._foreground = True
+
+    def _terminate(self) -> None:
+        self._running = False
+        self._foreground = False
+        self._pid = 0
+        self._stack = []
+        self._focus = ""
+        self._keyboard = False
+        self._snackbar = None
+        self._pending = None
+
+    def _go_home(self) -> None:
+        self._foreground = False
+        self._keyboard = False
+
+    def _instance(self, name: str, params: dict[str, Any]) -> _ScreenInstance:
+        return _ScreenInstance(name=name, locals={"name": name, "error": "", **params})
+
+    # --- time -----------------------------------------------------------------------------------
+    def _tick(self) -> None:
+        now = self.clock.now()
+        while self._pending is not None and now >= self._pending.due:
+            pending, self._pending = self._pending, None
+            self._run(pending.steps, pending.item)
+        if self._snackbar is not None and now >= self._snackbar[1]:
+            self._snackbar = None
+
+    def _action(self) -> None:
+        self._tick()
+        self._last_action = self.clock.now()
+
+    def _animating(self) -> bool:
+        ms = self.conditions.animate_after_action_ms
+        return ms > 0 and self._last_action is not None and (self.clock.now() - self._last_action) * 1000 < ms
+
+    # --- steps ----------------------------------------------------------------------------------
+    def _run(self, steps: list[Step], item: dict[str, str] | None) -> None:
+        queue = list(steps)
+        while queue:
+            step = queue.pop(0)
+            if isinstance(step, IfStep):
+                queue[:0] = step.then if self._test(step.if_, item) else step.else_
+            elif isinstance(step, WaitStep):
+                self._pending = _Pending(
+                    self.clock.now() + step.wait, queue, self._render(step.progress, item), item
+                )
+                self._keyboard = False
+                return
+            elif isinstance(step, RequireStep):
+                if not self._stack or not self._stack[-1].fields.get(step.require, "").strip():
+                    self._assign(step.error, step.message, item)
+                    return
+            else:
+                self._apply(step, item)
+
+    def _apply(self, step: Step, item: dict[str, str] | None) -> None:
+        if isinstance(step, GoStep):
+            params = {k: self._render(v, item) for k, v in step.params.items()}
+            self._navigate(lambda: self._stack.append(self._instance(step.go, params)))
+        elif isinstance(step, ResetStep):
+            params = {k: self._render(v, item) for k, v in step.params.items()}
+            self._navigate(lambda: self._stack.__setitem__(slice(None), [self._instance(step.reset, params)]))
+        elif isinstance(step, BackStep):
+            self._pop()
+        elif isinstance(step, SetStep):
+            for name, value in step.set.items():
+                self._assign(name, self._render(value, item) if isinstance(value, str) else value, item)
+        elif isinstance(step, ToggleStep):
+            self._assign(step.toggle, not self._lookup(step.toggle, item), item)
+        elif isinstance(step, SnackbarStep):
+            self._snackbar = (self._render(step.snackbar, item), self.clock.now() + step.seconds)
+        elif isinstance(step, DialogStep):
+            if self._stack:
+                self._stack[-1].dialog = step.dialog
+                self._keyboard = False
+        elif isinstance(step, CloseDialogStep):
+            if self._stack:
+                self._stack[-1].dialog = None
+        elif isinstance(step, RemoveStep):
+            value = self._render(step.value, item)
+            items = self._data.get(step.remove, [])
+            self._data[step.remove] = [i for i in items if i.get(step.key) != value]
+        elif isinstance(step, FocusStep):
+            self._focus = step.focus
+            self._keyboard = True
+        elif isinstance(step, HideKeyboardStep):
+            self._keyboard = False
+
+    def _navigate(self, change: Any) -> None:
+        change()
+        self._focus = ""
+        self._keyboard = False
+
+    def _pop(self) -> None:
+        if len(self._stack) > 1:
+            self._navigate(self._stack.pop)
+            return
+        top = self._stack[-1] if self._stack else None
+        screen = self.spec.screens.get(top.name) if top else None
+        if screen is not None and screen.back_to:
+            self._navigate(lambda: self._stack.__setitem__(slice(None), [self._instance(screen.back_to, {})]))
+        else:
+            self._go_home()
+
+    def _back_key(self) -> None:
+        if not self._foreground:
+            return
+        if self._keyboard and self._focus:
+            self._keyboard = False
+        elif self._pending is not None:
+            return
+        elif self._stack and self._stack[-1].dialog:
+            self._stack[-1].dialog = None
+        else:
+            self._pop()
+
+    def _edit_key(self, key: str) -> None:
+        spec = self._focused_field()
+        if spec is None:
+            return
+        fields = self._stack[-1].fields
+        value = fields.get(self._focus, "")
+        if key == "delete":
+            fields[self._focus] = value[:-1]
+        elif key == "enter" and spec.role == "multiline_field":
+            fields[self._focus] = value + "\n"
+        elif key == "enter":
+            self._run(list(spec.on_submit), None)
+        elif key == "tab":
+            ids = [f.id for f in self._fields_of(self._stack[-1].name)]
+            if self._focus in ids:
+                self._focus = ids[(ids.index(self._focus) + 1) % len(ids)]
+
+    # --- state names ----------------------------------------------------------------------------
+    def _lookup(self, name: str, item: dict[str, str] | None) -> Any:
+        if name == "clock":
+            return self._time_of_day()
+        scope, _, key = name.partition(".")
+        top = self._stack[-1] if self._stack else None
+        if scope == "state":
+            return self._state.get(key, "")
+        if scope == "screen":
+            return top.locals.get(key, "") if top else ""
+        if scope == "field":
+            return top.fields.get(key, "") if top else ""
+        if scope == "item":
+            return (item or {}).get(key, "")
+        return ""
+
+    def _assign(self, name: str, value: Any, item: dict[str, str] | None) -> None:
+        scope, _, key = name.partition(".")
+        if scope == "state":
+            self._state[key] = value
+        elif scope == "screen" and self._stack:
+            self._stack[-1].locals[key] = value
+        elif scope == "field" and self._stack:
+            self._stack[-1].fields[key] = str(value)
+
+    def _render(self, template: str, item: dict[str, str] | None) -> str:
+        if "{" not in template:
+            return template
+        return _TEMPLATE.sub(lambda m: _text(self._lookup(m.group(1), item)), template)
+
+    def _test(self, cond: Condition, item: dict[str, str] | None) -> bool:
+        value = self._lookup(cond.var, item)
+        if cond.equals is not None:
+            result = _text(value) == _text(cond.equals)
+        elif cond.empty is not None:
+            result = (_text(value) == "") == cond.empty
+        else:
+            result = bool(value) and value != "false"
+        return result != cond.negate
+
+    # --- fields and focus -----------------------------------------------------------------------
+    def _fields_of(self, screen: str) -> list[ElementSpec]:
+        out: list[ElementSpec] = []
+
+        def visit(el: ElementSpec) -> None:
+            if self.platform not in el.platforms:
+                return
+            if el.role in FIELD_ROLES:
+                out.append(el)
+            for child in el.children:
+                visit(child)
+
+        for el in self.spec.screens[screen].elements:
+            visit(el)
+        return out
+
+    def _focused_field(self) -> ElementSpec | None:
+        if not (self._foreground and self._stack and self._focus) or self._pending is not None:
+            return None
+        for f in self._fields_of(self._stack[-1].name):
+            if f.id == self._focus:
+                return f
+        return None
+
+    def _field_of(self, node: SimNode) -> str | None:
+        built = self._last if self._last is not None else self._build()
+        binding = built.bindings.get(id(node))
+        if binding is None:
+            # A copy of a node: find the same field in a fresh tree.
+            built = self._build()
+            for candidate in built.root.walk():
+                if candidate.role == node.role and candidate.id == node.id and candidate.frame == node.frame:
+                    binding = built.bindings.get(id(candidate))
+                    break
+        return binding.field_id if binding is not None and binding.field_id else None
+
+    def _dialog_spec(self) -> Any:
+        if not (self._foreground and self._stack and self._stack[-1].dialog):
+            return None
+        return self.spec.screens[self._stack[-1].name].dialogs.get(self._stack[-1].dialog or "")
+
+    # --- touch ----------------------------------------------------------------------------------
+    def _touch(self, x: float, y: float, *, long: bool) -> None:
+        if self._pending is not None and self._foreground:
+            return  # a blocking progress indicator swallows touches
+        kb = self._keyboard_frame()
+        if kb is not None and kb.contains(x, y):
+            return
+        built = self._build()
+        path = self._hit_path(built, x, y)
+        for node in reversed(path):
+            binding = built.bindings.get(id(node))
+            if binding is None:
+                continue
+            if binding.launch:
+                if not long:
+                    self._launch()
+                return
+            if binding.field_id:
+                self._focus = binding.field_id
+                self._keyboard = True
+                return
+            if binding.bind and not long:
+                self._assign(binding.bind, not self._lookup(binding.bind, binding.item), binding.item)
+                return
+            steps = binding.long_steps if long else binding.steps
+            if steps:
+                self._run(list(steps), binding.item)
+                return
+            if node.clickable and not long:
+                return
+
+    def _hit_path(self, built: _Built, x: float, y: float) -> list[SimNode]:
+        """The nodes under (x, y) from the root down to the deepest, honouring clipping and modals."""
+        root = built.modal if built.modal is not None else built.root
+
+        def descend(node: SimNode, clip: Frame) -> list[SimNode] | None:
+            if not node.visible or not node.frame.contains(x, y) or not clip.contains(x, y):
+                return None
+            inner = _intersect(clip, node.frame) if node.scrollable else clip
+            for child in reversed(node.children):
+                found = descend(child, inner)
+                if found is not None:
+                    return [node, *found]
+            return [node]
+
+        screen = Frame(0, 0, self.screen_width, self.screen_height)
+        return descend(root, screen) or []
+
+    # --- building the tree ----------------------------------------------------------------------
+    def _build(self) -> _Built:
+        bindings: dict[int, _Binding] = {}
+        if not self._foreground or not self._stack:
+            built = _Built(self._launcher(bindings), bindings, None)
+            self._last = built
+            return built
+        top = self._stack[-1]
+        screen = self.spec.screens[top.name]
+        area = self._layout_frame()
+        root = SimNode(
+            role="screen",
+            android_class="android.widget.FrameLayout",
+            ios_type="XCUIElementTypeApplication" if self.platform == "ios" else "XCUIElementTypeOther",
+            frame=self.content_frame,
+            label=self.spec.name if self.platform == "ios" else "",
+        )
+        elements = self._visible(screen.elements, None)
+        frames = layout.place(None, elements, area, self.platform, lambda e: self._visible(e.children, None))
+        for el, frame in zip(elements, frames, strict=True):
+            root.children.append(self._node(el, frame, None, bindings, top))
+        modal: SimNode | None = None
+        content_bottom = area.bottom
+        for child in root.children:
+            if child.role == "tab_bar" and child.frame.y > area.y + area.height / 2:
+                content_bottom = min(content_bottom, child.frame.y)
+        if self._snackbar is not None:
+            root.children.append(self._snackbar_node(self._snackbar[0], content_bottom))
+        if self._animating():
+            root.children.append(
+                self._plain(
+                    "text",
+                    Frame(area.right - 112, area.y + 4, 104, 16),
+                    id="sync_status",
+                    text=f"Syncing {self._anim_ticks % 100}%",
+                )
+            )
+        dialog = self._dialog_spec()
+        if dialog is not None:
+            modal = self._dialog_node(dialog, area, bindings)
+            root.children.append(modal)
+        if self._pending is not None:
+            modal = self._progress_node(self._pending.progress, area)
+            root.children.append(modal)
+        if self.platform == "ios":
+            kb = self._keyboard_frame()
+            if kb is not None:
+                root.children.append(self._plain("keyboard", kb))
+        kb = self._keyboard_frame()
+        if kb is not None:
+            for node in root.walk():
+                if node.role != "keyboard" and kb.y <= node.frame.y and node.frame.bottom <= kb.bottom + 0.5:
+                    node.visible = False
+        built = _Built(root, bindings, modal)
+        self._last = built
+        return built
+
+    def _visible(self, elements: Sequence[ElementSpec], item: dict[str, str] | None) -> list[ElementSpec]:
+        return [
+            e
+            for e in elements
+            if self.platform in e.platforms and (e.show_if is None or self._test(e.show_if, item))
+        ]
+
+    def _plain(self, role: str, frame: Frame, **kw: Any) -> SimNode:
+        return SimNode(
+            role=role, android_class=ANDROID_CLASSES[role], ios_type=IOS_TYPES[role], frame=frame, **kw
+        )
+
+    def _node(
+        self,
+        el: ElementSpec,
+        frame: Frame,
+        item: dict[str, str] | None,
+        bindings: dict[int, _Binding],
+        top: _ScreenInstance,
+    ) -> SimNode:
+        node = SimNode(
+            role=el.role,
+            android_class=el.android_class or ANDROID_CLASSES[el.role],
+            ios_type=el.ios_type or IOS_TYPES[el.role],
+            frame=frame,
+            id=el.id,
+            text=self._render(el.text, item),
+            label=self._render(el.label, item),
+            hint=el.hint,
+            enabled=el.enabled,
+        )
+        binding = _Binding(steps=el.on_tap, long_steps=el.on_long_press, item=item)
+        if el.role in FIELD_ROLES:
+            value = top.fields.get(el.id, "")
+            node.text = "•" * len(value) if el.role == "secure_field" else value
+            node.password = el.role == "secure_field"
+            node.focusable = node.clickable = node.long_clickable = True
+            node.focused = self._focus == el.id
+            binding.field_id = el.id
+        elif el.role == "switch":
+            node.checkable = node.clickable = node.focusable = True
+            node.checked = bool(self._lookup(el.bind, item)) and self._lookup(el.bind, item) != "false"
+            binding.bind = el.bind
+        elif el.role in _CLICKABLE_ROLES and (el.on_tap or el.role != "row"):
+            node.clickable = node.focusable = True
+        if el.on_long_press:
+            node.long_clickable = True
+        if el.selected_if is not None:
+            node.selected = self._test(el.selected_if, item)
+        if el.role == "list":
+            self._list_children(el, node, top, bindings, binding)
+        else:
+            kids = self._visible(el.children, item)
+            frames = layout.place(el, kids, frame, self.platform, lambda e: self._visible(e.children, item))
+            for kid, kid_frame in zip(kids, frames, strict=True):
+                node.children.append(self._node(kid, kid_frame, item, bindings, top))
+        if not el.enabled:
+            node.clickable = False
+        else:
+            bindings[id(node)] = binding
+        return node
+
+    def _list_children(
+        self,
+        el: ElementSpec,
+        node: SimNode,
+        top: _ScreenInstance,
+        bindings: dict[int, _Binding],
+        binding: _Binding,
+    ) -> None:
+        assert el.row is not None  # checked when the spec loaded
+        items = self._data.get(el.source, [])
+        if el.filter is not None:
+            needle = top.fields.get(el.filter.field, "").strip().lower()
+            if needle:
+                items = [i for i in items if needle in i.get(el.filter.key, "").lower()]
+        frame = node.frame
+        row_h = layout.intrinsic_height(el.row, self.platform, lambda e: self._visible(e.children, None))
+        key = el.id or f"list@{frame.y:.0f}"
+        binding.list_key = key
+        binding.max_scroll = max(0.0, row_h * len(items) - frame.height)
+        offset = min(top.scroll.get(key, 0.0), binding.max_scroll)
+        top.scroll[key] = offset
+        node.scrollable = len(items) > 0 and binding.max_scroll > 0
+        if not items:
+            if el.empty_text:
+                node.children.append(
+                    self._plain(
+                        "text",
+                        Frame(frame.x + 16, frame.y + 24, frame.width - 32, 24),
+                        id="empty",
+                        text=el.empty_text,
+                    )
+                )
+            return
+        first = int(offset // row_h)
+        last = int(min(len(items) - 1, (offset + frame.height - 0.001) // row_h))
+        for index in range(max(0, first - 1), min(len(items), last + 2)):
+            row_frame = Frame(frame.x, frame.y - offset + index * row_h, frame.width, row_h)
+            row = self._node(el.row, row_frame, items[index], bindings, top)
+            if index < first or index > last:
+                # A RecyclerView keeps one row beyond each edge laid out but not on screen.
+                for n in row.walk():
+                    n.visible = False
+            node.children.append(row)
+
+    def _snackbar_node(self, text: str, bottom: float) -> SimNode:
+        frame = Frame(8, bottom - 8 - 48, self.screen_width - 16, 48)
+        return self._plain("snackbar", frame, id="snackbar_text", text=text)
+
+    def _progress_node(self, text: str, area: Frame) -> SimNode:
+        box = Frame(area.x + 40, area.y + area.height / 2 - 56, area.width - 80, 112)
+        node = self._plain("container", box, id="progress_overlay")
+        node.children.append(
+            self._plain(
+                "progress",
+                Frame(box.x + 16, box.y + 36, 40, 40),
+                id="progress",
+                label="In progress" if self.platform == "ios" else "",
+            )
+        )
+        if text:
+            node.children.append(
+                self._plain(
+                    "text", Frame(box.x + 72, box.y + 44, box.width - 88, 24), id="progress_text", text=text
+                )
+            )
+        return node
+
+    def _dialog_node(self, dialog: Any, area: Frame, bindings: dict[int, _Binding]) -> SimNode:
+        width = area.width - 48
+        message_h = 48.0 if dialog.message else 0.0
+        height = 24 + 32 + message_h + 16 + 48 + 8
+        box = Frame(area.x + 24, area.y + (area.height - height) / 2, width, height)
+        node = self._plain("dialog", box, id=dialog.id)
+        node.children.append(
+            self._plain(
+                "heading", Frame(box.x + 24, box.y + 24, width - 48, 32), id="alertTitle", text=dialog.title
+            )
+        )
+        if dialog.message:
+            node.children.append(
+                self._plain(
+                    "text", Frame(box.x + 24, box.y + 56, width - 48, 48), id="message", text=dialog.message
+                )
+            )
+        bx = box.right - 16
+        for button in reversed(dialog.buttons):
+            bw = max(72.0, 12.0 * len(button.text) + 24)
+            b = self._plain(
+                "button",
+                Frame(bx - bw, box.bottom - 56, bw, 48),
+                id=button.id,
+                text=button.text,
+                clickable=True,
+                focusable=True,
+            )
+            bindings[id(b)] = _Binding(steps=button.on_tap, dialog_button=True)
+            node.children.insert(len(node.children), b)
+            bx -= bw + 8
+        # Buttons read left to right in the tree, as on screen.
+        buttons = [c for c in node.children if c.role == "button"]
+        node.children = [c for c in node.children if c.role != "button"] + list(reversed(buttons))
+        return node
+
+    def _launcher(self, bindings: dict[int, _Binding]) -> SimNode:
+        frame = self.content_frame
+        root = SimNode(
+            role="screen",
+            android_class="android.widget.FrameLayout",
+            ios_type="XCUIElementTypeApplication" if self.platform == "ios" else "XCUIElementTypeOther",
+            frame=frame,
+            label="Home screen" if self.platform == "ios" else "",
+        )
+        area = self._layout_frame()
+        icon = self._plain(
+            "icon_button",
+            Frame(area.x + 24, area.y + 48, 72, 88),
+            id="",
+            text=self.spec.name,
+            label=self.spec.name if self.platform == "android" else "",
+        )
+        icon.android_class = "android.widget.TextView"
+        icon.ios_type = "XCUIElementTypeIcon"
+        icon.clickable = icon.focusable = icon.long_clickable = True
+        bindings[id(icon)] = _Binding(launch=self.app.app_id)
+        root.children.append(icon)
+        return root
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _intersect(a: Frame, b: Frame) -> Frame:
+    x, y = max(a.x, b.x), max(a.y, b.y)
+    return Frame(x, y, max(0.0, min(a.right, b.right) - x), max(0.0, min(a.bottom, b.bottom) - y))
