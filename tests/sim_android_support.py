@@ -1,0 +1,68 @@
+"""Shared rig for the Android simulator tests: a simulated demo phone behind a fake adb server,
+driven through the unmodified adbutils + uiautomator2 clients over real sockets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import adbutils
+import uiautomator2 as u2
+
+from trailblaze.sim import create_device
+from trailblaze.sim.adb_server import AndroidSimServer
+from trailblaze.sim.device import SimulatedDevice
+from trailblaze.sim.faults import Conditions
+from trailblaze.sim.model import ManualClock
+
+PKG = "dev.trailblaze.demo"
+
+
+def rid(name: str) -> str:
+    return f"{PKG}:id/{name}"
+
+
+@dataclass
+class AndroidRig:
+    server: AndroidSimServer
+    device: SimulatedDevice
+    clock: ManualClock
+    client: adbutils.AdbClient
+    d: u2.Device
+
+    @property
+    def serial(self) -> str:
+        return self.device.serial
+
+
+@contextmanager
+def android_rig(
+    *,
+    preinstalled: bool = True,
+    conditions: Conditions | None = None,
+    app: str = "demo",
+    launch: bool = True,
+) -> Iterator[AndroidRig]:
+    """A started server with one demo device (manual clock) and a connected `uiautomator2.Device`."""
+    clock = ManualClock()
+    conditions = conditions or Conditions()
+    device = create_device("android", app=app, clock=clock, conditions=conditions, launch=launch)
+    with AndroidSimServer(device, conditions=conditions, u2_preinstalled=preinstalled) as server:
+        client = adbutils.AdbClient("127.0.0.1", server.port)
+        d = u2.connect(client.device(device.serial))
+        d.settings["wait_timeout"] = 2.0
+        try:
+            yield AndroidRig(server, device, clock, client, d)
+        finally:
+            d.stop_uiautomator(wait=False)
+
+
+def sign_in(rig: AndroidRig, email: str = "ada@example.com", password: str = "hunter2") -> None:
+    """Log in through the UI and let the 1 s "Signing in…" delay pass on the device clock."""
+    d = rig.d
+    d(resourceId=rid("email")).set_text(email)
+    d(resourceId=rid("password")).set_text(password)
+    d(resourceId=rid("sign_in")).click()
+    rig.clock.advance(1.0)
+    assert d(text="Inbox", className="android.widget.TextView").wait(timeout=2)

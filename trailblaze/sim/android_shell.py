@@ -1,0 +1,884 @@
+"""`adb shell` on a simulated Android device: a tiny sh (`;`, `&&`, `||`, `|`, `>`, `$?`, `VAR=x cmd`)
+over handlers for the commands uiautomator2 / adbutils run and parse (reference A.2.8), plus the
+in-memory file system that `sync:` and the shell share.
+
+Output formats follow a real Android 14 (API 34) emulator closely enough for the clients' regexes:
+`wm size`, `dumpsys display` (first `orientation=`), `dumpsys window windows` (`mCurrentFocus=`),
+`ps -A` (9+ columns), `pm list packages` (`package:`), `toybox md5sum`, `getprop`, `ime list -s`.
+An unknown command prints `/system/bin/sh: NAME: inaccessible or not found` and exits 127.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+import stat
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from trailblaze.sim.android_xml import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
+from trailblaze.sim.model import AppInfo, Key, SimDevice
+
+if TYPE_CHECKING:
+    from trailblaze.sim.u2_server import U2Service
+
+__all__ = ["U2_JAR_PATH", "AndroidShell", "MemFS", "ShellResult", "device_props", "u2_jar_bytes"]
+
+U2_JAR_PATH = "/data/local/tmp/u2.jar"
+U2_MAIN_CLASS = "com.wetest.uia2.Main"
+DEFAULT_IME = "com.android.inputmethod.latin/.LatinIME"
+_SYSTEM_PACKAGES = (
+    "android", "com.android.systemui", "com.android.settings", "com.android.shell",
+    "com.android.inputmethod.latin", "com.android.chrome", LAUNCHER_PACKAGE,
+)  # fmt: skip
+
+
+@cache
+def u2_jar_bytes() -> bytes:
+    """The `u2.jar` shipped inside the installed uiautomator2 wheel (its md5 is what connect checks)."""
+    return resources.files("uiautomator2").joinpath("assets/u2.jar").read_bytes()
+
+
+@dataclass
+class ShellResult:
+    stdout: bytes = b""
+    stderr: bytes = b""
+    rc: int = 0
+    combined: bytes | None = None
+    """stdout and stderr interleaved in the order the commands wrote them (what a pty shows)."""
+
+    @property
+    def output(self) -> bytes:
+        return self.combined if self.combined is not None else self.stdout + self.stderr
+
+
+def _ok(text: str = "", rc: int = 0) -> ShellResult:
+    return ShellResult(text.encode(), b"", rc)
+
+
+def _err(text: str, rc: int = 1) -> ShellResult:
+    return ShellResult(b"", text.encode(), rc)
+
+
+# --- file system ------------------------------------------------------------------------------
+
+
+@dataclass
+class _File:
+    data: bytes
+    mode: int
+    mtime: int
+
+
+@dataclass
+class MemFS:
+    """Files and directories of the device, in memory. Paths are absolute and normalised."""
+
+    files: dict[str, _File] = field(default_factory=dict)
+    dirs: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        for d in ("/", "/data", "/data/local", "/data/local/tmp", "/sdcard", "/storage",
+                  "/storage/emulated", "/storage/emulated/0", "/system", "/system/bin", "/dev"):  # fmt: skip
+            self.dirs.add(d)
+
+    @staticmethod
+    def norm(path: str) -> str:
+        if path.startswith("/sdcard"):
+            path = "/storage/emulated/0" + path[len("/sdcard") :]
+        parts: list[str] = []
+        for part in path.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if parts:
+                    parts.pop()
+                continue
+            parts.append(part)
+        return "/" + "/".join(parts)
+
+    def _parent(self, path: str) -> str:
+        return path.rsplit("/", 1)[0] or "/"
+
+    def stat(self, path: str) -> tuple[int, int, int] | None:
+        """(mode, size, mtime), or None when missing."""
+        p = self.norm(path)
+        if p in self.files:
+            f = self.files[p]
+            return (f.mode, len(f.data), f.mtime)
+        if p in self.dirs:
+            return (stat.S_IFDIR | 0o771, 4096, 1_700_000_000)
+        return None
+
+    def read(self, path: str) -> bytes | None:
+        f = self.files.get(self.norm(path))
+        return f.data if f is not None else None
+
+    def write(self, path: str, data: bytes, mode: int = 0o100644, mtime: int | None = None) -> bool:
+        p = self.norm(path)
+        if p in self.dirs or self._parent(p) not in self.dirs:
+            return False
+        if not stat.S_IFMT(mode):
+            mode |= stat.S_IFREG
+        self.files[p] = _File(data, mode, int(mtime if mtime else time.time()))
+        return True
+
+    def listdir(self, path: str) -> list[tuple[str, int, int, int]] | None:
+        """(name, mode, size, mtime) of each entry, or None when `path` is not a directory."""
+        p = self.norm(path)
+        if p not in self.dirs:
+            return None
+        prefix = p.rstrip("/") + "/"
+        out: list[tuple[str, int, int, int]] = []
+        for d in sorted(self.dirs):
+            if d != p and d.startswith(prefix) and "/" not in d[len(prefix) :]:
+                out.append((d[len(prefix) :], stat.S_IFDIR | 0o771, 4096, 1_700_000_000))
+        for name, f in sorted(self.files.items()):
+            if name.startswith(prefix) and "/" not in name[len(prefix) :]:
+                out.append((name[len(prefix) :], f.mode, len(f.data), f.mtime))
+        return out
+
+    def remove(self, path: str, *, recursive: bool = False) -> bool:
+        p = self.norm(path)
+        if p in self.files:
+            del self.files[p]
+            return True
+        if p in self.dirs and recursive and p != "/":
+            prefix = p + "/"
+            self.dirs = {d for d in self.dirs if d != p and not d.startswith(prefix)}
+            self.files = {k: v for k, v in self.files.items() if not k.startswith(prefix)}
+            return True
+        return False
+
+    def mkdir(self, path: str, *, parents: bool = False) -> bool:
+        p = self.norm(path)
+        if p in self.files:
+            return False
+        if not parents and self._parent(p) not in self.dirs:
+            return False
+        while p not in self.dirs:
+            self.dirs.add(p)
+            p = self._parent(p)
+        return True
+
+
+def device_props(device: SimDevice) -> dict[str, str]:
+    """`getprop` of an API-34 emulator image carrying the simulated device's identity."""
+    return {
+        "ro.serialno": device.serial,
+        "ro.boot.serialno": device.serial,
+        "ro.build.version.sdk": "34",
+        "ro.build.version.release": "14",
+        "ro.build.version.release_or_codename": "14",
+        "ro.build.version.security_patch": "2023-09-05",
+        "ro.build.id": "UE1A.230829.036",
+        "ro.build.type": "userdebug",
+        "ro.build.tags": "dev-keys",
+        "ro.build.fingerprint": "google/sdk_gphone64_x86_64/emu64xa:14/UE1A.230829.036/10851573:userdebug/dev-keys",
+        "ro.build.characteristics": "emulator",
+        "ro.product.brand": "google",
+        "ro.product.manufacturer": "Google",
+        "ro.product.model": device.model,
+        "ro.product.name": "sdk_gphone64_x86_64",
+        "ro.product.device": "emu64xa",
+        "ro.product.cpu.abi": "x86_64",
+        "ro.product.cpu.abilist": "x86_64,arm64-v8a",
+        "ro.product.locale": "en-US",
+        "ro.sf.lcd_density": str(int(round(160 * device.scale))),
+        "ro.debuggable": "1",
+        "ro.secure": "1",
+        "ro.kernel.qemu": "1",
+        "sys.boot_completed": "1",
+        "dev.bootcomplete": "1",
+        "init.svc.adbd": "running",
+        "persist.sys.timezone": "UTC",
+        "gsm.operator.alpha": "T-Mobile",
+        "net.hostname": device.serial,
+    }
+
+
+# --- the shell ------------------------------------------------------------------------------
+
+Handler = Callable[[list[str], bytes], ShellResult]
+
+_KEYEVENTS: dict[str, Key] = {
+    "HOME": "home", "BACK": "back", "ENTER": "enter", "DEL": "delete", "TAB": "tab", "MENU": "menu",
+    "APP_SWITCH": "recent", "VOLUME_UP": "volume_up", "VOLUME_DOWN": "volume_down", "POWER": "power",
+    "3": "home", "4": "back", "66": "enter", "67": "delete", "61": "tab", "82": "menu", "187": "recent",
+    "24": "volume_up", "25": "volume_down", "26": "power",
+}  # fmt: skip
+_KEYCODE_NUMBERS = (
+    {f"{chr(c)}": 29 + c - ord("A") for c in range(ord("A"), ord("Z") + 1)}
+    | {str(d): 7 + d for d in range(10)}
+    | {"SPACE": 62, "COMMA": 55, "PERIOD": 56, "MINUS": 69, "EQUALS": 70, "AT": 77, "SLASH": 76, "PLUS": 81}
+)
+
+
+def split_command(command: str) -> list[str]:
+    """Shell words and operators (`;`, `&&`, `||`, `|`, `>`, `>>`) of one command line."""
+    lex = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lex.whitespace_split = True
+    return list(lex)
+
+
+class AndroidShell:
+    """Runs one `adb shell` command line against a device, its file system and settings."""
+
+    def __init__(self, device: SimDevice, fs: MemFS, u2: U2Service | None = None) -> None:
+        self.device = device
+        self.fs = fs
+        self.u2 = u2
+        self.props = device_props(device)
+        self.settings: dict[tuple[str, str], str] = {
+            ("secure", "default_input_method"): DEFAULT_IME,
+            ("secure", "enabled_input_methods"): DEFAULT_IME,
+            ("global", "adb_enabled"): "1",
+            ("global", "airplane_mode_on"): "0",
+            ("system", "screen_off_timeout"): "2147483647",
+            ("system", "accelerometer_rotation"): "0",
+        }
+        self.imes = [DEFAULT_IME]
+        self._commands: dict[str, Handler] = {
+            "echo": self._echo,
+            "true": lambda a, i: _ok(),
+            "false": lambda a, i: _ok(rc=1),
+            "getprop": self._getprop,
+            "setprop": self._setprop,
+            "wm": self._wm,
+            "dumpsys": self._dumpsys,
+            "am": self._am,
+            "monkey": self._monkey,
+            "pm": self._pm,
+            "cmd": self._cmd,
+            "ime": self._ime,
+            "settings": self._settings,
+            "input": self._input,
+            "ps": self._ps,
+            "pidof": self._pidof,
+            "md5sum": self._md5sum,
+            "md5": self._md5sum,
+            "toybox": self._toybox,
+            "rm": self._rm,
+            "ls": self._ls,
+            "mkdir": self._mkdir,
+            "cat": self._cat,
+            "touch": self._touch,
+            "chmod": lambda a, i: _ok(),
+            "sync": lambda a, i: _ok(),
+            "sleep": self._sleep,
+            "id": lambda a, i: _ok(
+                "uid=2000(shell) gid=2000(shell) groups=2000(shell),1007(log),1011(adb) context=u:r:shell:s0\n"
+            ),
+            "whoami": lambda a, i: _ok("shell\n"),
+            "grep": self._grep,
+            "uiautomator": self._uiautomator,
+            "screencap": self._screencap,
+            "ip": self._ip,
+            "ifconfig": self._ifconfig,
+            "date": lambda a, i: _ok(time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime()) + "\n"),
+            "which": self._which,
+            "svc": lambda a, i: _ok(),
+        }
+
+    # --- interpreter -------------------------------------------------------------------
+
+    @property
+    def command_names(self) -> list[str]:
+        return sorted(self._commands)
+
+    def run(self, command: str) -> ShellResult:
+        """Run a full command line; stdout and stderr are returned separately, rc is the last `$?`."""
+        try:
+            tokens = split_command(command)
+        except ValueError as exc:
+            return _err(f"/system/bin/sh: syntax error: {exc}\n", 2)
+        out = bytearray()
+        err = bytearray()
+        combined = bytearray()
+        rc = 0
+        i = 0
+        skip = False
+        pipeline: list[list[str]] = [[]]
+        connector = ";"
+        while i <= len(tokens):
+            tok = tokens[i] if i < len(tokens) else ";"
+            i += 1
+            if tok == "|":
+                pipeline.append([])
+                continue
+            if tok not in (";", "&&", "||", "&"):
+                pipeline[-1].append(tok)
+                continue
+            if any(pipeline):
+                if not skip and pipeline[0][:1] == ["exit"]:
+                    code = pipeline[0][1] if len(pipeline[0]) > 1 else str(rc)
+                    rc = int(code) & 0xFF if code.lstrip("-").isdigit() else 2
+                    break
+                if not skip:
+                    res = self._run_pipeline(pipeline, rc)
+                    out += res.stdout
+                    err += res.stderr
+                    combined += res.stdout + res.stderr
+                    rc = res.rc
+            pipeline = [[]]
+            connector = tok
+            skip = (connector == "&&" and rc != 0) or (connector == "||" and rc == 0)
+        return ShellResult(bytes(out), bytes(err), rc, bytes(combined))
+
+    def _run_pipeline(self, pipeline: list[list[str]], last_rc: int) -> ShellResult:
+        data = b""
+        err = bytearray()
+        res = ShellResult()
+        for words in pipeline:
+            res = self._run_simple([w.replace("$?", str(last_rc)) for w in words], data)
+            err += res.stderr
+            data = res.stdout
+        return ShellResult(data, bytes(err), res.rc)
+
+    def _run_simple(self, words: list[str], stdin: bytes) -> ShellResult:
+        redirect: tuple[str, str] | None = None
+        args: list[str] = []
+        j = 0
+        while j < len(words):
+            w = words[j]
+            if w in (">", ">>", ">&") and j + 1 < len(words):
+                fd_spec = args.pop() if args and args[-1] in ("1", "2") else "1"
+                if w == ">&" or words[j + 1] == "/dev/null" or fd_spec == "2":
+                    pass  # stderr juggling and /dev/null: nothing to keep
+                else:
+                    redirect = (w, words[j + 1])
+                j += 2
+                continue
+            args.append(w)
+            j += 1
+        while args and "=" in args[0] and args[0].split("=", 1)[0].isidentifier():
+            args.pop(0)  # VAR=value prefixes only matter to app_process, handled by the adb server
+        if not args:
+            return ShellResult()
+        name = args[0].rsplit("/", 1)[-1]
+        handler = self._commands.get(name)
+        if handler is None:
+            res = _err(f"/system/bin/sh: {args[0]}: inaccessible or not found\n", 127)
+        else:
+            try:
+                res = handler(args[1:], stdin)
+            except (ValueError, IndexError) as exc:
+                res = _err(f"{name}: {exc}\n", 1)
+        if redirect is not None:
+            op, path = redirect
+            old = self.fs.read(path) or b"" if op == ">>" else b""
+            if not self.fs.write(path, old + res.stdout):
+                return ShellResult(
+                    b"",
+                    res.stderr + f"/system/bin/sh: can't create {path}: No such file or directory\n".encode(),
+                    1,
+                )
+            res = ShellResult(b"", res.stderr, res.rc)
+        return res
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _apps(self) -> list[AppInfo]:
+        return list(self.device.installed_apps())
+
+    def _app(self, app_id: str) -> AppInfo | None:
+        return next((a for a in self._apps() if a.app_id == app_id), None)
+
+    def pid_of(self, app: AppInfo) -> int:
+        if app.pid:
+            return app.pid
+        ids = [a.app_id for a in self._apps()]
+        return 4100 + 37 * (
+            ids.index(app.app_id) if app.app_id in ids else zlib.crc32(app.app_id.encode()) % 97
+        )
+
+    @staticmethod
+    def full_activity(app: AppInfo) -> str:
+        return app.app_id + app.activity if app.activity.startswith(".") else app.activity
+
+    def _focus(self) -> tuple[str, str, str]:
+        """(package, full activity, short activity) of the focused window."""
+        app = self.device.current_app()
+        if app is None:
+            return (LAUNCHER_PACKAGE, f"{LAUNCHER_PACKAGE}.NexusLauncherActivity", ".NexusLauncherActivity")
+        full = self.full_activity(app)
+        short = full[len(app.app_id) :] if full.startswith(app.app_id + ".") else full
+        return (app.app_id, full, short)
+
+    def _running(self) -> list[AppInfo]:
+        return [a for a in self._apps() if self.device.app_state(a.app_id) >= 2]
+
+    # --- commands ------------------------------------------------------------------------
+
+    def _echo(self, args: list[str], stdin: bytes) -> ShellResult:
+        newline = True
+        if args and args[0] == "-n":
+            newline = False
+            args = args[1:]
+        return _ok(" ".join(args) + ("\n" if newline else ""))
+
+    def _getprop(self, args: list[str], stdin: bytes) -> ShellResult:
+        if not args:
+            return _ok("".join(f"[{k}]: [{v}]\n" for k, v in sorted(self.props.items())))
+        value = self.props.get(args[0], args[1] if len(args) > 1 else "")
+        return _ok(value + "\n")
+
+    def _setprop(self, args: list[str], stdin: bytes) -> ShellResult:
+        if len(args) != 2:
+            return _err("usage: setprop NAME VALUE\n")
+        if args[0].startswith("ro."):
+            return _err(f"Failed to set property '{args[0]}' to '{args[1]}'.\nSee dmesg for error reason.\n")
+        self.props[args[0]] = args[1]
+        return _ok()
+
+    def _wm(self, args: list[str], stdin: bytes) -> ShellResult:
+        d = self.device
+        if args[:1] == ["size"]:
+            return _ok(
+                f"Physical size: {round(d.screen_width * d.scale)}x{round(d.screen_height * d.scale)}\n"
+            )
+        if args[:1] == ["density"]:
+            return _ok(f"Physical density: {round(160 * d.scale)}\n")
+        return _err(f"Error: unknown command '{' '.join(args)}'\n", 255)
+
+    def _rotation(self) -> int:
+        return self.u2.rotation if self.u2 is not None else 0
+
+    def _dumpsys(self, args: list[str], stdin: bytes) -> ShellResult:
+        service = args[0] if args else ""
+        d = self.device
+        w, h = round(d.screen_width * d.scale), round(d.screen_height * d.scale)
+        density = round(160 * d.scale)
+        pkg, full, short = self._focus()
+        if service == "display":
+            return _ok(
+                "DISPLAY MANAGER (dumpsys display)\n"
+                "  mOnlyCode=false\n  mSafeMode=false\n  mPendingTraversal=false\n"
+                f"  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, isActive=true, displayId=0, "
+                f"uniqueId='local:4619827259835644672', physicalPort=0, orientation={self._rotation()}, "
+                f"logicalFrame=Rect(0, 0 - {w}, {h}), physicalFrame=Rect(0, 0 - {w}, {h}), "
+                f"deviceWidth={w}, deviceHeight={h}, isActive=true}}]\n"
+                "  mDefaultDisplayDefaultColorMode=0\n\n"
+                "Display Devices: size=1\n"
+                f'  DisplayDeviceInfo{{"Built-in Screen": uniqueId="local:4619827259835644672", {w} x {h}, '
+                f"modeId 1, renderFrameRate 60.0, density {density}, {density}.0 x {density}.0 dpi, "
+                "touch INTERNAL, rotation 0, type INTERNAL, state ON, FLAG_DEFAULT_DISPLAY}}\n"
+            )
+        if service == "window":
+            focus = f"Window{{5f2c1e8 u0 {pkg}/{full}}}"
+            return _ok(
+                "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
+                "  Window #0 Window{1a2b3c4 u0 StatusBar}:\n    mDisplayId=0 rootTaskId=1 mSession=Session{7d8e9f0 1234:u0a10150}\n"
+                "  Window #1 Window{2b3c4d5 u0 NavigationBar0}:\n    mDisplayId=0 rootTaskId=1 mSession=Session{7d8e9f0 1234:u0a10150}\n"
+                f"  Window #2 {focus}:\n    mDisplayId=0 rootTaskId=12 mSession=Session{{8e9f0a1 4321:u0a10190}}\n"
+                f"    mAttrs={{(0,0)(fillxfill) sim={{adjust=resize}} ty=BASE_APPLICATION fmt=TRANSLUCENT}}\n"
+                f"    Requested w={w} h={h} mLayoutSeq=210\n\n"
+                f"  mGlobalConfiguration={{1.0 310mcc260mnc [en_US] ldltr sw{int(d.screen_width)}dp "
+                f"w{int(d.screen_width)}dp h{int(d.screen_height)}dp {density}dpi nrml long port finger qwerty}}\n"
+                f"  mHasPermanentDpad=false\n  mTopFocusedDisplayId=0\n"
+                f"  mCurrentFocus={focus}\n"
+                f"  mFocusedApp=ActivityRecord{{9a8b7c6 u0 {pkg}/{short} t12}}\n"
+            )
+        if service == "activity":
+            sub = args[1] if len(args) > 1 else "activities"
+            app = self.device.current_app()
+            pid = self.pid_of(app) if app is not None else 1500
+            if sub == "top":
+                return _ok(
+                    "TASK 10012:"
+                    f"{pkg} id=12 userId=0\n"
+                    f"  ACTIVITY {pkg}/{short} 9a8b7c6 pid={pid}\n"
+                    "    View Hierarchy:\n"
+                )
+            return _ok(
+                "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n"
+                "Display #0 (activities from top to bottom):\n"
+                f"  * Task{{c1d2e3f #12 type=standard A=10190:{pkg} U=0 visible=true mode=fullscreen}}\n"
+                f"    * Hist  #0: ActivityRecord{{9a8b7c6 u0 {pkg}/{short} t12}}\n\n"
+                f"  ResumedActivity: ActivityRecord{{9a8b7c6 u0 {pkg}/{short} t12}}\n"
+                f"  mResumedActivity: ActivityRecord{{9a8b7c6 u0 {pkg}/{short} t12}}\n"
+            )
+        if service == "package" and len(args) > 1:
+            app = self._app(args[1])
+            if app is None:
+                return _ok("")
+            return _ok(
+                "Packages:\n"
+                f"  Package [{app.app_id}] (4a5b6c7):\n"
+                f"    userId=10190\n    pkg=Package{{4a5b6c7 {app.app_id}}}\n"
+                f"    codePath=/data/app/~~sim==/{app.app_id}-sim==\n"
+                "    versionCode=1 minSdk=24 targetSdk=34\n    versionName=1.0\n"
+                "    flags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n"
+                "    pkgFlags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP ]\n"
+                "    timeStamp=2024-01-01 00:00:00\n"
+                "    firstInstallTime=2024-01-01 00:00:00\n"
+                "    lastUpdateTime=2024-01-01 00:00:00\n"
+                "    signatures=PackageSignatures{5d6e7f8 version:2, signatures:[a1b2c3d4], past signatures:[]}\n"
+            )
+        if service == "SurfaceFlinger":
+            return _ok(
+                'Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName="EMU_display_0"\n'
+            )
+        if service == "input_method":
+            shown = "true" if self.device.keyboard_shown() else "false"
+            ime = self.settings[("secure", "default_input_method")]
+            return _ok(f"  mCurMethodId={ime}\n  mInputShown={shown}\n")
+        if not service:
+            return _ok(
+                "Currently running services:\n  activity\n  display\n  input_method\n  package\n  window\n"
+            )
+        return _ok(f"Can't find service: {service}\n")
+
+    def _launch(self, app_id: str, *, stop_first: bool = False) -> bool:
+        if self._app(app_id) is None:
+            return False
+        self.device.launch(app_id, stop_first=stop_first)
+        return True
+
+    def _am(self, args: list[str], stdin: bytes) -> ShellResult:
+        sub = args[0] if args else ""
+        rest = args[1:]
+        if sub in ("start", "start-activity"):
+            opts = _parse_intent(rest)
+            stop_first = "-S" in rest
+            if "n" in opts:
+                pkg, _, act = opts["n"].partition("/")
+                app = self._app(pkg)
+                if app is None or (act and act not in (app.activity, self.full_activity(app))):
+                    cls = act if not act.startswith(".") else pkg + act
+                    return ShellResult(
+                        f"Starting: Intent {{ cmp={opts['n']} }}\n".encode(),
+                        f"Error type 3\nError: Activity class {{{pkg}/{cls}}} does not exist.\n".encode(),
+                        1,
+                    )
+                self._launch(pkg, stop_first=stop_first)
+                return _ok(f"Starting: Intent {{ cmp={opts['n']} }}\n")
+            if "d" in opts:
+                return ShellResult(
+                    f"Starting: Intent {{ act={opts.get('a', 'android.intent.action.VIEW')} dat={opts['d']} }}\n".encode(),
+                    f"Error: Activity not started, unable to resolve Intent {{ act={opts.get('a', '')} dat={opts['d']} flg=0x10000000 }}\n".encode(),
+                    0,
+                )
+            return _err("Error: Intent does not match any activities\n")
+        if sub == "force-stop" and rest:
+            if self._app(rest[-1]) is not None:
+                self.device.terminate(rest[-1])
+            return _ok()
+        if sub == "kill" and rest:
+            return _ok()
+        if sub == "broadcast":
+            opts = _parse_intent(rest)
+            action = opts.get("a", "")
+            # no receiver is registered for anything (AdbKeyboard is not installed): result=0
+            return _ok(
+                f"Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"
+            )
+        if sub == "get-current-user":
+            return _ok("0\n")
+        return _err(f"Unknown command: {sub}\n", 255 if not sub else 1)
+
+    def _monkey(self, args: list[str], stdin: bytes) -> ShellResult:
+        pkg = args[args.index("-p") + 1] if "-p" in args and args.index("-p") + 1 < len(args) else None
+        if pkg is None or not self._launch(pkg):
+            return ShellResult(b"  bash arg: -p\n", b"** No activities found to run, monkey aborted.\n", 252)
+        return _ok(
+            "Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n"
+        )
+
+    def _pm(self, args: list[str], stdin: bytes) -> ShellResult:
+        sub = args[0] if args else ""
+        rest = args[1:]
+        if sub == "list" and rest[:1] == ["packages"]:
+            flags = [a for a in rest[1:] if a.startswith("-")]
+            filt = next((a for a in rest[1:] if not a.startswith("-")), "")
+            names = [a.app_id for a in self._apps()]
+            if "-3" not in flags:
+                names = list(_SYSTEM_PACKAGES) + names
+            return _ok("".join(f"package:{n}\n" for n in names if filt in n))
+        if sub == "clear" and rest:
+            pkg = rest[-1]
+            if self._app(pkg) is None:
+                return _ok("Failed\n", 1)
+            self.device.clear_app_data(pkg)
+            return _ok("Success\n")
+        if sub == "path" and rest:
+            if self._app(rest[-1]) is None:
+                return _ok("", 1)
+            return _ok(f"package:/data/app/~~sim==/{rest[-1]}-sim==/base.apk\n")
+        if sub in ("grant", "revoke"):
+            return _ok()
+        if sub == "list" and rest[:1] == ["features"]:
+            return _ok("feature:android.hardware.touchscreen\nfeature:android.software.input_methods\n")
+        return _err(f"Unknown command: {sub}\n" if sub else "usage: pm [subcommand]\n", 1)
+
+    def _cmd(self, args: list[str], stdin: bytes) -> ShellResult:
+        if args[:1] == ["package"]:
+            return self._pm(args[1:], stdin)
+        return _err(f"Can't find service: {args[0] if args else ''}\n", 20)
+
+    def _ime(self, args: list[str], stdin: bytes) -> ShellResult:
+        sub = args[0] if args else ""
+        rest = args[1:]
+        if sub == "list":
+            if "-s" in rest:
+                return _ok("".join(f"{i}\n" for i in self.imes))
+            return _ok("".join(f"{i}:\n  mId={i} mSettingsActivityName=null\n" for i in self.imes))
+        if sub in ("enable", "disable", "set") and rest:
+            ime = rest[-1]
+            if ime not in self.imes:
+                return _err(
+                    f"Unknown input method {ime} cannot be {'selected' if sub == 'set' else sub + 'd'} for user #0\n"
+                )
+            if sub == "set":
+                self.settings[("secure", "default_input_method")] = ime
+                return _ok(f"Input method {ime} selected for user #0\n")
+            return _ok(f"Input method {ime}: already {sub}d for user #0\n")
+        return _err("usage: ime [list|enable|disable|set] ...\n", 255)
+
+    def _settings(self, args: list[str], stdin: bytes) -> ShellResult:
+        sub = args[0] if args else ""
+        if sub == "get" and len(args) >= 3:
+            return _ok(self.settings.get((args[1], args[2]), "null") + "\n")
+        if sub == "put" and len(args) >= 4:
+            self.settings[(args[1], args[2])] = args[3]
+            return _ok()
+        if sub == "delete" and len(args) >= 3:
+            self.settings.pop((args[1], args[2]), None)
+            return _ok("Deleted 1 rows\n")
+        if sub == "list" and len(args) >= 2:
+            return _ok("".join(f"{k}={v}\n" for (ns, k), v in sorted(self.settings.items()) if ns == args[1]))
+        return _err("usage:  settings [--user <USER_ID> | current] get namespace key\n", 255)
+
+    def _px_pt(self, value: str) -> float:
+        return float(value) / self.device.scale
+
+    def _input(self, args: list[str], stdin: bytes) -> ShellResult:
+        if args and args[0] in ("touchscreen", "keyboard", "mouse", "-d"):
+            args = args[2:] if args[0] == "-d" else args[1:]
+        sub = args[0] if args else ""
+        rest = args[1:]
+        if sub == "keyevent":
+            longpress = "--longpress" in rest
+            for k in (a for a in rest if not a.startswith("--")):
+                name = k.upper().removeprefix("KEYCODE_")
+                key = _KEYEVENTS.get(name)
+                if key is not None:
+                    if not longpress:
+                        self.device.press_key(key)
+                elif name in ("WAKEUP", "224") and self.u2 is not None:
+                    self.u2.screen_on = True
+                elif name in ("SLEEP", "223") and self.u2 is not None:
+                    self.u2.screen_on = False
+                elif name in _KEYCODE_NUMBERS or name.isdigit():
+                    from trailblaze.sim.u2_server import keycode_char
+
+                    ch = keycode_char(_KEYCODE_NUMBERS.get(name, int(name) if name.isdigit() else -1))
+                    if ch is not None:
+                        self.device.type_text(ch)
+                elif not name.isalnum():
+                    return _err(f"Error: Unknown keycode: {k}\n", 1)
+            return _ok()
+        if sub == "tap" and len(rest) >= 2:
+            if self.u2 is not None:
+                self.u2.tap_px(float(rest[0]), float(rest[1]))
+            else:
+                self.device.tap(self._px_pt(rest[0]), self._px_pt(rest[1]))
+            return _ok()
+        if sub in ("swipe", "draganddrop") and len(rest) >= 4:
+            duration = float(rest[4]) / 1000 if len(rest) > 4 else 0.3
+            x1, y1, x2, y2 = (self._px_pt(v) for v in rest[:4])
+            if abs(x2 - x1) < 1 and abs(y2 - y1) < 1 and duration >= 0.5:
+                self.device.long_press(x1, y1, duration)
+            else:
+                self.device.swipe(x1, y1, x2, y2, duration)
+            return _ok()
+        if sub == "text" and rest:
+            self.device.type_text(" ".join(rest).replace("%s", " "))
+            return _ok()
+        return _err(
+            "Usage: input [<source>] <command> [<arg>...]\n\nThe commands and default sources are:\n"
+            "      text <string> (Default: touchscreen)\n      keyevent [--longpress] <key code number or name> ...\n"
+            "      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)]\n",
+            255 if sub else 1,
+        )
+
+    def _ps_rows(self) -> list[tuple[str, int, int, str]]:
+        rows = [
+            ("root", 1, 0, "init"),
+            ("root", 312, 1, "zygote64"),
+            ("system", 601, 312, "system_server"),
+            ("u0_a150", 1234, 312, "com.android.systemui"),
+            ("u0_a141", 1502, 312, LAUNCHER_PACKAGE),
+            ("u0_a120", 1690, 312, "com.android.inputmethod.latin"),
+            ("shell", 2201, 1, "adbd"),
+        ]
+        for app in self._running():
+            rows.append(("u0_a190", self.pid_of(app), 312, app.app_id))
+        return rows
+
+    def _ps(self, args: list[str], stdin: bytes) -> ShellResult:
+        lines = ["USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME"]
+        for user, pid, ppid, name in self._ps_rows():
+            lines.append(
+                f"{user:<12} {pid:>5} {ppid:>5} {14_000_000:>10} {98_000:>6} do_epoll_wait       0 S {name}"
+            )
+        return _ok("\n".join(lines) + "\n")
+
+    def _pidof(self, args: list[str], stdin: bytes) -> ShellResult:
+        pids = [str(pid) for _, pid, _, name in self._ps_rows() if name in args]
+        return _ok(" ".join(pids) + "\n", 0) if pids else _ok("", 1)
+
+    def _md5sum(self, args: list[str], stdin: bytes) -> ShellResult:
+        out = bytearray()
+        err = bytearray()
+        rc = 0
+        for path in (a for a in args if not a.startswith("-")):
+            data = self.fs.read(path)
+            if data is None:
+                kind = "Is a directory" if self.fs.stat(path) else "No such file or directory"
+                err += f"md5sum: {path}: {kind}\n".encode()
+                rc = 1
+                continue
+            out += f"{hashlib.md5(data).hexdigest()}  {path}\n".encode()
+        return ShellResult(bytes(out), bytes(err), rc)
+
+    def _toybox(self, args: list[str], stdin: bytes) -> ShellResult:
+        if not args:
+            return _ok(" ".join(self.command_names) + "\n")
+        return self._run_simple(args, stdin)
+
+    def _rm(self, args: list[str], stdin: bytes) -> ShellResult:
+        force = any(a.startswith("-") and "f" in a for a in args)
+        recursive = any(a.startswith("-") and "r" in a.lower() for a in args)
+        err = bytearray()
+        for path in (a for a in args if not a.startswith("-")):
+            if not self.fs.remove(path, recursive=recursive) and not force:
+                what = "Is a directory" if self.fs.stat(path) else "No such file or directory"
+                err += f"rm: {path}: {what}\n".encode()
+        return ShellResult(b"", bytes(err), 1 if err else 0)
+
+    def _ls(self, args: list[str], stdin: bytes) -> ShellResult:
+        long = any(a.startswith("-") and "l" in a for a in args)
+        paths = [a for a in args if not a.startswith("-")] or ["/"]
+        out = bytearray()
+        err = bytearray()
+        for path in paths:
+            st = self.fs.stat(path)
+            if st is None:
+                err += f"ls: {path}: No such file or directory\n".encode()
+                continue
+            entries = self.fs.listdir(path) if stat.S_ISDIR(st[0]) else [(path, st[0], st[1], st[2])]
+            for name, mode, size, mtime in entries or []:
+                if long:
+                    stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime(mtime))
+                    out += f"{stat.filemode(mode)} 1 shell shell {size:>8} {stamp} {name}\n".encode()
+                else:
+                    out += f"{name}\n".encode()
+        return ShellResult(bytes(out), bytes(err), 1 if err else 0)
+
+    def _mkdir(self, args: list[str], stdin: bytes) -> ShellResult:
+        parents = "-p" in args
+        err = bytearray()
+        for path in (a for a in args if not a.startswith("-")):
+            if self.fs.stat(path) is not None and parents:
+                continue
+            if not self.fs.mkdir(path, parents=parents):
+                err += f"mkdir: '{path}': No such file or directory\n".encode()
+        return ShellResult(b"", bytes(err), 1 if err else 0)
+
+    def _cat(self, args: list[str], stdin: bytes) -> ShellResult:
+        if not args:
+            return ShellResult(stdin)
+        out = bytearray()
+        err = bytearray()
+        for path in args:
+            data = self.fs.read(path)
+            if data is None:
+                err += f"cat: {path}: No such file or directory\n".encode()
+            else:
+                out += data
+        return ShellResult(bytes(out), bytes(err), 1 if err else 0)
+
+    def _touch(self, args: list[str], stdin: bytes) -> ShellResult:
+        for path in args:
+            if self.fs.read(path) is None and not self.fs.write(path, b""):
+                return _err(f"touch: '{path}': No such file or directory\n")
+        return _ok()
+
+    def _sleep(self, args: list[str], stdin: bytes) -> ShellResult:
+        time.sleep(min(float(args[0]) if args else 0.0, 5.0))
+        return _ok()
+
+    def _grep(self, args: list[str], stdin: bytes) -> ShellResult:
+        flags = [a for a in args if a.startswith("-")]
+        words = [a for a in args if not a.startswith("-")]
+        if not words:
+            return _err("usage: grep [-iv] PATTERN\n", 2)
+        pattern = words[0]
+        invert = any("v" in f for f in flags)
+        ignore = any("i" in f for f in flags)
+        lines = stdin.decode(errors="replace").splitlines(keepends=True)
+        if ignore:
+            hits = [ln for ln in lines if (pattern.lower() in ln.lower()) != invert]
+        else:
+            hits = [ln for ln in lines if (pattern in ln) != invert]
+        return _ok("".join(hits), 0 if hits else 1)
+
+    def _uiautomator(self, args: list[str], stdin: bytes) -> ShellResult:
+        if args[:1] != ["dump"]:
+            return _err("Usage: uiautomator <subcommand> [options]\n", 1)
+        path = next((a for a in args[1:] if not a.startswith("-")), "/sdcard/window_dump.xml")
+        xml = render_uiautomator_dump(build_windows(self.device), rotation=self._rotation())
+        if not self.fs.write(path, xml.encode()):
+            return _err(f"ERROR: could not write {path}\n")
+        return _ok(f"UI hierchary dumped to: {path}\n")
+
+    def _screencap(self, args: list[str], stdin: bytes) -> ShellResult:
+        png = self.device.screenshot_png()
+        path = next(
+            (a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] != "-d")), None
+        )
+        if path is not None:
+            self.fs.write(path, png)
+            return _ok()
+        return ShellResult(png)
+
+    def _ip(self, args: list[str], stdin: bytes) -> ShellResult:
+        return _ok(
+            "3: wlan0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default qlen 1000\n"
+            "    link/ether 02:15:b2:00:00:00 brd ff:ff:ff:ff:ff:ff\n"
+            "    inet 10.0.2.16/24 brd 10.0.2.255 scope global wlan0\n"
+        )
+
+    def _ifconfig(self, args: list[str], stdin: bytes) -> ShellResult:
+        return _ok(
+            "wlan0     Link encap:Ethernet  HWaddr 02:15:b2:00:00:00\n"
+            "          inet addr:10.0.2.16  Bcast:10.0.2.255  Mask:255.255.255.0\n"
+        )
+
+    def _which(self, args: list[str], stdin: bytes) -> ShellResult:
+        found = [f"/system/bin/{a}" for a in args if a in self._commands or a == "app_process"]
+        return _ok("".join(f"{p}\n" for p in found), 0 if len(found) == len(args) else 1)
+
+
+def _parse_intent(args: list[str]) -> dict[str, str]:
+    """`am` intent options: -a ACTION, -c CATEGORY, -n COMPONENT, -d DATA (later ones win)."""
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-a", "-c", "-n", "-d", "-t") and i + 1 < len(args):
+            out[a[1:]] = args[i + 1]
+            i += 2
+            continue
+        if a in ("--es", "--ei", "--ez") and i + 2 < len(args):
+            out[f"extra:{args[i + 1]}"] = args[i + 2]
+            i += 3
+            continue
+        i += 1
+    return out

@@ -1,0 +1,783 @@
+"""The on-device uiautomator2 server (u2.jar 0.4.x), served in-process on an adb `tcp:9008` stream.
+
+HTTP/1.1: `GET /ping` → `pong`, `POST /jsonrpc/0` → JSON-RPC 2.0, anything else 404. JSON-RPC
+answers are always HTTP 200; failures travel in the `error` object exactly as the jar's error
+resolver writes them (`code` -32001, `message` = the Java exception class), because that is what
+`uiautomator2.core._jsonrpc_call` maps to its exceptions. Coordinates on the wire are pixels; the
+`SimDevice` works in points, so every action divides by `device.scale`.
+
+Faults (`Conditions.before_request`) are applied once per HTTP request: latency by request kind,
+a dropped connection, a JSON-RPC error, an empty dump, or the device going offline mid-request.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, cast
+
+from trailblaze.errors import DeviceError
+from trailblaze.sim.android_xml import (
+    NAV_BAR_PT,
+    STATUS_BAR_PT,
+    AxNode,
+    app_package,
+    build_windows,
+    render_hierarchy,
+)
+from trailblaze.sim.faults import Conditions, RequestKind
+from trailblaze.sim.model import Key, SimDevice
+
+__all__ = ["SocketReader", "U2Service", "find_nodes", "obj_info"]
+
+NOT_FOUND = "androidx.test.uiautomator.UiObjectNotFoundException"
+_WAIT_POLL_S = 0.05
+_MAX_BODY = 16 * 1024 * 1024
+
+_DUMP_METHODS = frozenset({"dumpWindowHierarchy"})
+_SCREENSHOT_METHODS = frozenset({"takeScreenshot"})
+_ACTION_METHODS = frozenset(
+    {
+        "click", "longClick", "clickAndWaitForNewWindow", "swipe", "swipePoints", "drag", "dragTo",
+        "pressKey", "pressKeyCode", "injectInputEvent", "setText", "clearTextField", "clearInputText",
+        "pasteClipboard", "scrollForward", "scrollBackward", "scrollToBeginning", "scrollToEnd",
+        "scrollTo", "flingForward", "flingBackward", "flingToBeginning", "flingToEnd", "wakeUp", "sleep",
+        "setOrientation",
+    }
+)  # fmt: skip
+
+# UiDevice.pressKey* names accepted by AutomatorServiceImpl.pressKey, mapped to SimDevice keys
+# (None: a real key with no effect in the simulated app).
+_KEY_NAMES: dict[str, Key | None] = {
+    "home": "home", "back": "back", "enter": "enter", "delete": "delete", "del": "delete",
+    "menu": "menu", "recent": "recent", "volume_up": "volume_up", "volume_down": "volume_down",
+    "power": "power", "left": None, "right": None, "up": None, "down": None, "center": None,
+    "search": None, "volume_mute": None, "camera": None,
+}  # fmt: skip
+
+_KEYCODES: dict[int, Key] = {
+    3: "home", 4: "back", 66: "enter", 67: "delete", 61: "tab", 82: "menu", 187: "recent",
+    24: "volume_up", 25: "volume_down", 26: "power",
+}  # fmt: skip
+
+
+def keycode_char(code: int, meta: int = 0) -> str | None:
+    """The character an Android keycode types (KEYCODE_A..Z, 0..9, SPACE, a few symbols)."""
+    shift = bool(meta & 1)
+    if 29 <= code <= 54:
+        ch = chr(ord("a") + code - 29)
+        return ch.upper() if shift else ch
+    if 7 <= code <= 16:
+        return chr(ord("0") + code - 7)
+    return {62: " ", 55: ",", 56: ".", 69: "-", 70: "=", 77: "@", 76: "/", 81: "+"}.get(code)
+
+
+_QUICKACK: int | None = getattr(socket, "TCP_QUICKACK", None)
+
+
+class SocketReader:
+    """Buffered reads on a socket that may switch protocols mid-stream (adb → HTTP)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self._buf = bytearray()
+
+    def _fill(self) -> bool:
+        if _QUICKACK is not None:
+            # http.client writes headers and body separately; without an immediate ACK the client's
+            # Nagle algorithm holds the body back for our delayed-ACK timer (~40 ms per request).
+            try:
+                self.sock.setsockopt(socket.IPPROTO_TCP, _QUICKACK, 1)
+            except OSError:
+                pass
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            return False
+        self._buf += chunk
+        return True
+
+    def read_exact(self, n: int) -> bytes | None:
+        """Exactly `n` bytes, or None when the peer closed first."""
+        while len(self._buf) < n:
+            if not self._fill():
+                return None
+        out = bytes(self._buf[:n])
+        del self._buf[:n]
+        return out
+
+    def read_line(self, limit: int = 65536) -> bytes | None:
+        """One line including its `\\n`, or None on EOF before a full line."""
+        while True:
+            i = self._buf.find(b"\n")
+            if i >= 0:
+                out = bytes(self._buf[: i + 1])
+                del self._buf[: i + 1]
+                return out
+            if len(self._buf) > limit or not self._fill():
+                return None
+
+    def read_some(self) -> bytes:
+        """Whatever is buffered, else one recv (b"" on EOF)."""
+        if self._buf:
+            out = bytes(self._buf)
+            self._buf.clear()
+            return out
+        return self.sock.recv(65536)
+
+
+class _RpcError(Exception):
+    def __init__(self, code: int, message: str, data: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+def _not_found(sel: Any) -> _RpcError:
+    return _RpcError(-32001, NOT_FOUND, f"UiSelector{_describe(sel)}")
+
+
+def _describe(sel: Any) -> str:
+    if not isinstance(sel, dict):
+        return f"[{sel}]"
+    keys = [k for k in sel if k not in ("mask", "childOrSibling", "childOrSiblingSelector")]
+    return "[" + ", ".join(f"{_java_const(k)}={sel[k]}" for k in keys) + "]"
+
+
+def _java_const(name: str) -> str:
+    """`textContains` → `TEXT_CONTAINS`, as UiSelector.toString spells its criteria."""
+    return _UPPER.sub(lambda m: "_" + m.group(1), name).upper()
+
+
+_UPPER = re.compile(r"([A-Z])")
+
+
+# --- UiSelector matching ----------------------------------------------------------------------
+
+Matcher = Callable[[AxNode], bool]
+
+
+def _regex(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise _RpcError(-32001, "java.util.regex.PatternSyntaxException", f"{exc}: {pattern}") from exc
+
+
+def _str_checks(name: str, value: Any, attr: Callable[[AxNode], str]) -> Matcher:
+    s = str(value)
+    if name.endswith("Contains"):
+        return lambda n: s in attr(n)
+    if name.endswith("StartsWith"):
+        return lambda n: attr(n).startswith(s)
+    if name.endswith("Matches"):
+        rx = _regex(s)
+        return lambda n: rx.fullmatch(attr(n)) is not None
+    return lambda n: attr(n) == s
+
+
+_STRING_FIELDS: list[tuple[int, str, Callable[[AxNode], str]]] = [
+    (0x01, "text", lambda n: n.text),
+    (0x02, "textContains", lambda n: n.text),
+    (0x04, "textMatches", lambda n: n.text),
+    (0x08, "textStartsWith", lambda n: n.text),
+    (0x10, "className", lambda n: n.class_name),
+    (0x20, "classNameMatches", lambda n: n.class_name),
+    (0x40, "description", lambda n: n.content_desc),
+    (0x80, "descriptionContains", lambda n: n.content_desc),
+    (0x100, "descriptionMatches", lambda n: n.content_desc),
+    (0x200, "descriptionStartsWith", lambda n: n.content_desc),
+    (0x80000, "packageName", lambda n: n.package),
+    (0x100000, "packageNameMatches", lambda n: n.package),
+    (0x200000, "resourceId", lambda n: n.resource_id),
+    (0x400000, "resourceIdMatches", lambda n: n.resource_id),
+]
+_BOOL_FIELDS: list[tuple[int, str, Callable[[AxNode], bool]]] = [
+    (0x400, "checkable", lambda n: n.checkable),
+    (0x800, "checked", lambda n: n.checked),
+    (0x1000, "clickable", lambda n: n.clickable),
+    (0x2000, "longClickable", lambda n: n.long_clickable),
+    (0x4000, "scrollable", lambda n: n.scrollable),
+    (0x8000, "enabled", lambda n: n.enabled),
+    (0x10000, "focusable", lambda n: n.focusable),
+    (0x20000, "focused", lambda n: n.focused),
+    (0x40000, "selected", lambda n: n.selected),
+]
+_MASK_INDEX = 0x800000
+_MASK_INSTANCE = 0x1000000
+
+
+def _compile(sel: dict[str, Any]) -> Matcher:
+    mask = int(sel.get("mask", 0))
+    checks: list[Matcher] = []
+    for bit, name, attr in _STRING_FIELDS:
+        if mask & bit and name in sel:
+            checks.append(_str_checks(name, sel[name], attr))
+    for bit, name, battr in _BOOL_FIELDS:
+        if mask & bit and name in sel:
+            want = bool(sel[name])
+            checks.append(lambda n, a=battr, w=want: a(n) == w)  # type: ignore[misc]
+    if mask & _MASK_INDEX and "index" in sel:
+        idx = int(sel["index"])
+        checks.append(lambda n: n.index == idx)
+    return lambda n: all(c(n) for c in checks)
+
+
+def _instance(sel: dict[str, Any]) -> int:
+    if int(sel.get("mask", 0)) & _MASK_INSTANCE:
+        return int(sel.get("instance", 0))
+    return 0
+
+
+def find_nodes(windows: list[AxNode], sel: dict[str, Any]) -> list[AxNode]:
+    """Every node a UiSelector matches, in document order, before the final `instance` is applied.
+
+    `child` searches the matched nodes' descendants, `sibling` (`fromParent`) the other nodes under
+    their parent; an `instance` on an intermediate level picks that one match before descending.
+    """
+    if not isinstance(sel, dict):
+        raise _RpcError(-32602, "method parameters invalid", f"not a selector: {sel!r}")
+    levels: list[dict[str, Any]] = [sel]
+    kinds = list(sel.get("childOrSibling") or [])
+    levels.extend(sel.get("childOrSiblingSelector") or [])
+    matches = [n for root in windows for n in root.walk() if _compile(sel)(n)]
+    for depth, (kind, sub) in enumerate(zip(kinds, levels[1:], strict=False)):
+        # the level we are leaving may pin one instance
+        if int(levels[depth].get("mask", 0)) & _MASK_INSTANCE:
+            inst = _instance(levels[depth])
+            matches = matches[inst : inst + 1]
+        match = _compile(sub)
+        seen: set[int] = set()
+        nxt: list[AxNode] = []
+        for node in matches:
+            if kind == "sibling":
+                scope = node.parent.walk()[1:] if node.parent is not None else []
+            else:
+                scope = node.walk()[1:]
+            for cand in scope:
+                if id(cand) not in seen and match(cand):
+                    seen.add(id(cand))
+                    nxt.append(cand)
+        matches = nxt
+    return matches
+
+
+def _find_one(windows: list[AxNode], sel: Any) -> AxNode | None:
+    nodes = find_nodes(windows, sel)
+    levels = [sel, *(sel.get("childOrSiblingSelector") or [])]
+    inst = _instance(levels[-1])
+    return nodes[inst] if 0 <= inst < len(nodes) else None
+
+
+def _rect(bounds: tuple[int, int, int, int]) -> dict[str, int]:
+    left, top, right, bottom = bounds
+    return {"bottom": bottom, "left": left, "right": right, "top": top}
+
+
+def obj_info(node: AxNode) -> dict[str, Any]:
+    """The `ObjInfo` bean the jar returns for a UiObject."""
+    rect = _rect(node.bounds)
+    return {
+        "bounds": rect,
+        "checkable": node.checkable,
+        "checked": node.checked,
+        "childCount": len(node.children),
+        "className": node.class_name,
+        "clickable": node.clickable,
+        "contentDescription": node.content_desc or None,
+        "enabled": node.enabled,
+        "focusable": node.focusable,
+        "focused": node.focused,
+        "longClickable": node.long_clickable,
+        "packageName": node.package,
+        "resourceName": node.resource_id or None,
+        "scrollable": node.scrollable,
+        "selected": node.selected,
+        "text": node.text,
+        "visibleBounds": rect,
+    }
+
+
+def _signature(windows: list[AxNode]) -> list[tuple[str, str, tuple[int, int, int, int]]]:
+    return [(n.text, n.content_desc, n.bounds) for n in windows[0].walk()] if windows else []
+
+
+# --- the service ------------------------------------------------------------------------------
+
+
+class U2Service:
+    """The uiautomator2 server of one simulated device: HTTP on a stream, JSON-RPC over the model."""
+
+    def __init__(self, device: SimDevice, conditions: Conditions) -> None:
+        self.device = device
+        self.conditions = conditions
+        self.rotation = 0
+        self.rotation_frozen = False
+        self.screen_on = True
+        self.last_toast: str | None = None
+        self._touch: tuple[float, float, float] | None = None
+        self._touch_last: tuple[float, float] | None = None
+        self._lock = threading.Lock()
+        self.requests_served = 0
+        self._methods: dict[str, Callable[[list[Any]], Any]] = {
+            "deviceInfo": self._device_info,
+            "dumpWindowHierarchy": self._dump,
+            "takeScreenshot": self._screenshot,
+            "click": self._click,
+            "longClick": self._long_click,
+            "clickAndWaitForNewWindow": self._click_new_window,
+            "swipe": self._swipe,
+            "swipePoints": self._swipe_points,
+            "drag": self._drag,
+            "dragTo": self._drag_to,
+            "injectInputEvent": self._inject,
+            "pressKey": self._press_key,
+            "pressKeyCode": self._press_keycode,
+            "setClipboard": self._set_clipboard,
+            "getClipboard": lambda a: self.device.clipboard or None,
+            "pasteClipboard": self._paste,
+            "clearInputText": self._clear_input,
+            "exist": lambda a: self._find(a[0]) is not None,
+            "waitForExists": lambda a: self._wait(a, gone=False),
+            "waitUntilGone": lambda a: self._wait(a, gone=True),
+            "objInfo": lambda a: obj_info(self._must_find(a[0])),
+            "objInfoOfAllInstances": lambda a: [obj_info(n) for n in find_nodes(self._windows(), a[0])],
+            "count": lambda a: len(find_nodes(self._windows(), a[0])),
+            "setText": self._set_text,
+            "getText": lambda a: self._must_find(a[0]).text,
+            "clearTextField": self._clear_field,
+            "scrollForward": lambda a: self._scroll(a, forward=True),
+            "scrollBackward": lambda a: self._scroll(a, forward=False),
+            "flingForward": lambda a: self._scroll(a, forward=True, fling=True),
+            "flingBackward": lambda a: self._scroll(a, forward=False, fling=True),
+            "scrollToEnd": lambda a: self._scroll_to_edge(a, forward=True),
+            "scrollToBeginning": lambda a: self._scroll_to_edge(a, forward=False),
+            "flingToEnd": lambda a: self._scroll_to_edge(a, forward=True, fling=True),
+            "flingToBeginning": lambda a: self._scroll_to_edge(a, forward=False, fling=True),
+            "scrollTo": self._scroll_to,
+            "freezeRotation": self._freeze_rotation,
+            "setOrientation": self._set_orientation,
+            "waitForIdle": lambda a: True,
+            "waitForWindowUpdate": lambda a: True,
+            "getLastToast": lambda a: self.last_toast,
+            "clearLastToast": self._clear_toast,
+            "getLastTraversedText": lambda a: None,
+            "clearLastTraversedText": lambda a: None,
+            "wakeUp": lambda a: self._set_screen(True),
+            "sleep": lambda a: self._set_screen(False),
+            "isScreenOn": lambda a: self.screen_on,
+        }
+
+    # --- HTTP ------------------------------------------------------------------------------
+
+    def serve(self, reader: SocketReader) -> None:
+        """Serve HTTP requests on an already-switched `tcp:9008` stream until the client closes."""
+        sock = reader.sock
+        while True:
+            request = _read_http_request(reader)
+            if request is None:
+                return
+            method, path, headers, body = request
+            rpc: dict[str, Any] | None = None
+            kind: RequestKind = "other"
+            if path.startswith("/jsonrpc/0"):
+                try:
+                    parsed = json.loads(body or b"null")
+                    rpc = parsed if isinstance(parsed, dict) else None
+                except ValueError:
+                    rpc = None
+                kind = _kind(rpc.get("method") if rpc else None)
+            fault = self.conditions.before_request(kind)
+            if fault in ("drop_connection", "offline"):
+                return  # the caller closes the socket: the client sees the peer vanish
+            with self._lock:
+                self.requests_served += 1
+            status, ctype, payload = self._route(method, path, body, rpc, fault)
+            head = (
+                f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(payload)}\r\n"
+                f"Connection: keep-alive\r\n\r\n"
+            ).encode()
+            sock.sendall(head + payload)
+            if headers.get("connection", "").lower() == "close":
+                return
+
+    def _route(
+        self, method: str, path: str, body: bytes, rpc: dict[str, Any] | None, fault: str | None
+    ) -> tuple[str, str, bytes]:
+        if path == "/ping" or path.startswith("/ping?"):
+            return "200 OK", "text/plain", b"pong"
+        if path.startswith("/jsonrpc/0") and method == "POST":
+            result = self.handle_rpc(rpc, fault)
+            return "200 OK", "application/json", json.dumps(result).encode()
+        return "404 Not Found", "text/plain", b"Not Found!!!"
+
+    # --- JSON-RPC --------------------------------------------------------------------------
+
+    def handle_rpc(self, rpc: dict[str, Any] | None, fault: str | None = None) -> dict[str, Any]:
+        """One JSON-RPC envelope in, one out (always a dict with `result` or `error`)."""
+        if rpc is None:
+            return _error(None, -32700, "JSON parse error", None)
+        rid = rpc.get("id")
+        name = rpc.get("method")
+        params = rpc.get("params")
+        args: list[Any] = list(params) if isinstance(params, list) else []
+        if fault == "rpc_error":
+            # what an app crash mid-call looks like from the jar's error resolver
+            return _error(
+                rid, -32001, "java.lang.RuntimeException", "simulated fault: injected JSON-RPC error"
+            )
+        if name == "dumpWindowHierarchy" and fault == "empty_dump":
+            return {"jsonrpc": "2.0", "id": rid, "result": _EMPTY_DUMP}
+        handler = self._methods.get(name) if isinstance(name, str) else None
+        if handler is None:
+            return _error(rid, -32601, "method not found", f"method not found: {name}")
+        try:
+            return {"jsonrpc": "2.0", "id": rid, "result": handler(args)}
+        except _RpcError as exc:
+            return _error(rid, exc.code, exc.message, exc.data)
+        except DeviceError as exc:
+            # the model refused the action (e.g. not a text field): what the jar reports for a bad call
+            return _error(rid, -32001, "java.lang.IllegalStateException", str(exc))
+        except (IndexError, TypeError, ValueError, KeyError) as exc:
+            return _error(rid, -32602, "method parameters invalid", f"{name}: {exc!r}")
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _windows(self) -> list[AxNode]:
+        return build_windows(self.device)
+
+    def _find(self, sel: Any) -> AxNode | None:
+        return _find_one(self._windows(), sel)
+
+    def _must_find(self, sel: Any) -> AxNode:
+        node = self._find(sel)
+        if node is None:
+            raise _not_found(sel)
+        return node
+
+    def _pt(self, x: Any, y: Any) -> tuple[float, float]:
+        return (float(x) / self.device.scale, float(y) / self.device.scale)
+
+    def tap_px(self, x: float, y: float) -> None:
+        """A tap at pixel (x, y): system bars take their share, the app gets the rest."""
+        key = self._system_key(x, y)
+        if key == "":
+            return
+        if key is not None:
+            self.device.press_key(cast(Key, key))
+            return
+        self.device.tap(*self._pt(x, y))
+
+    def _system_key(self, x: float, y: float) -> str | None:
+        """`""` inside the status bar, a key name on a navigation button, None in the app area."""
+        scale = self.device.scale
+        width = self.device.screen_width * scale
+        height = self.device.screen_height * scale
+        if y < STATUS_BAR_PT * scale:
+            return ""
+        if y >= height - NAV_BAR_PT * scale:
+            third = width / 3
+            return "back" if x < third else ("home" if x < 2 * third else "recent")
+        return None
+
+    def _device_info(self, args: list[Any]) -> dict[str, Any]:
+        d = self.device
+        app = d.current_app()
+        return {
+            "currentPackageName": app.app_id if app is not None else app_package(d),
+            "displayWidth": int(round(d.screen_width * d.scale)),
+            "displayHeight": int(round(d.screen_height * d.scale)),
+            "displayRotation": self.rotation,
+            "displaySizeDpX": int(d.screen_width),
+            "displaySizeDpY": int(d.screen_height),
+            "productName": "sdk_gphone64_x86_64",
+            "naturalOrientation": self.rotation % 2 == 0,
+            "screenOn": self.screen_on,
+            "sdkInt": 34,
+        }
+
+    def _dump(self, args: list[Any]) -> str:
+        max_depth = int(args[1]) if len(args) > 1 and args[1] is not None else 50
+        root_in_active = bool(args[2]) if len(args) > 2 else False
+        windows = self._windows()
+        if root_in_active:
+            windows = windows[:1]
+        return render_hierarchy(windows, rotation=self.rotation, max_depth=max_depth)
+
+    def _screenshot(self, args: list[Any]) -> str:
+        from PIL import Image
+
+        scale = float(args[0]) if args else 1.0
+        quality = int(args[1]) if len(args) > 1 else 80
+        with Image.open(io.BytesIO(self.device.screenshot_png())) as img:
+            rgb = img.convert("RGB")
+        if 0 < scale < 1:
+            rgb = rgb.resize((max(1, int(rgb.width * scale)), max(1, int(rgb.height * scale))))
+        buf = io.BytesIO()
+        rgb.save(buf, format="JPEG", quality=max(1, min(100, quality)))
+        # android.util.Base64.DEFAULT wraps lines at 76 characters, like encodebytes
+        return base64.encodebytes(buf.getvalue()).decode("ascii")
+
+    def _click(self, args: list[Any]) -> bool:
+        if args and isinstance(args[0], dict):
+            node = self._must_find(args[0])
+            self.tap_px(*node.center)
+            return True
+        x, y = float(args[0]), float(args[1])
+        if len(args) > 2 and args[2] is not None:
+            self.device.long_press(*self._pt(x, y), duration=float(args[2]) / 1000)
+            return True
+        self.tap_px(x, y)
+        return True
+
+    def _click_new_window(self, args: list[Any]) -> bool:
+        node = self._must_find(args[0])
+        self.tap_px(*node.center)
+        return True
+
+    def _long_click(self, args: list[Any]) -> bool:
+        node = self._must_find(args[0])
+        self.device.long_press(*self._pt(*node.center))
+        return True
+
+    def _swipe_px(self, fx: float, fy: float, tx: float, ty: float, steps: int) -> None:
+        duration = max(2, steps) * 0.005
+        self.device.swipe(*self._pt(fx, fy), *self._pt(tx, ty), duration=duration)
+
+    def _swipe(self, args: list[Any]) -> bool:
+        if args and isinstance(args[0], dict):
+            # swipe(Selector, direction, steps) / swipe(Selector, direction, percent, steps)
+            node = self._must_find(args[0])
+            direction = str(args[1])
+            steps = int(args[-1]) if len(args) > 2 else 10
+            left, top, right, bottom = node.bounds
+            cx, cy = node.center
+            ends = {"up": (cx, top), "down": (cx, bottom - 1), "left": (left, cy), "right": (right - 1, cy)}
+            if direction not in ends:
+                raise _RpcError(-32602, "method parameters invalid", f"direction {direction!r}")
+            self._swipe_px(cx, cy, *ends[direction], steps)
+            return True
+        fx, fy, tx, ty = (float(v) for v in args[:4])
+        steps = int(args[4]) if len(args) > 4 else 55
+        self._swipe_px(fx, fy, tx, ty, steps)
+        return True
+
+    def _swipe_points(self, args: list[Any]) -> bool:
+        pts = [float(v) for v in args[0]]
+        if len(pts) < 4:
+            return False
+        steps = int(args[1]) if len(args) > 1 else 55
+        self._swipe_px(pts[0], pts[1], pts[-2], pts[-1], steps * (len(pts) // 2 - 1))
+        return True
+
+    def _drag(self, args: list[Any]) -> bool:
+        sx, sy, ex, ey = (float(v) for v in args[:4])
+        steps = int(args[4]) if len(args) > 4 else 100
+        self._swipe_px(sx, sy, ex, ey, steps)
+        return True
+
+    def _drag_to(self, args: list[Any]) -> bool:
+        node = self._must_find(args[0])
+        if isinstance(args[1], dict):
+            target = self._must_find(args[1])
+            tx, ty = target.center
+            steps = int(args[2]) if len(args) > 2 else 100
+        else:
+            tx, ty = float(args[1]), float(args[2])
+            steps = int(args[3]) if len(args) > 3 else 100
+        self._swipe_px(*node.center, tx, ty, steps)
+        return True
+
+    def _inject(self, args: list[Any]) -> bool:
+        action, x, y = int(args[0]), float(args[1]), float(args[2])
+        now = time.monotonic()
+        if action == 0:  # ACTION_DOWN
+            self._touch = (x, y, now)
+            self._touch_last = (x, y)
+        elif action == 2:  # ACTION_MOVE
+            self._touch_last = (x, y)
+        elif action == 1 and self._touch is not None:  # ACTION_UP ends the gesture
+            sx, sy, t0 = self._touch
+            self._touch = None
+            held = now - t0
+            if abs(x - sx) < 24 and abs(y - sy) < 24:
+                if held >= 0.5:
+                    self.device.long_press(*self._pt(sx, sy), duration=held)
+                else:
+                    self.tap_px(sx, sy)
+            else:
+                self.device.swipe(*self._pt(sx, sy), *self._pt(x, y), duration=max(held, 0.05))
+        return True
+
+    def _press_key(self, args: list[Any]) -> bool:
+        name = str(args[0]).lower()
+        if name not in _KEY_NAMES:
+            return False
+        key = _KEY_NAMES[name]
+        if key is not None:
+            self.device.press_key(key)
+        return True
+
+    def _press_keycode(self, args: list[Any]) -> bool:
+        code = int(args[0])
+        meta = int(args[1]) if len(args) > 1 and args[1] is not None else 0
+        key = _KEYCODES.get(code)
+        if key is not None:
+            self.device.press_key(key)
+            return True
+        ch = keycode_char(code, meta)
+        if ch is not None:
+            self.device.type_text(ch)
+        return True
+
+    def _set_clipboard(self, args: list[Any]) -> None:
+        # setClipboard(label, text)
+        text = args[1] if len(args) > 1 else args[0]
+        self.device.clipboard = "" if text is None else str(text)
+
+    def _paste(self, args: list[Any]) -> None:
+        if self.device.clipboard:
+            self.device.type_text(self.device.clipboard)
+
+    def _clear_input(self, args: list[Any]) -> None:
+        self.device.clear_text()
+
+    def _wait(self, args: list[Any], *, gone: bool) -> bool:
+        sel = args[0]
+        timeout_s = (int(args[1]) if len(args) > 1 else 0) / 1000
+        deadline = time.monotonic() + timeout_s
+        while True:
+            present = self._find(sel) is not None
+            if present != gone:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(min(_WAIT_POLL_S, max(0.0, deadline - time.monotonic())))
+
+    def _set_text(self, args: list[Any]) -> bool:
+        node = self._must_find(args[0])
+        text = "" if len(args) < 2 or args[1] is None else str(args[1])
+        if node.sim is None or not node.editable:
+            return False
+        self.device.set_text(node.sim, text)
+        return True
+
+    def _clear_field(self, args: list[Any]) -> None:
+        node = self._must_find(args[0])
+        if node.sim is not None and node.editable:
+            self.device.set_text(node.sim, "")
+
+    def _scroll_once(self, node: AxNode, *, vertical: bool, forward: bool, fling: bool) -> bool:
+        """One swipe inside a scrollable; True when the content moved."""
+        left, top, right, bottom = node.bounds
+        cx, cy = node.center
+        # UiScrollable keeps a 10% dead zone at each edge (swipeDeadZonePercentage)
+        near, far = (0.2, 0.8) if not fling else (0.1, 0.9)
+        if vertical:
+            start, end = top + (bottom - top) * far, top + (bottom - top) * near
+            coords = (cx, start, cx, end) if forward else (cx, end, cx, start)
+        else:
+            start, end = left + (right - left) * far, left + (right - left) * near
+            coords = (start, cy, end, cy) if forward else (end, cy, start, cy)
+        before = _signature(self._windows())
+        self._swipe_px(*coords, 5 if fling else 55)
+        return _signature(self._windows()) != before
+
+    def _scroll(self, args: list[Any], *, forward: bool, fling: bool = False) -> bool:
+        node = self._must_find(args[0])
+        vertical = bool(args[1]) if len(args) > 1 else True
+        return self._scroll_once(node, vertical=vertical, forward=forward, fling=fling)
+
+    def _scroll_to_edge(self, args: list[Any], *, forward: bool, fling: bool = False) -> bool:
+        vertical = bool(args[1]) if len(args) > 1 else True
+        max_swipes = int(args[2]) if len(args) > 2 else 30
+        for _ in range(max(1, max_swipes)):
+            node = self._must_find(args[0])
+            if not self._scroll_once(node, vertical=vertical, forward=forward, fling=fling):
+                break
+        return True
+
+    def _scroll_to(self, args: list[Any]) -> bool:
+        # UiScrollable.scrollIntoView: look, rewind to the beginning, then page forward looking
+        scrollable, target = args[0], args[1]
+        vertical = bool(args[2]) if len(args) > 2 else True
+        if self._find(target) is not None:
+            return True
+        for forward in (False, True):
+            for _ in range(30):
+                node = self._must_find(scrollable)
+                moved = self._scroll_once(node, vertical=vertical, forward=forward, fling=False)
+                if forward and self._find(target) is not None:
+                    return True
+                if not moved:
+                    break
+        return self._find(target) is not None
+
+    def _freeze_rotation(self, args: list[Any]) -> None:
+        self.rotation_frozen = bool(args[0]) if args else True
+
+    def _set_orientation(self, args: list[Any]) -> None:
+        # The simulated apps are portrait-only (screenOrientation="portrait"): the display stays at
+        # rotation 0 whatever is asked, as a real phone does for such an activity.
+        value = str(args[0]) if args else "natural"
+        if value not in ("natural", "n", "left", "l", "right", "r", "upsidedown", "u"):
+            raise _RpcError(-32001, "java.lang.IllegalArgumentException", f"Invalid orientation: {value}")
+
+    def _clear_toast(self, args: list[Any]) -> None:
+        self.last_toast = None
+
+    def _set_screen(self, on: bool) -> None:
+        self.screen_on = on
+
+
+_EMPTY_DUMP = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\r\n<hierarchy rotation=\"0\" />"
+
+
+def _kind(method: Any) -> RequestKind:
+    if method in _DUMP_METHODS:
+        return "dump"
+    if method in _SCREENSHOT_METHODS:
+        return "screenshot"
+    if method in _ACTION_METHODS:
+        return "action"
+    return "other"
+
+
+def _error(rid: Any, code: int, message: str, data: str | None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": data}}
+
+
+def _read_http_request(reader: SocketReader) -> tuple[str, str, dict[str, str], bytes] | None:
+    line = reader.read_line()
+    if line is None:
+        return None
+    while line in (b"\r\n", b"\n"):  # tolerate stray blank lines between requests
+        line = reader.read_line()
+        if line is None:
+            return None
+    parts = line.decode("latin-1").split()
+    if len(parts) < 2:
+        return None
+    method, path = parts[0].upper(), parts[1]
+    headers: dict[str, str] = {}
+    while True:
+        h = reader.read_line()
+        if h is None:
+            return None
+        if h in (b"\r\n", b"\n"):
+            break
+        name, _, value = h.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length", "0") or 0)
+    if length < 0 or length > _MAX_BODY:
+        return None
+    body = reader.read_exact(length) if length else b""
+    if body is None:
+        return None
+    return method, path, headers, body
