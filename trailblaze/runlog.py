@@ -1,0 +1,176 @@
+"""The run directory's `run.json`: what happened in a record or replay run, as pydantic models.
+
+The runner writes it (after every step, atomically, so a crash leaves a readable log); the HTML
+and JUnit reports and `trailblaze report RUN_DIR` read it. Paths inside are relative to the run
+directory. Secret values never appear: params keep their `{{templates}}` and every free text is
+redacted before it is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "LLMCallRecord",
+    "RUN_FILE",
+    "RunRecord",
+    "StepRecord",
+    "StepStatus",
+    "ToolRecord",
+    "TrailRecord",
+    "TrailStatus",
+    "UsageTotals",
+    "load_run",
+    "write_run",
+]
+
+RUN_FILE = "run.json"
+
+StepStatus = Literal["passed", "passed-with-self-heal", "passed-ai", "failed", "skipped", "not-run"]
+TrailStatus = Literal["passed", "passed-with-self-heal", "passed-ai", "failed", "error", "skipped"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class UsageTotals(_Model):
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: UsageTotals) -> None:
+        self.llm_calls += other.llm_calls
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens
+        self.cache_read_input_tokens += other.cache_read_input_tokens
+        self.cost_usd += other.cost_usd
+
+
+class ToolRecord(_Model):
+    """One tool that ran on the device (recorded form), or an LLM-facing call that failed before it."""
+
+    name: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    status: str
+    """OK, NOT_FOUND, AMBIGUOUS, NOT_VISIBLE, ERROR or TIMEOUT."""
+    message: str = ""
+    source: Literal["recording", "agent", "self-heal"] = "recording"
+    llm_tool: str | None = None
+    """The LLM-facing call that produced this one, e.g. `tap ref=a3f`."""
+    recorded: bool = False
+    """Whether it was written into the trail's recording."""
+    duration_ms: float = 0.0
+    screenshot_after: str | None = None
+
+
+class LLMCallRecord(_Model):
+    index: int
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cost_usd: float | None = None
+    duration_ms: float = 0.0
+    transcript: str | None = None
+    """Relative path of the redacted request/response JSON."""
+    tool_calls: list[str] = Field(default_factory=list)
+    """What the model asked for, one short line per tool call (`tap ref=a3f`)."""
+    text: str = ""
+    error: str | None = None
+
+
+class StepRecord(_Model):
+    index: int
+    """0-based position in `trail:`; -1 for the trailhead."""
+    kind: Literal["trailhead", "step", "verify"]
+    text: str
+    status: StepStatus = "not-run"
+    mode: Literal["replay", "agent", "self-heal", "noop"] = "replay"
+    duration_ms: float = 0.0
+    tools: list[ToolRecord] = Field(default_factory=list)
+    llm_calls: list[LLMCallRecord] = Field(default_factory=list)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    error: str | None = None
+    candidates: list[str] = Field(default_factory=list)
+    """On failure: the closest elements on screen to what the failing tool looked for."""
+    screenshot_before: str | None = None
+    screenshot_after: str | None = None
+    hierarchy_before: str | None = None
+    hierarchy_after: str | None = None
+    recording_written: bool = False
+
+
+class TrailRecord(_Model):
+    path: str
+    id: str | None = None
+    title: str | None = None
+    device: str = ""
+    classifier: str = ""
+    platform: str = ""
+    mode: Literal["record", "replay"] = "replay"
+    status: TrailStatus = "failed"
+    started_at: str = ""
+    duration_ms: float = 0.0
+    steps: list[StepRecord] = Field(default_factory=list)
+    error: str | None = None
+    heal_diff: str | None = None
+    """Unified diff of the trail file when the run rewrote it."""
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    directory: str = ""
+    """This trail's artifact folder, relative to the run directory."""
+
+
+class RunRecord(_Model):
+    version: int = 1
+    run_id: str
+    started_at: str
+    finished_at: str | None = None
+    command: list[str] = Field(default_factory=list)
+    device: str = ""
+    trails: list[TrailRecord] = Field(default_factory=list)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+    @property
+    def passed(self) -> bool:
+        return all(t.status.startswith("passed") or t.status == "skipped" for t in self.trails)
+
+
+def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
+    """Writes `run.json` atomically (temp file + rename) and returns its path."""
+    directory = Path(run_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / RUN_FILE
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".run.", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(run.model_dump(mode="json"), fh, indent=2, ensure_ascii=False)
+            fh.write("\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def load_run(run_dir: str | os.PathLike[str]) -> RunRecord:
+    from trailblaze.errors import UsageError
+
+    path = Path(run_dir) / RUN_FILE
+    try:
+        return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no run.json here; pass a run directory written by record or replay") from None
+    except ValueError as exc:
+        raise UsageError(f"{path}: not a trailblaze run log ({str(exc).splitlines()[0]})") from None
