@@ -1,12 +1,15 @@
 """trailblaze: record-and-replay trails for mobile UI tests.
 
-Importing this package has no side effects and imports no device or LLM SDK.
+Importing this package has no side effects and imports no device or LLM SDK. The public names below
+are loaded on first use (PEP 562), so `import trailblaze` and `trailblaze --help` stay fast.
 """
 
 from __future__ import annotations
 
+import importlib
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import (
     DeviceError,
@@ -20,20 +23,84 @@ from trailblaze.errors import (
     UsageError,
 )
 
+if TYPE_CHECKING:
+    from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+    from trailblaze.selector import NodeSelector
+    from trailblaze.trail import (
+        ANY_CLASSIFIER,
+        ToolCall,
+        Trail,
+        TrailConfig,
+        Trailhead,
+        TrailStep,
+        classifier_lineage,
+        find_trail_files,
+        load_trail,
+        loads_trail,
+        parse_tool,
+        save_trail,
+    )
+
 try:
     __version__ = _version("trailblaze")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0"
 
+_LAZY = {
+    "RECORDED_TOOL_PARAMS": "trailblaze.recorded_tools",
+    "NodeSelector": "trailblaze.selector",
+    **{
+        name: "trailblaze.trail"
+        for name in (
+            "ANY_CLASSIFIER",
+            "ToolCall",
+            "Trail",
+            "TrailConfig",
+            "TrailStep",
+            "Trailhead",
+            "classifier_lineage",
+            "find_trail_files",
+            "load_trail",
+            "loads_trail",
+            "parse_tool",
+            "save_trail",
+        )
+    },
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trailblaze' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
+    "ANY_CLASSIFIER",
     "DeviceError",
     "InfrastructureError",
     "LLMError",
+    "NodeSelector",
     "Problem",
+    "RECORDED_TOOL_PARAMS",
     "StepFailed",
+    "ToolCall",
+    "Trail",
+    "TrailConfig",
     "TrailFailed",
     "TrailFileError",
+    "TrailStep",
     "TrailblazeError",
+    "Trailhead",
     "UsageError",
     "__version__",
+    "classifier_lineage",
+    "find_trail_files",
+    "load_trail",
+    "loads_trail",
+    "parse_tool",
+    "save_trail",
 ]

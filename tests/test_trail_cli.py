@@ -1,0 +1,112 @@
+"""`trailblaze validate` and `trailblaze schema`, through click's runner and the real console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+from click.testing import CliRunner
+
+from trailblaze._yaml import parse_document
+from trailblaze.cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BAD = "trail:\n  - step: a\n    verify: b\n  - step: c\n    recording:\n      android:\n        - swipe: {direction: NORTH}\n"
+
+
+def _run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.output
+
+
+def test_validate_examples_and_fixtures_pass() -> None:
+    code, out = _run("validate", str(ROOT / "trails"), str(ROOT / "tests" / "data" / "trails"))
+    assert code == 0, out
+    count = len(list((ROOT / "trails").glob("*.trail.yaml"))) + len(
+        list((ROOT / "tests/data/trails").glob("*.trail.yaml"))
+    )
+    assert out.strip().splitlines()[-1] == f"{count} files checked, all valid"
+
+
+def test_validate_reports_each_problem_with_position(tmp_path: Path) -> None:
+    good = tmp_path / "good.trail.yaml"
+    good.write_text("trail:\n  - step: a\n")
+    nested = tmp_path / "deep" / "er"
+    nested.mkdir(parents=True)
+    bad = nested / "trail.yaml"
+    bad.write_text(BAD)
+    (nested / "notes.yaml").write_text("not: [a trail\n")  # not a trail file name: ignored
+    code, out = _run("validate", str(tmp_path))
+    assert code == 2
+    lines = out.strip().splitlines()
+    assert (
+        lines[0]
+        == f"{bad}:3:5: a trail item takes exactly one of `step:` and `verify:`, found both; split it into two items"
+    )
+    assert lines[1].startswith(f"{bad}:7:30: `direction` in `swipe` must be one of UP, DOWN, LEFT or RIGHT")
+    assert lines[-1] == "2 files checked, 1 invalid with 2 problems"
+    assert "Traceback" not in out
+
+
+def test_validate_missing_path_and_yaml_error(tmp_path: Path) -> None:
+    broken = tmp_path / "x.trail.yaml"
+    broken.write_text("trail:\n  - step: [oops\n")
+    code, out = _run("validate", str(broken), str(tmp_path / "missing.trail.yaml"))
+    assert code == 2
+    assert f"{tmp_path / 'missing.trail.yaml'}: no such file or directory" in out
+    assert f"{broken}:3:1: YAML syntax error" in out
+    assert out.strip().splitlines()[-1] == "1 file checked, 1 invalid with 1 problem, 1 path not found"
+
+
+def test_validate_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
+    code, out = _run("validate", str(tmp_path))
+    assert code == 2
+    assert "no *.trail.yaml or trail.yaml found" in out
+
+
+def test_validate_needs_a_path() -> None:
+    code, out = _run("validate")
+    assert code == 2
+    assert "Missing argument" in out
+
+
+def test_schema_prints_a_json_schema_that_validates_examples() -> None:
+    code, out = _run("schema")
+    assert code == 0
+    schema = json.loads(out)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for path in (ROOT / "trails").glob("*.trail.yaml"):
+        assert validator.is_valid(parse_document(path.read_text()).data), path
+    assert not validator.is_valid(parse_document(BAD).data)
+
+
+def test_console_script_exit_codes(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.trail.yaml"
+    bad.write_text(BAD)
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    ok = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "validate", str(ROOT / "trails")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    failed = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "validate", str(bad)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert failed.returncode == 2
+    assert f"{bad}:3:5:" in failed.stdout
+    assert "Traceback" not in failed.stdout + failed.stderr

@@ -1,0 +1,281 @@
+"""Typed parameters of the tools a trail can record (DESIGN §4), keyed by their Trailblaze names.
+
+A recording stores a tool as `{toolName: {params}}`. For the names below the params are validated
+against these models when a trail loads (unknown keys, wrong types and out-of-range enums are
+errors); any other name is a custom tool whose params are kept verbatim. Field names are the YAML
+keys, so a validation error location is also a path in the file. `{{var}}` templates are plain text
+here: they are interpolated at dispatch, never at load.
+
+The tool registry reuses `RECORDED_TOOL_PARAMS` to execute and describe these tools.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from trailblaze.selector import NodeSelector
+
+__all__ = [
+    "RECORDED_TOOL_PARAMS",
+    "READ_COMPAT_TOOLS",
+    "AssertNotVisibleBySelector",
+    "AssertNotVisibleWithText",
+    "AssertVisibleBySelector",
+    "AssertVisibleWithAccessibilityText",
+    "AssertVisibleWithResourceId",
+    "AssertVisibleWithText",
+    "Direction",
+    "EraseText",
+    "HideKeyboard",
+    "InputText",
+    "KeyCode",
+    "LaunchApp",
+    "LaunchMode",
+    "LongPressOnElementWithText",
+    "PressBack",
+    "PressKey",
+    "RecordedToolParams",
+    "RememberTextBySelector",
+    "ScrollUntilTextIsVisible",
+    "Swipe",
+    "TapOnElementBySelector",
+    "TapOnElementWithAccessibilityText",
+    "TapOnElementWithText",
+    "TapOnPoint",
+    "Wait",
+]
+
+Direction = Literal["UP", "DOWN", "LEFT", "RIGHT"]
+"""Finger direction of a swipe; for scrolling, DOWN reveals content further down."""
+LaunchMode = Literal["FORCE_RESTART", "RESUME", "CLEAR_STATE"]
+KeyCode = Literal["BACK", "ENTER", "HOME", "BACKSPACE", "TAB"]
+
+
+class RecordedToolParams(BaseModel):
+    """Base of every recorded tool's params: strict types, no unknown keys, optional `reason`."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    tool_name: ClassVar[str]
+    reason: str | None = Field(default=None, description="Why the tool was called; ignored on replay.")
+
+    def to_params(self) -> dict[str, Any]:
+        """The params as they are written into a recording (defaults and unset fields omitted)."""
+        return self.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
+
+
+class TapOnElementBySelector(RecordedToolParams):
+    """Tap the one element matching `nodeSelector` (polls until it appears)."""
+
+    tool_name = "tapOnElementBySelector"
+    nodeSelector: NodeSelector
+    longPress: bool = False
+
+
+class TapOnPoint(RecordedToolParams):
+    """Tap absolute screen coordinates; recorded only when no selector can identify the element."""
+
+    tool_name = "tapOnPoint"
+    x: int = Field(ge=0)
+    y: int = Field(ge=0)
+    longPress: bool = False
+
+
+class InputText(RecordedToolParams):
+    """Type text into the focused field; may contain `{{var}}` templates."""
+
+    tool_name = "inputText"
+    text: str
+
+
+class EraseText(RecordedToolParams):
+    """Delete characters from the focused field (all of them when `charactersToErase` is absent)."""
+
+    tool_name = "eraseText"
+    charactersToErase: int | None = Field(default=None, ge=0)
+
+
+class HideKeyboard(RecordedToolParams):
+    """Dismiss the on-screen keyboard."""
+
+    tool_name = "hideKeyboard"
+
+
+class Swipe(RecordedToolParams):
+    """Swipe the finger in `direction`, on `nodeSelector` if given, else mid-screen."""
+
+    tool_name = "swipe"
+    direction: Direction = "DOWN"
+    nodeSelector: NodeSelector | None = None
+
+
+class ScrollUntilTextIsVisible(RecordedToolParams):
+    """Scroll until an element with `text` is visible."""
+
+    tool_name = "scrollUntilTextIsVisible"
+    text: str
+    direction: Direction = "DOWN"
+    index: int | None = Field(default=None, ge=0)
+    id: str | None = None
+    visibilityPercentage: int | None = Field(default=None, ge=0, le=100)
+    centerElement: bool | None = None
+
+
+class LaunchApp(RecordedToolParams):
+    """Launch the app; Trailblaze's `REINSTALL` is read as `CLEAR_STATE`."""
+
+    tool_name = "launchApp"
+    appId: str
+    launchMode: LaunchMode = "FORCE_RESTART"
+
+    @field_validator("launchMode", mode="before")
+    @classmethod
+    def _reinstall_is_clear_state(cls, value: Any) -> Any:
+        return "CLEAR_STATE" if value == "REINSTALL" else value
+
+
+class PressBack(RecordedToolParams):
+    """Android back key; the navigation bar's back button on iOS."""
+
+    tool_name = "pressBack"
+
+
+class PressKey(RecordedToolParams):
+    """Press a hardware or keyboard key."""
+
+    tool_name = "pressKey"
+    keyCode: KeyCode
+
+
+class AssertVisibleBySelector(RecordedToolParams):
+    """Assert the element matching `nodeSelector` is visible (optionally with `expectedText`)."""
+
+    tool_name = "assertVisibleBySelector"
+    nodeSelector: NodeSelector
+    expectedText: str | None = None
+    timeoutMs: int | None = Field(default=None, ge=0)
+    textMatchMode: str | None = None
+
+
+class AssertNotVisibleWithText(RecordedToolParams):
+    """Assert no visible element shows `text`."""
+
+    tool_name = "assertNotVisibleWithText"
+    text: str
+    index: int | None = Field(default=None, ge=0)
+    id: str | None = None
+    enabled: bool | None = None
+    selected: bool | None = None
+
+
+class RememberTextBySelector(RecordedToolParams):
+    """Store the text of the element matching `nodeSelector` in memory as `variable`."""
+
+    tool_name = "rememberTextBySelector"
+    nodeSelector: NodeSelector
+    variable: str = Field(min_length=1)
+
+
+class Wait(RecordedToolParams):
+    """Wait for a fixed time."""
+
+    tool_name = "wait"
+    timeToWaitInSeconds: float = Field(default=5, ge=0)
+
+
+# --- read-compat: older Trailblaze recordings ------------------------------------------------------
+
+
+class _TextTarget(RecordedToolParams):
+    text: str
+    index: int | None = Field(default=None, ge=0)
+    id: str | None = None
+    enabled: bool | None = None
+    selected: bool | None = None
+
+
+class TapOnElementWithText(_TextTarget):
+    """Tap the element showing `text` (Trailblaze read-compat)."""
+
+    tool_name = "tapOnElementWithText"
+
+
+class LongPressOnElementWithText(_TextTarget):
+    """Long-press the element showing `text` (Trailblaze read-compat)."""
+
+    tool_name = "longPressOnElementWithText"
+
+
+class AssertVisibleWithText(_TextTarget):
+    """Assert an element showing `text` is visible (Trailblaze read-compat)."""
+
+    tool_name = "assertVisibleWithText"
+
+
+class TapOnElementWithAccessibilityText(RecordedToolParams):
+    """Tap the element whose content description / label is `accessibilityText` (read-compat)."""
+
+    tool_name = "tapOnElementWithAccessibilityText"
+    accessibilityText: str
+    index: int | None = Field(default=None, ge=0)
+
+
+class AssertVisibleWithAccessibilityText(RecordedToolParams):
+    """Assert an element with content description / label `accessibilityText` is visible (read-compat)."""
+
+    tool_name = "assertVisibleWithAccessibilityText"
+    accessibilityText: str
+    index: int | None = Field(default=None, ge=0)
+
+
+class AssertVisibleWithResourceId(RecordedToolParams):
+    """Assert an element with resource id / accessibility identifier `resourceId` is visible (read-compat)."""
+
+    tool_name = "assertVisibleWithResourceId"
+    resourceId: str
+    index: int | None = Field(default=None, ge=0)
+
+
+class AssertNotVisibleBySelector(RecordedToolParams):
+    """Assert no visible element matches `nodeSelector` (read-compat)."""
+
+    tool_name = "assertNotVisibleBySelector"
+    nodeSelector: NodeSelector
+    timeoutMs: int | None = Field(default=None, ge=0)
+
+
+_RECORDED: tuple[type[RecordedToolParams], ...] = (
+    TapOnElementBySelector,
+    TapOnPoint,
+    InputText,
+    EraseText,
+    HideKeyboard,
+    Swipe,
+    ScrollUntilTextIsVisible,
+    LaunchApp,
+    PressBack,
+    PressKey,
+    AssertVisibleBySelector,
+    AssertNotVisibleWithText,
+    RememberTextBySelector,
+    Wait,
+)
+_READ_COMPAT: tuple[type[RecordedToolParams], ...] = (
+    TapOnElementWithText,
+    TapOnElementWithAccessibilityText,
+    AssertVisibleWithText,
+    AssertVisibleWithAccessibilityText,
+    AssertVisibleWithResourceId,
+    AssertNotVisibleBySelector,
+    LongPressOnElementWithText,
+)
+
+RECORDED_TOOL_PARAMS: dict[str, type[RecordedToolParams]] = {
+    m.tool_name: m for m in (*_RECORDED, *_READ_COMPAT)
+}
+"""Every tool name a trail may record, mapped to the model of its params."""
+
+READ_COMPAT_TOOLS: frozenset[str] = frozenset(m.tool_name for m in _READ_COMPAT)
+"""Names accepted on read so Trailblaze trails replay, but never written by our recorder."""
