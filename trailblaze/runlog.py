@@ -154,6 +154,7 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
     target = directory / RUN_FILE
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".run.", suffix=".json")
     try:
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a run log is meant to be shared
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(run.model_dump(mode="json"), fh, indent=2, ensure_ascii=False)
             fh.write("\n")

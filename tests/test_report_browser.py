@@ -1,0 +1,92 @@
+"""The HTML report in a real browser: headless Chromium renders it to a PNG that must show content.
+
+Needs a Chromium binary (Debian: `apt-get install -y chromium`; `.ci/run` installs it). Without one
+the test fails and says so: a report nobody has seen rendered is not tested.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageStat
+
+from tests.report_support import build_run_dir
+from trailblaze.report import write_html_report
+
+_BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+_FAILED_RED = (160, 17, 31)  # --bad-fg: failed badge text, failing trail border, error text
+_DEMO_BUTTON = (103, 80, 165)  # the demo app's primary button, only present if screenshots decoded
+
+
+def _browser() -> str:
+    for name in _BROWSERS:
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.fail(
+        "no Chromium found for the report browser check: install it with `apt-get install -y chromium`"
+    )
+
+
+def _screenshot(browser: str, page: Path, png: Path, profile: Path) -> None:
+    args = [
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--window-size=1280,2000",
+        f"--screenshot={png}",
+    ]
+    args.append(page.resolve().as_uri())
+    try:
+        done = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{browser} did not finish rendering {page} within 120 s")
+    assert png.is_file(), f"{browser} wrote no screenshot (exit {done.returncode}): {done.stderr[-800:]}"
+
+
+def _near(pixel: tuple[int, ...], colour: tuple[int, int, int], tolerance: int = 24) -> bool:
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel, colour, strict=False))
+
+
+def _count_near(img: Image.Image, colour: tuple[int, int, int]) -> int:
+    colours = img.getcolors(maxcolors=1 << 22) or []
+    return sum(n for n, c in colours if _near(c, colour))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("javascript", [True, False], ids=["js-on", "js-off"])
+def test_report_renders_in_headless_chromium(tmp_path: Path, javascript: bool) -> None:
+    browser = _browser()
+    run_dir = tmp_path / "run"
+    build_run_dir(run_dir)
+    report = write_html_report(run_dir)
+    if not javascript:
+        # what a reader with scripts blocked sees (Chromium's own switch breaks --screenshot)
+        page = report.read_text("utf-8")
+        start, end = page.index("<script>"), page.index("</script>") + len("</script>")
+        report = report.with_name("report-nojs.html")
+        report.write_text(page[:start] + page[end:], "utf-8")
+        assert "<script" not in report.read_text("utf-8")
+    png = tmp_path / f"report-{'js' if javascript else 'nojs'}.png"
+    _screenshot(browser, report, png, tmp_path / "profile")
+    print(f"report rendered by {Path(browser).name}: {png} (page {report})")
+
+    with Image.open(png) as shot:
+        img = shot.convert("RGB")
+    assert img.size == (1280, 2000)
+    # not blank: a real page has contrast and many colours (text, badges, phone screenshots)
+    assert min(ImageStat.Stat(img).stddev) > 15
+    assert len(img.getcolors(maxcolors=1 << 22) or []) > 1000
+    # the failure is visible in red, and the failing step's screenshots decoded in the browser
+    assert _count_near(img, _FAILED_RED) > 500
+    assert _count_near(img, _DEMO_BUTTON) > 2000

@@ -1,0 +1,48 @@
+"""Small presentation helpers shared by the HTML and JUnit reports: escaping and number formats."""
+
+from __future__ import annotations
+
+import html
+
+__all__ = ["esc", "format_cost", "format_count", "format_duration", "step_label"]
+
+
+def esc(value: object) -> str:
+    """HTML-escapes any value, quotes included (safe in text and in attribute values)."""
+    return html.escape(str(value), quote=True)
+
+
+def format_duration(ms: float) -> str:
+    """A duration for people: `812 ms`, `3.4 s`, `2 min 05 s`, `1 h 02 min`."""
+    if ms < 0:
+        ms = 0.0
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    whole = round(seconds)
+    if whole < 3600:
+        return f"{whole // 60} min {whole % 60:02d} s"
+    return f"{whole // 3600} h {whole // 60 % 60:02d} min"
+
+
+def format_count(n: int) -> str:
+    """An integer with thousands separators: `12,345`."""
+    return f"{n:,}"
+
+
+def format_cost(usd: float | None) -> str:
+    """A dollar cost: `$0`, `$0.0042`, `$1.23`; an em dash when unknown (model without a price)."""
+    if usd is None:
+        return "—"
+    if usd == 0:
+        return "$0"
+    if usd < 0.01:
+        return f"${usd:.4f}"
+    return f"${usd:.2f}"
+
+
+def step_label(index: int) -> str:
+    """How a step is named to people: `trailhead` for index -1, else its 1-based number."""
+    return "trailhead" if index < 0 else f"step {index + 1}"
