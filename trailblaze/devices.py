@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trailblaze.errors import UsageError
 
 if TYPE_CHECKING:
-    from trailblaze.driver import DriverPlugin
+    from trailblaze.driver import DeviceListing, DriverPlugin
+    from trailblaze.session import DeviceSession
 
-__all__ = ["DeviceSpec", "load_driver_plugin", "parse_device_spec"]
+__all__ = ["DeviceSpec", "list_devices", "load_driver_plugin", "open_device", "parse_device_spec"]
 
 _GROUP = "trailblaze.drivers"
 _DISTRIBUTIONS = {"android": "trailblaze-android (pip install -e ./drivers/android)",
@@ -68,4 +69,73 @@ def plugin_options(env: Mapping[str, str]) -> dict[str, str]:
         out["adb_host"] = env["ANDROID_ADB_SERVER_HOST"]
     if env.get("ANDROID_ADB_SERVER_PORT"):
         out["adb_port"] = env["ANDROID_ADB_SERVER_PORT"]
+    if env.get("TRAILBLAZE_WDA_URL"):
+        out["wda_url"] = env["TRAILBLAZE_WDA_URL"]
     return out
+
+
+def open_device(
+    spec: str,
+    *,
+    app_override: str | None = None,
+    latency: str | None = None,
+    env: Mapping[str, str] | None = None,
+    **session_options: Any,
+) -> DeviceSession:
+    """Connects to the device a `--device` spec names and wraps it in a `DeviceSession`.
+
+    `sim:android[:APP]` / `sim:ios[:APP]` start an in-process simulator running APP (default `demo`,
+    or `app_override`) on a free port and open the matching driver plugin against it through the
+    real client; closing the session stops the simulator. Other specs connect to real devices (or to
+    an external `trailblaze sim`): `android[:SERIAL]` through the adb server in `ANDROID_ADB_SERVER_*`,
+    `ios[:WDA_URL]`.
+
+    Args:
+        spec: The device spec.
+        app_override: App to run on a simulated device instead of the spec's.
+        latency: Latency profile of a simulated device (`zero`, `realistic`).
+        env: Environment to read connection settings from (default `os.environ`).
+        **session_options: Passed to `DeviceSession` (`settle_timeout`, `resolve_timeout`, …).
+
+    Raises:
+        UsageError: A malformed spec or a missing driver plugin.
+        DeviceError: The device cannot be reached.
+    """
+    import os
+
+    from trailblaze.session import DeviceSession
+
+    parsed = parse_device_spec(spec)
+    plugin = load_driver_plugin(parsed.platform)
+    if not parsed.simulated:
+        options = plugin_options(os.environ if env is None else env)
+        driver = plugin.open(parsed.target, options)
+        return DeviceSession(driver, **session_options)
+
+    from trailblaze.sim.runtime import start_simulator
+
+    sim = start_simulator(parsed.platform, app_override or parsed.target or "demo", latency=latency)
+    try:
+        target, options = sim.device_specs()[0]
+        driver = plugin.open(target, options)
+    except BaseException:
+        sim.stop()
+        raise
+    return DeviceSession(driver, on_close=sim.stop, **session_options)
+
+
+def list_devices(env: Mapping[str, str] | None = None) -> tuple[list[DeviceListing], list[str]]:
+    """Devices every installed driver plugin can see, and one line per plugin that could not look."""
+    import os
+
+    from trailblaze.errors import TrailblazeError
+
+    options = plugin_options(os.environ if env is None else env)
+    found: list[DeviceListing] = []
+    problems: list[str] = []
+    for platform in ("android", "ios"):
+        try:
+            found.extend(load_driver_plugin(platform).list_devices(options))
+        except TrailblazeError as exc:
+            problems.append(f"{platform}: {exc.message}")
+    return found, problems

@@ -542,6 +542,9 @@ def _launch(s: WdaSimServer, bundle: str) -> None:
 
 @_route("POST", "wda/apps/launch", "action")
 def _apps_launch(s: WdaSimServer, req: _Req) -> Any:
+    env = req.body.get("environment")
+    if isinstance(env, dict) and env.get("TRAILBLAZE_CLEAR_STATE") == "1":  # trailblaze's CLEAR_STATE convention
+        s.device.clear_app_data(req.string("bundleId"))
     _launch(s, req.string("bundleId"))
     return None
 

@@ -1,7 +1,12 @@
-"""trailblaze android driver plugin (registered under the `trailblaze.drivers` entry-point group)."""
+"""trailblaze android driver plugin (registered under the `trailblaze.drivers` entry-point group).
+
+uiautomator2 is imported only when a device is opened, so importing this package is cheap.
+"""
 
 from __future__ import annotations
 
-__all__ = ["driver_plugin"]
+from trailblaze_android.driver import AndroidDriver, AndroidPlugin
 
-driver_plugin = None  # replaced by the driver factory in the drivers issue
+__all__ = ["AndroidDriver", "AndroidPlugin", "driver_plugin"]
+
+driver_plugin = AndroidPlugin()

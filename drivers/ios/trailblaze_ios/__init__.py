@@ -1,7 +1,12 @@
-"""trailblaze ios driver plugin (registered under the `trailblaze.drivers` entry-point group)."""
+"""trailblaze ios driver plugin (registered under the `trailblaze.drivers` entry-point group).
+
+facebook-wda is imported only when a device is opened, so importing this package is cheap.
+"""
 
 from __future__ import annotations
 
-__all__ = ["driver_plugin"]
+from trailblaze_ios.driver import IosDriver, IosPlugin
 
-driver_plugin = None  # replaced by the driver factory in the drivers issue
+__all__ = ["IosDriver", "IosPlugin", "driver_plugin"]
+
+driver_plugin = IosPlugin()

@@ -1,0 +1,252 @@
+"""The uiautomator2 adapter: `AndroidDriver` (one device) and `AndroidPlugin` (open / list).
+
+Connection: an explicit `adbutils.AdbClient(host, port)` (options `adb_host` / `adb_port`, else the
+`ANDROID_ADB_SERVER_HOST` / `ANDROID_ADB_SERVER_PORT` environment, else 127.0.0.1:5037) hands the
+device to `uiautomator2.connect`, so no global client state is involved and two sessions can talk to
+two adb servers. Coordinates are device pixels, the space of the hierarchy bounds.
+
+Text input uses `Device.send_keys(text, clear=False)`: on a phone without u2's AdbKeyboard IME it
+pastes through the clipboard into the focused view (the path that works on every device and on the
+simulator, and that appends like a person typing), and with the IME installed it broadcasts the text.
+`d(focused=True).set_text()` would replace the field's content instead of typing into it, which is
+not what `inputText` means.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
+from trailblaze.errors import DeviceError, UsageError
+from trailblaze.hierarchy import Hierarchy, parse_hierarchy
+from trailblaze_android._errors import translating
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+__all__ = ["AndroidDriver", "AndroidPlugin"]
+
+_KEYS: dict[str, str | int] = {"BACK": "back", "HOME": "home", "ENTER": "enter", "BACKSPACE": "delete", "TAB": 61}
+_LAUNCHERS = ("launcher", "nexuslauncher", "trebuchet", "com.android.systemui")
+
+
+def _address(options: Mapping[str, str]) -> tuple[str, int]:
+    host = options.get("adb_host") or os.environ.get("ANDROID_ADB_SERVER_HOST") or "127.0.0.1"
+    raw = options.get("adb_port") or os.environ.get("ANDROID_ADB_SERVER_PORT") or "5037"
+    try:
+        return host, int(raw)
+    except ValueError:
+        raise UsageError(f"adb port {raw!r} is not a number: set ANDROID_ADB_SERVER_PORT to a port") from None
+
+
+class AndroidDriver:
+    """A device driven through uiautomator2. Every method raises `DeviceError` on failure."""
+
+    def __init__(self, device: Any, serial: str, host: str, port: int) -> None:
+        self._d = device
+        self._serial = serial
+        self._host = host
+        self._port = port
+        self._info: DeviceInfo | None = None
+
+    def __repr__(self) -> str:
+        return f"<AndroidDriver {self._serial} via {self._host}:{self._port}>"
+
+    def _guard(self, what: str) -> Any:
+        return translating(what, self._serial, self._host, self._port)
+
+    # --- observation -----------------------------------------------------------------------------
+    @property
+    def info(self) -> DeviceInfo:
+        if self._info is None:
+            with self._guard("reading device info"):
+                raw = self._d.info
+            width, height = int(raw.get("displayWidth", 0)), int(raw.get("displayHeight", 0))
+            dp = min(int(raw.get("displaySizeDpX", 0) or 0), int(raw.get("displaySizeDpY", 0) or 0))
+            self._info = DeviceInfo(
+                platform="android",
+                classifier="android-tablet" if dp >= 600 else "android-phone",
+                serial=self._serial,
+                model=str(raw.get("productName") or "android"),
+                width=width,
+                height=height,
+                scale=1.0,
+            )
+        return self._info
+
+    def hierarchy(self) -> Hierarchy:
+        with self._guard("dumping the view hierarchy"):
+            xml = self._d.dump_hierarchy()
+        hierarchy = parse_hierarchy(xml, "android")
+        if not hierarchy.nodes:  # u2 retries an empty dump, then hands back `<hierarchy rotation="0" />`
+            raise DeviceError(
+                f"dumping the view hierarchy failed on android device {self._serial}: the dump was empty "
+                "after retries; the UI may be frozen: restart the app or the device"
+            )
+        return hierarchy
+
+    def screenshot(self) -> bytes:
+        with self._guard("taking a screenshot"):
+            image = self._d.screenshot()
+        out = io.BytesIO()
+        image.save(out, format="PNG", compress_level=1)
+        return out.getvalue()
+
+    def current_app(self) -> str | None:
+        with self._guard("reading the foreground app"):
+            current = self._d.app_current()
+        package = str(current.get("package") or "")
+        if not package or any(hint in package for hint in _LAUNCHERS):
+            return None
+        return package
+
+    # --- gestures ----------------------------------------------------------------------------------
+    def tap(self, x: float, y: float) -> None:
+        with self._guard(f"tapping at ({x:g}, {y:g})"):
+            self._d.click(int(round(x)), int(round(y)))
+
+    def long_press(self, x: float, y: float, duration: float = 0.8) -> None:
+        with self._guard(f"long-pressing at ({x:g}, {y:g})"):
+            self._d.long_click(int(round(x)), int(round(y)), duration)
+
+    def double_tap(self, x: float, y: float) -> None:
+        with self._guard(f"double-tapping at ({x:g}, {y:g})"):
+            self._d.double_click(int(round(x)), int(round(y)))
+
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.3) -> None:
+        with self._guard(f"swiping from ({x1:g}, {y1:g}) to ({x2:g}, {y2:g})"):
+            self._d.swipe(int(round(x1)), int(round(y1)), int(round(x2)), int(round(y2)), duration=duration)
+
+    # --- keyboard ----------------------------------------------------------------------------------
+    def input_text(self, text: str) -> None:
+        with self._guard("typing text"):
+            self._d.send_keys(text, clear=False)
+
+    def erase_text(self, characters: int | None = None) -> None:
+        with self._guard("erasing text"):
+            if characters is None:
+                self._d.clear_text()
+                return
+            for _ in range(characters):
+                self._d.press("delete")
+
+    def hide_keyboard(self) -> None:
+        # u2 has no reliable "is the IME up" call; the dump shows the IME window.
+        if self.hierarchy().keyboard_shown:
+            self.press_key("BACK")
+
+    def press_key(self, key: Key) -> None:
+        code = _KEYS.get(key)
+        if code is None:
+            raise UsageError(f"unknown key {key!r}: use one of {', '.join(_KEYS)}")
+        with self._guard(f"pressing {key}"):
+            self._d.press(code)
+
+    # --- apps ----------------------------------------------------------------------------------------
+    def launch_app(self, app_id: str, mode: LaunchMode = "FORCE_RESTART") -> None:
+        with self._guard(f"launching {app_id} ({mode})"):
+            if mode == "CLEAR_STATE":
+                self._d.app_clear(app_id)
+            self._d.app_start(app_id, stop=mode == "FORCE_RESTART")
+
+    def stop_app(self, app_id: str) -> None:
+        with self._guard(f"stopping {app_id}"):
+            self._d.app_stop(app_id)
+
+    def clear_app(self, app_id: str) -> None:
+        with self._guard(f"clearing the data of {app_id}"):
+            self._d.app_clear(app_id)
+
+    # --- extras (SupportsClipboard, SupportsShell) -------------------------------------------------------
+    def get_clipboard(self) -> str:
+        with self._guard("reading the clipboard"):
+            return str(self._d.clipboard or "")
+
+    def set_clipboard(self, text: str) -> None:
+        with self._guard("setting the clipboard"):
+            self._d.set_clipboard(text)
+
+    def shell(self, command: str) -> str:
+        with self._guard(f"running `{command}`"):
+            return str(self._d.shell(command).output)
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+    def close(self) -> None:
+        # Only stops a u2 server process this client launched; one that was already running stays up
+        # so the next invocation (e.g. the next `trailblaze tool`) connects instantly.
+        with self._guard("disconnecting"):
+            self._d.stop_uiautomator(wait=False)
+
+    def __enter__(self) -> AndroidDriver:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AndroidPlugin:
+    """The `android` entry of the `trailblaze.drivers` group."""
+
+    platform = "android"
+
+    def open(self, target: str | None, options: Mapping[str, str]) -> AndroidDriver:
+        """Connects to `target` (an adb serial; the only device when None) through uiautomator2."""
+        host, port = _address(options)
+        with translating("connecting", "", host, port):
+            import adbutils
+            import uiautomator2
+
+            client = adbutils.AdbClient(host=host, port=port)
+            online = [d.serial for d in client.device_list() if d.serial]
+        serial = target or _only_device(online, host, port)
+        if serial not in online:
+            listed = ", ".join(online) or "none"
+            raise DeviceError(
+                f"no android device {serial!r} on adb server {host}:{port} (connected: {listed}); "
+                f"check `adb -P {port} devices`"
+            )
+        with translating("starting uiautomator2", serial, host, port):
+            device = uiautomator2.connect(client.device(serial))
+        return AndroidDriver(device, serial, host, port)
+
+    def list_devices(self, options: Mapping[str, str]) -> list[DeviceListing]:
+        """Every device the adb server knows, with its state."""
+        host, port = _address(options)
+        with translating("listing devices", "", host, port):
+            import adbutils
+
+            client = adbutils.AdbClient(host=host, port=port)
+            rows = client.list(extended=True)
+        out: list[DeviceListing] = []
+        for row in rows:
+            tags = getattr(row, "tags", None) or {}
+            model = tags.get("model", "") if isinstance(tags, dict) else ""
+            out.append(
+                DeviceListing(
+                    spec=f"android:{row.serial}",
+                    platform="android",
+                    state=str(row.state),
+                    description=f"{model or 'android device'} on adb {host}:{port}",
+                )
+            )
+        return out
+
+
+def _only_device(online: list[str], host: str, port: int) -> str:
+    if not online:
+        raise DeviceError(
+            f"no android device on adb server {host}:{port}: connect a phone, start an emulator, "
+            "or run `trailblaze sim android`"
+        )
+    if len(online) > 1:
+        raise UsageError(f"{len(online)} android devices connected ({', '.join(online)}): pass --device android:SERIAL")
+    return online[0]
+

@@ -1,0 +1,62 @@
+"""Translation of facebook-wda / requests exceptions into `trailblaze.errors.DeviceError`.
+
+The foreign libraries are imported inside the function so the plugin stays cheap to import.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from trailblaze.errors import DeviceError, TrailblazeError
+
+__all__ = ["translate", "translating"]
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    line = text.splitlines()[0]
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
+def translate(exc: BaseException, what: str, url: str) -> DeviceError:
+    """The `DeviceError` that tells a user what failed while doing `what` against `url`, and how to fix it."""
+    import requests
+    import wda.exceptions as we
+    from wda.usbmux.exceptions import HTTPError as MuxHTTPError
+
+    detail = _first_line(exc)
+    refused = isinstance(exc, MuxHTTPError) and isinstance(exc.__context__, ConnectionError | OSError)
+    if refused or isinstance(exc, requests.ConnectionError | ConnectionError | we.MuxConnectError):
+        return DeviceError(
+            f"{what} failed: no WebDriverAgent at {url}: start WebDriverAgent on the device "
+            "(and forward its port), or a simulator with `trailblaze sim ios`"
+        )
+    if isinstance(exc, requests.Timeout | TimeoutError):
+        return DeviceError(f"{what} timed out: WebDriverAgent at {url} did not answer; restart it and retry")
+    if isinstance(exc, we.WDAKeyboardNotPresentError) or "keyboard must be present" in detail:
+        return DeviceError(f"{what} failed: no on-screen keyboard on {url}; tap a text field first")
+    if isinstance(exc, we.WDARequestError):
+        message = ""
+        value = getattr(exc, "value", None)
+        if isinstance(value, dict):
+            message = str(value.get("message") or value.get("error") or "")
+        message = (message or detail).splitlines()[0][:200]
+        return DeviceError(f"{what} failed: WebDriverAgent at {url} answered {message!r}; retry, or restart WebDriverAgent")
+    if isinstance(exc, we.WDAError | MuxHTTPError | requests.RequestException | OSError | ValueError):
+        return DeviceError(
+            f"{what} failed: bad answer from WebDriverAgent at {url} ({type(exc).__name__}: {detail}); "
+            "restart WebDriverAgent and retry"
+        )
+    return DeviceError(f"{what} failed on {url}: {type(exc).__name__}: {detail}")
+
+
+@contextmanager
+def translating(what: str, url: str) -> Iterator[None]:
+    """Runs the block, turning every foreign exception into a `DeviceError` (ours pass through)."""
+    try:
+        yield
+    except TrailblazeError:
+        raise
+    except Exception as exc:
+        raise translate(exc, what, url) from exc

@@ -1,0 +1,70 @@
+"""Shared rig for the device-layer tests: an in-process simulator opened through the real driver
+plugin (uiautomator2 + adbutils / facebook-wda over real sockets) and wrapped in a `DeviceSession`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from trailblaze.devices import load_driver_plugin
+from trailblaze.driver import Driver
+from trailblaze.session import DeviceSession
+from trailblaze.sim.device import SimulatedDevice
+from trailblaze.sim.faults import Conditions
+from trailblaze.sim.model import SimClock
+from trailblaze.sim.runtime import Simulator, start_simulator
+
+PKG = "dev.trailblaze.demo"
+
+
+@dataclass
+class Rig:
+    sim: Simulator
+    session: DeviceSession
+
+    @property
+    def device(self) -> SimulatedDevice:
+        dev = self.sim.devices[0]
+        assert isinstance(dev, SimulatedDevice)
+        return dev
+
+    @property
+    def driver(self) -> Driver:
+        return self.session.driver
+
+    def by_id(self, short_id: str) -> Any:
+        nodes = [n for n in self.session.refresh().visible_nodes() if n.short_id == short_id]
+        assert nodes, f"no visible node with id {short_id}"
+        return nodes[0]
+
+
+@contextmanager
+def rig(
+    platform: str,
+    app: str = "demo",
+    *,
+    clock: SimClock | None = None,
+    conditions: Conditions | None = None,
+    **session_options: Any,
+) -> Iterator[Rig]:
+    """A started simulator and an open session on it; both closed on exit."""
+    sim = start_simulator(platform, app, clock=clock, latency=conditions or Conditions())
+    # A manual clock does not move while settling: a "Signing in…" overlay would hold the settle for
+    # the whole loading bound, so keep that bound short unless a test asks otherwise.
+    options: dict[str, Any] = {
+        "settle_timeout": 1.0, "poll_interval": 0.01, "resolve_timeout": 0.3, "loading_timeout": 0.3,
+    }
+    options.update(session_options)
+    try:
+        target, plugin_opts = sim.device_specs()[0]
+        driver = load_driver_plugin(platform).open(target, plugin_opts)
+    except BaseException:
+        sim.stop()
+        raise
+    session = DeviceSession(driver, on_close=sim.stop, **options)
+    try:
+        yield Rig(sim, session)
+    finally:
+        session.close()

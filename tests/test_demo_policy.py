@@ -1,0 +1,60 @@
+"""The scripted demo policy reads the screen text it is sent; it never knows refs in advance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trailblaze.prompts import OBJECTIVE_HEADER, SCREEN_HEADER
+from trailblaze.testing.demo_policy import demo_policy, parse_screen
+
+SCREEN = """\
+[q1x] TextView "Welcome back"
+[w2e] EditText "Email"
+[r3t] EditText "Password" [password]
+[y4u] Button "Sign in"
+"""
+
+
+def body(objective: str, screen: str, *, verify: bool = False, history: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    tools = ["assertVisible", "assertNotVisibleWithText", "objectiveStatus"] if verify else ["tap", "inputText", "objectiveStatus"]
+    first = {"role": "user", "content": [{"type": "text", "text": f"{OBJECTIVE_HEADER}\n\nDo: {objective}"}]}
+    screen_block = {"type": "text", "text": f"{SCREEN_HEADER}\n{screen}"}
+    messages = [first, *(history or [])]
+    messages[-1]["content"].append(screen_block)
+    return {"tools": [{"name": n} for n in tools], "messages": messages}
+
+
+def test_parse_screen_reads_refs_labels_and_notes() -> None:
+    elements = parse_screen(SCREEN)
+    assert [(e.ref, e.cls, e.label) for e in elements][:2] == [("q1x", "TextView", "Welcome back"), ("w2e", "EditText", "Email")]
+    assert elements[2].notes.strip() == "[password]" and elements[2].is_field
+
+
+def test_finds_the_ref_on_whatever_screen_it_is_sent() -> None:
+    reply = demo_policy(body("Type user@example.com into the Email field", SCREEN))
+    assert reply == {"content": [{"type": "tool_use", "name": "tap", "input": {"ref": "w2e", "reasoning": "next: field Email"}}]}
+    moved = SCREEN.replace("w2e", "k9z")
+    again = demo_policy(body("Type user@example.com into the Email field", moved))
+    assert isinstance(again, dict) and again["content"][0]["input"]["ref"] == "k9z"
+
+
+def test_last_action_goes_out_with_completed_and_secrets_as_templates() -> None:
+    history = [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "tap", "input": {"ref": "r3t"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "OK tapped"}]},
+    ]
+    reply = demo_policy(body("Type the password from the secret `password` into the Password field", SCREEN, history=history))
+    assert isinstance(reply, dict)
+    names = [b["name"] for b in reply["content"]]
+    assert names == ["inputText", "objectiveStatus"]
+    assert reply["content"][0]["input"]["text"] == "{{password}}"
+    assert reply["content"][1]["input"]["status"] == "COMPLETED"
+
+
+def test_verify_asserts_everything_quoted_or_fails() -> None:
+    ok = demo_policy(body('The heading "Welcome back" is shown', SCREEN, verify=True))
+    assert isinstance(ok, dict) and [b["name"] for b in ok["content"]] == ["assertVisible", "objectiveStatus"]
+    missing = demo_policy(body('The heading "Inbox" is shown', SCREEN, verify=True))
+    assert isinstance(missing, dict) and missing["content"][0]["input"]["status"] == "FAILED"
+    gone = demo_policy(body('The screen no longer shows "Inbox"', SCREEN, verify=True))
+    assert isinstance(gone, dict) and gone["content"][0]["name"] == "assertNotVisibleWithText"

@@ -1,0 +1,33 @@
+"""DeviceSession: the settled dump is cached until the next action; SessionStats counts round trips."""
+
+from __future__ import annotations
+
+from tests.device_support import rig
+from trailblaze.selector import NodeSelector
+from trailblaze.sim.model import ManualClock
+
+
+def test_settled_dump_is_reused_until_the_next_action() -> None:
+    with rig("android", clock=ManualClock()) as r:
+        s = r.session
+        first = s.screen()
+        assert s.stats.dumps == 1
+        assert s.screen() is first and s.stats.dumps == 1
+        settled = s.settle()  # agrees with the dump already taken: one more dump
+        assert s.stats.dumps == 2 and s.settle() is settled and s.stats.dumps == 2
+        sel = NodeSelector.model_validate({"androidAccessibility": {"resourceIdRegex": ".*email"}})
+        res = s.resolve(sel)
+        assert len(res.nodes) == 1 and res.hierarchy is settled and s.stats.dumps == 2
+        after = s.act(lambda d: d.tap(*res.nodes[0].center))
+        assert after is not None and s.stats.actions == 1 and s.stats.dumps == 4
+        assert s.screen() is after and s.stats.round_trips == 5
+        assert s.act(lambda d: d.hide_keyboard(), settle=False) is None
+        assert s.screen() is not after and s.stats.dumps > 4
+        assert s.screenshot().startswith(b"\x89PNG") and s.stats.screenshots == 1
+
+
+def test_resolve_polls_until_its_timeout_and_returns_the_last_matches() -> None:
+    with rig("ios", clock=ManualClock(), resolve_timeout=0.2, poll_interval=0.05) as r:
+        sel = NodeSelector.model_validate({"iosMaestro": {"resourceIdRegex": "nothing"}})
+        res = r.session.resolve(sel)
+        assert res.nodes == [] and 0.2 <= res.waited_s < 0.5 and r.session.stats.dumps >= 3

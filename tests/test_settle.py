@@ -1,0 +1,166 @@
+"""Settle: noise-tolerant fingerprints, the bounded loop, and end to end against the simulators."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.device_support import rig
+from trailblaze.execute import run_recorded_tool
+from trailblaze.hierarchy import Hierarchy, parse_hierarchy
+from trailblaze.memory import Memory
+from trailblaze.session import DeviceSession
+from trailblaze.settle import fingerprint, loading_indicator, normalise_text, same_screen, settle
+from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
+from trailblaze.trail import parse_tool
+
+
+def _android(*nodes: str) -> Hierarchy:
+    body = "".join(
+        f'<node index="{i}" {n} package="com.example" visible-to-user="true" />' for i, n in enumerate(nodes)
+    )
+    return parse_hierarchy(
+        '<?xml version="1.0"?><hierarchy rotation="0"><node index="0" class="android.widget.FrameLayout" '
+        'package="com.example" visible-to-user="true" bounds="[0,0][1080,2400]">' + body + "</node></hierarchy>"
+    )
+
+
+def _text(text: str, bounds: str = "[0,100][500,200]", extra: str = "") -> str:
+    return f'class="android.widget.TextView" text="{text}" bounds="{bounds}" {extra}'
+
+
+def test_clock_like_text_is_noise() -> None:
+    assert normalise_text("Updated 12:34") == normalise_text("Updated 9:05:59 PM")
+    assert normalise_text("12:34:56") == "<time>"
+    assert fingerprint(_android(_text("12:34:56"))) == fingerprint(_android(_text("12:34:57")))
+    assert fingerprint(_android(_text("Message 1"))) != fingerprint(_android(_text("Message 2")))
+
+
+def test_focus_and_jitter_are_noise_but_moves_are_not() -> None:
+    base = _android(_text("a", extra='focused="false"'))
+    assert same_screen(_android(_text("a", extra='focused="true"')), base)
+    for jitter in ("[1,101][501,202]", "[3,97][497,203]", "[0,100][503,200]"):
+        assert same_screen(_android(_text("a", jitter)), base)
+    assert not same_screen(_android(_text("a", "[0,300][500,400]")), base)
+    assert not same_screen(_android(_text("a", "[0,110][500,210]")), base)
+    assert not same_screen(_android(_text("a", extra='checked="true"')), base)
+
+
+def test_progress_values_are_noise_and_spinners_count_as_loading() -> None:
+    bar = 'class="android.widget.ProgressBar" text="{}" bounds="[0,0][100,100]"'
+    assert fingerprint(_android(bar.format("10.0"))) == fingerprint(_android(bar.format("55.0")))
+    assert loading_indicator(_android(bar.format("1.0"))) is not None
+    assert loading_indicator(_android(_text("Signing in…"))) is not None
+    assert loading_indicator(_android(_text("Loading..."))) is not None
+    assert loading_indicator(_android(_text("Inbox"))) is None
+
+
+class _FakeTime:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def clock(self) -> float:
+        return self.t
+
+    def sleep(self, s: float) -> None:
+        self.t += s
+
+
+def _dumps(texts: list[str], ft: _FakeTime) -> Iterator[Hierarchy]:
+    for text in texts:
+        ft.t += 0.05  # each dump takes time
+        yield _android(_text(text))
+    while True:
+        ft.t += 0.05
+        yield _android(_text(texts[-1]))
+
+
+def test_settle_stops_at_the_first_agreeing_pair() -> None:
+    ft = _FakeTime()
+    it = _dumps(["a", "b", "c", "c"], ft)
+    res = settle(lambda: next(it), timeout=3, interval=0.1, clock=ft.clock, sleep=ft.sleep)
+    assert res.settled and not res.timed_out and res.dumps == 4
+
+
+def test_settle_times_out_on_a_ui_that_never_stops() -> None:
+    ft = _FakeTime()
+    counter = iter(range(10**6))
+    res = settle(lambda: _android(_text(f"frame {next(counter)}")), timeout=1.0, interval=0.1,
+                 clock=ft.clock, sleep=ft.sleep)
+    assert res.timed_out and not res.settled and 1.0 <= res.waited_s < 1.3
+
+
+def test_loading_indicator_extends_the_wait_up_to_its_bound() -> None:
+    ft = _FakeTime()
+    texts = ["Loading…"] * 30 + ["Done", "Done"]
+    it = _dumps(texts, ft)
+    res = settle(lambda: next(it), timeout=0.5, interval=0.1, loading_timeout=10, clock=ft.clock, sleep=ft.sleep)
+    assert res.settled and res.loading_seen and res.waited_s > 0.5
+    ft = _FakeTime()
+    forever = _dumps(["Loading…"], ft)
+    res = settle(lambda: next(forever), timeout=0.5, interval=0.1, loading_timeout=2, clock=ft.clock, sleep=ft.sleep)
+    assert res.timed_out and 2.0 <= res.waited_s < 2.5
+
+
+# --- end to end ----------------------------------------------------------------------------------
+
+
+def _sign_in(session: DeviceSession) -> None:
+    branch = "androidAccessibility" if session.info.platform == "android" else "iosMaestro"
+    for text in (
+        f"tapOnElementBySelector: {{nodeSelector: {{{branch}: {{resourceIdRegex: '.*email'}}}}}}",
+        "inputText: {text: ada@example.com}",
+        f"tapOnElementBySelector: {{nodeSelector: {{{branch}: {{resourceIdRegex: '.*password'}}}}}}",
+        "inputText: {text: hunter2}",
+        "tapOnElementWithText: {text: Sign in}",
+    ):
+        result = run_recorded_tool(session, parse_tool(text), Memory())
+        assert result.ok, result
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_realistic_inbox_with_a_ticking_clock_settles(platform: str) -> None:
+    conditions = Conditions(latency=LATENCY_PROFILES["realistic"])
+    with rig(platform, conditions=conditions, settle_timeout=3.0, resolve_timeout=5.0, poll_interval=0.1) as r:
+        _sign_in(r.session)
+        settle_result = r.session.last_settle
+        assert settle_result is not None and settle_result.settled and settle_result.loading_seen
+        assert r.device.screen_name == "inbox"
+        time.sleep(1.1)  # the clock label changes
+        r.session.invalidate()
+        r.session.settle()
+        res = r.session.last_settle
+        assert res is not None and res.settled and not res.timed_out and res.dumps == 2
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_animation_after_an_action_is_waited_out(platform: str) -> None:
+    conditions = Conditions(animate_after_action_ms=700)
+    with rig(platform, conditions=conditions, settle_timeout=3.0, poll_interval=0.05) as r:
+        t0 = time.monotonic()
+        r.session.act(lambda d: d.tap(*r.by_id("forgot").center))
+        waited = time.monotonic() - t0
+        res = r.session.last_settle
+        assert res is not None and res.settled and not res.timed_out
+        assert 0.6 <= waited < 2.0 and res.dumps >= 5
+        assert "Syncing" not in " ".join(n.text for n in r.session.screen().nodes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_a_ui_that_never_stops_times_out_at_the_bound_and_says_so(platform: str) -> None:
+    conditions = Conditions(animate_after_action_ms=60_000)
+    # The animation shows "Syncing N%", which also reads as a loading indicator: both bounds apply.
+    with rig(platform, conditions=conditions, settle_timeout=0.5, loading_timeout=1.2, poll_interval=0.05) as r:
+        t0 = time.monotonic()
+        hierarchy = r.session.act(lambda d: d.tap(*r.by_id("forgot").center))
+        waited = time.monotonic() - t0
+        res = r.session.last_settle
+        assert hierarchy is not None and res is not None
+        assert res.timed_out and not res.settled and r.session.stats.settle_timeouts == 1
+        assert 1.2 <= waited < 2.2 and res.loading_seen
+        assert any(n.text.startswith("Syncing") for n in hierarchy.nodes)

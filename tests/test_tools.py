@@ -1,0 +1,104 @@
+"""The tool registry: what the model sees (names, schemas) and what each tool records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from trailblaze.compact import compact_view
+from trailblaze.devices import open_device
+from trailblaze.memory import Memory
+from trailblaze.session import DeviceSession
+from trailblaze.testing.demo_policy import parse_screen
+from trailblaze.tools import ToolContext, ToolRegistry, default_registry, fingerprint
+
+LLM_TOOLS = [
+    "tap", "inputText", "eraseText", "hideKeyboard", "swipe", "scrollUntilTextIsVisible", "launchApp",
+    "pressBack", "pressKey", "assertVisible", "assertNotVisibleWithText", "rememberText", "wait", "objectiveStatus",
+]  # fmt: skip
+
+
+def test_the_model_sees_exactly_the_design_tools() -> None:
+    registry = default_registry()
+    assert registry.names() == LLM_TOOLS
+    assert registry.names(verify=True) == ["assertVisible", "assertNotVisibleWithText", "objectiveStatus"]
+    specs = {s.name: s.input_schema for s in registry.specs()}
+    for name, schema in specs.items():
+        assert schema["type"] == "object"
+        assert "reasoning" in schema["properties"], name
+        assert "title" not in schema and "title" not in schema["properties"]["reasoning"]
+    assert specs["tap"]["required"] == ["ref"]
+    assert specs["swipe"]["properties"]["direction"]["enum"] == ["UP", "DOWN", "LEFT", "RIGHT"]
+    assert specs["objectiveStatus"]["properties"]["status"]["enum"] == ["IN_PROGRESS", "COMPLETED", "FAILED"]
+    assert sorted(specs["objectiveStatus"]["required"]) == ["explanation", "status"]
+    assert specs["launchApp"]["properties"]["launchMode"]["enum"] == ["FORCE_RESTART", "RESUME", "CLEAR_STATE"]
+    assert specs["pressKey"]["properties"]["keyCode"]["enum"] == ["BACK", "ENTER", "HOME", "BACKSPACE", "TAB"]
+    assert "ref" in specs["assertVisible"]["required"] and "expectedText" in specs["assertVisible"]["properties"]
+
+
+def test_fingerprint_ignores_reasoning_and_key_order() -> None:
+    a = fingerprint("tap", {"ref": "a1", "reasoning": "one", "longPress": False})
+    b = fingerprint("tap", {"longPress": False, "ref": "a1", "reasoning": "two"})
+    assert a == b
+    assert a != fingerprint("tap", {"ref": "a2"})
+
+
+@pytest.fixture(scope="module")
+def session() -> Iterator[DeviceSession]:
+    with open_device("sim:android", latency="zero", resolve_timeout=0.5) as s:
+        s.act(lambda d: d.launch_app("dev.trailblaze.demo", "CLEAR_STATE"))
+        yield s
+
+
+def context(session: DeviceSession, memory: Memory | None = None) -> ToolContext:
+    hierarchy = session.screen()
+    return ToolContext(session, memory or Memory(), compact_view(hierarchy), hierarchy)
+
+
+def ref_of(ctx: ToolContext, label: str) -> str:
+    return next(e.ref for e in parse_screen(ctx.view.text) if e.label == label)
+
+
+def test_recorded_forms(session: DeviceSession) -> None:
+    registry = ToolRegistry()
+    ctx = context(session)
+    tap = registry.call("tap", {"ref": ref_of(ctx, "Forgot password?"), "longPress": True}, ctx)
+    assert tap.ok, tap.result
+    assert tap.recorded[0].to_data() == {
+        "tapOnElementBySelector": {
+            "nodeSelector": {"androidAccessibility": {"resourceIdRegex": "dev.trailblaze.demo:id/forgot"}},
+            "longPress": True,
+        }
+    }
+    ctx = context(session)
+    launch = registry.call("launchApp", {"appId": "dev.trailblaze.demo", "reasoning": "restart"}, ctx)
+    assert launch.recorded[0].to_data() == {"launchApp": {"appId": "dev.trailblaze.demo", "reason": "restart"}}
+    ctx = context(session)
+    check = registry.call("assertVisible", {"ref": ref_of(ctx, "Sign in"), "expectedText": "Sign in"}, ctx)
+    assert check.ok and check.result.kind == "assertion"
+    assert check.recorded[0].name == "assertVisibleBySelector"
+    assert check.recorded[0].params["expectedText"] == "Sign in"
+    erase = registry.call("eraseText", {"charactersToErase": 3}, ctx)
+    assert erase.recorded[0].to_data() == {"eraseText": {"charactersToErase": 3}}
+
+
+def test_secrets_record_as_templates_and_unknown_templates_are_errors(session: DeviceSession) -> None:
+    registry = ToolRegistry()
+    memory = Memory(secrets={"password": "hunter2"})
+    ctx = context(session, memory)
+    assert registry.call("tap", {"ref": ref_of(ctx, "Password")}, ctx).ok
+    ctx = context(session, memory)
+    typed = registry.call("inputText", {"text": "hunter2"}, ctx)
+    assert typed.ok and typed.recorded[0].params == {"text": "{{password}}"}
+    unknown = registry.call("inputText", {"text": "{{nope}}"}, ctx)
+    assert not unknown.ok and unknown.result.status == "ERROR" and "nope" in unknown.result.message
+    assert unknown.recorded == []
+
+
+def test_unknown_ref_is_not_found_and_flagged(session: DeviceSession) -> None:
+    ctx = context(session)
+    for name, args in [("tap", {"ref": "zzz"}), ("assertVisible", {"ref": "[zzz]"}), ("rememberText", {"ref": "zzz", "variable": "v"})]:
+        outcome = default_registry().call(name, args, ctx)
+        assert outcome.result.status == "NOT_FOUND" and outcome.ref_not_found, name
+        assert "not on the current screen" in outcome.result.message

@@ -1,0 +1,487 @@
+"""Running one recorded-form tool on a device session (replay, `trailblaze tool`, the agent's delegate).
+
+Element tools poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`),
+act at the centre of that node's visible part, and settle (every action goes through
+`DeviceSession.act`). Results start with a status word the model and the report can act on:
+
+- `OK` — done;
+- `NOT_FOUND` — nothing matched before the timeout (names the selector and the 3 closest candidates);
+- `AMBIGUOUS` — several nodes matched and the selector has no `index` (lists them);
+- `NOT_VISIBLE` — an assertion's element did not show (or showed other text);
+- `TIMEOUT` — something that should go away did not;
+- `ERROR` — the tool itself cannot run (unknown tool, bad params, unsupported on this device).
+
+Trail-level failures are results, never exceptions. A broken device raises `DeviceError`; an unknown
+`{{variable}}` raises `UsageError` (the trail or the command line is wrong, not the app).
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ValidationError
+
+from trailblaze import recorded_tools as rt
+from trailblaze.resolve import describe_selector
+from trailblaze.selector import NodeSelector
+from trailblaze.settle import same_screen
+
+if TYPE_CHECKING:
+    from trailblaze.driver import Driver
+    from trailblaze.hierarchy import Hierarchy, Node, Rect
+    from trailblaze.memory import Memory
+    from trailblaze.session import DeviceSession
+    from trailblaze.trail import ToolCall
+
+__all__ = ["TOOL_KINDS", "Status", "ToolResult", "run_recorded_tool"]
+
+Status = Literal["OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT"]
+Kind = Literal["action", "assertion", "other"]
+
+TOOL_KINDS: dict[str, Kind] = {
+    "tapOnElementBySelector": "action",
+    "tapOnPoint": "action",
+    "inputText": "action",
+    "eraseText": "action",
+    "hideKeyboard": "action",
+    "swipe": "action",
+    "scrollUntilTextIsVisible": "action",
+    "launchApp": "action",
+    "pressBack": "action",
+    "pressKey": "action",
+    "tapOnElementWithText": "action",
+    "tapOnElementWithAccessibilityText": "action",
+    "longPressOnElementWithText": "action",
+    "assertVisibleBySelector": "assertion",
+    "assertNotVisibleWithText": "assertion",
+    "assertVisibleWithText": "assertion",
+    "assertVisibleWithAccessibilityText": "assertion",
+    "assertVisibleWithResourceId": "assertion",
+    "assertNotVisibleBySelector": "assertion",
+    "rememberTextBySelector": "other",
+    "wait": "other",
+}
+"""What each tool counts as for the agent's success validation."""
+
+_MAX_SCROLLS = 20
+_LISTED = 5
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one tool: a status word plus a short explanation."""
+
+    status: Status
+    message: str
+    kind: Kind
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "OK"
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.message}"
+
+
+def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) -> ToolResult:
+    """Runs one recorded-form tool against `session` and reports how it went.
+
+    Args:
+        session: The device session (settle + cache discipline).
+        call: The tool as recorded; its `{{templates}}` are interpolated from `memory` here and the
+            call itself is left untouched.
+        memory: Variables, args and secrets; `rememberTextBySelector` writes into it.
+
+    Returns:
+        A `ToolResult`; trail-level failures are non-OK results.
+
+    Raises:
+        DeviceError: The device failed (unreachable, protocol error).
+        UsageError: A template names an unknown variable.
+    """
+    kind = TOOL_KINDS.get(call.name, "other")
+    model = rt.RECORDED_TOOL_PARAMS.get(call.name)
+    if model is None:
+        return ToolResult("ERROR", f"unknown tool {call.name!r}: it has no implementation on replay", kind)
+    params = memory.interpolate(call.params, where=f"{call.name} params")
+    try:
+        typed = model.model_validate(params, strict=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or call.name
+        return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
+    handler = _HANDLERS[type(typed)]
+    status, message = handler(_Run(session, memory), typed)
+    return ToolResult(status, memory.redact(message), kind)
+
+
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    session: DeviceSession
+    memory: Memory
+
+    @property
+    def platform(self) -> str:
+        return self.session.info.platform
+
+
+Outcome = tuple[Status, str]
+
+
+def _describe(node: Node) -> str:
+    label = node.text or node.label or node.hint
+    out = node.short_class + (f' "{_clip(label)}"' if label else "")
+    if node.short_id:
+        out += f" (id {node.short_id})"
+    return out
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _point(node: Node) -> tuple[float, float]:
+    return node.center
+
+
+def _wanted(selector: NodeSelector) -> list[str]:
+    """The literal-ish strings a selector looks for, to rank near misses."""
+    out: list[str] = []
+    for branch in (selector.androidAccessibility, selector.androidMaestro, selector.iosMaestro):
+        if branch is None:
+            continue
+        for key, value in branch.model_dump(exclude_none=True).items():
+            if isinstance(value, str) and key.endswith("Regex") and key != "classNameRegex":
+                out.append(value.replace("\\", "").replace(".*", "").rsplit("/", 1)[-1])
+    return [w for w in out if w]
+
+
+def _candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> str:
+    wanted = [w.lower() for w in _wanted(selector)]
+    scored: list[tuple[float, int, Node]] = []
+    for node in hierarchy.visible_nodes():
+        if hierarchy.window_kind(node) != "app":
+            continue
+        names = [s.lower() for s in (node.text, node.label, node.hint, node.short_id) if s]
+        if not names:
+            continue
+        score = max(
+            (difflib.SequenceMatcher(None, w, n).ratio() for w in wanted for n in names), default=0.0
+        )
+        scored.append((score, node.order, node))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    if not scored:
+        return "nothing with text or an id is on screen"
+    return "closest on screen: " + "; ".join(_describe(n) for _, _, n in scored[:limit])
+
+
+def _find_one(run: _Run, selector: NodeSelector) -> tuple[Node | None, Outcome]:
+    res = run.session.resolve(selector)
+    sel = describe_selector(selector)
+    if len(res.nodes) == 1:
+        return res.nodes[0], ("OK", "")
+    if not res.nodes:
+        return None, (
+            "NOT_FOUND",
+            f"no element matches {sel} after {res.waited_s:.1f} s; {_candidates(selector, res.hierarchy)}",
+        )
+    listed = "; ".join(_describe(n) for n in res.nodes[:_LISTED])
+    more = f" and {len(res.nodes) - _LISTED} more" if len(res.nodes) > _LISTED else ""
+    return None, (
+        "AMBIGUOUS",
+        f"{len(res.nodes)} elements match {sel}: {listed}{more}; make the selector more specific or add index",
+    )
+
+
+def _tap_node(run: _Run, selector: NodeSelector, long_press: bool) -> Outcome:
+    node, outcome = _find_one(run, selector)
+    if node is None:
+        return outcome
+    x, y = _point(node)
+    if long_press:
+        run.session.act(lambda d: d.long_press(x, y))
+    else:
+        run.session.act(lambda d: d.tap(x, y))
+    verb = "long-pressed" if long_press else "tapped"
+    return "OK", f"{verb} {_describe(node)} at ({x:.0f}, {y:.0f})"
+
+
+def _text_selector(run: _Run, text: str | None, *, ident: str | None = None, label: str | None = None,
+                   enabled: bool | None = None, selected: bool | None = None,
+                   index: int | None = None) -> NodeSelector:
+    """The platform's selector for the read-compat `…WithText` / `…WithAccessibilityText` tools."""
+    if run.platform == "ios":
+        ios: dict[str, Any] = {"textRegex": text, "resourceIdRegex": ident, "accessibilityTextRegex": label,
+                               "enabled": enabled, "selected": selected}
+        return NodeSelector.model_validate(
+            {"iosMaestro": {k: v for k, v in ios.items() if v is not None}, "index": index}
+        )
+    android: dict[str, Any] = {"textRegex": text, "idRegex": ident, "contentDescriptionRegex": label,
+                               "enabled": enabled, "selected": selected}
+    return NodeSelector.model_validate(
+        {"androidMaestro": {k: v for k, v in android.items() if v is not None}, "index": index}
+    )
+
+
+# --- assertions ------------------------------------------------------------------------------------
+
+
+def _assert_visible(run: _Run, selector: NodeSelector, expected: str | None, timeout_ms: int | None) -> Outcome:
+    def shows(nodes: list[Node]) -> bool:
+        if not nodes:
+            return False
+        return expected is None or any(_has_text(n, expected) for n in nodes)
+
+    timeout = None if timeout_ms is None else timeout_ms / 1000
+    res = run.session.resolve(selector, timeout=timeout, until=shows)
+    sel = describe_selector(selector)
+    if shows(res.nodes):
+        node = next(n for n in res.nodes if expected is None or _has_text(n, expected))
+        return "OK", f"{_describe(node)} is visible"
+    if res.nodes:
+        return "NOT_VISIBLE", (
+            f"{_describe(res.nodes[0])} matches {sel} but shows {(res.nodes[0].text or res.nodes[0].label)!r}, "
+            f"expected {expected!r} (waited {res.waited_s:.1f} s)"
+        )
+    return "NOT_VISIBLE", (
+        f"no visible element matches {sel} after {res.waited_s:.1f} s; {_candidates(selector, res.hierarchy)}"
+    )
+
+
+def _has_text(node: Node, expected: str) -> bool:
+    return expected in (node.text, node.label, node.value)
+
+
+def _assert_gone(run: _Run, selector: NodeSelector, what: str, timeout_ms: int | None) -> Outcome:
+    timeout = None if timeout_ms is None else timeout_ms / 1000
+    res = run.session.resolve(selector, timeout=timeout, until=lambda nodes: not nodes)
+    if not res.nodes:
+        return "OK", f"{what} is not visible"
+    return "TIMEOUT", f"{what} is still visible after {res.waited_s:.1f} s: {_describe(res.nodes[0])}"
+
+
+# --- gestures --------------------------------------------------------------------------------------
+
+
+def _swipe_path(area: Rect, direction: str) -> tuple[float, float, float, float]:
+    """Finger path across the middle 50% of `area` in `direction`."""
+    cx, cy = area.center
+    dx, dy = area.width * 0.25, area.height * 0.25
+    if direction == "UP":
+        return cx, cy + dy, cx, cy - dy
+    if direction == "DOWN":
+        return cx, cy - dy, cx, cy + dy
+    if direction == "LEFT":
+        return cx + dx, cy, cx - dx, cy
+    return cx - dx, cy, cx + dx, cy
+
+
+def _app_area(hierarchy: Hierarchy) -> Rect:
+    from trailblaze.hierarchy import Rect
+
+    roots = [r for r in hierarchy.roots if hierarchy.window_kind(r) == "app" and r.visible_bounds.area > 0]
+    if not roots:
+        return hierarchy.screen
+    biggest = max(roots, key=lambda r: r.visible_bounds.area)
+    vb = biggest.visible_bounds
+    return Rect(vb.left, vb.top, vb.right, vb.bottom)
+
+
+def _scroll_area(hierarchy: Hierarchy) -> Rect:
+    scrollables = [n for n in hierarchy.visible_nodes() if n.scrollable and hierarchy.window_kind(n) == "app"]
+    if not scrollables:
+        return _app_area(hierarchy)
+    return max(scrollables, key=lambda n: n.visible_bounds.area).visible_bounds
+
+
+# --- handlers --------------------------------------------------------------------------------------
+
+
+def _tap_on_element(run: _Run, p: rt.TapOnElementBySelector) -> Outcome:
+    return _tap_node(run, p.nodeSelector, p.longPress)
+
+
+def _tap_on_point(run: _Run, p: rt.TapOnPoint) -> Outcome:
+    if p.longPress:
+        run.session.act(lambda d: d.long_press(p.x, p.y))
+    else:
+        run.session.act(lambda d: d.tap(p.x, p.y))
+    return "OK", f"{'long-pressed' if p.longPress else 'tapped'} ({p.x}, {p.y})"
+
+
+def _input_text(run: _Run, p: rt.InputText) -> Outcome:
+    run.session.act(lambda d: d.input_text(p.text))
+    return "OK", f"typed {p.text!r}"
+
+
+def _erase_text(run: _Run, p: rt.EraseText) -> Outcome:
+    n = p.charactersToErase
+    run.session.act(lambda d: d.erase_text(n))
+    return "OK", "erased the field" if n is None else f"erased {n} characters"
+
+
+def _hide_keyboard(run: _Run, p: rt.HideKeyboard) -> Outcome:
+    if not run.session.screen().keyboard_shown:
+        return "OK", "the keyboard was not shown"
+    run.session.act(lambda d: d.hide_keyboard())
+    return "OK", "hid the keyboard"
+
+
+def _swipe(run: _Run, p: rt.Swipe) -> Outcome:
+    where = "the screen"
+    if p.nodeSelector is not None:
+        node, outcome = _find_one(run, p.nodeSelector)
+        if node is None:
+            return outcome
+        area = node.visible_bounds
+        where = _describe(node)
+    else:
+        area = _app_area(run.session.screen())
+    path = _swipe_path(area, p.direction)
+    run.session.act(lambda d: d.swipe(*path))
+    return "OK", f"swiped {p.direction} on {where}"
+
+
+def _scroll_until_visible(run: _Run, p: rt.ScrollUntilTextIsVisible) -> Outcome:
+    selector = _text_selector(run, p.text, ident=p.id, index=p.index)
+    need = (p.visibilityPercentage if p.visibilityPercentage is not None else 100) / 100
+    from trailblaze.resolve import resolve
+
+    def shown(h: Hierarchy) -> Node | None:
+        for node in resolve(selector, h):
+            area = node.bounds.area
+            if area <= 0 or node.visible_bounds.area / area >= need - 1e-6:
+                return node
+        return None
+
+    hierarchy = run.session.settle()
+    finger = {"DOWN": "UP", "UP": "DOWN", "LEFT": "RIGHT", "RIGHT": "LEFT"}[p.direction]
+    for swipes in range(_MAX_SCROLLS + 1):
+        node = shown(hierarchy)
+        if node is not None:
+            return "OK", f"{_describe(node)} is visible after {swipes} swipe{'s' * (swipes != 1)}"
+        if swipes == _MAX_SCROLLS:
+            break
+        before = hierarchy
+        path = _swipe_path(_scroll_area(hierarchy), finger)
+        after = run.session.act(_swiper(path))
+        assert after is not None
+        hierarchy = after
+        if same_screen(hierarchy, before):
+            return "NOT_FOUND", (
+                f"no element with text {p.text!r} after {swipes + 1} swipes {p.direction}: reached the end; "
+                f"{_candidates(selector, hierarchy)}"
+            )
+    return "NOT_FOUND", f"no element with text {p.text!r} after {_MAX_SCROLLS} swipes {p.direction}"
+
+
+def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]:
+    return lambda d: d.swipe(*path)
+
+
+def _launch_app(run: _Run, p: rt.LaunchApp) -> Outcome:
+    run.session.act(lambda d: d.launch_app(p.appId, p.launchMode))
+    return "OK", f"launched {p.appId} ({p.launchMode})"
+
+
+def _press(key: Any) -> Callable[[Driver], None]:
+    return lambda d: d.press_key(key)
+
+
+def _press_back(run: _Run, p: rt.PressBack) -> Outcome:
+    run.session.act(_press("BACK"))
+    return "OK", "pressed BACK"
+
+
+def _press_key(run: _Run, p: rt.PressKey) -> Outcome:
+    run.session.act(_press(p.keyCode))
+    return "OK", f"pressed {p.keyCode}"
+
+
+def _assert_visible_by_selector(run: _Run, p: rt.AssertVisibleBySelector) -> Outcome:
+    return _assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs)
+
+
+def _assert_not_visible_with_text(run: _Run, p: rt.AssertNotVisibleWithText) -> Outcome:
+    selector = _text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _assert_gone(run, selector, f"text {p.text!r}", None)
+
+
+def _remember_text(run: _Run, p: rt.RememberTextBySelector) -> Outcome:
+    node, outcome = _find_one(run, p.nodeSelector)
+    if node is None:
+        return outcome
+    value = node.text or node.label or node.value
+    run.memory.remember(p.variable, value)
+    return "OK", f"remembered {p.variable} = {value!r}"
+
+
+def _wait(run: _Run, p: rt.Wait) -> Outcome:
+    time.sleep(p.timeToWaitInSeconds)
+    run.session.invalidate()
+    run.session.settle()
+    return "OK", f"waited {p.timeToWaitInSeconds:g} s"
+
+
+def _tap_with_text(run: _Run, p: rt.TapOnElementWithText) -> Outcome:
+    sel = _text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _tap_node(run, sel, False)
+
+
+def _long_press_with_text(run: _Run, p: rt.LongPressOnElementWithText) -> Outcome:
+    sel = _text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _tap_node(run, sel, True)
+
+
+def _tap_with_accessibility_text(run: _Run, p: rt.TapOnElementWithAccessibilityText) -> Outcome:
+    return _tap_node(run, _text_selector(run, None, label=p.accessibilityText, index=p.index), False)
+
+
+def _assert_visible_with_text(run: _Run, p: rt.AssertVisibleWithText) -> Outcome:
+    sel = _text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _assert_visible(run, sel, None, None)
+
+
+def _assert_visible_with_accessibility_text(run: _Run, p: rt.AssertVisibleWithAccessibilityText) -> Outcome:
+    return _assert_visible(run, _text_selector(run, None, label=p.accessibilityText, index=p.index), None, None)
+
+
+def _assert_visible_with_resource_id(run: _Run, p: rt.AssertVisibleWithResourceId) -> Outcome:
+    return _assert_visible(run, _text_selector(run, None, ident=p.resourceId, index=p.index), None, None)
+
+
+def _assert_not_visible_by_selector(run: _Run, p: rt.AssertNotVisibleBySelector) -> Outcome:
+    return _assert_gone(run, p.nodeSelector, describe_selector(p.nodeSelector), p.timeoutMs)
+
+
+_HANDLERS: dict[type[rt.RecordedToolParams], Callable[[_Run, Any], Outcome]] = {
+    rt.TapOnElementBySelector: _tap_on_element,
+    rt.TapOnPoint: _tap_on_point,
+    rt.InputText: _input_text,
+    rt.EraseText: _erase_text,
+    rt.HideKeyboard: _hide_keyboard,
+    rt.Swipe: _swipe,
+    rt.ScrollUntilTextIsVisible: _scroll_until_visible,
+    rt.LaunchApp: _launch_app,
+    rt.PressBack: _press_back,
+    rt.PressKey: _press_key,
+    rt.AssertVisibleBySelector: _assert_visible_by_selector,
+    rt.AssertNotVisibleWithText: _assert_not_visible_with_text,
+    rt.RememberTextBySelector: _remember_text,
+    rt.Wait: _wait,
+    rt.TapOnElementWithText: _tap_with_text,
+    rt.LongPressOnElementWithText: _long_press_with_text,
+    rt.TapOnElementWithAccessibilityText: _tap_with_accessibility_text,
+    rt.AssertVisibleWithText: _assert_visible_with_text,
+    rt.AssertVisibleWithAccessibilityText: _assert_visible_with_accessibility_text,
+    rt.AssertVisibleWithResourceId: _assert_visible_with_resource_id,
+    rt.AssertNotVisibleBySelector: _assert_not_visible_by_selector,
+}

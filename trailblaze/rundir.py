@@ -1,0 +1,248 @@
+"""The run directory a record run leaves behind (DESIGN §10), in the `trailblaze.runlog` format.
+
+```
+RUN_DIR/
+  run.json                          RunRecord, rewritten after every step (atomic)
+  01-login/                         one folder per trail
+    step-00-before.png / -after.png screenshots around each step (trailhead: step-th-…)
+    step-00-before.xml / -after.xml hierarchy dumps (the driver's raw source)
+    llm/step-00-call-01.json        one redacted request/response per LLM call
+    llm/step-00-call-01.jpg         the annotated screenshot that call sent
+```
+
+Nothing written here contains a secret value: tool params keep their `{{templates}}`, every text
+(transcripts, dumps, messages) goes through `Memory.redact`, and images in transcripts are replaced
+by the name of the file that holds them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.llm import transcript_entry
+from trailblaze.runlog import (
+    LLMCallRecord,
+    RunRecord,
+    StepRecord,
+    ToolRecord,
+    TrailRecord,
+    UsageTotals,
+    write_run,
+)
+
+if TYPE_CHECKING:
+    from trailblaze.agent import ToolRun
+    from trailblaze.execute import ToolResult
+    from trailblaze.llm import LLMRequest, LLMResponse
+    from trailblaze.memory import Memory
+    from trailblaze.session import DeviceSession
+    from trailblaze.trail import ToolCall
+
+__all__ = ["RunDir", "default_run_dir", "now_iso"]
+
+
+def now_iso() -> str:
+    """The current UTC time, ISO 8601 to the second."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def default_run_dir(base: str | Path = ".trailblaze/runs") -> Path:
+    """A fresh run directory under `base`, named by the UTC time."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    candidate = Path(base) / stamp
+    n = 1
+    while candidate.exists():
+        n += 1
+        candidate = Path(base) / f"{stamp}-{n}"
+    return candidate
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "trail"
+
+
+class RunDir:
+    """Writes one run: `run.json` plus the artifacts of every trail and step.
+
+    It is also the agent's observer (`on_llm_call`, `on_tool`) for the step being run.
+    """
+
+    def __init__(self, root: str | Path, memory: Memory, *, command: list[str], device: str) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.memory = memory
+        self.run = RunRecord(run_id=self.root.name, started_at=now_iso(), command=command, device=device)
+        self.trail: TrailRecord | None = None
+        self.step: StepRecord | None = None
+        self._trail_dir = self.root
+        self._started = time.monotonic()
+
+    # --- structure ---------------------------------------------------------------------------------
+    def start_trail(self, record: TrailRecord) -> TrailRecord:
+        """Add a trail to the run and create its folder."""
+        name = f"{len(self.run.trails) + 1:02d}-{_slug(Path(record.path).name.removesuffix('.yaml'))}"
+        self._trail_dir = self.root / name
+        (self._trail_dir / "llm").mkdir(parents=True, exist_ok=True)
+        record.directory = name
+        self.run.trails.append(record)
+        self.trail = record
+        self.write()
+        return record
+
+    def start_step(self, record: StepRecord, session: DeviceSession | None) -> StepRecord:
+        """Add a step to the current trail, with the screen before it."""
+        assert self.trail is not None
+        self.trail.steps.append(record)
+        self.step = record
+        if session is not None:
+            record.screenshot_before, record.hierarchy_before = self._capture(session, "before")
+        return record
+
+    def finish_step(self, session: DeviceSession | None, started: float) -> None:
+        """Capture the screen after the step, add up its usage and rewrite `run.json`."""
+        step, trail = self.step, self.trail
+        assert step is not None and trail is not None
+        step.duration_ms = (time.monotonic() - started) * 1000
+        if session is not None:
+            try:
+                step.screenshot_after, step.hierarchy_after = self._capture(session, "after")
+            except Exception:  # the device may be what failed; the log matters more than the picture
+                pass
+        step.error = self._redact(step.error) if step.error else step.error
+        trail.usage.add(step.usage)
+        self.run.usage.add(step.usage)
+        self.write()
+
+    def finish_trail(self, status: str, error: str | None, started: float) -> None:
+        trail = self.trail
+        assert trail is not None
+        trail.status = status  # type: ignore[assignment]
+        trail.error = self._redact(error) if error else None
+        trail.duration_ms = (time.monotonic() - started) * 1000
+        self.write()
+
+    def finish(self) -> None:
+        self.run.finished_at = now_iso()
+        self.write()
+
+    def write(self) -> None:
+        write_run(self.run, self.root)
+
+    # --- tools ---------------------------------------------------------------------------------------
+    def add_replayed(self, call: ToolCall, result: ToolResult, duration_ms: float) -> None:
+        """A recorded tool replayed from the trail."""
+        assert self.step is not None
+        self.step.tools.append(
+            ToolRecord(
+                name=call.name,
+                params=self._redact(call.params),
+                status=result.status,
+                message=self._redact(result.message),
+                source="recording",
+                duration_ms=duration_ms,
+            )
+        )
+
+    def on_tool(self, run: ToolRun) -> None:
+        """Agent observer: one LLM-facing call ran (it may have run a recorded-form tool)."""
+        assert self.step is not None
+        llm_tool = _short_call(run.use.name, self._redact(run.use.input))
+        calls = run.outcome.recorded or []
+        name, params = (calls[0].name, calls[0].params) if calls else (run.use.name, run.use.input)
+        self.step.tools.append(
+            ToolRecord(
+                name=name,
+                params=self._redact({k: v for k, v in params.items() if k != "reasoning"}),
+                status=run.outcome.result.status,
+                message=self._redact(run.outcome.result.message),
+                source="agent",
+                llm_tool=llm_tool,
+                duration_ms=run.duration_ms,
+            )
+        )
+
+    def mark_recorded(self) -> None:
+        """The step's successful agent tools were written into the trail."""
+        assert self.step is not None
+        self.step.recording_written = True
+        for tool in self.step.tools:
+            if tool.source == "agent" and tool.status == "OK" and tool.name != "objectiveStatus":
+                tool.recorded = True
+
+    def on_llm_call(self, request: LLMRequest, response: LLMResponse, image: bytes | None) -> None:
+        """Agent observer: store the redacted transcript of one call (images as file names)."""
+        step = self.step
+        assert step is not None
+        index = len(step.llm_calls) + 1
+        stem = f"llm/{self._step_tag(step)}-call-{index:02d}"
+        image_name = None
+        if image is not None:
+            image_name = f"{stem}.jpg"
+            (self._trail_dir / image_name).write_bytes(image)
+        entry = self._redact(transcript_entry(request, response))
+        entry = _name_images(entry, Path(image_name).name if image_name else "(screenshot not kept)")
+        (self._trail_dir / f"{stem}.json").write_text(json.dumps(entry, indent=1, ensure_ascii=False), "utf-8")
+        usage = response.usage
+        step.llm_calls.append(
+            LLMCallRecord(
+                index=index,
+                model=response.model,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cache_creation_input_tokens=usage.cache_creation_input_tokens,
+                cache_read_input_tokens=usage.cache_read_input_tokens,
+                cost_usd=response.cost_usd,
+                duration_ms=response.duration_s * 1000,
+                transcript=f"{self._trail_dir.name}/{stem}.json",
+                tool_calls=[_short_call(u.name, self._redact(u.input)) for u in response.tool_uses],
+                text=self._redact(response.text),
+            )
+        )
+        step.usage.add(
+            UsageTotals(
+                llm_calls=1,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cache_creation_input_tokens=usage.cache_creation_input_tokens,
+                cache_read_input_tokens=usage.cache_read_input_tokens,
+                cost_usd=response.cost_usd or 0.0,
+            )
+        )
+
+    # --- private -------------------------------------------------------------------------------------
+    def _step_tag(self, step: StepRecord) -> str:
+        return "step-th" if step.index < 0 else f"step-{step.index:02d}"
+
+    def _capture(self, session: DeviceSession, when: str) -> tuple[str, str]:
+        assert self.step is not None
+        stem = f"{self._step_tag(self.step)}-{when}"
+        hierarchy = session.screen()
+        source = hierarchy.source
+        text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+        ext = "json" if hierarchy.format == "wda-json" else "xml"
+        (self._trail_dir / f"{stem}.{ext}").write_text(self._redact(text), "utf-8")
+        (self._trail_dir / f"{stem}.png").write_bytes(session.screenshot())
+        return f"{self._trail_dir.name}/{stem}.png", f"{self._trail_dir.name}/{stem}.{ext}"
+
+    def _redact(self, value: Any) -> Any:
+        return self.memory.redact(value)
+
+
+def _short_call(name: str, args: dict[str, Any]) -> str:
+    inner = " ".join(f"{k}={v}" for k, v in args.items() if k != "reasoning")
+    return f"{name} {inner}".strip()
+
+
+def _name_images(value: Any, name: str) -> Any:
+    if isinstance(value, dict):
+        if value.get("type") == "image":
+            return {"type": "image", "media_type": value.get("media_type"), "file": name}
+        return {k: _name_images(v, name) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_name_images(v, name) for v in value]
+    return value

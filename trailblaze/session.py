@@ -1,0 +1,256 @@
+"""A `Driver` plus the settle / cache discipline every tool goes through.
+
+Every content-changing action goes through `DeviceSession.act()`, which runs it and then settles
+(Trailblaze's `dispatchAndAwaitSettle`: adding a gesture without the settle wait is impossible by
+construction). The settle's last dump is kept: the next `screen()` or `resolve()` reads it instead of
+asking the device again, until the next action invalidates it. `SessionStats` counts the device round
+trips the session makes, which is what `benchmarks/p2_round_trips.py` reports.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from trailblaze.resolve import resolve as resolve_selector
+from trailblaze.settle import SettleResult, settle
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from trailblaze.driver import DeviceInfo, Driver
+    from trailblaze.hierarchy import Hierarchy, Node
+    from trailblaze.selector import NodeSelector
+
+__all__ = ["DeviceSession", "Resolution", "SessionStats"]
+
+_T = TypeVar("_T")
+
+
+@dataclass
+class SessionStats:
+    """Device round trips made through a session."""
+
+    dumps: int = 0
+    """Hierarchy round trips."""
+    actions: int = 0
+    """Gesture / key / text / app round trips (one per `act()`)."""
+    screenshots: int = 0
+    settles: int = 0
+    settle_timeouts: int = 0
+    settle_s: float = 0.0
+    device_s: float = 0.0
+    """Wall time spent inside driver calls (device + client + transport)."""
+
+    @property
+    def round_trips(self) -> int:
+        return self.dumps + self.actions + self.screenshots
+
+    def copy(self) -> SessionStats:
+        return SessionStats(**{k: getattr(self, k) for k in self.__dataclass_fields__})
+
+
+@dataclass
+class Resolution:
+    """The outcome of polling a selector."""
+
+    nodes: list[Node]
+    """Matches on the last dump polled, top-to-bottom then left-to-right."""
+    hierarchy: Hierarchy
+    """That dump."""
+    waited_s: float
+
+
+@dataclass
+class _Cache:
+    hierarchy: Hierarchy | None = None
+    fresh: bool = False
+    """No action happened since `hierarchy` was dumped."""
+    settled: bool = False
+    """`hierarchy` ended a settle (or agrees with the dump before it)."""
+    last_settle: SettleResult | None = field(default=None)
+
+
+class DeviceSession:
+    """A connected device with settle-after-action and a one-dump cache.
+
+    Args:
+        driver: The connected driver (the session closes it).
+        settle_timeout: Bound on one settle, in seconds (a timeout is recorded, not raised).
+        poll_interval: Pause between dumps while settling or polling a selector.
+        resolve_timeout: Default bound for `resolve()` polling.
+        loading_timeout: Bound on settling while a loading indicator shows.
+        on_close: Called after the driver closes (e.g. stops a simulator the session owns).
+    """
+
+    def __init__(
+        self,
+        driver: Driver,
+        *,
+        settle_timeout: float = 3.0,
+        poll_interval: float = 0.15,
+        resolve_timeout: float = 5.0,
+        loading_timeout: float = 10.0,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        self.driver = driver
+        self.settle_timeout = settle_timeout
+        self.poll_interval = poll_interval
+        self.resolve_timeout = resolve_timeout
+        self.loading_timeout = loading_timeout
+        self.stats = SessionStats()
+        self._cache = _Cache()
+        self._on_close = on_close
+        self._closed = False
+        self.info: DeviceInfo = self._timed(lambda: driver.info)
+
+    def __repr__(self) -> str:
+        return f"<DeviceSession {self.info.classifier} {self.info.serial}>"
+
+    # --- observation -----------------------------------------------------------------------------
+    def screen(self) -> Hierarchy:
+        """The cached dump if no action happened since it was taken, else a fresh one."""
+        cache = self._cache
+        if cache.fresh and cache.hierarchy is not None:
+            return cache.hierarchy
+        return self.refresh()
+
+    def refresh(self) -> Hierarchy:
+        """A fresh dump (one round trip); it becomes the cached one."""
+        hierarchy = self._dump()
+        cache = self._cache
+        cache.settled = (
+            cache.fresh and cache.hierarchy is not None and _same(cache.hierarchy, hierarchy)
+        )
+        cache.hierarchy, cache.fresh = hierarchy, True
+        return hierarchy
+
+    def screenshot(self) -> bytes:
+        """The current screen as PNG bytes."""
+        self.stats.screenshots += 1
+        return self._timed(self.driver.screenshot)
+
+    @property
+    def last_settle(self) -> SettleResult | None:
+        """How the most recent settle ended (`timed_out`, dumps, time)."""
+        return self._cache.last_settle
+
+    # --- actions -----------------------------------------------------------------------------------
+    def act(self, action: Callable[[Driver], Any], *, settle: bool = True) -> Hierarchy | None:
+        """Runs one device action, then (by default) settles and caches the settled dump.
+
+        Returns:
+            The settled hierarchy, or None with `settle=False`.
+        """
+        cache = self._cache
+        # A settled screen before the action is the first sample of the next settle: when the action
+        # leaves the UI as it was (an already-selected tab, an assertion-like tap), one dump proves the
+        # screen is still settled, so a step costs one action + one dump (P2).
+        before = cache.hierarchy if (cache.fresh and cache.settled) else None
+        cache.fresh = False
+        cache.settled = False
+        self.stats.actions += 1
+        self._timed(lambda: action(self.driver))
+        if not settle:
+            return None
+        return self._settle(before)
+
+    def invalidate(self) -> None:
+        """Forgets the cached dump (e.g. after waiting on purpose: the screen may have moved on)."""
+        self._cache.fresh = False
+        self._cache.settled = False
+
+    def settle(self) -> Hierarchy:
+        """Waits until two consecutive dumps agree (see `trailblaze.settle`) and caches the last one.
+
+        A dump already taken since the last action counts as the first of the pair, so settling an
+        unchanged UI again costs one dump; a settled cache costs nothing.
+        """
+        cache = self._cache
+        if cache.fresh and cache.settled and cache.hierarchy is not None:
+            return cache.hierarchy
+        return self._settle(cache.hierarchy if cache.fresh else None)
+
+    def _settle(self, previous: Hierarchy | None) -> Hierarchy:
+        cache = self._cache
+        result = settle(
+            self._dump,
+            previous=previous,
+            timeout=self.settle_timeout,
+            interval=self.poll_interval,
+            loading_timeout=self.loading_timeout,
+        )
+        self.stats.settles += 1
+        self.stats.settle_s += result.waited_s
+        if result.timed_out:
+            self.stats.settle_timeouts += 1
+        cache.hierarchy, cache.fresh, cache.settled = result.hierarchy, True, result.settled
+        cache.last_settle = result
+        return result.hierarchy
+
+    # --- selectors ---------------------------------------------------------------------------------
+    def resolve(
+        self,
+        selector: NodeSelector,
+        *,
+        timeout: float | None = None,
+        until: Callable[[list[Node]], bool] = lambda nodes: len(nodes) == 1,
+    ) -> Resolution:
+        """Polls the selector against the screen until `until(matches)` holds or `timeout` passes.
+
+        The first poll uses the cached settled dump when there is one (no round trip); later polls
+        dump afresh every `poll_interval`. Returns the matches of the last poll either way.
+        """
+        bound = self.resolve_timeout if timeout is None else timeout
+        start = time.monotonic()
+        hierarchy = self.screen()
+        while True:
+            nodes = resolve_selector(selector, hierarchy)
+            waited = time.monotonic() - start
+            if until(nodes) or waited >= bound:
+                return Resolution(nodes, hierarchy, waited)
+            time.sleep(min(self.poll_interval, max(0.0, bound - waited)))
+            hierarchy = self.refresh()
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Closes the driver, then whatever the session owns (a simulator). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.driver.close()
+        finally:
+            if self._on_close is not None:
+                self._on_close()
+
+    def __enter__(self) -> DeviceSession:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- internals ---------------------------------------------------------------------------------
+    def _dump(self) -> Hierarchy:
+        self.stats.dumps += 1
+        return self._timed(self.driver.hierarchy)
+
+    def _timed(self, call: Callable[[], _T]) -> _T:
+        t0 = time.perf_counter()
+        try:
+            return call()
+        finally:
+            self.stats.device_s += time.perf_counter() - t0
+
+
+def _same(a: Hierarchy, b: Hierarchy) -> bool:
+    from trailblaze.settle import same_screen
+
+    return same_screen(a, b)

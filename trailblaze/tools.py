@@ -1,0 +1,473 @@
+"""The tool registry: the tools the model may call, and what each one records (DESIGN §4).
+
+An LLM-facing tool is a pydantic params model (its JSON schema, with field descriptions, is what the
+model sees) plus a `run` function. Every tool that touches the device delegates to a recorded-form
+`ToolCall` (`tapOnElementBySelector`, `inputText`, ...) run through `trailblaze.execute.run_recorded_tool`
+— the same function replay uses, so record and replay cannot drift apart. `run` returns a `ToolOutcome`:
+the result the model sees and the recorded-form calls to write into the trail when it succeeded.
+
+Refs (`[k4f]` in the compact view) live only inside one capture: `tap(ref)` turns the ref into a
+selector generated from the hit-tested node, and only that selector is recorded — never the ref.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from trailblaze.errors import UsageError
+from trailblaze.llm import ToolSpec
+from trailblaze.recorded_tools import Direction, KeyCode, LaunchMode
+from trailblaze.selector import NodeSelector
+from trailblaze.selector_gen import generate_selector, selector_for
+from trailblaze.trail import ToolCall
+
+if TYPE_CHECKING:
+    from trailblaze.compact import CompactView
+    from trailblaze.execute import ToolResult
+    from trailblaze.hierarchy import Hierarchy, Node
+    from trailblaze.memory import Memory
+    from trailblaze.session import DeviceSession
+
+__all__ = [
+    "DEFAULT_TOOLS",
+    "LLMTool",
+    "ObjectiveStatus",
+    "ToolContext",
+    "ToolOutcome",
+    "ToolRegistry",
+    "Tool",
+    "FAIL_AT",
+    "WARN_AT",
+    "default_registry",
+    "detect_cycle",
+    "fingerprint",
+]
+
+Kind = Literal["action", "assertion", "other"]
+
+
+@dataclass
+class ToolContext:
+    """What a tool needs at call time: the device, the run's memory and the screen the model saw."""
+
+    session: DeviceSession
+    memory: Memory
+    view: CompactView
+    """The compact view sent in the request; its refs are the ones the model may use."""
+    hierarchy: Hierarchy
+    """The capture `view` was built from."""
+
+
+@dataclass
+class ToolOutcome:
+    """The result of one LLM-facing call."""
+
+    result: ToolResult
+    recorded: list[ToolCall] = field(default_factory=list)
+    """Recorded-form calls that ran (written to the trail only when `result.ok`)."""
+    status: Literal["IN_PROGRESS", "COMPLETED", "FAILED"] | None = None
+    """Set by `objectiveStatus` only."""
+    ref_not_found: bool = False
+    """The model named a ref that is not on the current screen."""
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok
+
+
+@runtime_checkable
+class LLMTool(Protocol):
+    """One tool the model can call."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def params(self) -> type[BaseModel]:
+        """The arguments' model; its JSON schema (with field descriptions) is what the model sees."""
+        ...
+
+    @property
+    def verification(self) -> bool:
+        """Offered on `verify:` steps (the assertion-only tool set)."""
+        ...
+
+    def run(self, args: Any, ctx: ToolContext) -> ToolOutcome:
+        """Run the tool with validated `args` (an instance of `params`)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A plain `LLMTool`: a params model, a description and a function."""
+
+    name: str
+    description: str
+    params: type[BaseModel]
+    fn: Callable[[Any, ToolContext], ToolOutcome]
+    verification: bool = False
+
+    def run(self, args: Any, ctx: ToolContext) -> ToolOutcome:
+        return self.fn(args, ctx)
+
+
+# --- params models (their JSON schemas are what the model reads) ---------------------------------
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reasoning: str | None = Field(
+        default=None, description="Brief: what you see, what is done, why this call is next."
+    )
+
+
+class TapParams(_Params):
+    ref: str = Field(description="Ref of the element from the view hierarchy, e.g. `k4f` (without brackets).")
+    longPress: bool = Field(default=False, description="Long-press instead of tapping.")
+
+
+class InputTextParams(_Params):
+    text: str = Field(description="Text to type into the focused field; write secrets as `{{name}}`.")
+
+
+class EraseTextParams(_Params):
+    charactersToErase: int | None = Field(
+        default=None, ge=0, description="How many characters to delete; omit to clear the field."
+    )
+
+
+class NoParams(_Params):
+    pass
+
+
+class SwipeParams(_Params):
+    direction: Direction = Field(description="Finger direction; UP scrolls content further down into view.")
+    ref: str | None = Field(default=None, description="Ref of the element to swipe on; omit for mid-screen.")
+
+
+class ScrollParams(_Params):
+    text: str = Field(description="Text to bring into view.")
+    direction: Direction = Field(default="DOWN", description="DOWN reveals content further down.")
+
+
+class LaunchAppParams(_Params):
+    appId: str = Field(description="Package name / bundle id.")
+    launchMode: LaunchMode = Field(
+        default="FORCE_RESTART", description="FORCE_RESTART (default), RESUME, or CLEAR_STATE (wipe data)."
+    )
+
+
+class PressKeyParams(_Params):
+    keyCode: KeyCode
+
+
+class AssertVisibleParams(_Params):
+    ref: str = Field(description="Ref of the element that must be visible.")
+    expectedText: str | None = Field(default=None, description="Text the element must show, if it matters.")
+
+
+class AssertNotVisibleParams(_Params):
+    text: str = Field(description="Text that must not be visible anywhere on screen.")
+
+
+class RememberTextParams(_Params):
+    ref: str = Field(description="Ref of the element whose text to remember.")
+    variable: str = Field(min_length=1, description="Name to store it under; use later as `{{name}}`.")
+
+
+class WaitParams(_Params):
+    timeToWaitInSeconds: float = Field(default=2, ge=0, le=30)
+
+
+class ObjectiveStatus(_Params):
+    status: Literal["IN_PROGRESS", "COMPLETED", "FAILED"]
+    explanation: str = Field(description="One sentence: what you checked or why it cannot be done.")
+
+
+# --- implementations ------------------------------------------------------------------------------
+
+
+def _result(status: str, message: str, kind: Kind = "other") -> ToolResult:
+    from trailblaze.execute import ToolResult
+
+    return ToolResult(status, message, kind)  # type: ignore[arg-type]
+
+
+def _reason(args: _Params, ctx: ToolContext) -> dict[str, Any]:
+    if not args.reasoning:
+        return {}
+    reason = " ".join(str(ctx.memory.redact(args.reasoning)).split())
+    return {"reason": reason[:300]}
+
+
+def _run(call: ToolCall, ctx: ToolContext) -> ToolOutcome:
+    from trailblaze.execute import run_recorded_tool
+
+    try:
+        result = run_recorded_tool(ctx.session, call, ctx.memory)
+    except UsageError as exc:  # e.g. `{{name}}` the run does not know: the model can fix it
+        return ToolOutcome(_result("ERROR", exc.message))
+    return ToolOutcome(result, [call])
+
+
+def _node(ref: str, ctx: ToolContext) -> Node | None:
+    return ctx.view.refs.get(ref.strip().strip("[]"))
+
+
+def _no_ref(ref: str) -> ToolOutcome:
+    return ToolOutcome(
+        _result("NOT_FOUND", f"ref `{ref}` is not on the current screen; use a ref from the latest view hierarchy"),
+        ref_not_found=True,
+    )
+
+
+def _tap(args: TapParams, ctx: ToolContext) -> ToolOutcome:
+    node = _node(args.ref, ctx)
+    if node is None:
+        return _no_ref(args.ref)
+    selector = generate_selector(node, ctx.hierarchy)
+    extra: dict[str, Any] = {"longPress": True} if args.longPress else {}
+    if selector is None:
+        x, y = node.center
+        call = ToolCall(name="tapOnPoint", params={"x": round(x), "y": round(y), **extra, **_reason(args, ctx)})
+    else:
+        params = {"nodeSelector": selector.to_yaml_dict(), **extra, **_reason(args, ctx)}
+        call = ToolCall(name="tapOnElementBySelector", params=params)
+    return _run(call, ctx)
+
+
+def _input_text(args: InputTextParams, ctx: ToolContext) -> ToolOutcome:
+    # The recording keeps the template; a literal secret value typed by the model becomes one too.
+    text = str(ctx.memory.redact(args.text))
+    return _run(ToolCall(name="inputText", params={"text": text, **_reason(args, ctx)}), ctx)
+
+
+def _erase_text(args: EraseTextParams, ctx: ToolContext) -> ToolOutcome:
+    params: dict[str, Any] = {}
+    if args.charactersToErase is not None:
+        params["charactersToErase"] = args.charactersToErase
+    return _run(ToolCall(name="eraseText", params={**params, **_reason(args, ctx)}), ctx)
+
+
+def _simple(name: str) -> Callable[[NoParams, ToolContext], ToolOutcome]:
+    def run(args: NoParams, ctx: ToolContext) -> ToolOutcome:
+        return _run(ToolCall(name=name, params=_reason(args, ctx)), ctx)
+
+    return run
+
+
+def _swipe(args: SwipeParams, ctx: ToolContext) -> ToolOutcome:
+    params: dict[str, Any] = {"direction": args.direction}
+    if args.ref is not None:
+        node = _node(args.ref, ctx)
+        if node is None:
+            return _no_ref(args.ref)
+        selector = selector_for(node, ctx.hierarchy)
+        if selector is not None:
+            params["nodeSelector"] = selector.to_yaml_dict()
+    return _run(ToolCall(name="swipe", params={**params, **_reason(args, ctx)}), ctx)
+
+
+def _scroll(args: ScrollParams, ctx: ToolContext) -> ToolOutcome:
+    params = {"text": args.text, "direction": args.direction, **_reason(args, ctx)}
+    return _run(ToolCall(name="scrollUntilTextIsVisible", params=params), ctx)
+
+
+def _launch_app(args: LaunchAppParams, ctx: ToolContext) -> ToolOutcome:
+    params: dict[str, Any] = {"appId": args.appId}
+    if args.launchMode != "FORCE_RESTART":
+        params["launchMode"] = args.launchMode
+    return _run(ToolCall(name="launchApp", params={**params, **_reason(args, ctx)}), ctx)
+
+
+def _press_key(args: PressKeyParams, ctx: ToolContext) -> ToolOutcome:
+    return _run(ToolCall(name="pressKey", params={"keyCode": args.keyCode, **_reason(args, ctx)}), ctx)
+
+
+def _with_state(selector: NodeSelector, node: Node) -> NodeSelector:
+    """An assertion on a switch or checkbox also pins its checked state (Android selectors can)."""
+    data = selector.to_yaml_dict()
+    branch = data.get("androidAccessibility")
+    if node.checkable and isinstance(branch, dict):
+        branch["isChecked"] = node.checked
+        return NodeSelector.model_validate(data)
+    return selector
+
+
+def _assert_visible(args: AssertVisibleParams, ctx: ToolContext) -> ToolOutcome:
+    node = _node(args.ref, ctx)
+    if node is None:
+        return _no_ref(args.ref)
+    selector = selector_for(node, ctx.hierarchy)
+    if selector is None:
+        return ToolOutcome(
+            _result("ERROR", f"`{args.ref}` cannot be identified by a selector; assert on a labelled element")
+        )
+    params: dict[str, Any] = {"nodeSelector": _with_state(selector, node).to_yaml_dict()}
+    if args.expectedText is not None:
+        params["expectedText"] = str(ctx.memory.redact(args.expectedText))
+    return _run(ToolCall(name="assertVisibleBySelector", params={**params, **_reason(args, ctx)}), ctx)
+
+
+def _assert_not_visible(args: AssertNotVisibleParams, ctx: ToolContext) -> ToolOutcome:
+    params = {"text": str(ctx.memory.redact(args.text)), **_reason(args, ctx)}
+    return _run(ToolCall(name="assertNotVisibleWithText", params=params), ctx)
+
+
+def _remember_text(args: RememberTextParams, ctx: ToolContext) -> ToolOutcome:
+    node = _node(args.ref, ctx)
+    if node is None:
+        return _no_ref(args.ref)
+    selector = selector_for(node, ctx.hierarchy)
+    if selector is None:
+        return ToolOutcome(_result("ERROR", f"`{args.ref}` cannot be identified by a selector"))
+    params = {"nodeSelector": selector.to_yaml_dict(), "variable": args.variable, **_reason(args, ctx)}
+    return _run(ToolCall(name="rememberTextBySelector", params=params), ctx)
+
+
+def _wait(args: WaitParams, ctx: ToolContext) -> ToolOutcome:
+    params = {"timeToWaitInSeconds": args.timeToWaitInSeconds, **_reason(args, ctx)}
+    return _run(ToolCall(name="wait", params=params), ctx)
+
+
+def _objective_status(args: ObjectiveStatus, ctx: ToolContext) -> ToolOutcome:
+    return ToolOutcome(_result("OK", f"status {args.status} noted"), status=args.status)
+
+
+DEFAULT_TOOLS: tuple[Tool, ...] = (
+    Tool("tap", "Tap (or long-press) an element by its ref.", TapParams, _tap),
+    Tool("inputText", "Type text into the focused field (tap the field first).", InputTextParams, _input_text),
+    Tool("eraseText", "Delete characters from the focused field.", EraseTextParams, _erase_text),
+    Tool("hideKeyboard", "Dismiss the on-screen keyboard.", NoParams, _simple("hideKeyboard")),
+    Tool("swipe", "Swipe the finger in a direction, on an element or mid-screen.", SwipeParams, _swipe),
+    Tool("scrollUntilTextIsVisible", "Scroll until an element with the text is visible.", ScrollParams, _scroll),
+    Tool("launchApp", "Launch (or restart) an app.", LaunchAppParams, _launch_app),
+    Tool("pressBack", "Press the system back button.", NoParams, _simple("pressBack")),
+    Tool("pressKey", "Press a key.", PressKeyParams, _press_key),
+    Tool("assertVisible", "Assert an element is visible now.", AssertVisibleParams, _assert_visible, True),
+    Tool(
+        "assertNotVisibleWithText",
+        "Assert no element shows the text.",
+        AssertNotVisibleParams,
+        _assert_not_visible,
+        True,
+    ),
+    Tool("rememberText", "Store an element's text in memory.", RememberTextParams, _remember_text),
+    Tool("wait", "Wait for the app, e.g. while something loads.", WaitParams, _wait),
+    Tool(
+        "objectiveStatus",
+        "Report the objective's status: COMPLETED when done, FAILED when it cannot be done.",
+        ObjectiveStatus,
+        _objective_status,
+        True,
+    ),
+)
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The params' JSON schema without pydantic's `title` noise (fewer tokens, same meaning)."""
+    schema = _strip_titles(model.model_json_schema())
+    assert isinstance(schema, dict)
+    schema.pop("description", None)
+    schema.setdefault("properties", {})
+    return schema
+
+
+def _strip_titles(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: _strip_titles(v)
+            for k, v in value.items()
+            if not (k == "title" and isinstance(v, str)) and not (k == "default" and v is None)
+        }
+    if isinstance(value, list):
+        return [_strip_titles(v) for v in value]
+    return value
+
+
+class ToolRegistry:
+    """The tools offered to the model, by name; the agent's only way to reach the device."""
+
+    def __init__(self, tools: Iterable[LLMTool] = DEFAULT_TOOLS) -> None:
+        self._tools: dict[str, LLMTool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: LLMTool) -> None:
+        """Add (or replace) a tool."""
+        self._tools[tool.name] = tool
+
+    def names(self, *, verify: bool = False) -> list[str]:
+        """Tool names offered on an action step, or on a `verify:` step (assertions only)."""
+        return [n for n, t in self._tools.items() if t.verification or not verify]
+
+    def specs(self, *, verify: bool = False) -> tuple[ToolSpec, ...]:
+        """The tool definitions sent to the model."""
+        return tuple(
+            ToolSpec(name=t.name, description=t.description, input_schema=_schema(t.params))
+            for t in self._tools.values()
+            if t.verification or not verify
+        )
+
+    def call(self, name: str, raw: Mapping[str, Any], ctx: ToolContext, *, verify: bool = False) -> ToolOutcome:
+        """Validate the model's arguments and run the tool; bad input comes back as an ERROR outcome."""
+        tool = self._tools.get(name)
+        if tool is None or name not in self.names(verify=verify):
+            offered = ", ".join(self.names(verify=verify))
+            return ToolOutcome(_result("ERROR", f"no tool `{name}` here; call one of: {offered}"))
+        try:
+            args = tool.params.model_validate(dict(raw))
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
+                for e in exc.errors(include_url=False)
+            )
+            return ToolOutcome(_result("ERROR", f"invalid arguments for `{name}`: {problems}"))
+        return tool.run(args, ctx)
+
+
+def default_registry() -> ToolRegistry:
+    """A registry with the built-in tools (DESIGN §4)."""
+    return ToolRegistry(DEFAULT_TOOLS)
+
+
+def fingerprint(name: str, args: Mapping[str, Any]) -> str:
+    """Tool + arguments with `reasoning` stripped: what loop detection compares."""
+    kept = {k: v for k, v in args.items() if k != "reasoning"}
+    return f"{name}:{json.dumps(kept, sort_keys=True, default=str)}"
+
+
+WARN_AT = {1: 3, 2: 2, 3: 2}
+"""Repeats of a call cycle of length 1 / 2 / 3 after which the agent injects a stuck warning."""
+FAIL_AT = {1: 6, 2: 4, 3: 3}
+"""Repeats after which the agent fails the step as stuck."""
+
+
+def detect_cycle(fingerprints: Sequence[str]) -> tuple[list[str], int]:
+    """The cycle (length 1–3) repeating at the end of `fingerprints` and how many times it repeats.
+
+    When several lengths repeat, the one closest to its failure threshold wins; `([], 0)` when the
+    last calls do not repeat at all.
+    """
+    best: tuple[list[str], int] = ([], 0)
+    for length in (1, 2, 3):
+        cycle = list(fingerprints[-length:])
+        if len(cycle) < length or (length > 1 and len(set(cycle)) == 1):
+            continue  # all-equal calls are a cycle of length 1
+        repeats = 1
+        end = len(fingerprints)
+        while (repeats + 1) * length <= end and fingerprints[end - (repeats + 1) * length : end - repeats * length] == cycle:
+            repeats += 1
+        severity = repeats / FAIL_AT[length]
+        if repeats > 1 and (not best[0] or severity > best[1] / FAIL_AT[len(best[0])]):
+            best = (cycle, repeats)
+    return best
