@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from tests.demo_screens import SCREENS, demo_screen
 from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
 from trailblaze.compact import compact_view, draw_set_of_mark
 from trailblaze.hierarchy import Hierarchy, parse_hierarchy
@@ -97,31 +98,30 @@ def test_offscreen_content_of_a_scrollable_is_summarised() -> None:
     assert '"Privacy"' in view.text and '"Wallet & Apple Pay"' not in view.text
 
 
-def test_compaction_ratio_on_the_u2_fixtures() -> None:
-    for name in ("google-tasks.xml", "facebook.xml", "homee.xml", "avito-search-with-ime.xml"):
-        path = _fixture(name)
-        assert path.stat().st_size / len(compact_view(load(path)).text.encode()) >= 15, name
+@pytest.mark.parametrize("path", FIXTURES, ids=FIXTURE_IDS)
+def test_compaction_ratio_is_at_least_15x_on_every_fixture(path: Path) -> None:
+    assert path.stat().st_size / len(compact_view(load(path)).text.encode()) >= 15
 
 
 EXPECTED_KEYBOARD_HEAD = """\
 [xrz] Button "General"
 [hec] StaticText "Keyboards"
 [pcy] Table [scrollable]
-  [hqn] Cell "Keyboards" value="3"
-  [wc7] Cell "Text Replacement"
-  [thp] Cell "One-Handed Keyboard" value="Off"
-  [j5w] Other "ALL KEYBOARDS"
-  [h4f] Cell "Auto-Correction"
-    [srl] Switch [unchecked]
-  [p05] Cell "Smart Punctuation"
-    [iex] Switch [checked]"""
+ [hqn] Cell "Keyboards" value="3"
+ [wc7] Cell "Text Replacement"
+ [thp] Cell "One-Handed Keyboard" value="Off"
+ [j5w] Other "ALL KEYBOARDS"
+ [h4f] Cell "Auto-Correction"
+  [srl] Switch [unchecked]
+ [p05] Cell "Smart Punctuation"
+  [iex] Switch [checked]"""
 
 
 def test_representative_fixture_line_by_line() -> None:
     view = compact_view(load(_fixture("keyboard.xml")))
     lines = view.text.splitlines()
     assert lines[: len(EXPECTED_KEYBOARD_HEAD.splitlines())] == EXPECTED_KEYBOARD_HEAD.splitlines()
-    assert lines[-1] == "  … 11 more below"
+    assert lines[-1] == " … 11 more below"
     assert view.refs["srl"].short_class == "Switch" and view.refs["srl"].label == "Auto-Correction"
 
 
@@ -138,6 +138,14 @@ LOGIN = (
     "</node>"
     '<node class="android.widget.ImageView" bounds="[0,0][0,0]"/>'
     '<node class="android.widget.TextView" text="gone" visible-to-user="false" bounds="[0,1000][100,1100]"/>'
+    '<node class="android.widget.TextView" text="Forgot password?" clickable="true" bounds="[40,1100][1040,1200]"/>'
+    '<node class="android.widget.ImageView" content-desc="Avatar" long-clickable="true" bounds="[40,1200][140,1300]"/>'
+    '<node class="android.widget.FrameLayout" content-desc="null" bounds="[40,1300][1040,1400]">'  # "null": no label
+    '<node class="android.widget.TextView" text="Terms" bounds="[40,1300][1040,1400]"/></node>'
+    '<node class="android.widget.LinearLayout" content-desc="Legal" bounds="[40,1400][1040,1600]">'
+    '<node class="android.widget.FrameLayout" content-desc="Legal" bounds="[40,1400][1040,1600]">'  # repeats: hoisted
+    '<node class="android.widget.Button" text="Read" clickable="true" bounds="[40,1400][1040,1500]"/></node>'
+    "</node>"
     "</node></node>"
     '<node class="android.widget.FrameLayout" package="com.android.systemui" bounds="[0,0][1080,60]">'
     '<node class="android.widget.TextView" package="com.android.systemui" text="12:34" bounds="[0,0][100,60]"/></node>'
@@ -153,8 +161,13 @@ def test_android_annotations_merging_and_dropping() -> None:
         'EditText "me@x.io" hint="Email" [focused]',
         'EditText "Password" [password]',
         'Button "Sign in" [disabled]',
-        'LinearLayout "Remember me" [clickable]',
-        "  CheckBox [unchecked]",
+        'LinearLayout "Remember me"',  # a tappable container: its line is the tap target, no marker
+        " CheckBox [unchecked]",
+        'TextView "Forgot password?" [tap]',  # a tappable text is worth flagging
+        'ImageView "Avatar" [long-press]',
+        'TextView "Terms"',
+        'LinearLayout "Legal"',
+        ' Button "Read"',
     ]
 
 
@@ -174,3 +187,37 @@ def test_set_of_mark_draws_every_ref() -> None:
         assert right > left
     # outside every box the screenshot is untouched
     assert marked.getpixel((530, 1190)) == (255, 255, 255)
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_login_with_the_keyboard_up_still_shows_the_app(platform: str) -> None:
+    # Regression: the iOS keyboard sits inside the app's window, which was taken for the keyboard's.
+    h = demo_screen("login-keyboard", platform)
+    view = compact_view(h)
+    lines = view.text.splitlines()
+    assert lines[-1] == "[keyboard shown]" and h.keyboard_shown
+    field = "TextField" if platform == "ios" else "EditText"
+    secure = "SecureTextField" if platform == "ios" else "EditText"
+    for cls, label in ((field, "Email"), (secure, "Password"), ("Button", "Sign in")):
+        assert any(re.fullmatch(rf'\[[a-z0-9]+\] {cls} "{label}".*', line) for line in lines), (cls, label)
+    by_id = {n.short_id: n for n in view.refs.values()}
+    assert {"email", "password", "sign_in", "forgot"} <= set(by_id)
+    assert covers_every_interactive_node(h) == []
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+@pytest.mark.parametrize("screen", SCREENS)
+def test_every_demo_screen_gives_every_control_a_ref(platform: str, screen: str) -> None:
+    h = demo_screen(screen, platform)
+    view = compact_view(h)
+    assert covers_every_interactive_node(h) == []
+    for line in view.text.splitlines():
+        assert _LINE.match(line), line
+    assert ("[keyboard shown]" in view.text) == h.keyboard_shown
+
+
+def test_demo_tabs_are_marked_tappable_and_rows_are_not_annotated() -> None:
+    lines = compact_view(demo_screen("inbox", "android")).text.splitlines()
+    assert any(re.fullmatch(r'\[[a-z0-9]+\] TextView "Search" \[tap\]', line) for line in lines)
+    assert any(re.fullmatch(r'\[[a-z0-9]+\] TextView "Inbox"', line) for line in lines)  # the heading
+    assert any(re.fullmatch(r' \[[a-z0-9]+\] LinearLayout "Message 1"', line) for line in lines)

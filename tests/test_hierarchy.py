@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from tests.demo_screens import demo_screen
 from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
 from trailblaze.errors import DeviceError
-from trailblaze.hierarchy import Rect, parse_hierarchy
+from trailblaze.hierarchy import DumpCache, Rect, _parse_android_expat, _parse_xml, parse_hierarchy
 
 
 def _lxml_count(path: Path) -> int:
@@ -197,3 +198,125 @@ def test_malformed_xml_falls_back_to_the_recovering_parser() -> None:
     xml = '<hierarchy rotation="0"><node class="a" text="x\x01y" bounds="[0,0][10,10]"><node class="b" bounds="[0,0][5,5]">'
     h = parse_hierarchy(xml)
     assert [n.class_name for n in h.nodes] == ["a", "b"] and h.nodes[1].parent is h.nodes[0]
+
+
+# --------------------------------------------------------------------------------------------------
+# The expat fast path agrees with the recovering (lxml) parser field by field
+
+
+_FIELDS = (
+    "class_name", "resource_id", "text", "label", "hint", "bounds", "visible_bounds", "enabled", "clickable",
+    "long_clickable", "checkable", "checked", "focusable", "focused", "scrollable", "selected", "password",
+    "visible", "on_screen", "naf", "package", "window", "index", "drawing_order", "order", "depth",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("path", [p for p in FIXTURES if "android" in p.parent.name], ids=lambda p: p.name)
+def test_fast_android_parser_matches_the_tree_parser(path: Path) -> None:
+    data = path.read_bytes()
+    body = data[data.find(b"<") :]
+    fast = _parse_android_expat(body, data)
+    slow = _parse_xml(body, data)
+    assert fast is not None and fast.format == slow.format and fast.window_kinds == slow.window_kinds
+    assert len(fast.nodes) == len(slow.nodes)
+    for a, b in zip(fast.nodes, slow.nodes, strict=True):
+        assert [getattr(a, f) for f in _FIELDS] == [getattr(b, f) for f in _FIELDS], a
+        assert (a.parent.order if a.parent else None) == (b.parent.order if b.parent else None)
+
+
+def test_odd_index_drawing_order_and_bounds_values() -> None:
+    xml = (
+        '<hierarchy><node class="F" index="x" drawing-order="9999" bounds="[0,0][100,100]">'
+        '<node class="T" index="700" bounds="[0,0][100,100]"/><node class="T" bounds="[1,2][3]"/>'
+        '<node class="T" index="" drawing-order="-1" bounds="[-5,-6][7,8]"/></node></hierarchy>'
+    )
+    h = parse_hierarchy(xml)
+    root, a, b, c = h.nodes
+    assert (root.index, root.drawing_order) == (0, 9999)  # unparsable index: position among siblings
+    assert (a.index, a.drawing_order) == (700, 700) and a.bounds == root.bounds
+    assert b.bounds == Rect(0, 0, 0, 0) and not b.is_visible
+    assert (c.index, c.drawing_order) == (2, -1) and c.bounds == Rect(-5, -6, 7, 8)
+
+
+# --------------------------------------------------------------------------------------------------
+# DumpCache
+
+
+def test_dump_cache_reuses_the_hierarchy_of_an_identical_dump() -> None:
+    cache = DumpCache()
+    xml = '<hierarchy><node class="a" text="x" bounds="[0,0][10,10]"/></hierarchy>'
+    first = cache.parse(xml, "android")
+    assert cache.parse(xml, "android") is first
+    assert cache.parse(xml.encode(), "android") is not first  # bytes are not the same source as text
+    changed = cache.parse(xml.replace('"x"', '"y"'), "android")
+    assert changed is not first and changed.nodes[0].text == "y"
+    again = cache.parse(xml, "android")
+    assert again is not first and again.nodes[0].text == "x"  # only the last dump is remembered
+    assert cache.parse(xml, "android", width=5) is not again  # other options, other result
+    assert (cache.hits, cache.misses) == (1, 5)
+
+
+def test_dump_cache_reports_errors_like_parse_hierarchy() -> None:
+    with pytest.raises(DeviceError):
+        DumpCache().parse("")
+
+
+# --------------------------------------------------------------------------------------------------
+# The iOS keyboard
+
+
+def test_ios_keyboard_inside_the_app_window_is_a_pseudo_window_of_its_own() -> None:
+    h = demo_screen("login-keyboard", "ios")
+    assert h.window_kinds == ["app", "ime"] and h.keyboard_shown
+    keyboard = next(n for n in h.nodes if n.short_class == "Keyboard")
+    assert h.window_kind(keyboard) == "ime"
+    fields = [n for n in h.nodes if n.resource_id in ("email", "password", "sign_in")]
+    assert len(fields) == 3 and all(h.window_kind(n) == "app" for n in fields)
+    assert h.window_kind(h.roots[0]) == "app"  # the application element spans every window
+
+
+def _ios_window(inner: str, index: int) -> str:
+    return (
+        f'<XCUIElementTypeWindow type="XCUIElementTypeWindow" visible="true" x="0" y="0" width="390" '
+        f'height="844" index="{index}">{inner}</XCUIElementTypeWindow>'
+    )
+
+
+_KEYBOARD = (
+    '<XCUIElementTypeOther type="XCUIElementTypeOther" visible="true" x="0" y="508" width="390" height="336">'
+    '<XCUIElementTypeKeyboard type="XCUIElementTypeKeyboard" visible="true" x="0" y="508" width="390" height="336">'
+    '<XCUIElementTypeKey type="XCUIElementTypeKey" name="q" label="q" visible="true" x="0" y="600" width="39" height="42"/>'
+    "</XCUIElementTypeKeyboard></XCUIElementTypeOther>"
+)
+_FIELD = (
+    '<XCUIElementTypeTextField type="XCUIElementTypeTextField" name="email" visible="true" x="16" y="100" '
+    'width="358" height="44" placeholderValue="Email"/>'
+)
+_DONE = (
+    '<XCUIElementTypeToolbar type="XCUIElementTypeToolbar" visible="true" x="0" y="464" width="390" height="44">'
+    '<XCUIElementTypeButton type="XCUIElementTypeButton" name="Done" label="Done" visible="true" x="320" y="464" '
+    'width="60" height="44"/></XCUIElementTypeToolbar>'
+)
+
+
+def _ios_app(*windows: str) -> str:
+    return (
+        '<XCUIElementTypeApplication type="XCUIElementTypeApplication" name="Demo" label="Demo" visible="true" '
+        f'x="0" y="0" width="390" height="844">{"".join(windows)}</XCUIElementTypeApplication>'
+    )
+
+
+def test_ios_window_holding_only_the_keyboard_is_the_ime_window() -> None:
+    h = parse_hierarchy(_ios_app(_ios_window(_FIELD, 0), _ios_window(_KEYBOARD, 1)))
+    assert h.window_kinds == ["app", "ime"]
+    key = next(n for n in h.nodes if n.short_class == "Key")
+    assert h.window_kind(key) == "ime" and key.window == 1
+
+
+def test_ios_keyboard_window_with_an_accessory_toolbar_stays_an_app_window() -> None:
+    # The "Done" toolbar above the keyboard is the app's input accessory: it must keep its ref.
+    h = parse_hierarchy(_ios_app(_ios_window(_FIELD, 0), _ios_window(_DONE + _KEYBOARD, 1)))
+    assert h.window_kinds == ["app", "app", "ime"]
+    done = next(n for n in h.nodes if n.label == "Done")
+    key = next(n for n in h.nodes if n.short_class == "Key")
+    assert h.window_kind(done) == "app" and h.window_kind(key) == "ime" and key.window == 2

@@ -1,13 +1,14 @@
 """The compact view hierarchy the model reads, its refs, and the set-of-mark screenshot.
 
-One line per meaningful element, indented by depth:
+One line per meaningful element, indented by one space per level:
 
     [k4f] EditText "Email" [focused]
     [b2q] Button "Sign in"
+    [f0p] TextView "Forgot password?" [tap]
     [m07] RecyclerView [scrollable]
-      [c81] LinearLayout "Message 1" [clickable]
-        [d3x] TextView "From: user1@example.com"
-      … 31 more below
+     [c81] LinearLayout "Message 1"
+      [d3x] TextView "From: user1@example.com"
+     … 31 more below
     [keyboard shown]
 
 Refs are content hashes of `short class | label | centre rounded to 10 units`, so the same element
@@ -16,6 +17,13 @@ Dropped: system UI windows (status / navigation bar, iOS status bar), invisible 
 nodes, and layout wrappers without content (their children are hoisted). A clickable container
 without its own text takes over the first text inside it (one line instead of two). Content scrolled
 out of a scrollable container is counted per direction. The IME becomes one `[keyboard shown]` line.
+
+Every byte here is paid for on every request, so annotations say only what the line does not:
+`[tap]` (or `[long-press]`) marks a tappable element whose class does not already say so — a text,
+an image, a plain view — but not a container, whose line exists because it is tappable or labelled
+(a row that took over its title); a line whose label only repeats the enclosing line and that has
+nothing else to say is dropped and its children hoisted; a content description of literally `null`
+(an app bug seen in the wild) is no label.
 """
 
 from __future__ import annotations
@@ -61,17 +69,26 @@ class CompactView:
         return None
 
 
+def _description(node: Node) -> str:
+    label = node.label
+    return "" if label == "null" else label
+
+
 def _label(node: Node) -> str:
     """What a person would read on the element: text, else label, else hint."""
     if node.platform == "ios":
         return node.label or node.text or node.hint
-    return node.text or node.label or node.hint
+    return node.text or _description(node) or node.hint
 
 
 def _has_content(node: Node) -> bool:
-    if node.text or node.label or node.hint:
+    if node.text or _description(node) or node.hint:
         return True
     return node.platform == "ios" and bool(node.value) and not node.checkable
+
+
+def _is_container(node: Node) -> bool:
+    return any(child.on_screen for child in node.children)
 
 
 def _quote(text: str) -> str:
@@ -158,8 +175,8 @@ class _Builder:
         if node.scrollable:
             notes.append("[scrollable]")
         if node.platform == "android" and (node.clickable or node.long_clickable):
-            if node.short_class not in _OBVIOUS and not node.editable:
-                notes.append("[clickable]" if node.clickable else "[long-clickable]")
+            if node.short_class not in _OBVIOUS and not node.editable and not _is_container(node):
+                notes.append("[tap]" if node.clickable else "[long-press]")
         return (" " + " ".join(notes)) if notes else ""
 
     def emit(self, node: Node, depth: int, absorbed: Node | None, context: tuple[str, ...]) -> str:
@@ -169,17 +186,16 @@ class _Builder:
         ref = self.ref(node, label)
         # A label the enclosing line already shows (a switch inside its cell) is not repeated.
         shown = f" {_quote(label)}" if label and label not in context else ""
-        self.lines.append(f"{'  ' * depth}[{ref}] {node.short_class}{shown}{self.annotations(node, label)}")
+        self.lines.append(f"{' ' * depth}[{ref}] {node.short_class}{shown}{self.annotations(node, label)}")
         return label
 
     def redundant(self, node: Node, context: tuple[str, ...]) -> bool:
-        """A plain text that only repeats what the enclosing line already says."""
+        """A plain element that only repeats what the enclosing line already says (its children,
+        if any, are hoisted)."""
         if node.interactive or node.scrollable or node.focused or node.selected:
             return False
         label = _label(node)
-        if not label or label not in context:
-            return False
-        return not any(d.interactive for d in node.walk() if d is not node)
+        return bool(label) and label in context
 
     def visit(self, node: Node, depth: int, hidden: set[int], context: tuple[str, ...]) -> None:
         if self.skip_subtree(node):
@@ -206,7 +222,7 @@ class _Builder:
             parts = [f"{n} more {where}" for where, n in counts.items() if n]
             if parts:
                 self.offscreen += sum(counts.values())
-                self.lines.append(f"{'  ' * child_depth}… {', '.join(parts)}")
+                self.lines.append(f"{' ' * child_depth}… {', '.join(parts)}")
             return
         for child in node.children:
             self.visit(child, child_depth, hidden, context)

@@ -31,6 +31,7 @@ from lxml import etree
 from trailblaze.errors import DeviceError
 
 __all__ = [
+    "DumpCache",
     "Hierarchy",
     "Node",
     "Platform",
@@ -147,7 +148,10 @@ class Node:
     package: str = ""
     """Android package / iOS bundle id (inherited from the application element)."""
     window: int = 0
-    """Index of the window (Android top-level node / iOS application child) the node belongs to."""
+    """Index of the window (Android top-level node / iOS application child) the node belongs to.
+
+    An iOS keyboard inside an app window gets a pseudo-window of its own (an index past the
+    application's children, kind `ime`), so the app window stays `app`."""
     index: int = 0
     """Position among the parent's children."""
     drawing_order: int = 0
@@ -259,6 +263,12 @@ class Hierarchy:
         return cached
 
     def window_kind(self, node: Node) -> WindowKind:
+        """`app`, `system` or `ime`: the kind of the window `node` belongs to.
+
+        The iOS application element spans every window and counts as `app`.
+        """
+        if node.parent is None and self.platform == "ios":
+            return "app"
         if 0 <= node.window < len(self.window_kinds):
             return self.window_kinds[node.window]
         return "app"
@@ -327,6 +337,50 @@ def parse_hierarchy(
     return hierarchy
 
 
+class DumpCache:
+    """`parse_hierarchy` that skips the parse when a dump is identical to the previous one.
+
+    Settling and selector polling dump an unchanged screen again and again; the second of two equal
+    dumps is the common case, and comparing the raw text (a memcmp that stops at the first
+    difference) costs microseconds where parsing costs milliseconds. An identical dump returns the
+    very same `Hierarchy` object, which is safe because hierarchies are treated as immutable. One
+    cache per device connection (drivers hold one); it is not shared between threads.
+    """
+
+    __slots__ = ("_key", "_last", "hits", "misses")
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] = ()
+        self._last: Hierarchy | None = None
+        self.hits = 0
+        self.misses = 0
+
+    def parse(
+        self,
+        source: str | bytes,
+        platform: Platform | None = None,
+        *,
+        scale: float | None = None,
+        width: float | None = None,
+        height: float | None = None,
+    ) -> Hierarchy:
+        """As `parse_hierarchy`, returning the previous result when `source` and the options repeat."""
+        key = (platform, scale, width, height)
+        last = self._last
+        if (
+            last is not None
+            and self._key == key
+            and type(last.source) is type(source)
+            and last.source == source
+        ):
+            self.hits += 1
+            return last
+        hierarchy = parse_hierarchy(source, platform, scale=scale, width=width, height=height)
+        self.misses += 1
+        self._key, self._last = key, hierarchy
+        return hierarchy
+
+
 _PARSER = etree.XMLParser(
     recover=True,
     huge_tree=True,
@@ -371,12 +425,13 @@ def _parse_bounds(raw: str | None) -> Rect:
     if not raw or raw[0] != "[":
         return _EMPTY
     try:
-        a, b = raw[1:-1].split("][", 1)
-        left, top = a.split(",", 1)
-        right, bottom = b.split(",", 1)
-        return Rect(int(left), int(top), int(right), int(bottom))
+        left, top, right, bottom = map(int, raw[1:-1].replace("][", ",").split(","))
     except ValueError:
         return _EMPTY
+    return _new_tuple(Rect, (left, top, right, bottom))  # skips NamedTuple's Python-level __new__
+
+
+_new_tuple = tuple.__new__
 
 
 def _build_android(root: Any, source: str | bytes) -> Hierarchy:
@@ -493,42 +548,109 @@ def _android_from_attrs(
 
 
 def _parse_android_expat(body: bytes, source: str | bytes) -> Hierarchy | None:
-    """Fast path for well-formed uiautomator XML: one expat pass, no element tree (None if malformed)."""
+    """Fast path for well-formed uiautomator XML: one expat pass, no element tree (None if malformed).
+
+    This runs on every poll of a replay, so the per-node handler is written for speed: one flat
+    function, locals instead of attribute lookups, the `Node` built positionally, and repeated
+    `bounds` strings (a child often has its parent's) and small integers looked up, not re-parsed.
+    """
     parser = expat.ParserCreate()
     parser.buffer_text = True
     nodes: list[Node] = []
     roots: list[Node] = []
     stack: list[Node] = []
     meta: dict[str, str] = {}
-    seen_root = False
+    rects: dict[str | None, Rect] = {}
+    ints = _SMALL_INTS
+    append = nodes.append
+    push = stack.append
+    new = Node
 
-    def start(tag: str, attrs: dict[str, str]) -> None:
-        nonlocal seen_root
-        if not seen_root:
-            seen_root = True
-            if tag == "hierarchy":
-                meta.update(attrs)
-                meta["_first"] = ""
-                return
-            raise _NotAndroid
+    def node_start(tag: str, a: dict[str, str]) -> None:
+        get = a.get
+        parent: Node | None = None
         if stack:
-            parent = stack[-1]
-            node = _android_from_attrs(
-                attrs, tag, parent, parent.depth + 1, parent.window, len(parent.children), nodes
-            )
-            parent.children.append(node)
+            above = stack[-1]
+            parent = above
+            siblings = above.children
+            position = len(siblings)
+            depth = above.depth + 1
+            window = above.window
+            package = get("package") or above.package
         else:
-            node = _android_from_attrs(attrs, tag, None, 0, len(roots), len(roots), nodes)
-            roots.append(node)
-            if meta.get("_first") == "":
-                meta["_first"] = "dump" if "visible-to-user" not in attrs else "u2"
-        stack.append(node)
+            siblings = roots
+            position = window = len(roots)
+            depth = 0
+            package = get("package") or ""
+            if "_first" not in meta:
+                meta["_first"] = "dump" if "visible-to-user" not in a else "u2"
+        cls = get("class")
+        if cls is None:
+            cls = tag if tag != "node" else ""
+        raw = get("index")
+        idx = position
+        if raw:
+            found = ints.get(raw)
+            idx = found if found is not None else _int_or(raw, position)
+        raw = get("drawing-order")
+        drawing = idx
+        if raw:
+            found = ints.get(raw)
+            drawing = found if found is not None else _int_or(raw, idx)
+        raw = get("bounds")
+        rect = rects.get(raw)
+        if rect is None:
+            rect = rects[raw] = _parse_bounds(raw)
+        visible = get("visible-to-user")
+        if visible is None:
+            visible = get("displayed")
+        node = new(
+            "android",
+            cls,
+            get("resource-id") or "",
+            get("text") or "",
+            get("content-desc") or "",
+            get("hint") or "",
+            "",
+            rect,
+            _EMPTY,
+            get("enabled") != "false",
+            get("clickable") == "true",
+            get("long-clickable") == "true",
+            get("checkable") == "true",
+            get("checked") == "true",
+            get("focusable") == "true",
+            get("focused") == "true",
+            get("scrollable") == "true",
+            get("selected") == "true",
+            get("password") == "true",
+            visible != "false",
+            True,
+            False,
+            get("NAF") == "true",
+            package,
+            window,
+            idx,
+            drawing,
+            len(nodes),
+            depth,
+            parent,
+        )
+        append(node)
+        siblings.append(node)
+        push(node)
+
+    def root_start(tag: str, a: dict[str, str]) -> None:
+        if tag != "hierarchy":
+            raise _NotAndroid
+        meta.update(a)
+        parser.StartElementHandler = node_start
 
     def end(tag: str) -> None:
-        if stack and tag != "hierarchy":
+        if stack:
             stack.pop()
 
-    parser.StartElementHandler = start
+    parser.StartElementHandler = root_start
     parser.EndElementHandler = end
     try:
         parser.Parse(body, True)
@@ -544,6 +666,16 @@ def _parse_android_expat(body: bytes, source: str | bytes) -> Hierarchy | None:
     except ValueError:
         rotation = 0
     return _android_hierarchy(roots, nodes, source, fmt, rotation)
+
+
+_SMALL_INTS = {str(i): i for i in range(512)}
+
+
+def _int_or(raw: str, default: int) -> int:
+    try:
+        return int(raw)
+    except ValueError:
+        return default
 
 
 class _NotAndroid(Exception):
@@ -724,21 +856,63 @@ def _finish_ios(root: Node, nodes: list[Node], source: str | bytes, fmt: str) ->
         width = max((n.bounds.right for n in root.children), default=0.0)
         height = max((n.bounds.bottom for n in root.children), default=0.0)
     kinds: list[WindowKind] = []
+    keyboards: list[Node] = []
     for child in root.children:
         kind: WindowKind = "app"
-        if any(n.class_name == "XCUIElementTypeKeyboard" for n in child.walk()) and not any(
-            n.short_class in ("Table", "NavigationBar", "CollectionView") for n in child.walk()
-        ):
-            kind = "ime"
-        elif child.short_class == "StatusBar":
+        if child.short_class == "StatusBar":
             kind = "system"
+        else:
+            found = _keyboards(child)
+            if found and _only_keyboard(child):
+                kind = "ime"
+            else:
+                # The keyboard can sit inside the app's own window (the simulator, some iOS versions):
+                # it becomes a pseudo-window of its own so the window stays the app's.
+                keyboards.extend(found)
         kinds.append(kind)
+    for keyboard in keyboards:
+        index = len(kinds)
+        kinds.append("ime")
+        for node in keyboard.walk():
+            node.window = index
     hierarchy = Hierarchy(
         platform="ios", roots=[root], width=width, height=height, scale=3.0, source=source, format=fmt,
         nodes=nodes, window_kinds=kinds,
     )  # fmt: skip
     _clip_all(hierarchy)
     return hierarchy
+
+
+def _keyboards(window: Node) -> list[Node]:
+    """The outermost `XCUIElementTypeKeyboard` elements inside `window`."""
+    found: list[Node] = []
+    stack = [window]
+    while stack:
+        node = stack.pop()
+        if node.class_name == "XCUIElementTypeKeyboard":
+            found.append(node)
+        else:
+            stack.extend(node.children)
+    return found
+
+
+def _only_keyboard(window: Node) -> bool:
+    """Whether `window` holds the keyboard and nothing else a person could read or touch.
+
+    Apart from the keyboard, only empty containers may be there (a keyboard window wraps the
+    keyboard in a few `Other` views, and may add the predictive bar, which lives inside it).
+    """
+    stack = [window]
+    while stack:
+        node = stack.pop()
+        if node.class_name == "XCUIElementTypeKeyboard":
+            continue
+        if node is not window and (
+            node.label or node.text or node.hint or node.resource_id or node.clickable or node.scrollable
+        ):
+            return False
+        stack.extend(node.children)
+    return True
 
 
 # --------------------------------------------------------------------------------------------------

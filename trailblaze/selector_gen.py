@@ -26,7 +26,7 @@ from trailblaze.hierarchy import Hierarchy, Node
 from trailblaze.resolve import _above, _below, _left_of, _right_of, branch_predicates, resolve
 from trailblaze.selector import NodeSelector
 
-__all__ = ["generate_selector", "hit_test", "literal", "selector_for"]
+__all__ = ["generate_selector", "hit_test", "literal", "selector_for", "tap_target"]
 
 _META = frozenset("\\.^$*+?{}[]|()")
 _META_NO_DOT = _META - {"."}
@@ -120,12 +120,22 @@ def generate_selector(node: Node, hierarchy: Hierarchy, *, use_hit_test: bool = 
     provided a tap on that node's own centre lands on it too (a huge clickable backdrop whose centre
     is elsewhere is not what the user meant; the chosen node is described then).
     """
-    target = node
-    if use_hit_test and node.is_visible:
-        hit = hit_test(hierarchy, *node.center)
-        if hit is not None and hit is not node and hit_test(hierarchy, *hit.center) is hit:
-            target = hit
+    target = tap_target(node, hierarchy) if use_hit_test else node
     return selector_for(target, hierarchy)
+
+
+def tap_target(node: Node, hierarchy: Hierarchy) -> Node:
+    """The node a tap on `node`'s centre lands on, as `generate_selector` describes it.
+
+    That is the hit-tested node, provided a tap on that node's own centre lands on it too (a huge
+    clickable backdrop whose centre is elsewhere is not what the user meant); else `node` itself.
+    """
+    if not node.is_visible:
+        return node
+    hit = hit_test(hierarchy, *node.center)
+    if hit is not None and hit is not node and hit_test(hierarchy, *hit.center) is hit:
+        return hit
+    return node
 
 
 def selector_for(node: Node, hierarchy: Hierarchy) -> NodeSelector | None:

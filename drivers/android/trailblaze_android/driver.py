@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
 from trailblaze.errors import DeviceError, UsageError
-from trailblaze.hierarchy import Hierarchy, parse_hierarchy
+from trailblaze.hierarchy import DumpCache, Hierarchy
 from trailblaze_android._errors import translating
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ class AndroidDriver:
         self._host = host
         self._port = port
         self._info: DeviceInfo | None = None
+        self._dumps = DumpCache()  # an unchanged screen is not parsed twice
 
     def __repr__(self) -> str:
         return f"<AndroidDriver {self._serial} via {self._host}:{self._port}>"
@@ -80,7 +81,7 @@ class AndroidDriver:
     def hierarchy(self) -> Hierarchy:
         with self._guard("dumping the view hierarchy"):
             xml = self._d.dump_hierarchy()
-        hierarchy = parse_hierarchy(xml, "android")
+        hierarchy = self._dumps.parse(xml, "android")
         if not hierarchy.nodes:  # u2 retries an empty dump, then hands back `<hierarchy rotation="0" />`
             raise DeviceError(
                 f"dumping the view hierarchy failed on android device {self._serial}: the dump was empty "

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
 from trailblaze.errors import DeviceError, UsageError
-from trailblaze.hierarchy import Hierarchy, Node, parse_hierarchy
+from trailblaze.hierarchy import DumpCache, Hierarchy, Node
 from trailblaze_ios._errors import translating
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ class IosDriver:
         self._s = session
         self._url = url
         self._info: DeviceInfo | None = None
+        self._dumps = DumpCache()  # an unchanged screen is not parsed twice
 
     def __repr__(self) -> str:
         return f"<IosDriver {self._url}>"
@@ -67,7 +68,7 @@ class IosDriver:
         with self._guard("reading the view hierarchy (/source)"):
             tree = self._s.source(format="json")
         text = json.dumps(tree) if isinstance(tree, dict | list) else str(tree)
-        hierarchy = parse_hierarchy(text, "ios", scale=info.scale)
+        hierarchy = self._dumps.parse(text, "ios", scale=info.scale)
         if len(hierarchy.nodes) <= 1:  # an application element without a window: nothing to act on
             raise DeviceError(
                 f"reading the view hierarchy (/source) failed on {self._url}: the source was empty; "
