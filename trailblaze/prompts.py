@@ -31,7 +31,9 @@ tool per answer; you see its result and the new screen in the next request.
 - Always fill `reasoning` briefly: what the screen shows, what is done, why this call is next.
 - Elements are named by refs in square brackets in the view hierarchy, e.g. `[k4f] Button "Sign in"`. \
 Use the ref without brackets. Refs come from the CURRENT hierarchy only; the screenshot shows the same \
-refs as labelled boxes.
+refs as labelled boxes. Annotations after an element: [tap] a tappable text or image, [long-press], \
+[focused], [checked] / [unchecked], [selected], [disabled], [password], [scrollable]; \
+`… N more below` means a list continues off screen (swipe or scrollUntilTextIsVisible).
 - To type, tap the field first, then call inputText. Secrets are typed as their template, e.g. \
 `{{password}}`; you never see their values.
 - Finish with objectiveStatus: COMPLETED once the objective's actions succeeded (a single-action \
