@@ -1,0 +1,317 @@
+"""The pytest plugin as a user meets it: pytest runs in a subprocess with the plugin loaded through its
+`pytest11` entry point, against simulated devices driven by the real uiautomator2 client."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from trailblaze.pytest_plugin import pool_problem
+
+pytest_plugins = ["pytester"]
+
+DATA = Path(__file__).parent / "data" / "pytest" / "trails"
+
+INI = """\
+[pytest]
+addopts = --strict-markers -p no:cacheprovider
+filterwarnings =
+    error
+    ignore::DeprecationWarning:adbutils.*
+    ignore::DeprecationWarning:uiautomator2.*
+    ignore::ResourceWarning
+"""
+
+FAST_SESSION = """\
+import pytest
+
+@pytest.fixture(scope="session")
+def trailblaze_session_args():
+    return {"resolve_timeout": 1.0}
+"""
+
+DEMO_LLM = """
+
+from trailblaze.testing.demo_policy import demo_llm
+
+@pytest.fixture
+def llm():
+    return demo_llm()
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A project folder with the example trails under `trails/` and a fast-failing session."""
+    pytester.makefile(".ini", pytest=INI)
+    shutil.copytree(DATA, pytester.path / "trails")
+    pytester.makeconftest(FAST_SESSION)
+    return pytester
+
+
+def _stdout(result: pytest.RunResult) -> str:
+    return "\n".join(result.outlines)
+
+
+# --- collection ----------------------------------------------------------------------------------------
+
+
+def test_collects_trail_files_named_by_id_with_tags_as_markers(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess("trails", "--collect-only", "-q")
+    result.assert_outcomes()
+    assert result.ret == 0, _stdout(result)
+    result.stdout.fnmatch_lines(
+        [
+            "trails/email.trail.yaml::demo/email",
+            "trails/forgot.trail.yaml::forgot",  # no config.id: named after the file
+            "trails/skipped.trail.yaml::demo/skipped",
+        ]
+    )
+    # config.tags are registered markers: selectable with -m, accepted under --strict-markers.
+    smoke = project.runpytest_subprocess("trails", "--collect-only", "-q", "-m", "smoke")
+    assert "trails/email.trail.yaml::demo/email" in smoke.outlines
+    assert not any("forgot" in line for line in smoke.outlines)
+    login = project.runpytest_subprocess("trails", "--collect-only", "-q", "-m", "login and not smoke")
+    assert "trails/forgot.trail.yaml::forgot" in login.outlines
+    assert not any("demo/email" in line for line in login.outlines)
+
+
+def test_trail_files_outside_trail_folders_are_data_not_tests(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".ini", pytest=INI + "testpaths = tests\n")
+    tests = pytester.mkdir("tests")
+    (tests / "test_plain.py").write_text("def test_plain():\n    pass\n")
+    (tests / "data").mkdir()
+    (tests / "data" / "broken.trail.yaml").write_text("trail: [oops\n")
+    shutil.copy(DATA / "email.trail.yaml", tests / "data" / "good.trail.yaml")
+
+    for args in ((), ("tests",)):
+        result = pytester.runpytest_subprocess(*args, "--collect-only", "-q")
+        assert result.ret == 0, _stdout(result)
+        assert "tests/test_plain.py::test_plain" in result.outlines
+        assert not any(".trail.yaml" in line for line in result.outlines)
+
+    # Named explicitly, a trail file is a test wherever it lives — and a broken one says where.
+    result = pytester.runpytest_subprocess(
+        "tests/data/good.trail.yaml", "tests/data/broken.trail.yaml", "--collect-only", "-q"
+    )
+    assert "tests/data/good.trail.yaml::demo/email" in result.outlines
+    text = _stdout(result)
+    assert "broken.trail.yaml:2:1: YAML syntax error" in text and "Traceback" not in text
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error stops the run
+
+    # The ini option names other trail folders.
+    shutil.copytree(DATA, pytester.path / "e2e")
+    result = pytester.runpytest_subprocess("e2e", "--collect-only", "-q", "-o", "trailblaze_trail_paths=e2e")
+    assert "e2e/email.trail.yaml::demo/email" in result.outlines
+
+
+# --- trail items -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_failing_trail_shows_the_replay_diagnostic_and_keeps_artifacts(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "trails/email.trail.yaml", "trails/skipped.trail.yaml", "--device", "sim:android:demo@v2", "-rs"
+    )
+    result.assert_outcomes(failed=1, skipped=1)
+    text = _stdout(result)
+    # The diagnostic names the trail, the step, the tool, its selector and what is on screen instead.
+    result.stdout.fnmatch_lines(
+        [
+            "trail demo/email failed on sim:android:demo@v2 (android-phone): *email.trail.yaml",
+            '  step 3 (step): Tap the "Sign in" button',
+            "    tool: tapOnElementBySelector *resourceIdRegex*dev.trailblaze.demo:id/sign_in*",
+            "*NOT_FOUND*",
+            "    closest candidates on screen:",
+            '      - Button "Log in" (id log_in)*',
+        ]
+    )
+    assert "Traceback" not in text and "replay.py" not in text
+    assert "the Android build has no such screen yet" in text  # config.skip's reason
+
+    run_dir = project.path / "test-results" / "trailblaze" / "trails-email.trail.yaml-demo-email"
+    run = json.loads((run_dir / "run.json").read_text())
+    trail = run["trails"][0]
+    assert trail["status"] == "failed" and trail["device"] == "sim:android:demo@v2"
+    step = trail["steps"][2]
+    assert step["status"] == "failed"
+    assert (run_dir / step["screenshot_after"]).read_bytes().startswith(b"\x89PNG")
+    assert "log_in" in (run_dir / step["hierarchy_after"]).read_text()
+    assert f"screenshot: {run_dir / step['screenshot_after']}" in text
+
+
+PYTHON_TESTS = """\
+import pytest
+
+def test_driver_and_trail_runner(driver, trail_runner, trailblaze_device):
+    assert driver.current_app() == "dev.trailblaze.demo"
+    result = trail_runner.replay("trails/email.trail.yaml")
+    assert result.passed and result.status == "passed", result.diagnostic
+    assert [s.status for s in result.steps] == ["passed"] * 4
+    assert result.record.id == "demo/email" and result.error is None
+    assert (result.run_dir / "run.json").is_file()
+    shown = trail_runner.tool(
+        "assertVisibleBySelector: {nodeSelector: {androidAccessibility: {resourceIdRegex: 'dev.trailblaze.demo:id/error'}}}"
+    )
+    assert shown.ok, shown
+    assert trail_runner.llm_calls == 0
+    with open("runs.txt", "a") as fh:
+        fh.write(str(result.run_dir) + "\\n")
+
+def test_driver_resets_the_app(driver, trailblaze_device):
+    # The test before left the login error on screen; CLEAR_STATE brings back an empty form.
+    texts = [n.text for n in trailblaze_device.refresh().nodes]
+    assert "Welcome back" in texts and "Invalid email or password" not in texts
+    assert "user@example.com" not in texts
+
+@pytest.mark.platform("ios")
+def test_only_on_ios(driver):
+    raise AssertionError("must be skipped on an android device")
+
+@pytest.mark.platform("android")
+def test_failure_keeps_the_screen(driver):
+    assert driver.current_app() == "nothing.like.this"
+"""
+
+
+@pytest.mark.slow
+def test_python_tests_use_driver_and_trail_runner(project: pytest.Pytester) -> None:
+    project.makepyfile(test_flow=PYTHON_TESTS)
+    result = project.runpytest_subprocess("test_flow.py", "-rs")
+    result.assert_outcomes(passed=2, failed=1, skipped=1)
+    text = _stdout(result)
+    assert "needs a ios device; this run drives sim:android" in text
+    # A passing test's run directory is gone (retain-on-failure); the failing one keeps its screen.
+    passed_run = Path((project.path / "runs.txt").read_text().strip())
+    assert not passed_run.exists()
+    kept = project.path / "test-results" / "trailblaze" / "test_flow.py-test_failure_keeps_the_screen"
+    assert (kept / "failure.png").read_bytes().startswith(b"\x89PNG")
+    assert "Welcome back" in (kept / "failure.xml").read_text()
+    assert f"screen at failure: {kept / 'failure.xml'}, {kept / 'failure.png'}" in text
+
+
+LLM_TESTS = """\
+def test_unrecorded_step_uses_the_llm_fixture(trail_runner):
+    result = trail_runner.replay("data/forgot.trail.yaml")
+    assert result.status == "passed-ai", result.diagnostic
+    assert trail_runner.llm_calls == 1
+    assert [s.status for s in result.steps] == ["passed", "passed-ai"]
+
+def test_self_heal_repairs_the_renamed_button(trail_runner):
+    result = trail_runner.replay("data/email.trail.yaml")
+    assert result.status == "passed-with-self-heal", result.diagnostic
+    assert [s.status for s in result.steps] == ["passed", "passed", "passed-with-self-heal", "passed"]
+"""
+
+
+@pytest.mark.slow
+def test_llm_fixture_overridden_in_conftest_solves_and_heals_steps(project: pytest.Pytester) -> None:
+    project.makeconftest(FAST_SESSION + DEMO_LLM)
+    project.mkdir("data")
+    for name in ("forgot.trail.yaml", "email.trail.yaml"):
+        shutil.copy(DATA / name, project.path / "data" / name)
+    project.makepyfile(test_llm=LLM_TESTS)
+    result = project.runpytest_subprocess(
+        "test_llm.py", "trails/email.trail.yaml", "-v", "--device", "sim:android:demo@v2", "--self-heal"
+    )
+    result.assert_outcomes(passed=3)
+    assert "trails/email.trail.yaml::demo/email PASSED" in _stdout(result)
+    # The healed recording was written back into the collected trail file.
+    assert "dev.trailblaze.demo:id/log_in" in (project.path / "trails" / "email.trail.yaml").read_text()
+
+
+# --- reports -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_junitxml_and_trailblaze_report_include_trail_items(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "trails/email.trail.yaml",
+        "trails/skipped.trail.yaml",
+        "--junitxml=junit.xml",
+        "--trailblaze-report=report",
+    )
+    result.assert_outcomes(passed=1, skipped=1)
+    cases = {c.get("name"): c for c in ET.parse(project.path / "junit.xml").getroot().iter("testcase")}
+    assert set(cases) == {"demo/email", "demo/skipped"}
+    assert cases["demo/email"].find("failure") is None
+    assert cases["demo/skipped"].find("skipped") is not None
+
+    report = project.path / "report"
+    run = json.loads((report / "run.json").read_text())
+    assert [t["id"] for t in run["trails"]] == ["demo/email", "demo/skipped"]
+    email = run["trails"][0]
+    assert email["status"] == "passed"
+    # Artifact paths were rebased onto the merged run directory.
+    assert (report / email["steps"][0]["screenshot_after"]).is_file()
+    assert "demo/email" in (report / "report.html").read_text()
+    own_junit = ET.parse(report / "junit.xml").getroot()
+    assert len(list(own_junit.iter("testcase"))) == 2
+    assert f"trailblaze report: {report / 'report.html'}" in _stdout(result)
+
+
+# --- devices and xdist -------------------------------------------------------------------------------------
+
+
+XDIST_TESTS = """\
+import os
+import pytest
+
+@pytest.mark.parametrize("n", range(6))
+def test_device(n, trailblaze_device, trailblaze_device_spec):
+    with open(f"device-{n}.txt", "w") as fh:
+        fh.write(f"{os.environ['PYTEST_XDIST_WORKER']} {trailblaze_device_spec} {trailblaze_device.driver!r}")
+"""
+
+
+@pytest.mark.slow
+def test_xdist_workers_each_get_their_own_simulated_device(project: pytest.Pytester) -> None:
+    project.makepyfile(test_pool=XDIST_TESTS)
+    result = project.runpytest_subprocess("test_pool.py", "-n", "2", "--device", "sim:android")
+    result.assert_outcomes(passed=6)
+    lines = [p.read_text().split(" ", 2) for p in sorted(project.path.glob("device-*.txt"))]
+    by_worker = {worker: driver for worker, _, driver in lines}
+    assert set(by_worker) == {"gw0", "gw1"}
+    assert {spec for _, spec, _ in lines} == {"sim:android"}
+    # One simulator per worker: two different adb servers, each worker always on its own.
+    assert len(set(by_worker.values())) == 2
+    assert all(driver == by_worker[worker] for worker, _, driver in lines)
+
+
+def test_more_workers_than_real_devices_is_a_usage_error(project: pytest.Pytester) -> None:
+    project.makepyfile(test_pool=XDIST_TESTS)
+    result = project.runpytest_subprocess(
+        "test_pool.py", "-n", "3", "--device", "android:A", "--device", "sim:android"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "android:A would be driven by two workers at once" in "\n".join(result.errlines)
+
+
+def test_pool_assignment_rules() -> None:
+    assert pool_problem(("sim:android",), 8) is None
+    assert pool_problem(("android:A", "android:B"), 2) is None
+    assert pool_problem(("sim:android", "android:A"), 3) is None  # worker 2 wraps onto the simulator
+    problem = pool_problem(("android:A", "sim:ios", "android:B"), 5)
+    assert problem is not None and "android:A, sim:ios" not in problem and "android:A" in problem
+    assert "android:B" in (pool_problem(("android:A", "android:B"), 4) or "")
+
+
+def test_unreachable_device_fails_tests_with_one_line(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(port))
+    project.makepyfile(test_dev="def test_a(driver):\n    pass\n\ndef test_b(trail_runner):\n    pass\n")
+    result = project.runpytest_subprocess("test_dev.py", "--device", "android:emulator-5554")
+    result.assert_outcomes(errors=2)
+    text = _stdout(result)
+    assert f"DeviceError: cannot open android:emulator-5554: no adb server at 127.0.0.1:{port}" in text
+    assert "Traceback" not in text

@@ -1,0 +1,311 @@
+"""The `trail_runner` fixture's object, the failure text of a trail, and the merged `--trailblaze-report`.
+
+Imported by the pytest plugin only when a test asks for `trail_runner` or a trail item runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from trailblaze.memory import Memory
+from trailblaze.rundir import RunDir
+from trailblaze.runlog import RUN_FILE, RunRecord, StepRecord, TrailRecord, load_run, write_run
+
+if TYPE_CHECKING:
+    from trailblaze.execute import ToolResult
+    from trailblaze.llm import LLMClient
+    from trailblaze.session import DeviceSession
+    from trailblaze.trail import ToolCall
+
+__all__ = ["TrailResult", "TrailRunner", "reset_report_dir", "write_merged_report"]
+
+_PATH = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class TrailResult:
+    """How one replay or record of a trail went."""
+
+    record: TrailRecord
+    """The trail's entry in `run.json`: every step with its status, tools, error and candidates."""
+    run_dir: Path | None
+    """The run directory holding this trail's screenshots and hierarchies (None with artifacts off)."""
+
+    @property
+    def status(self) -> str:
+        """`passed`, `passed-with-self-heal`, `passed-ai`, `failed`, `error` or `skipped`."""
+        return self.record.status
+
+    @property
+    def passed(self) -> bool:
+        return self.record.status.startswith("passed")
+
+    @property
+    def steps(self) -> list[StepRecord]:
+        return self.record.steps
+
+    @property
+    def error(self) -> str | None:
+        return self.record.error
+
+    @property
+    def failed_step(self) -> StepRecord | None:
+        return next((s for s in self.record.steps if s.status == "failed"), None)
+
+    @property
+    def diagnostic(self) -> str:
+        """The failure as a person reads it: trail, step, tool, selector, candidates, artifacts."""
+        return failure_text(self.record, self.run_dir)
+
+    def assert_passed(self) -> None:
+        """Fails the calling test with `diagnostic` (no traceback into trailblaze) unless the trail passed."""
+        if not self.passed:
+            pytest.fail(self.diagnostic, pytrace=False)
+
+
+def failure_text(record: TrailRecord, run_dir: Path | None) -> str:
+    name = record.id or Path(record.path).name
+    where = f"{record.device} ({record.classifier})" if record.classifier else record.device
+    lines = [f"trail {name} {record.status} on {where}: {record.path}"]
+    step = next((s for s in record.steps if s.status == "failed"), None)
+    if step is not None:
+        number = "trailhead" if step.index < 0 else f"step {step.index + 1}"
+        lines.append(f"  {number} ({step.kind}): {step.text}")
+        failing_tool = next((t for t in reversed(step.tools) if t.status != "OK"), None)
+        if failing_tool is not None:
+            lines.append(f"    tool: {failing_tool.name} {failing_tool.params}")
+            result = f"{failing_tool.status} {failing_tool.message}".strip()
+            if not step.error or failing_tool.message not in step.error:
+                lines.append(f"    result: {result}")
+        if step.error:
+            lines.append(f"    error: {step.error}")
+        if step.candidates:
+            lines.append("    closest candidates on screen:")
+            lines.extend(f"      - {c}" for c in step.candidates)
+        if run_dir is not None:
+            for label, rel in (("screenshot", step.screenshot_after), ("hierarchy", step.hierarchy_after)):
+                if rel:
+                    lines.append(f"    {label}: {run_dir / rel}")
+    elif record.error:
+        lines.append(f"  {record.error}")
+    if run_dir is not None:
+        lines.append(f"  run directory: {run_dir}")
+    return "\n".join(lines)
+
+
+class TrailRunner:
+    """Runs trails and tools on the test's device (the `trail_runner` fixture).
+
+    All replays and records of one test go into one run directory, one trail folder each. The
+    session's one-dump cache is dropped before each call, because the test may have driven the
+    device directly (through `driver`) since the last one.
+    """
+
+    def __init__(
+        self,
+        session: DeviceSession,
+        *,
+        device: str,
+        llm_factory: Callable[[], LLMClient],
+        self_heal: bool = False,
+        write_back: bool = True,
+        secrets: Mapping[str, str] | None = None,
+        run_dir: Path | None = None,
+        command: list[str] | None = None,
+    ) -> None:
+        self.session = session
+        self.device = device
+        self.self_heal = self_heal
+        self.write_back = write_back
+        self.secrets = dict(secrets or {})
+        self.llm_calls = 0
+        """How many times a step needed the model (the `llm` fixture was asked for)."""
+        self._llm_factory = llm_factory
+        self._run_dir_path = run_dir
+        self._command = command or ["pytest"]
+        self._rundir: RunDir | None = None
+
+    @property
+    def run_dir(self) -> Path | None:
+        """The run directory, once a trail ran (None with artifacts off)."""
+        return self._rundir.root if self._rundir is not None else None
+
+    def replay(
+        self,
+        path: _PATH,
+        /,
+        *,
+        args: Mapping[str, str] | None = None,
+        secrets: Mapping[str, str] | None = None,
+        self_heal: bool | None = None,
+        **memory: str,
+    ) -> TrailResult:
+        """Replays a trail file (no LLM unless a step has no recording or self-heals).
+
+        Args:
+            path: The trail file.
+            args: Values for `{{args.name}}` (over `config.args`).
+            secrets: Secret values, over the `trailblaze_secrets` fixture's.
+            self_heal: Override `--self-heal` for this call.
+            **memory: Variables for `{{name}}` templates (over `config.memory`).
+
+        Returns:
+            The result; a failing trail is a result with status `failed`, not an exception.
+
+        Raises:
+            UsageError / TrailFileError: the file does not load or a template names an unknown variable.
+            DeviceError / LLMError: infrastructure failed.
+        """
+        from trailblaze.runner import ReplayOptions, build_memory, replay_trail
+        from trailblaze.trail import load_trail
+
+        trail = load_trail(path)
+        mem = build_memory(trail, memory, args, {**self.secrets, **(secrets or {})})
+        heal = self.self_heal if self_heal is None else self_heal
+        self.session.invalidate()
+        record = replay_trail(
+            trail,
+            self.session,
+            options=ReplayOptions(self_heal=heal, write_back=self.write_back),
+            memory=mem,
+            llm_factory=self._llm,
+            rundir=self._open_rundir(mem),
+            device=self.device,
+        )
+        return TrailResult(record, self.run_dir)
+
+    def record(
+        self,
+        path: _PATH,
+        /,
+        *,
+        args: Mapping[str, str] | None = None,
+        secrets: Mapping[str, str] | None = None,
+        rerecord: bool = False,
+        **memory: str,
+    ) -> TrailResult:
+        """Records a trail: replays what is recorded for this device, solves the rest with `llm`, saves.
+
+        Raises:
+            UsageError / TrailFileError: the file does not load.
+            DeviceError / LLMError: infrastructure failed.
+        """
+        from trailblaze.runner import RecordOptions, record_trail
+
+        merged = {**self.secrets, **(secrets or {})}
+        self.session.invalidate()
+        record = record_trail(
+            Path(path),
+            self.session,
+            self._llm,
+            memory=memory,
+            args=args,
+            secrets=merged,
+            options=RecordOptions(rerecord=rerecord),
+            rundir=self._open_rundir(Memory(secrets=merged)),
+            device=self.device,
+        )
+        return TrailResult(record, self.run_dir)
+
+    def tool(self, tool: str | ToolCall, **memory: str) -> ToolResult:
+        """Runs one tool in its recorded form, e.g. `"tapOnElementBySelector: {nodeSelector: …}"`.
+
+        Returns:
+            The tool's result (`.ok`, `.status`, `.message`); a missing element is a result, not an error.
+        """
+        from trailblaze.execute import run_recorded_tool
+        from trailblaze.trail import parse_tool
+
+        call = parse_tool(tool) if isinstance(tool, str) else tool
+        self.session.invalidate()
+        return run_recorded_tool(self.session, call, Memory(memory, secrets=self.secrets))
+
+    def close(self) -> None:
+        """Finishes the run directory (writes its final `run.json`)."""
+        if self._rundir is not None:
+            self._rundir.finish()
+
+    def _llm(self) -> LLMClient:
+        self.llm_calls += 1
+        return self._llm_factory()
+
+    def _open_rundir(self, memory: Memory) -> RunDir | None:
+        if self._run_dir_path is None:
+            return None
+        if self._rundir is None:
+            self._rundir = RunDir(self._run_dir_path, memory, command=self._command, device=self.device)
+        else:
+            self._rundir.memory = memory
+        return self._rundir
+
+
+# --- the merged report ------------------------------------------------------------------------------------
+
+_OUTPUTS = (RUN_FILE, "report.html", "junit.xml")
+
+
+def reset_report_dir(root: Path) -> None:
+    """Empties a `--trailblaze-report` folder of a previous run (only what the plugin writes there)."""
+    if not root.exists():
+        return
+    for name in _OUTPUTS:
+        (root / name).unlink(missing_ok=True)
+    for child in root.iterdir():
+        if child.is_dir() and (child / RUN_FILE).is_file():
+            shutil.rmtree(child)
+
+
+def write_merged_report(root: Path, *, command: list[str]) -> Path | None:
+    """Merges the per-test run directories under `root` into `root/run.json`, `report.html`, `junit.xml`.
+
+    Returns:
+        The HTML report, or None when no test ran a trail.
+    """
+    from trailblaze.junit import write_junit
+    from trailblaze.report import write_html_report
+    from trailblaze.rundir import now_iso
+
+    runs = [(child.name, load_run(child)) for child in sorted(root.iterdir()) if (child / RUN_FILE).is_file()]
+    if not runs:
+        return None
+    merged = RunRecord(
+        run_id=root.name,
+        started_at=min(run.started_at for _, run in runs),
+        finished_at=now_iso(),
+        command=command,
+        device=", ".join(sorted({run.device for _, run in runs if run.device})),
+    )
+    for sub, run in runs:
+        for trail in run.trails:
+            merged.trails.append(_rebase(trail, sub))
+            merged.usage.add(trail.usage)
+    write_run(merged, root)
+    write_junit(merged, root / "junit.xml", suite_name="trailblaze (pytest)")
+    return write_html_report(root)
+
+
+def _rebase(trail: TrailRecord, sub: str) -> TrailRecord:
+    """The trail with every artifact path made relative to the parent folder `sub` lives in."""
+
+    def join(rel: str | None) -> str | None:
+        return f"{sub}/{rel}" if rel else rel
+
+    trail = trail.model_copy(deep=True)
+    trail.directory = join(trail.directory) or sub
+    for step in trail.steps:
+        step.screenshot_before = join(step.screenshot_before)
+        step.screenshot_after = join(step.screenshot_after)
+        step.hierarchy_before = join(step.hierarchy_before)
+        step.hierarchy_after = join(step.hierarchy_after)
+        for tool in step.tools:
+            tool.screenshot_after = join(tool.screenshot_after)
+        for call in step.llm_calls:
+            call.transcript = join(call.transcript)
+    return trail

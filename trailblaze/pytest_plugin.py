@@ -1,0 +1,525 @@
+"""The trailblaze pytest plugin: device fixtures, trail files as test items, a device pool for xdist.
+
+Registered under the `pytest11` entry point, so it is active wherever trailblaze is installed. It
+stays inert until a test asks for one of its fixtures or a trail file is collected: importing it
+loads nothing heavy, and no device is opened before a test needs one.
+
+Fixtures, chained by scope (the cheapest to rebuild at the bottom):
+
+- session: `trailblaze_config` → `trailblaze_device_spec` (this worker's `--device` from the pool)
+  → `trailblaze_device` (a `DeviceSession`; a `sim:*` spec starts one in-process simulator per
+  worker); overridable `trailblaze_session_args`, `trailblaze_app_id`, `trailblaze_secrets`.
+- function: `driver` (the device's `Driver`, app relaunched with a clean state), `llm` (the model,
+  created only when a step needs the agent; override it in `conftest.py` with a test double) and
+  `trail_runner` (`.replay(path)`, `.record(path)`, `.tool(text)`).
+
+`pytest trails/` collects every `*.trail.yaml` / `trail.yaml` under the `trailblaze_trail_paths`
+folders (default `trails/`) or named on the command line as one test item that replays it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from trailblaze._pytest_runner import TrailRunner
+    from trailblaze.driver import Driver
+    from trailblaze.llm import LLMClient
+    from trailblaze.session import DeviceSession
+
+__all__ = ["TrailblazeConfig"]
+
+DEFAULT_DEVICE = "sim:android"
+DEFAULT_APP_ID = "dev.trailblaze.demo"
+_ARTIFACTS = ("on", "off", "retain-on-failure")
+_LAUNCH_MODES = ("CLEAR_STATE", "FORCE_RESTART", "RESUME")
+
+
+@dataclass(frozen=True)
+class TrailblazeConfig:
+    """The plugin's settings, resolved once from the command line, the ini file and the environment."""
+
+    devices: tuple[str, ...]
+    """The device pool: `--device` (repeatable), else ini `trailblaze_devices`, else
+    `TRAILBLAZE_DEVICE`, else `sim:android`. Worker k of `-n N` takes `devices[k % len(devices)]`."""
+    self_heal: bool
+    artifacts: str
+    """`on`, `off` or `retain-on-failure` (the default): which tests keep their run directory."""
+    output_dir: Path
+    """Where per-test artifacts go (`--trailblaze-output`, default `test-results/trailblaze`)."""
+    report_dir: Path | None
+    """`--trailblaze-report DIR`: every run directory is kept there, plus a merged `run.json`,
+    `report.html` and `junit.xml`."""
+    latency: str | None
+    """Latency profile of simulated devices (`zero` when unset)."""
+    app_id: str
+    launch_mode: str
+    """How the `driver` fixture resets the app before each test (default `CLEAR_STATE`)."""
+    write_back: bool
+    """Whether healed / newly solved recordings are written into the trail file."""
+    trail_paths: tuple[Path, ...]
+    """Folders whose trail files are collected as test items (ini `trailblaze_trail_paths`)."""
+    secrets: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def artifacts_root(self) -> Path:
+        return self.report_dir if self.report_dir is not None else self.output_dir
+
+    def keeps(self, failed: bool) -> bool:
+        """Whether a test's run directory is kept after the test."""
+        if self.report_dir is not None or self.artifacts == "on":
+            return True
+        return failed and self.artifacts == "retain-on-failure"
+
+
+_CONFIG_KEY = pytest.StashKey[TrailblazeConfig]()
+_REPORTS_KEY = pytest.StashKey[dict[str, pytest.TestReport]]()
+_DRIVER_SESSION_KEY = pytest.StashKey["DeviceSession"]()
+
+
+# --- options ----------------------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("trailblaze", "trailblaze (mobile UI trails)")
+    group.addoption(
+        "--device",
+        action="append",
+        dest="trailblaze_devices",
+        metavar="SPEC",
+        help="device for trails and the `driver` fixture: android[:SERIAL], ios[:WDA_URL], "
+        "sim:android[:APP], sim:ios[:APP]; repeat to form a pool for `-n N` (default sim:android)",
+    )
+    group.addoption(
+        "--self-heal",
+        action="store_true",
+        dest="trailblaze_self_heal",
+        default=None,
+        help="hand a failing recorded step to the agent (needs the `llm` fixture's model)",
+    )
+    group.addoption(
+        "--trailblaze-report",
+        dest="trailblaze_report",
+        metavar="DIR",
+        help="keep every trail run in DIR and write DIR/run.json, report.html and junit.xml (DIR is replaced)",
+    )
+    group.addoption(
+        "--trailblaze-artifacts",
+        dest="trailblaze_artifacts",
+        choices=_ARTIFACTS,
+        help="which tests keep their run directory (screenshots, hierarchies, run.json); "
+        "default retain-on-failure",
+    )
+    group.addoption(
+        "--trailblaze-output",
+        dest="trailblaze_output",
+        metavar="DIR",
+        help="folder for per-test artifacts (default test-results/trailblaze)",
+    )
+    group.addoption(
+        "--trailblaze-latency",
+        dest="trailblaze_latency",
+        metavar="PROFILE",
+        help="latency profile of simulated devices: zero (default) or realistic",
+    )
+    group.addoption(
+        "--trailblaze-secret",
+        action="append",
+        dest="trailblaze_secrets",
+        metavar="NAME=VALUE",
+        help="a secret for {{NAME}} templates (repeatable); never written to logs or reports",
+    )
+    parser.addini("trailblaze_devices", "device pool used when --device is not given", type="linelist")
+    parser.addini(
+        "trailblaze_trail_paths",
+        "folders whose *.trail.yaml files are collected as tests (default: trails)",
+        type="paths",
+    )
+    parser.addini("trailblaze_artifacts", "on | off | retain-on-failure", default="retain-on-failure")
+    parser.addini("trailblaze_output", "folder for per-test artifacts", default="test-results/trailblaze")
+    parser.addini("trailblaze_self_heal", "self-heal failing recorded steps", type="bool", default=False)
+    parser.addini("trailblaze_latency", "latency profile of simulated devices", default="")
+    parser.addini(
+        "trailblaze_app", "app id the `driver` fixture resets before each test", default=DEFAULT_APP_ID
+    )
+    parser.addini(
+        "trailblaze_launch_mode",
+        "CLEAR_STATE | FORCE_RESTART | RESUME for the `driver` fixture",
+        default="CLEAR_STATE",
+    )
+    parser.addini(
+        "trailblaze_write_back",
+        "write healed / newly solved recordings into trail files",
+        type="bool",
+        default=True,
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "platform(*names): run only on devices of these platforms (android, ios); skip elsewhere"
+    )
+    config.addinivalue_line("markers", "trail: a trail file collected by trailblaze")
+    settings = _resolve_config(config)
+    config.stash[_CONFIG_KEY] = settings
+    workers = getattr(config.option, "numprocesses", None)
+    if isinstance(workers, int) and workers > 0 and not _is_worker(config):
+        # Fail before any worker starts rather than once per test on every worker.
+        problem = pool_problem(settings.devices, workers)
+        if problem:
+            raise pytest.UsageError(problem)
+
+
+def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
+    def option(name: str) -> Any:
+        return config.getoption(name, default=None)
+
+    devices = option("trailblaze_devices") or config.getini("trailblaze_devices")
+    if not devices:
+        env = os.environ.get("TRAILBLAZE_DEVICE", "").strip()
+        devices = [env] if env else [DEFAULT_DEVICE]
+    artifacts = option("trailblaze_artifacts") or str(config.getini("trailblaze_artifacts"))
+    if artifacts not in _ARTIFACTS:
+        raise pytest.UsageError(f"trailblaze_artifacts = {artifacts!r}: use one of {', '.join(_ARTIFACTS)}")
+    launch_mode = str(config.getini("trailblaze_launch_mode")).upper()
+    if launch_mode not in _LAUNCH_MODES:
+        raise pytest.UsageError(
+            f"trailblaze_launch_mode = {launch_mode!r}: use one of {', '.join(_LAUNCH_MODES)}"
+        )
+    base = config.invocation_params.dir
+    report = option("trailblaze_report")
+    output = option("trailblaze_output") or str(config.getini("trailblaze_output"))
+    self_heal = option("trailblaze_self_heal")
+    trail_paths = config.getini("trailblaze_trail_paths") or [config.rootpath / "trails"]
+    return TrailblazeConfig(
+        devices=tuple(str(d).strip() for d in devices),
+        self_heal=bool(config.getini("trailblaze_self_heal") if self_heal is None else self_heal),
+        artifacts=artifacts,
+        output_dir=(base / output).resolve(),
+        report_dir=(base / report).resolve() if report else None,
+        latency=option("trailblaze_latency") or str(config.getini("trailblaze_latency")) or None,
+        app_id=str(config.getini("trailblaze_app")),
+        launch_mode=launch_mode,
+        write_back=bool(config.getini("trailblaze_write_back")),
+        trail_paths=tuple(Path(p).resolve() for p in trail_paths),
+        secrets=_parse_pairs(option("trailblaze_secrets") or [], "--trailblaze-secret"),
+    )
+
+
+def _parse_pairs(values: list[str], flag: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for value in values:
+        name, sep, rest = value.partition("=")
+        if not sep or not name.strip():
+            raise pytest.UsageError(f"{flag} {value!r}: use NAME=VALUE")
+        out[name.strip()] = rest
+    return out
+
+
+# --- the device pool ----------------------------------------------------------------------------------
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _worker(config: pytest.Config) -> tuple[int, int] | None:
+    """(index, count) of this pytest-xdist worker, None outside xdist."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is None:
+        return None
+    index = int(re.sub(r"\D", "", str(workerinput.get("workerid", ""))) or 0)
+    return index, int(workerinput.get("workercount") or index + 1)
+
+
+def pool_problem(pool: tuple[str, ...], workers: int) -> str | None:
+    """Why `workers` xdist workers cannot share `pool`, or None.
+
+    A simulated spec can serve any number of workers (each starts its own simulator); a real
+    device can serve only one, so it must not come round again when the workers wrap the pool.
+    """
+    shared = sorted({pool[k % len(pool)] for k in range(len(pool), workers)} - _simulated(pool))
+    if not shared:
+        return None
+    return (
+        f"{workers} xdist workers but {len(pool)} device(s) in the pool, so {', '.join(shared)} would be "
+        f"driven by two workers at once: pass --device once per worker (e.g. --device android:SERIAL ...) "
+        f"or use -n {len(pool)}"
+    )
+
+
+def _simulated(pool: tuple[str, ...]) -> set[str]:
+    return {spec for spec in pool if spec.startswith("sim:")}
+
+
+def worker_device_spec(config: pytest.Config) -> str:
+    """The spec this process drives: `pool[k % len(pool)]` for xdist worker k, else `pool[0]`."""
+    pool = config.stash[_CONFIG_KEY].devices
+    worker = _worker(config)
+    if worker is None:
+        return pool[0]
+    index, count = worker
+    problem = pool_problem(pool, count)
+    if problem:
+        raise pytest.UsageError(problem)
+    return pool[index % len(pool)]
+
+
+# --- collection -------------------------------------------------------------------------------------
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    name = file_path.name
+    if not (name == "trail.yaml" or name.endswith(".trail.yaml")):
+        return None
+    if not _collectable(parent.config, file_path):
+        return None
+    from trailblaze._pytest_items import TrailFile
+
+    return TrailFile.from_parent(parent, path=file_path)
+
+
+def _collectable(config: pytest.Config, path: Path) -> bool:
+    """A trail file is a test when it is named on the command line or lies under a trail folder.
+
+    Trail files elsewhere (test fixtures under `tests/data/`, half-written drafts) are data, so a
+    plain `pytest` or `pytest tests/` never turns them into items.
+    """
+    resolved = path.resolve()
+    base = config.invocation_params.dir
+    for arg in config.args:
+        if (base / arg.split("::")[0]).resolve() == resolved:
+            return True
+    return any(resolved.is_relative_to(folder) for folder in config.stash[_CONFIG_KEY].trail_paths)
+
+
+# --- running ------------------------------------------------------------------------------------------
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    marked = [(item, wanted) for item in items if (wanted := _platforms(item))]
+    if not marked:
+        return
+    from trailblaze.devices import parse_device_spec
+    from trailblaze.errors import UsageError
+
+    spec = worker_device_spec(config)
+    try:
+        platform = parse_device_spec(spec).platform
+    except UsageError as exc:
+        raise pytest.UsageError(exc.message) from None
+    for item, wanted in marked:
+        if platform not in wanted:
+            item.add_marker(
+                pytest.mark.skip(
+                    reason=f"needs a {' or '.join(sorted(wanted))} device; this run drives {spec}"
+                )
+            )
+
+
+def _platforms(item: pytest.Item) -> set[str]:
+    return {str(name).lower() for mark in item.iter_markers("platform") for name in mark.args}
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    item.stash.setdefault(_REPORTS_KEY, {})[report.when] = report
+    session = item.stash.get(_DRIVER_SESSION_KEY, None)
+    if session is not None and report.failed and report.when == "call":
+        settings = item.config.stash[_CONFIG_KEY]
+        if settings.artifacts != "off":
+            saved = _capture_failure(session, artifact_dir(item))
+            report.sections.append(("trailblaze", f"screen at failure: {', '.join(saved)}"))
+    return report
+
+
+def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
+    """Saves the screenshot and hierarchy of a failed test; a dead device is noted, not raised."""
+    directory.mkdir(parents=True, exist_ok=True)
+    saved: list[str] = []
+    try:
+        hierarchy = session.refresh()
+        source = hierarchy.source
+        text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+        dump = directory / ("failure.json" if hierarchy.format == "wda-json" else "failure.xml")
+        dump.write_text(text, "utf-8")
+        saved.append(str(dump))
+        shot = directory / "failure.png"
+        shot.write_bytes(session.screenshot())
+        saved.append(str(shot))
+    except Exception as exc:  # the device may be what failed; the report matters more than the picture
+        saved.append(f"(could not capture the screen: {exc})")
+    return saved
+
+
+def failed_so_far(item: pytest.Item) -> bool:
+    """Whether the test failed in setup or call (as far as reported so far)."""
+    reports = item.stash.get(_REPORTS_KEY, {})
+    return any(r.failed for r in reports.values())
+
+
+def artifact_dir(item: pytest.Item) -> Path:
+    """The folder that keeps a test's run directory and failure captures."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", item.nodeid).strip("-.")
+    if len(slug) > 120:
+        import hashlib
+
+        slug = slug[:100] + "-" + hashlib.blake2b(item.nodeid.encode(), digest_size=6).hexdigest()
+    return item.config.stash[_CONFIG_KEY].artifacts_root / slug
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    report = session.config.stash[_CONFIG_KEY].report_dir
+    if report is not None and not _is_worker(session.config):
+        from trailblaze._pytest_runner import reset_report_dir
+
+        reset_report_dir(report)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    report = session.config.stash[_CONFIG_KEY].report_dir
+    if report is not None and not _is_worker(session.config):
+        from trailblaze._pytest_runner import write_merged_report
+
+        write_merged_report(report, command=["pytest", *session.config.invocation_params.args])
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    report = config.stash[_CONFIG_KEY].report_dir
+    if report is not None and (report / "report.html").is_file():
+        terminalreporter.write_line(f"trailblaze report: {report / 'report.html'}")
+
+
+# --- fixtures -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def trailblaze_config(pytestconfig: pytest.Config) -> TrailblazeConfig:
+    """The plugin's resolved settings."""
+    return pytestconfig.stash[_CONFIG_KEY]
+
+
+@pytest.fixture(scope="session")
+def trailblaze_device_spec(pytestconfig: pytest.Config) -> str:
+    """The `--device` spec this process drives (its pytest-xdist worker's share of the pool)."""
+    return worker_device_spec(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def trailblaze_session_args() -> dict[str, Any]:
+    """Keyword arguments for `DeviceSession` (`resolve_timeout`, `settle_timeout`, …); override it."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def trailblaze_secrets(trailblaze_config: TrailblazeConfig) -> dict[str, str]:
+    """Secrets for `{{name}}` templates (default: `--trailblaze-secret`); override it to read a vault."""
+    return dict(trailblaze_config.secrets)
+
+
+@pytest.fixture(scope="session")
+def trailblaze_app_id(trailblaze_config: TrailblazeConfig) -> str:
+    """The app the `driver` fixture resets before each test (ini `trailblaze_app`)."""
+    return trailblaze_config.app_id
+
+
+@pytest.fixture(scope="session")
+def trailblaze_device(
+    trailblaze_device_spec: str, trailblaze_config: TrailblazeConfig, trailblaze_session_args: dict[str, Any]
+) -> Iterator[DeviceSession]:
+    """The device of this process for the whole session; a `sim:*` spec runs its own simulator."""
+    from trailblaze.devices import open_device
+    from trailblaze.errors import TrailblazeError
+
+    try:
+        session = open_device(
+            trailblaze_device_spec, latency=trailblaze_config.latency, **trailblaze_session_args
+        )
+    except TrailblazeError as exc:
+        pytest.fail(
+            f"{type(exc).__name__}: cannot open {trailblaze_device_spec}: {exc.message}", pytrace=False
+        )
+    with session:
+        yield session
+
+
+@pytest.fixture
+def driver(
+    request: pytest.FixtureRequest,
+    trailblaze_device: DeviceSession,
+    trailblaze_app_id: str,
+    trailblaze_config: TrailblazeConfig,
+) -> Driver:
+    """The device's `Driver` with the app under test relaunched (`trailblaze_launch_mode`, default
+    `CLEAR_STATE`), so every test starts from the app's first screen with no saved state."""
+    from trailblaze.errors import TrailblazeError
+
+    mode = trailblaze_config.launch_mode
+    try:
+        trailblaze_device.act(lambda d: d.launch_app(trailblaze_app_id, mode))  # type: ignore[arg-type]
+    except TrailblazeError as exc:
+        pytest.fail(f"{type(exc).__name__}: cannot launch {trailblaze_app_id}: {exc.message}", pytrace=False)
+    request.node.stash[_DRIVER_SESSION_KEY] = trailblaze_device
+    return trailblaze_device.driver
+
+
+@pytest.fixture
+def llm() -> Iterator[LLMClient]:
+    """The model the agent uses when a step has no recording or self-heals: `AnthropicLLM`.
+
+    `trail_runner` asks for it only when a step needs it, so fully recorded trails never build a
+    client. Override it in `conftest.py` with `trailblaze.testing.ScriptedLLM` / `FunctionLLM`.
+    """
+    from trailblaze.anthropic_llm import AnthropicLLM
+
+    client = AnthropicLLM()
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def trail_runner(
+    request: pytest.FixtureRequest,
+    trailblaze_device: DeviceSession,
+    trailblaze_device_spec: str,
+    trailblaze_config: TrailblazeConfig,
+    trailblaze_secrets: dict[str, str],
+) -> Iterator[TrailRunner]:
+    """Replays / records trails and runs single tools on this test's device; one run directory per test."""
+    from trailblaze._pytest_runner import TrailRunner
+
+    item = request.node
+    directory = (
+        None
+        if trailblaze_config.artifacts == "off" and trailblaze_config.report_dir is None
+        else artifact_dir(item)
+    )
+    if directory is not None and directory.exists():
+        shutil.rmtree(directory)  # a previous run of this test; this folder belongs to it alone
+    runner = TrailRunner(
+        trailblaze_device,
+        device=trailblaze_device_spec,
+        llm_factory=lambda: request.getfixturevalue("llm"),
+        self_heal=trailblaze_config.self_heal,
+        write_back=trailblaze_config.write_back,
+        secrets=trailblaze_secrets,
+        run_dir=directory,
+        command=["pytest", item.nodeid],
+    )
+    yield runner
+    runner.close()
+    if directory is not None and directory.exists() and not trailblaze_config.keeps(failed_so_far(item)):
+        shutil.rmtree(directory)
