@@ -255,6 +255,59 @@ def record_command(
     ctx.exit(code)
 
 
+@cli.command("replay")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--device", required=True, help="android[:SERIAL], ios[:WDA_URL], sim:android[:APP], sim:ios[:APP].")
+@click.option("--self-heal", is_flag=True, help="Let the agent repair a step whose recording fails (needs an LLM).")
+@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Write JUnit XML here.")
+@click.option("--report", "report_path", type=click.Path(path_type=str),
+              help="Write the HTML report to this .html file (or report.html in this folder).")
+@click.option("--tags", default="", metavar="T,...", help="Only trails whose config.tags include one of these.")
+@click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
+@click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
+@click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never written anywhere.")
+@click.option("--model", default=None, help="Claude model for self-heal / unrecorded steps.")
+@click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
+@click.option("--run-dir", type=click.Path(path_type=str), default=None, help="Where to write the run log.")
+@click.option("--debug", "_debug", is_flag=True, help="Show tracebacks on errors.")
+@click.pass_context
+def replay_command(
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    device: str,
+    self_heal: bool,
+    junit_path: str | None,
+    report_path: str | None,
+    tags: str,
+    memory: tuple[str, ...],
+    args: tuple[str, ...],
+    secrets: tuple[str, ...],
+    model: str | None,
+    max_llm_calls: int,
+    run_dir: str | None,
+    _debug: bool,
+) -> None:
+    """Replay trail files or folders with their recordings: no LLM unless a step needs one."""
+    from trailblaze.runner import run_replay_command
+
+    code = run_replay_command(
+        list(paths),
+        device=device,
+        self_heal=self_heal,
+        junit=junit_path,
+        report=report_path,
+        tags=[t.strip() for t in tags.split(",") if t.strip()],
+        memory=_key_values(memory, "--memory"),
+        args=_key_values(args, "--arg"),
+        secrets=_key_values(secrets, "--secret"),
+        model=model,
+        run_dir=run_dir,
+        command=["trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else [])],
+        max_llm_calls=max_llm_calls,
+    )
+    ctx.exit(code)
+
+
 def _wants_debug(argv: list[str]) -> bool:
     return "--debug" in argv or os.environ.get("TRAILBLAZE_DEBUG", "") not in ("", "0", "false")
 

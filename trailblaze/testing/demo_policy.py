@@ -31,6 +31,10 @@ _LINE = re.compile(r'^(?P<indent>\s*)\[(?P<ref>[a-z0-9]+)\] (?P<cls>\S+)(?: "(?P
 _FIELDS = ("EditText", "TextField", "SecureTextField", "SearchField", "AutoCompleteTextView", "TextView")
 _ACTIONS = ("tap", "inputText", "eraseText", "launchApp", "pressBack", "pressKey", "swipe")
 """Calls that advance the plan (hideKeyboard, scrolling and waiting only uncover things)."""
+_RECORDED_ACTIONS = ("launchApp", "tapOnElementBySelector", "tapOnPoint", "inputText", "eraseText", "pressBack",
+                     "pressKey", "swipe", "tapOnElementWithText", "tapOnElementWithAccessibilityText")
+_SYNONYMS = {"sign in": ("log in", "login"), "log in": ("sign in",)}
+"""What a model would also accept for a label it was told (an app renames "Sign in" to "Log in")."""
 _SPLIT = re.compile(r'\s*(?:,\s*)?\b(?:and then|then|and)\b\s+(?=(?:[^"]*"[^"]*")*[^"]*$)', re.IGNORECASE)
 
 
@@ -77,6 +81,8 @@ def _texts(message: dict[str, Any]) -> list[str]:
 class _Request:
     objective: str
     verify: bool
+    seeded: int
+    """Device actions a self-healing replay already ran in this step (the objective's heal note)."""
     screen: list[Element]
     screen_text: str
     history: list[tuple[str, dict[str, Any], bool]]
@@ -85,11 +91,12 @@ class _Request:
 
 def _read(body: dict[str, Any]) -> _Request:
     messages = body["messages"]
-    objective, screen = "", ""
+    objective, screen, note = "", "", ""
     for message in messages:
         for text in _texts(message):
             if text.startswith(OBJECTIVE_HEADER):
                 objective = text.split("\n", 2)[-1].split(": ", 1)[-1].strip()
+                objective, _, note = objective.partition("\n\n")  # a self-heal note follows the step
             if text.startswith(SCREEN_HEADER):
                 screen = text[len(SCREEN_HEADER) :]
     results: dict[str, bool] = {}
@@ -105,7 +112,8 @@ def _read(body: dict[str, Any]) -> _Request:
         if b.get("type") == "tool_use"
     ]
     tools = {t["name"] for t in body.get("tools", [])}
-    return _Request(objective, "tap" not in tools, parse_screen(screen), screen, history)
+    seeded = sum(1 for m in re.finditer(r"^\d+\. (\w+)", note, re.MULTILINE) if m[1] in _RECORDED_ACTIONS)
+    return _Request(objective, "tap" not in tools, seeded, parse_screen(screen), screen, history)
 
 
 # --- planning -------------------------------------------------------------------------------------
@@ -147,6 +155,8 @@ def _plan(objective: str) -> Plan:
 def _find(screen: list[Element], label: str, *, field: bool = False, prefer_action: bool = True) -> Element | None:
     want = label.lower()
     candidates = [e for e in screen if e.label.lower() == want or e.hint.lower() == want]
+    for other in () if candidates or field else _SYNONYMS.get(want, ()):
+        candidates = candidates or [e for e in screen if e.label.lower() == other]
     if field:
         fields = [e for e in screen if e.is_field]
         exact = [e for e in candidates if e.is_field]
@@ -154,7 +164,7 @@ def _find(screen: list[Element], label: str, *, field: bool = False, prefer_acti
         found = exact or loose or ([e for e in fields if "[focused]" in e.notes] if want == "search" else [])
         return found[0] if found else None
     if prefer_action:
-        acting = [e for e in candidates if not e.is_field and (e.cls not in ("TextView", "StaticText") or "[clickable]" in e.notes)]
+        acting = [e for e in candidates if not e.is_field and (e.cls not in ("TextView", "StaticText") or "[tap]" in e.notes)]
         candidates = acting or [e for e in candidates if not e.is_field] or candidates
     else:
         candidates = [e for e in candidates if not e.is_field] or candidates
@@ -241,7 +251,7 @@ def _next_action(req: _Request) -> list[dict[str, Any]]:
     plan = _plan(req.objective)
     if not plan:
         return [_status("FAILED", "objective not understood: " + req.objective)]
-    done = sum(1 for name, _, ok in req.history if ok and name in _ACTIONS)
+    done = req.seeded + sum(1 for name, _, ok in req.history if ok and name in _ACTIONS)
     while done < len(plan):
         last = done == len(plan) - 1
         calls = _act(plan[done], req, last)

@@ -1,0 +1,51 @@
+"""Reliability: every example trail replayed N times (default 20) per platform on the `realistic`
+latency profile with a UI that keeps animating for 300 ms after every action; prints the failures.
+
+Run: python benchmarks/reliability.py [RUNS]
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from trailblaze.devices import open_device
+from trailblaze.runner import build_memory, replay_trail
+from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
+from trailblaze.trail import load_trail
+
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(platform: str, runs: int, animate_ms: int = 300) -> list[str]:
+    """Replays every example `runs` times on one simulated device; returns one line per failure."""
+    failures: list[str] = []
+    conditions = Conditions(latency=LATENCY_PROFILES["realistic"], animate_after_action_ms=animate_ms, seed=7)
+    with tempfile.TemporaryDirectory() as tmp, open_device(f"sim:{platform}", latency=conditions) as session:
+        for source in sorted((_ROOT / "trails").glob("*.trail.yaml")):
+            path = Path(tmp) / source.name
+            path.write_bytes(source.read_bytes())
+            for i in range(runs):
+                trail = load_trail(path)
+                record = replay_trail(trail, session, memory=build_memory(trail, secrets={"password": "hunter2"}))
+                if record.status != "passed":
+                    failures.append(f"{platform} {source.name} run {i + 1}: {record.error}")
+    return failures
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    print(f"Reliability — every example × {runs} runs, realistic latency, UI animating 300 ms after actions")
+    for platform in ("android", "ios"):
+        t0 = time.perf_counter()
+        failures = run(platform, runs)
+        total = runs * len(list((_ROOT / "trails").glob("*.trail.yaml")))
+        print(f"{platform:<8} {len(failures)}/{total} replays failed ({time.perf_counter() - t0:.0f} s)")
+        for line in failures:
+            print("  " + line)
+
+
+if __name__ == "__main__":
+    main()

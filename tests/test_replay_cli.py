@@ -1,0 +1,193 @@
+"""`trailblaze replay` end to end: a subprocess, the simulator through the real clients, and (for
+self-heal / recording) the real `anthropic` SDK against `FakeMessagesAPI` answering with the demo policy."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from trailblaze.testing import FakeMessagesAPI
+from trailblaze.testing.demo_policy import demo_policy
+from trailblaze.trail import load_trail
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted(p.name for p in (ROOT / "trails").glob("*.trail.yaml"))
+
+
+@pytest.fixture
+def api() -> Iterator[FakeMessagesAPI]:
+    with FakeMessagesAPI(policy=demo_policy) as server:
+        yield server
+
+
+def trailblaze(*args: str, base_url: str = "http://127.0.0.1:9", timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ANTHROPIC_BASE_URL": base_url, "COLUMNS": "200"}
+    env.pop("ANTHROPIC_API_KEY", None)
+    return subprocess.run(
+        [sys.executable, "-m", "trailblaze", *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def copy_example(name: str, tmp_path: Path) -> Path:
+    target = tmp_path / name
+    target.write_bytes((ROOT / "trails" / name).read_bytes())
+    return target
+
+
+def test_the_readme_command_passes_with_no_llm_reachable(tmp_path: Path) -> None:
+    """`ANTHROPIC_BASE_URL` points at a closed port: a fully recorded trail never needs it."""
+    done = trailblaze(
+        "replay", str(ROOT / "trails"), "--device", "sim:android", "--secret", "password=hunter2",
+        "--report", str(tmp_path / "report.html"), "--junit", str(tmp_path / "junit.xml"),
+        "--run-dir", str(tmp_path / "run"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(EXAMPLES)} trails: {len(EXAMPLES)} passed" in done.stdout
+    assert (tmp_path / "report.html").stat().st_size > 10_000
+    assert 'failures="0"' in (tmp_path / "junit.xml").read_text()
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["usage"]["llm_calls"] == 0 and all(t["status"] == "passed" for t in run["trails"])
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_v2_fails_at_login_then_self_heals(platform: str, api: FakeMessagesAPI, tmp_path: Path) -> None:
+    trail = copy_example("login.trail.yaml", tmp_path)
+    before = trail.read_bytes()
+    device = f"sim:{platform}:demo@v2"
+    common = ["--device", device, "--secret", "password=hunter2"]
+    failed = trailblaze(
+        "replay", str(trail), *common, "--report", str(tmp_path / "r1"), "--junit", str(tmp_path / "j1.xml"),
+        "--run-dir", str(tmp_path / "run1"), base_url=api.url,
+    )  # fmt: skip
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    out = failed.stdout
+    assert 'login.trail.yaml step 4 (\'Tap the "Sign in" button\')' in out and "tapOnElementBySelector" in out
+    assert "sign_in" in out and '"Log in" (id log_in)' in out
+    assert not api.requests and trail.read_bytes() == before
+    assert (tmp_path / "r1" / "report.html").is_file() and "<failure" in (tmp_path / "j1.xml").read_text()
+
+    healed = trailblaze(
+        "replay", str(trail), *common, "--self-heal", "--report", str(tmp_path / "r2.html"),
+        "--junit", str(tmp_path / "j2.xml"), "--run-dir", str(tmp_path / "run2"), base_url=api.url,
+    )  # fmt: skip
+    assert healed.returncode == 0, healed.stdout + healed.stderr
+    assert "passed-with-self-heal" in healed.stdout and api.requests
+    new_id = "dev.trailblaze.demo:id/log_in" if platform == "android" else "log_in"
+    old_id = new_id.replace("log_in", "sign_in")
+    assert f"-                resourceIdRegex: {old_id}" in healed.stdout
+    assert f"+                resourceIdRegex: {new_id}" in healed.stdout
+    # the file changed exactly as the printed diff says
+    diff = (tmp_path / "run2" / "01-login-trail" / "trail.diff").read_text()
+    after = trail.read_text().splitlines()
+    expected = [line[1:] for line in before.decode().splitlines()]
+    assert len(after) == len(expected)
+    changed = [(a, b) for a, b in zip(before.decode().splitlines(), after, strict=True) if a != b]
+    assert changed == [(f"                resourceIdRegex: {old_id}", f"                resourceIdRegex: {new_id}")]
+    assert diff.count("\n-  ") == 1 and diff.count("\n+  ") == 1
+    run = json.loads((tmp_path / "run2" / "run.json").read_text())
+    assert run["trails"][0]["status"] == "passed-with-self-heal" and run["trails"][0]["heal_diff"] == diff
+    assert (tmp_path / "r2.html").is_file() and "passed-with-self-heal" in (tmp_path / "j2.xml").read_text()
+    other = "ios" if platform == "android" else "android"
+    assert load_trail(trail).steps[3].recording_for(other) == load_trail(ROOT / "trails" / "login.trail.yaml").steps[3].recording_for(other)
+    # the healed file now replays on v2 with no LLM
+    again = trailblaze("replay", str(trail), *common, "--run-dir", str(tmp_path / "run3"))
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    missing = trailblaze("replay", str(tmp_path / "nope.trail.yaml"), "--device", "sim:android")
+    assert missing.returncode == 2 and "no trail file" in missing.stderr
+    trail = copy_example("login.trail.yaml", tmp_path)
+    tags = trailblaze("replay", str(trail), "--device", "sim:android", "--tags", "nothing-has-this")
+    assert tags.returncode == 2 and "no trail is tagged" in tags.stderr
+    bad = tmp_path / "bad.trail.yaml"
+    bad.write_text("trail:\n  - stepp: x\n")
+    broken = trailblaze("replay", str(bad), "--device", "sim:android")
+    assert broken.returncode == 2 and "bad.trail.yaml:2" in broken.stderr
+
+
+def _start(args: list[str], base_url: str = "http://127.0.0.1:9") -> subprocess.Popen[str]:
+    env = {**os.environ, "ANTHROPIC_BASE_URL": base_url, "COLUMNS": "200", "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "trailblaze", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def _interrupt_after_first_step(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    assert proc.stdout is not None
+    seen = ""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        seen += line
+        if not line or " 1 step " in line:
+            break
+    assert " 1 step " in seen, seen
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    return seen + out, err
+
+
+def test_ctrl_c_mid_replay_keeps_the_trail_and_writes_the_run_log(tmp_path: Path) -> None:
+    trail = copy_example("search.trail.yaml", tmp_path)
+    before = trail.read_bytes()
+    proc = _start(["replay", str(trail), "--device", "sim:android", "--secret", "password=hunter2",
+                   "--run-dir", str(tmp_path / "run"), "--junit", str(tmp_path / "j.xml")])  # fmt: skip
+    out, err = _interrupt_after_first_step(proc)
+    assert proc.returncode == 130, out + err
+    assert trail.read_bytes() == before
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["trails"][0]["steps"][0]["status"] == "passed"
+    assert (tmp_path / "j.xml").is_file()
+
+
+def test_ctrl_c_mid_record_keeps_the_trail(api: FakeMessagesAPI, tmp_path: Path) -> None:
+    trail = copy_example("search.trail.yaml", tmp_path)
+    before = trail.read_bytes()  # fully recorded: `--rerecord` solves every step again
+    proc = _start(["record", str(trail), "--rerecord", "--device", "sim:android", "--secret", "password=hunter2",
+                   "--run-dir", str(tmp_path / "run")], base_url=api.url)  # fmt: skip
+    out, err = _interrupt_after_first_step(proc)
+    assert proc.returncode == 130, out + err
+    # step 1's recording was re-solved identically (the same policy), so the bytes are unchanged
+    assert trail.read_bytes() == before
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["trails"][0]["steps"]
+
+
+def _without_reason(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_reason(v) for k, v in value.items() if k != "reason"}
+    if isinstance(value, list):
+        return [_without_reason(v) for v in value]
+    return value
+
+
+def test_committed_recordings_are_what_record_produces(api: FakeMessagesAPI, tmp_path: Path) -> None:
+    """Re-record NL-only copies of every example on both platforms: same tools, modulo `reason`."""
+    copies = []
+    for name in EXAMPLES:
+        data = yaml.safe_load((ROOT / "trails" / name).read_text())
+        for step in data["trail"]:
+            step.pop("recording", None)
+        (tmp_path / name).write_text(yaml.safe_dump(data, sort_keys=False))
+        copies.append(str(tmp_path / name))
+    for device in ("sim:android", "sim:ios"):
+        done = trailblaze("record", *copies, "--device", device, "--secret", "password=hunter2",
+                          "--run-dir", str(tmp_path / f"run-{device[4:]}"), base_url=api.url, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+    for name in EXAMPLES:
+        committed = yaml.safe_load((ROOT / "trails" / name).read_text())["trail"]
+        fresh = yaml.safe_load((tmp_path / name).read_text())["trail"]
+        assert _without_reason([s.get("recording") for s in fresh]) == _without_reason(
+            [s.get("recording") for s in committed]
+        ), name

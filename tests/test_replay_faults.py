@@ -1,0 +1,74 @@
+"""Device faults mid-replay: a clear error naming the step (exit 3), the report still written, the
+trail byte-identical. The simulator injects each fault on the wire; the real clients see it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trailblaze.devices import open_device
+from trailblaze.errors import DeviceError
+from trailblaze.runner import build_memory, replay_trail, run_replay_command
+from trailblaze.sim.faults import Conditions
+from trailblaze.trail import load_trail
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[1]
+FAULTS = ["drop_connection_on_request", "rpc_error_on_request", "empty_dump", "offline_after_request"]
+
+
+def arm(conditions: Conditions, fault: str) -> None:
+    """Inject `fault` a few requests into the replay (after the session has connected)."""
+    if fault == "empty_dump":
+        conditions.empty_dump = True
+    else:
+        setattr(conditions, fault, conditions.requests + 8)
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_fault_names_the_step_and_keeps_the_trail(platform: str, fault: str, tmp_path: Path) -> None:
+    path = tmp_path / "login.trail.yaml"
+    path.write_bytes((ROOT / "trails" / "login.trail.yaml").read_bytes())
+    before = path.read_bytes()
+    conditions = Conditions()
+    with open_device(f"sim:{platform}", latency=conditions, resolve_timeout=1.0) as session:  # type: ignore[arg-type]
+        arm(conditions, fault)
+        trail = load_trail(path)
+        # Every kind here surfaces: uiautomator2 / wda retry some requests themselves, but the
+        # armed request is one they do not retry (a dump, or typing), so the replay must stop.
+        with pytest.raises(DeviceError) as caught:
+            replay_trail(trail, session, memory=build_memory(trail, secrets={"password": "hunter2"}))
+    assert caught.value.exit_code == 3
+    assert "login.trail.yaml step " in caught.value.message
+    assert path.read_bytes() == before
+
+
+def test_device_dying_mid_run_still_writes_report_and_junit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import trailblaze.devices
+
+    trail = tmp_path / "login.trail.yaml"
+    trail.write_bytes((ROOT / "trails" / "login.trail.yaml").read_bytes())
+    before = trail.read_bytes()
+    real_open = trailblaze.devices.open_device
+
+    def open_with_fault(spec: str, **kwargs: Any) -> Any:
+        conditions = Conditions()
+        session = real_open(spec, latency=conditions, resolve_timeout=1.0)  # type: ignore[arg-type]
+        conditions.offline_after_request = conditions.requests + 12
+        return session
+
+    monkeypatch.setattr(trailblaze.devices, "open_device", open_with_fault)
+    with pytest.raises(DeviceError) as caught:
+        run_replay_command(
+            [str(trail)], device="sim:android", self_heal=False, junit=str(tmp_path / "j.xml"),
+            report=str(tmp_path / "out"), tags=[], memory={}, args={}, secrets={"password": "hunter2"},
+            model=None, run_dir=str(tmp_path / "run"), command=["test"],
+        )  # fmt: skip
+    assert "login.trail.yaml step" in caught.value.message
+    assert (tmp_path / "out" / "report.html").is_file()
+    junit = (tmp_path / "j.xml").read_text()
+    assert "<error" in junit or "<failure" in junit
+    assert trail.read_bytes() == before

@@ -1,0 +1,540 @@
+"""The step engine record and replay share, and `replay_trail` (DESIGN §6).
+
+For the trailhead and then every step, the engine picks what to run on this device:
+
+- a recording for the device's classifier (closest first) → its tools run in order through
+  `run_recorded_tool` (element tools poll-resolve, act, settle); `[]` is a deliberate no-op;
+- no recording, `recordable: false`, or (record mode) `rerecord` → the agent solves the step;
+- a recorded tool fails → replay fails the step with diagnostics (trail, step, tool, selector, the
+  closest candidates on screen); with self-heal on, only that step goes to the agent, seeded with
+  what already succeeded and the failure, and the next step tries its own recording again.
+
+No LLM client is constructed until a step needs the agent (`llm_factory` is called lazily). A step
+whose recording changed is written back with `Trail.set_recording` and saved atomically, so a failed
+or interrupted step never touches the file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from trailblaze.errors import InfrastructureError
+from trailblaze.memory import Memory
+from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
+from trailblaze.trail import ANY_CLASSIFIER, ToolCall, Trail, TrailStep, classifier_lineage, load_trail
+
+if TYPE_CHECKING:
+    from trailblaze.agent import Agent, StepResult
+    from trailblaze.execute import ToolResult
+    from trailblaze.llm import LLMClient
+    from trailblaze.rundir import RunDir
+    from trailblaze.session import DeviceSession
+
+__all__ = ["EngineMode", "ReplayOptions", "StepEngine", "build_memory", "replay_trail", "skip_reason"]
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """Knobs of a replay run."""
+
+    self_heal: bool = False
+    """Hand a step whose recording fails to the agent (off by default: fail loudly)."""
+    max_llm_calls: int = 50
+    """Per healed or unrecorded step."""
+    screenshots: bool = True
+    """Send screenshots to the model when the agent runs."""
+    write_back: bool = True
+    """Write healed / newly solved recordings into the trail file (only when self-heal is on or the
+    device had no recording)."""
+
+
+@dataclass(frozen=True)
+class EngineMode:
+    """How the engine treats each step: as `trailblaze record` or as `trailblaze replay` does."""
+
+    name: Literal["record", "replay"]
+    self_heal: bool = False
+    rerecord: bool = False
+    write_back: bool = True
+    max_llm_calls: int = 50
+    screenshots: bool = True
+
+
+def build_memory(
+    trail: Trail,
+    memory: Mapping[str, str] | None = None,
+    args: Mapping[str, str] | None = None,
+    secrets: Mapping[str, str] | None = None,
+) -> Memory:
+    """The run's variables: `config.memory` / `config.args` overridden by the command line."""
+    config = trail.config
+    base_memory = dict(config.memory or {}) if config else {}
+    base_args = {k: str(v) for k, v in (config.args or {}).items()} if config else {}
+    return Memory({**base_memory, **(memory or {})}, args={**base_args, **(args or {})}, secrets=secrets)
+
+
+def skip_reason(trail: Trail, classifier: str) -> str | None:
+    """Why `config.skip` skips this trail on a device classifier (closest first), or None."""
+    skip = trail.config.skip if trail.config else None
+    if skip is None or skip is False:
+        return None
+    if skip is True:
+        return "config.skip is set"
+    if isinstance(skip, str):
+        return skip or "config.skip is set"
+    for candidate in (*classifier_lineage(classifier), ANY_CLASSIFIER):
+        if candidate in skip:
+            return skip[candidate] or f"config.skip names {candidate}"
+    return None
+
+
+_HIDE_KEYBOARD = ToolCall(name="hideKeyboard")
+
+
+@dataclass
+class _Failure:
+    done: list[tuple[ToolCall, ToolResult]]
+    call: ToolCall
+    result: ToolResult
+
+
+class StepEngine:
+    """Runs one trail's trailhead and steps on a session, filling a `TrailRecord` as it goes."""
+
+    def __init__(
+        self,
+        trail: Trail,
+        session: DeviceSession,
+        memory: Memory,
+        mode: EngineMode,
+        *,
+        llm_factory: Callable[[], LLMClient] | None,
+        rundir: RunDir | None = None,
+        on_step: Callable[[StepRecord], None] | None = None,
+    ) -> None:
+        self.trail, self.session, self.memory, self.mode = trail, session, memory, mode
+        self.llm_factory, self.rundir, self.on_step = llm_factory, rundir, on_step
+        self.family = session.info.platform
+        self.classifier = session.info.classifier
+        self._agent: Agent | None = None
+
+    @property
+    def agent(self) -> Agent:
+        # Built on first use: a fully recorded trail never constructs an LLM client.
+        if self._agent is None:
+            from trailblaze.agent import Agent
+
+            assert self.llm_factory is not None
+            self._agent = Agent(
+                self.llm_factory(),
+                self.session,
+                self.memory,
+                context=self.trail.config.context if self.trail.config else None,
+                max_llm_calls=self.mode.max_llm_calls,
+                screenshots=self.mode.screenshots,
+                observer=self.rundir,
+            )
+        return self._agent
+
+    # --- the trail ---------------------------------------------------------------------------------
+    def run(self, record: TrailRecord) -> None:
+        steps: list[tuple[int, str, TrailStep | None]] = []
+        if self.trail.trailhead is not None:
+            steps.append((-1, self.trail.trailhead.text, None))
+        steps += [(i, s.text, s) for i, s in enumerate(self.trail.steps)]
+        failed = False
+        for index, text, step in steps:
+            kind = "trailhead" if step is None else step.kind
+            rec = StepRecord(index=index, kind=kind, text=self.memory.redact(text))
+            if failed:
+                rec.status = "skipped"
+                self._append(rec, record)
+                continue
+            self._run_one(rec, step, text, record)
+            failed = rec.status == "failed"
+        record.status = "failed" if failed else self._passed_status(record)
+
+    def _passed_status(self, record: TrailRecord) -> Literal["passed", "passed-with-self-heal", "passed-ai"]:
+        statuses = {s.status for s in record.steps}
+        if "passed-with-self-heal" in statuses:
+            return "passed-with-self-heal"
+        if self.mode.name == "replay" and "passed-ai" in statuses:
+            return "passed-ai"
+        return "passed"
+
+    def _append(self, rec: StepRecord, record: TrailRecord) -> None:
+        if self.rundir is not None:
+            self.rundir.start_step(rec, None)
+        else:
+            record.steps.append(rec)
+
+    # --- one step ----------------------------------------------------------------------------------
+    def _run_one(self, rec: StepRecord, step: TrailStep | None, text: str, record: TrailRecord) -> None:
+        started = time.monotonic()
+        try:
+            if self.rundir is not None:
+                self.rundir.start_step(rec, self.session)
+            else:
+                record.steps.append(rec)
+            recorded = self._recorded_tools(step)
+            if recorded is None:
+                rec.mode = "agent"
+                self._solve(rec, step, text, None)
+            elif not recorded:
+                rec.mode, rec.status = "noop", "passed"
+            else:
+                rec.mode = "replay"
+                failure = self._replay(rec, recorded)
+                if failure is None:
+                    rec.status = "passed"
+                elif self.mode.self_heal and step is not None:  # trailhead failures are always fatal
+                    rec.mode = "self-heal"
+                    self._solve(rec, step, text, failure)
+                else:
+                    self._fail_replay(rec, failure, recorded)
+        except KeyboardInterrupt:
+            rec.status, rec.error = "failed", "interrupted (Ctrl-C); the trail file was not changed by this step"
+            raise
+        except InfrastructureError as exc:
+            rec.status = "failed"
+            rec.error = self.memory.redact(f"{self._where(rec)}: {exc.message}")
+            raise _located(exc, rec.error or exc.message) from exc
+        except Exception as exc:
+            rec.status, rec.error = "failed", self.memory.redact(f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            if self.rundir is not None:
+                self.rundir.finish_step(self.session, started)
+            else:
+                rec.duration_ms = (time.monotonic() - started) * 1000
+            if self.on_step is not None:
+                self.on_step(rec)
+
+    def _recording_key(self, step: TrailStep) -> str:
+        """The key whose recording this device replays (closest first), else the platform family."""
+        for candidate in (*classifier_lineage(self.classifier), ANY_CLASSIFIER):
+            if step.recording is not None and candidate in step.recording:
+                return candidate
+        return self.family
+
+    def _recorded_tools(self, step: TrailStep | None) -> list[ToolCall] | None:
+        if step is None:
+            assert self.trail.trailhead is not None
+            tool = self.trail.trailhead.recording_for(self.classifier)
+            return None if tool is None or self.mode.rerecord else [tool]
+        if step.static:
+            return step.recording_for(self.classifier) or []
+        if not step.recordable or self.mode.rerecord:
+            return None
+        return step.recording_for(self.classifier)
+
+    def _replay(self, rec: StepRecord, tools: list[ToolCall]) -> _Failure | None:
+        done: list[tuple[ToolCall, ToolResult]] = []
+        for call in tools:
+            if self._keyboard_covers(call):
+                self._run_tool(rec, _HIDE_KEYBOARD)
+            result = self._run_tool(rec, call)
+            if result.status in ("NOT_FOUND", "NOT_VISIBLE") and self.session.screen().keyboard_shown:
+                # Another layout may put the target under the keyboard (Trailblaze hides it once too).
+                self._run_tool(rec, _HIDE_KEYBOARD)
+                result = self._run_tool(rec, call)
+            if not result.ok:
+                return _Failure(done, call, result)
+            done.append((call, result))
+        return None
+
+    def _keyboard_covers(self, call: ToolCall) -> bool:
+        """The keyboard is up and the tool's target is not on the (cached, settled) screen."""
+        from trailblaze.heal import selector_of
+        from trailblaze.resolve import resolve
+
+        selector = selector_of(call)
+        if selector is None or call.name == "assertNotVisibleBySelector":
+            return False
+        screen = self.session.screen()  # the last settle's dump: no round trip
+        return screen.keyboard_shown and not resolve(selector, screen)
+
+    def _run_tool(self, rec: StepRecord, call: ToolCall) -> ToolResult:
+        from trailblaze.execute import run_recorded_tool
+
+        t0 = time.monotonic()
+        result = run_recorded_tool(self.session, call, self.memory)
+        ms = (time.monotonic() - t0) * 1000
+        if self.rundir is not None:
+            self.rundir.add_replayed(call, result, ms)
+        else:
+            rec.tools.append(
+                ToolRecord(
+                    name=call.name,
+                    params=self.memory.redact(call.params),
+                    status=result.status,
+                    message=result.message,
+                    duration_ms=ms,
+                )
+            )
+        return result
+
+    def _fail_replay(self, rec: StepRecord, failure: _Failure, tools: list[ToolCall]) -> None:
+        from trailblaze.heal import closest_candidates, selector_of
+        from trailblaze.resolve import describe_selector
+
+        call, result = failure.call, failure.result
+        rec.status = "failed"
+        rec.candidates = closest_candidates(call, self.session.screen())
+        position = f"tool {len(failure.done) + 1} of {len(tools)}"
+        error = f"{self._where(rec)}: recorded {position} {call.name} failed: {result}"
+        selector = selector_of(call)
+        if selector is not None and describe_selector(selector) not in result.message:
+            error += f"; selector {describe_selector(selector)}"
+        if rec.candidates and "closest on screen" not in result.message:
+            error += "; closest on screen: " + "; ".join(rec.candidates[:3])
+        if self.mode.name == "record":
+            error += "; run with --rerecord to record this step again"
+        elif rec.index >= 0:
+            error += "; run with --self-heal to let the agent repair this step, or re-record it"
+        else:
+            error += "; the trailhead must replay (it is never healed): fix or re-record it"
+        rec.error = self.memory.redact(error)
+
+    def _solve(self, rec: StepRecord, step: TrailStep | None, text: str, failure: _Failure | None) -> None:
+        if self.llm_factory is None:
+            rec.status = "failed"
+            why = "its recording failed and self-heal needs" if failure else f"it has no recording for {self.classifier}; solving it needs"
+            rec.error = self.memory.redact(f"{self._where(rec)}: {why} an LLM, and none is configured")
+            return
+        verify = step is not None and step.kind == "verify"
+        objective = text
+        if failure is not None:
+            from trailblaze.heal import seed_text
+
+            objective = f"{text}\n\n{seed_text(failure.done, failure.call, failure.result)}"
+        agent = self.agent
+        result = agent.run_step(objective, verify=verify)
+        if result.status == "COMPLETED" and agent.completed and agent.completed[-1] == objective:
+            agent.completed[-1] = text  # the next step's reminder names the step, not the heal note
+        self._account(rec, result, failure is not None)
+        if result.status != "COMPLETED":
+            rec.status = "failed"
+            if failure is not None:
+                rec.error = (
+                    f"{self._where(rec)}: self-heal failed ({result.explanation}) after the recorded "
+                    f"{failure.call.name} failed: {failure.result}"
+                )
+            else:
+                rec.error = f"{self._where(rec)}: {result.explanation}"
+            rec.error = self.memory.redact(rec.error)
+            return
+        new_tools = result.recorded
+        if failure is not None:
+            from trailblaze.heal import ambiguity
+
+            doubt = ambiguity(new_tools)
+            if doubt is not None:
+                rec.status = "failed"
+                rec.error = self.memory.redact(
+                    f"{self._where(rec)}: self-heal refused: {doubt}; the recorded {failure.call.name} "
+                    f"failed: {failure.result}; re-record this step"
+                )
+                return
+        if step is not None and not step.recordable:
+            rec.status = "passed-ai"
+            return
+        if failure is not None:
+            rec.status = "passed-with-self-heal"
+        else:
+            rec.status = "passed" if self.mode.name == "record" else "passed-ai"
+        tools = [c for c, _ in failure.done] + new_tools if failure is not None else new_tools
+        # Replay reaches this point only when self-heal is on or the device had no recording.
+        writes = self.mode.name == "record" or self.mode.write_back
+        if writes and tools:  # never manufacture `[]` (a deliberate no-op)
+            self._write(rec, step, tools)
+
+    def _write(self, rec: StepRecord, step: TrailStep | None, tools: list[ToolCall]) -> None:
+        if step is None:
+            if len(tools) != 1:
+                rec.error = f"the trailhead took {len(tools)} tools; a trailhead records exactly one, not saved"
+                return
+            self.trail.set_trailhead_recording(self.family, tools[0])
+        else:
+            self.trail.set_recording(rec.index, self._recording_key(step), tools)
+        if self.trail.path is None:
+            return  # a trail built in code: the caller keeps the updated object
+        self.trail.save()
+        rec.recording_written = True
+        if self.rundir is not None:
+            self.rundir.mark_recorded()
+            if rec.mode == "self-heal":
+                for tool in rec.tools:
+                    if tool.source == "agent":
+                        tool.source = "self-heal"
+
+    def _account(self, rec: StepRecord, result: StepResult, healing: bool) -> None:
+        if self.rundir is not None:  # the run directory records calls and tools as they happen
+            return
+        u = result.usage
+        rec.usage = UsageTotals(
+            llm_calls=result.llm_calls,
+            input_tokens=u.input_tokens,
+            output_tokens=u.output_tokens,
+            cache_creation_input_tokens=u.cache_creation_input_tokens,
+            cache_read_input_tokens=u.cache_read_input_tokens,
+            cost_usd=result.cost_usd,
+        )
+        for run in result.runs:
+            calls = run.outcome.recorded
+            name, params = (calls[0].name, calls[0].params) if calls else (run.use.name, dict(run.use.input))
+            rec.tools.append(
+                ToolRecord(
+                    name=name,
+                    params=self.memory.redact({k: v for k, v in params.items() if k != "reasoning"}),
+                    status=run.outcome.result.status,
+                    message=self.memory.redact(run.outcome.result.message),
+                    source="self-heal" if healing else "agent",
+                    llm_tool=run.use.name,
+                    duration_ms=run.duration_ms,
+                )
+            )
+
+    def _where(self, rec: StepRecord) -> str:
+        name = Path(self.trail.path or "trail").name
+        number = "trailhead" if rec.index < 0 else f"step {rec.index + 1}"
+        return f"{name} {number} ({rec.text!r})"
+
+
+def _located(exc: InfrastructureError, message: str) -> InfrastructureError:
+    """The same kind of infrastructure error, its message naming the trail and step."""
+    try:
+        located = type(exc)(message)
+    except TypeError:  # a subclass with another constructor: keep the family
+        from trailblaze.errors import DeviceError, LLMError
+
+        family = DeviceError if isinstance(exc, DeviceError) else LLMError if isinstance(exc, LLMError) else None
+        located = (family or InfrastructureError)(message)
+    return located
+
+
+def start_record(trail: Trail, path: str, session: DeviceSession, mode: str, device: str) -> TrailRecord:
+    """A fresh `TrailRecord` for one trail run on `session`."""
+    from trailblaze.rundir import now_iso
+
+    config = trail.config
+    info = session.info
+    return TrailRecord(
+        path=path,
+        id=config.id if config else None,
+        title=config.title if config else None,
+        device=device,
+        classifier=info.classifier,
+        platform=info.platform,
+        mode="record" if mode == "record" else "replay",
+        started_at=now_iso(),
+    )
+
+
+def run_engine(
+    trail: Trail,
+    record: TrailRecord,
+    engine: StepEngine,
+    rundir: RunDir | None,
+    *,
+    skipped: str | None = None,
+) -> TrailRecord:
+    """Runs `engine` over `trail`, keeps the run log in step, and diffs the file when it changed."""
+    started = time.monotonic()
+    before = _file_text(trail)
+    if rundir is not None:
+        rundir.memory = engine.memory
+        rundir.start_trail(record)
+    error: str | None = None
+    try:
+        if skipped is not None:
+            record.status, error = "skipped", f"skipped on {engine.classifier}: {skipped}"
+            for i, step in enumerate(trail.steps):
+                engine._append(StepRecord(index=i, kind=step.kind, text=engine.memory.redact(step.text), status="skipped"), record)
+        else:
+            engine.run(record)
+    except BaseException as exc:
+        record.status = "error"
+        error = str(getattr(exc, "message", exc)) or type(exc).__name__
+        raise
+    finally:
+        if record.status == "failed":
+            error = next((s.error for s in record.steps if s.status == "failed"), None)
+        after = _file_text(trail)
+        if before is not None and after is not None and before != after:
+            from trailblaze.heal import trail_diff
+
+            record.heal_diff = trail_diff(before, after, Path(record.path).name)
+            if rundir is not None:
+                (rundir.root / record.directory / "trail.diff").write_text(record.heal_diff, "utf-8")
+        if rundir is not None:
+            rundir.finish_trail(record.status, error, started)
+        else:
+            record.error = engine.memory.redact(error) if error else None
+            for step_record in record.steps:
+                record.usage.add(step_record.usage)
+            record.duration_ms = (time.monotonic() - started) * 1000
+    return record
+
+
+def _file_text(trail: Trail) -> str | None:
+    if trail.path is None:
+        return None
+    try:
+        return Path(trail.path).read_text("utf-8")
+    except OSError:
+        return None
+
+
+def replay_trail(
+    trail: str | os.PathLike[str] | Trail,
+    session: DeviceSession,
+    *,
+    options: ReplayOptions = ReplayOptions(),
+    memory: Memory | None = None,
+    llm_factory: Callable[[], LLMClient] | None = None,
+    rundir: RunDir | None = None,
+    device: str = "",
+    on_step: Callable[[StepRecord], None] | None = None,
+) -> TrailRecord:
+    """Replays one trail on an open session, with no LLM unless a step needs the agent.
+
+    A failing trail is reported in the returned record (status `failed`, the failing step's error
+    and candidates), never raised.
+
+    Args:
+        trail: A trail file or a loaded `Trail` (saved back to its own path when it changes).
+        session: The device.
+        options: Self-heal, LLM budget, screenshots, write-back.
+        memory: The run's variables and secrets (default: the trail's `config.memory` / `args`).
+        llm_factory: Builds the LLM client; called only if a step has no recording for this device,
+            is `recordable: false`, or fails with self-heal on. None: such steps fail.
+        rundir: Where to keep run.json, screenshots, hierarchies and transcripts.
+        device: The device spec, for the record.
+        on_step: Called after every step (progress output).
+
+    Returns:
+        The trail's record: `passed`, `passed-with-self-heal`, `passed-ai`, `failed` or `skipped`.
+
+    Raises:
+        UsageError / TrailFileError: the file does not load, or a template names an unknown variable.
+        DeviceError / LLMError: infrastructure failed; the message names the step.
+    """
+    loaded = trail if isinstance(trail, Trail) else load_trail(trail)
+    path = loaded.path or (os.fspath(trail) if not isinstance(trail, Trail) else "<trail>")
+    mem = memory if memory is not None else build_memory(loaded)
+    mode = EngineMode(
+        "replay",
+        self_heal=options.self_heal,
+        write_back=options.write_back,
+        max_llm_calls=options.max_llm_calls,
+        screenshots=options.screenshots,
+    )
+    record = start_record(loaded, path, session, "replay", device)
+    engine = StepEngine(loaded, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step)
+    return run_engine(loaded, record, engine, rundir, skipped=skip_reason(loaded, session.info.classifier))
