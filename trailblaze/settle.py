@@ -161,7 +161,7 @@ def settle(
         dump: Takes one fresh hierarchy (one device round trip).
         previous: A dump taken after the last action, counted as the first of the pair.
         timeout: Bound on waiting for the fingerprints to agree.
-        interval: Pause between dumps (the dump's own latency comes on top).
+        interval: Minimum spacing between the starts of two dumps (a slow dump counts towards it).
         loading_timeout: Overall bound while a loading indicator keeps showing: every dump that shows
             one extends the deadline by `timeout`, up to this many seconds after the start.
         clock: Monotonic time source (tests may pass a fake).
@@ -177,7 +177,9 @@ def settle(
     dumps = 0
     loading_seen = False
     while True:
+        dump_started = clock()
         current = dump()
+        dump_s = clock() - dump_started
         dumps += 1
         busy = loading_indicator(current) is not None
         loading_seen = loading_seen or busy
@@ -189,4 +191,6 @@ def settle(
         if now >= deadline:
             return SettleResult(current, False, True, dumps, clock() - start, loading_seen)
         last = current
-        sleep(interval)
+        # The dump's own latency already spaced the two samples apart; only wait for the remainder.
+        if interval > dump_s:
+            sleep(interval - dump_s)
