@@ -85,20 +85,25 @@ def test_fresh_rendering_loads_back_equal(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=_ids(EXAMPLES))
-def test_examples_are_nl_only_for_the_demo_app(path: Path) -> None:
+def test_examples_are_recorded_for_both_platforms_of_the_demo_app(path: Path) -> None:
     trail = load_trail(path)
     assert trail.config is not None
     assert trail.config.target == "dev.trailblaze.demo"
     assert trail.config.id and trail.config.id.startswith("demo/")
     assert trail.config.title and trail.config.tags
-    assert all(step.recording is None for step in trail.steps)
+    # every step carries recordings made by `trailblaze record` for both platform families
+    for step in trail.steps:
+        assert step.recording is not None and set(step.recording) >= {"android", "ios"}
+        assert step.recording_for("android-phone") and step.recording_for("ios-iphone")
     assert any(step.kind == "verify" for step in trail.steps)
 
 
 def test_login_example_names_the_password_secret_without_a_value() -> None:
     text = (ROOT / "trails" / "login.trail.yaml").read_text()
     assert "secret `password`" in text
-    assert "hunter2" not in text and "{{" not in text
+    assert "hunter2" not in text
+    # the recording types the template, for each platform
+    assert text.count("text: '{{password}}'") == 2
 
 
 # --- model ----------------------------------------------------------------------------------------
