@@ -315,3 +315,15 @@ def test_unreachable_device_fails_tests_with_one_line(
     text = _stdout(result)
     assert f"DeviceError: cannot open android:emulator-5554: no adb server at 127.0.0.1:{port}" in text
     assert "Traceback" not in text
+
+
+@pytest.mark.slow
+def test_the_example_trails_pass_as_pytest_items_on_two_simulated_devices(pytester: pytest.Pytester) -> None:
+    """The issue's acceptance: `pytest trails/ -n 2` on the shipped examples, secrets from trails/conftest.py."""
+    repo = Path(__file__).resolve().parents[1]
+    shutil.copytree(repo / "trails", pytester.path / "trails")
+    result = pytester.runpytest_subprocess("trails", "--device", "sim:android", "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=len(list((repo / "trails").glob("*.trail.yaml"))))
+    # replay never rewrites a passing trail
+    for source in (repo / "trails").glob("*.trail.yaml"):
+        assert (pytester.path / "trails" / source.name).read_bytes() == source.read_bytes()
