@@ -5,14 +5,17 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
+import adbutils
 import pytest
 
 from trailblaze.sim import create_device
 from trailblaze.sim.adb_server import AndroidSimServer
 from trailblaze.sim.model import ManualClock
 
-ADB = shutil.which("adb") or "/usr/bin/adb"
+# Debian's adb (what .ci/run installs); else the real adb binary that the adbutils wheel ships.
+ADB = shutil.which("adb") or str(Path(adbutils.__file__).parent / "binaries" / "adb")
 
 
 @pytest.fixture
