@@ -491,6 +491,54 @@ def _android_node(el: Any, parent: Node | None, depth: int, window: int, index: 
     return node
 
 
+def _android_node_from(
+    get: Any,
+    cls: str,
+    rect: Rect,
+    visible_raw: str | None,
+    package: str,
+    window: int,
+    idx: int,
+    drawing: int,
+    order: int,
+    depth: int,
+    parent: Node | None,
+) -> Node:
+    """One Android node from its attribute getter; shared by the expat fast path and the lxml fallback."""
+    return Node(
+        "android",
+        cls,
+        get("resource-id") or "",
+        get("text") or "",
+        get("content-desc") or "",
+        get("hint") or "",
+        "",
+        rect,
+        _EMPTY,
+        get("enabled") != "false",
+        get("clickable") == "true",
+        get("long-clickable") == "true",
+        get("checkable") == "true",
+        get("checked") == "true",
+        get("focusable") == "true",
+        get("focused") == "true",
+        get("scrollable") == "true",
+        get("selected") == "true",
+        get("password") == "true",
+        visible_raw != "false",
+        True,
+        False,
+        get("NAF") == "true",
+        package,
+        window,
+        idx,
+        drawing,
+        order,
+        depth,
+        parent,
+    )
+
+
 def _android_from_attrs(
     a: Any, tag: str, parent: Node | None, depth: int, window: int, index: int, out: list[Node]
 ) -> Node:
@@ -511,37 +559,9 @@ def _android_from_attrs(
         drawing = int(raw_drawing) if raw_drawing else idx
     except ValueError:
         drawing = idx
-    node = Node(
-        "android",
-        cls,
-        get("resource-id") or "",
-        get("text") or "",
-        get("content-desc") or "",
-        get("hint") or "",
-        "",
-        _parse_bounds(get("bounds")),
-        _EMPTY,
-        get("enabled") != "false",
-        get("clickable") == "true",
-        get("long-clickable") == "true",
-        get("checkable") == "true",
-        get("checked") == "true",
-        get("focusable") == "true",
-        get("focused") == "true",
-        get("scrollable") == "true",
-        get("selected") == "true",
-        get("password") == "true",
-        visible_raw != "false",
-        True,
-        False,
-        get("NAF") == "true",
-        get("package") or (parent.package if parent is not None else ""),
-        window,
-        idx,
-        drawing,
-        len(out),
-        depth,
-        parent,
+    package = get("package") or (parent.package if parent is not None else "")
+    node = _android_node_from(
+        get, cls, _parse_bounds(get("bounds")), visible_raw, package, window, idx, drawing, len(out), depth, parent
     )
     out.append(node)
     return node
@@ -564,7 +584,7 @@ def _parse_android_expat(body: bytes, source: str | bytes) -> Hierarchy | None:
     ints = _SMALL_INTS
     append = nodes.append
     push = stack.append
-    new = Node
+    make = _android_node_from
 
     def node_start(tag: str, a: dict[str, str]) -> None:
         get = a.get
@@ -604,38 +624,7 @@ def _parse_android_expat(body: bytes, source: str | bytes) -> Hierarchy | None:
         visible = get("visible-to-user")
         if visible is None:
             visible = get("displayed")
-        node = new(
-            "android",
-            cls,
-            get("resource-id") or "",
-            get("text") or "",
-            get("content-desc") or "",
-            get("hint") or "",
-            "",
-            rect,
-            _EMPTY,
-            get("enabled") != "false",
-            get("clickable") == "true",
-            get("long-clickable") == "true",
-            get("checkable") == "true",
-            get("checked") == "true",
-            get("focusable") == "true",
-            get("focused") == "true",
-            get("scrollable") == "true",
-            get("selected") == "true",
-            get("password") == "true",
-            visible != "false",
-            True,
-            False,
-            get("NAF") == "true",
-            package,
-            window,
-            idx,
-            drawing,
-            len(nodes),
-            depth,
-            parent,
-        )
+        node = make(get, cls, rect, visible, package, window, idx, drawing, len(nodes), depth, parent)
         append(node)
         siblings.append(node)
         push(node)
