@@ -3,7 +3,7 @@
 Records an NL-only copy of `trails/login.trail.yaml` on the simulated demo app with the real
 `anthropic` SDK talking to `FakeMessagesAPI`, whose scripted model (the demo policy) answers every
 request after 1.5 s — about what a real model takes — then replays the recording it wrote. Both
-runs use the `realistic` latency profile and the same session options.
+runs use the same latency profile (`realistic`, and `zero` for the framework's own floor).
 
 Run: python benchmarks/p8_replay_vs_record.py
 """
@@ -44,10 +44,10 @@ def main() -> None:
     for step in data["trail"]:
         step.pop("recording", None)
     with tempfile.TemporaryDirectory() as tmp, FakeMessagesAPI(policy=_slow_policy) as api:
-        for spec in ("sim:android", "sim:ios"):
-            path = Path(tmp) / f"login-{spec[4:]}.trail.yaml"
+        for spec, latency in (("sim:android", "realistic"), ("sim:ios", "realistic"), ("sim:android", "zero")):
+            path = Path(tmp) / f"login-{spec[4:]}-{latency}.trail.yaml"
             path.write_text(yaml.safe_dump(data, sort_keys=False))
-            with open_device(spec, latency="realistic") as session:
+            with open_device(spec, latency=latency) as session:
                 t0 = time.perf_counter()
                 recorded = record_trail(path, session, _llm_factory(api.url), secrets={"password": "hunter2"})
                 record_s = time.perf_counter() - t0
@@ -58,7 +58,7 @@ def main() -> None:
                 replay_s = time.perf_counter() - t0
                 assert replayed.status == "passed", replayed.error
             print(
-                f"{spec:<12} record {record_s:6.2f} s ({calls} LLM calls)  replay {replay_s:5.2f} s  "
+                f"{spec:<12} {latency:<9} record {record_s:6.2f} s ({calls} LLM calls)  replay {replay_s:5.2f} s  "
                 f"ratio 1/{record_s / replay_s:.1f}  (record minus model wait {record_s - calls * _ANSWER_S:.2f} s)"
             )
 
