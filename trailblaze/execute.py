@@ -164,8 +164,9 @@ def _wanted(selector: NodeSelector) -> list[str]:
     return [w for w in out if w]
 
 
-def _candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> str:
-    wanted = [w.lower() for w in _wanted(selector)]
+def closest_nodes(wanted: list[str], hierarchy: Hierarchy) -> list[Node]:
+    """Visible app elements ranked by how much their text / label / hint / id resembles any of the
+    lower-cased `wanted` strings; elements with nothing to compare are left out, ties keep screen order."""
     scored: list[tuple[float, int, Node]] = []
     for node in hierarchy.visible_nodes():
         if hierarchy.window_kind(node) != "app":
@@ -178,9 +179,14 @@ def _candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) ->
         )
         scored.append((score, node.order, node))
     scored.sort(key=lambda t: (-t[0], t[1]))
-    if not scored:
+    return [node for _, _, node in scored]
+
+
+def _candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> str:
+    nodes = closest_nodes([w.lower() for w in _wanted(selector)], hierarchy)
+    if not nodes:
         return "nothing with text or an id is on screen"
-    return "closest on screen: " + "; ".join(_describe(n) for _, _, n in scored[:limit])
+    return "closest on screen: " + "; ".join(_describe(n) for n in nodes[:limit])
 
 
 def _find_one(run: _Run, selector: NodeSelector) -> tuple[Node | None, Outcome]:

@@ -15,6 +15,8 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.execute import closest_nodes
+
 if TYPE_CHECKING:
     from trailblaze.execute import ToolResult
     from trailblaze.hierarchy import Hierarchy, Node
@@ -76,18 +78,7 @@ def closest_candidates(call: ToolCall, hierarchy: Hierarchy, limit: int = 5) -> 
 
     Elements without any text or id are left out (nothing to compare); ties keep screen order.
     """
-    wanted = _wanted(call)
-    scored: list[tuple[float, int, Node]] = []
-    for node in hierarchy.visible_nodes():
-        if hierarchy.window_kind(node) != "app":
-            continue
-        names = [s.lower() for s in (node.text, node.label, node.hint, node.short_id) if s]
-        if not names:
-            continue
-        score = max((difflib.SequenceMatcher(None, w, n).ratio() for w in wanted for n in names), default=0.0)
-        scored.append((score, node.order, node))
-    scored.sort(key=lambda t: (-t[0], t[1]))
-    return [describe_node(node) for _, _, node in scored[:limit]]
+    return [describe_node(node) for node in closest_nodes(_wanted(call), hierarchy)[:limit]]
 
 
 def _short(call: ToolCall) -> str:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import re
 import socket
-import tempfile
 import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
+from trailblaze._files import atomic_write
 from trailblaze._html import format_duration, step_label
 from trailblaze.runlog import RunRecord, StepRecord, TrailRecord
 
@@ -205,15 +205,7 @@ def write_junit(run: RunRecord, path: str | os.PathLike[str], *, suite_name: str
     document = junit_xml(run, suite_name=suite_name)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".junit.", suffix=".xml")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(document)
-            os.chmod(tmp, 0o644)  # mkstemp makes it private; CI uploads it
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(target, document.encode("utf-8"))
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write the JUnit file ({exc.strerror or exc}); pick another --junit path"

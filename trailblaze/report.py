@@ -18,13 +18,13 @@ import hashlib
 import io
 import os
 import shlex
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from trailblaze._files import atomic_write
 from trailblaze._html import esc, format_cost, format_count, format_duration, step_label
 from trailblaze.runlog import (
     LLMCallRecord,
@@ -73,15 +73,7 @@ def write_html_report(run_dir: str | os.PathLike[str], output: str | os.PathLike
     page = render_html(run, run_dir, link_from=target.parent)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".report.", suffix=".html")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(page)
-            os.chmod(tmp, 0o644)  # mkstemp makes it private; a report is meant to be shared
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(target, page.encode("utf-8"))
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write the report ({exc.strerror or exc}); pick another --output"

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from trailblaze._files import atomic_write
 
 __all__ = [
     "LLMCallRecord",
@@ -152,16 +153,8 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
     directory = Path(run_dir)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / RUN_FILE
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".run.", suffix=".json")
-    try:
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; a run log is meant to be shared
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(run.model_dump(mode="json"), fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    atomic_write(target, text.encode("utf-8"))
     return target
 
 

@@ -15,7 +15,6 @@ import copy
 import difflib
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
@@ -24,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from yaml.nodes import MappingNode, SequenceNode
 
 from trailblaze import _yaml
+from trailblaze._files import atomic_write
 from trailblaze.errors import Problem, TrailFileError, UsageError
 from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS, RecordedToolParams
 
@@ -552,28 +552,10 @@ def save_trail(trail: Trail, path: str | os.PathLike[str] | None = None) -> None
 
 
 def _atomic_write(target: str, data: bytes) -> None:
-    directory = os.path.dirname(os.path.abspath(target))
     try:
-        mode = os.stat(target).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o644
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+        atomic_write(target, data)
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except OSError as exc:
-        os.unlink(tmp)
-        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 class _Reader:

@@ -1,0 +1,33 @@
+"""Writing files so that a crash, Ctrl-C or a full disk never leaves a half-written one."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+__all__ = ["atomic_write"]
+
+
+def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
+    """Writes `data` to a temp file beside `target`, fsyncs it and renames it over `target`.
+
+    The file keeps the permissions it had; a new file gets 0644 (mkstemp alone would make it private,
+    but trails, run logs and reports are meant to be shared). Raises `OSError`; callers translate it.
+    """
+    path = os.fspath(target)
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o644
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
