@@ -112,8 +112,7 @@ def test_keys_gestures_and_app_tools(r: Rig) -> None:
     ok(r, "wait: {timeToWaitInSeconds: 0.05}")
     ok(r, "longPressOnElementWithText: {text: Sign in}")
     assert r.device.screen_name == "login"
-    ok(r, "assertVisibleWithAccessibilityText: {accessibilityText: Sign in}" if r.session.info.platform == "ios"
-       else "assertVisibleWithText: {text: Sign in}")
+    ok(r, "assertVisibleWithAccessibilityText: {accessibilityText: Sign in}")
 
 
 def test_failures_are_status_words_with_candidates(r: Rig) -> None:

@@ -18,6 +18,7 @@ Trail-level failures are results, never exceptions. A broken device raises `Devi
 from __future__ import annotations
 
 import difflib
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from trailblaze import recorded_tools as rt
-from trailblaze.resolve import describe_selector
+from trailblaze.resolve import compile_pattern, describe_selector
 from trailblaze.selector import NodeSelector
 from trailblaze.settle import same_screen
 
@@ -437,35 +438,175 @@ def _wait(run: _Run, p: rt.Wait) -> Outcome:
     return "OK", f"waited {p.timeToWaitInSeconds:g} s"
 
 
+# --- read-compat: Trailblaze's Maestro-lowered tools (docs/adr/0012-read-compat-tools.md) ------------
+
+
+@dataclass(frozen=True)
+class _Compat:
+    """One read-compat lookup: Maestro's matching and picking on top of a Maestro-shaped selector."""
+
+    selector: NodeSelector
+    """The match set: text / label / hint (case-insensitive, regex or literal), id and state flags."""
+    shown: NodeSelector
+    """The same lookup with the raw values, for messages and near-miss ranking."""
+    index: int | None
+    exact: Callable[[Node], bool]
+
+    def pick(self, nodes: list[Node]) -> Node | None:
+        """The node Trailblaze would act on: the deepest matches, then the `index`-th of them
+        (top-to-bottom), or else the first preferring exact-case full matches, then clickable ones."""
+        inner = {id(a) for n in nodes for a in n.ancestors()}
+        deepest = [n for n in nodes if id(n) not in inner]
+        if self.index:
+            return deepest[self.index] if self.index < len(deepest) else None
+        ranked = sorted(deepest, key=lambda n: (not self.exact(n), not n.clickable))
+        return ranked[0] if ranked else None
+
+    def describe(self) -> str:
+        sel = describe_selector(self.shown)
+        return f"{sel} index={self.index}" if self.index else sel
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
+def _maestro_text(text: str, *, contains: bool) -> tuple[str, Callable[[Node], bool]]:
+    """Maestro's text pattern for `text` and the exact-match test used to prefer among matches.
+
+    Maestro matches a value when the regex matches it whole or the value equals the pattern
+    literally, ignoring case; Trailblaze's `tapOnElementWithText` also accepts the literal text
+    anywhere inside a longer one.
+    """
+    literal = re.escape(text)
+    alts = [text, literal] if _compiles(text) and text != literal else [literal]
+    exact = compile_pattern("|".join(f"(?:{a})" for a in alts))
+    if contains:
+        alts.append(f".*{literal}.*")
+    pattern = "(?i:" + "|".join(f"(?:{a})" for a in alts) + ")"
+
+    def is_exact(node: Node) -> bool:
+        return any(exact.fullmatch(v) is not None for v in (node.text, node.label, node.hint) if v)
+
+    return pattern, is_exact
+
+
+def _compat(run: _Run, text: str | None, *, ident: str | None = None, enabled: bool | None = None,
+            selected: bool | None = None, index: int | None = None, contains: bool = False) -> _Compat:
+    pattern, exact = _maestro_text(text, contains=contains) if text is not None else (None, lambda n: True)
+    return _Compat(
+        selector=_text_selector(run, pattern, ident=ident, enabled=enabled, selected=selected),
+        shown=_text_selector(run, text, ident=ident, enabled=enabled, selected=selected),
+        index=index,
+        exact=exact,
+    )
+
+
+def _find_compat(run: _Run, q: _Compat) -> tuple[Node | None, Outcome]:
+    res = run.session.resolve(q.selector, until=lambda nodes: q.pick(nodes) is not None)
+    node = q.pick(res.nodes)
+    if node is not None:
+        return node, ("OK", "")
+    found = f"{len(res.nodes)} match but there is no index {q.index}" if res.nodes else "nothing matches"
+    return None, (
+        "NOT_FOUND",
+        f"no element matches {q.describe()} after {res.waited_s:.1f} s ({found}); "
+        f"{_candidates(q.shown, res.hierarchy)}",
+    )
+
+
+def _tap_compat(run: _Run, q: _Compat, long_press: bool) -> Outcome:
+    node, outcome = _find_compat(run, q)
+    if node is None:
+        return outcome
+    x, y = _point(node)
+    if long_press:
+        run.session.act(lambda d: d.long_press(x, y))
+    else:
+        run.session.act(lambda d: d.tap(x, y))
+    return "OK", f"{'long-pressed' if long_press else 'tapped'} {_describe(node)} at ({x:.0f}, {y:.0f})"
+
+
+def _assert_visible_compat(run: _Run, q: _Compat) -> Outcome:
+    node, outcome = _find_compat(run, q)
+    if node is None:
+        return "NOT_VISIBLE", outcome[1]
+    return "OK", f"{_describe(node)} is visible"
+
+
+def _legacy_selector(run: _Run, sel: rt.LegacyElementSelector, *, shown: bool = False) -> NodeSelector:
+    """Trailblaze's older Maestro-shaped `selector` as a `nodeSelector` for this platform (with the
+    raw `textRegex` values when `shown`, for messages)."""
+    if run.platform == "ios" and sel.checked is not None:
+        raise ValueError("`checked` in a legacy selector is not supported on iOS")
+    pattern = sel.textRegex
+    if pattern is not None and not shown:
+        pattern = _maestro_text(pattern, contains=False)[0]
+    branch = _text_selector(run, pattern, ident=sel.idRegex, enabled=sel.enabled, selected=sel.selected)
+    out = branch.model_dump(exclude_none=True)
+    key = "iosMaestro" if run.platform == "ios" else "androidMaestro"
+    out.setdefault(key, {})
+    out[key].update({k: v for k, v in (("checked", sel.checked), ("focused", sel.focused)) if v is not None})
+    if not out[key]:
+        del out[key]
+    for rel in ("below", "above", "leftOf", "rightOf", "childOf", "containsChild"):
+        sub = getattr(sel, rel)
+        if sub is not None:
+            out[rel] = _legacy_selector(run, sub, shown=shown).model_dump(exclude_none=True)
+    if sel.containsDescendants:
+        out["containsDescendants"] = [
+            _legacy_selector(run, s, shown=shown).model_dump(exclude_none=True) for s in sel.containsDescendants
+        ]
+    if sel.index is not None:
+        out["index"] = sel.index
+    return NodeSelector.model_validate(out)
+
+
 def _tap_with_text(run: _Run, p: rt.TapOnElementWithText) -> Outcome:
-    sel = _text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
-    return _tap_node(run, sel, False)
+    q = _compat(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index, contains=True)
+    return _tap_compat(run, q, False)
 
 
 def _long_press_with_text(run: _Run, p: rt.LongPressOnElementWithText) -> Outcome:
-    sel = _text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
-    return _tap_node(run, sel, True)
+    q = _compat(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _tap_compat(run, q, True)
 
 
 def _tap_with_accessibility_text(run: _Run, p: rt.TapOnElementWithAccessibilityText) -> Outcome:
-    return _tap_node(run, _text_selector(run, None, label=p.accessibilityText, index=p.index), False)
+    q = _compat(run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _tap_compat(run, q, False)
 
 
 def _assert_visible_with_text(run: _Run, p: rt.AssertVisibleWithText) -> Outcome:
-    sel = _text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
-    return _assert_visible(run, sel, None, None)
+    q = _compat(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _assert_visible_compat(run, q)
 
 
 def _assert_visible_with_accessibility_text(run: _Run, p: rt.AssertVisibleWithAccessibilityText) -> Outcome:
-    return _assert_visible(run, _text_selector(run, None, label=p.accessibilityText, index=p.index), None, None)
+    q = _compat(run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _assert_visible_compat(run, q)
 
 
 def _assert_visible_with_resource_id(run: _Run, p: rt.AssertVisibleWithResourceId) -> Outcome:
-    return _assert_visible(run, _text_selector(run, None, ident=p.resourceId, index=p.index), None, None)
+    q = _compat(run, p.accessibilityText, ident=p.resourceId, enabled=p.enabled, selected=p.selected,
+                index=p.index)
+    return _assert_visible_compat(run, q)
 
 
 def _assert_not_visible_by_selector(run: _Run, p: rt.AssertNotVisibleBySelector) -> Outcome:
-    return _assert_gone(run, p.nodeSelector, describe_selector(p.nodeSelector), p.timeoutMs)
+    if p.nodeSelector is not None:
+        return _assert_gone(run, p.nodeSelector, describe_selector(p.nodeSelector), p.timeoutMs)
+    assert p.selector is not None  # the model requires one of the two
+    try:
+        selector = _legacy_selector(run, p.selector)
+        shown = describe_selector(_legacy_selector(run, p.selector, shown=True))
+    except ValueError as exc:
+        return "ERROR", f"bad params for assertNotVisibleBySelector: selector: {exc}"
+    return _assert_gone(run, selector, shown, p.timeoutMs)
 
 
 _HANDLERS: dict[type[rt.RecordedToolParams], Callable[[_Run, Any], Outcome]] = {

@@ -11,9 +11,17 @@ The tool registry reuses `RECORDED_TOOL_PARAMS` to execute and describe these to
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from trailblaze.selector import NodeSelector
 
@@ -33,6 +41,7 @@ __all__ = [
     "KeyCode",
     "LaunchApp",
     "LaunchMode",
+    "LegacyElementSelector",
     "LongPressOnElementWithText",
     "PressBack",
     "PressKey",
@@ -81,6 +90,7 @@ class TapOnPoint(RecordedToolParams):
     x: int = Field(ge=0)
     y: int = Field(ge=0)
     longPress: bool = False
+    reasoning: str | None = Field(default=None, description="Trailblaze's note on why; ignored on replay.")
 
 
 class InputText(RecordedToolParams):
@@ -186,18 +196,45 @@ class Wait(RecordedToolParams):
 
 
 # --- read-compat: older Trailblaze recordings ------------------------------------------------------
+#
+# Trailblaze lowers these to a Maestro `ElementSelector`; `trailblaze.execute` keeps that meaning
+# (see docs/adr/0012-read-compat-tools.md): `text` and `accessibilityText` both match an element's
+# text, label / content description or hint / placeholder, `id` / `resourceId` its resource id or
+# accessibility identifier, and `index` picks among the matches top-to-bottom (Trailblaze writes it
+# as a number or, for some tools, a numeric string; 0 means "not given").
 
 
-class _TextTarget(RecordedToolParams):
-    text: str
-    index: int | None = Field(default=None, ge=0)
+def _index(value: Any) -> Any:
+    """Trailblaze types `index` as a string on some tools (`index: "1"`); accept both spellings."""
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return value
+
+
+CompatIndex = Annotated[
+    int | None,
+    BeforeValidator(_index),
+    WithJsonSchema(
+        {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^[0-9]+$"}, {"type": "null"}]}
+    ),
+]
+"""A 0-based `index` written as a number or a numeric string."""
+
+
+class _CompatTarget(RecordedToolParams):
+    index: CompatIndex = Field(default=None, ge=0)
     id: str | None = None
     enabled: bool | None = None
     selected: bool | None = None
 
 
+class _TextTarget(_CompatTarget):
+    text: str
+
+
 class TapOnElementWithText(_TextTarget):
-    """Tap the element showing `text` (Trailblaze read-compat)."""
+    """Tap the element showing `text`: a full match, else the literal text inside a longer one
+    (Trailblaze read-compat)."""
 
     tool_name = "tapOnElementWithText"
 
@@ -214,36 +251,73 @@ class AssertVisibleWithText(_TextTarget):
     tool_name = "assertVisibleWithText"
 
 
-class TapOnElementWithAccessibilityText(RecordedToolParams):
-    """Tap the element whose content description / label is `accessibilityText` (read-compat)."""
+class TapOnElementWithAccessibilityText(_CompatTarget):
+    """Tap the element whose label / content description (or text) is `accessibilityText`
+    (Trailblaze read-compat)."""
 
     tool_name = "tapOnElementWithAccessibilityText"
     accessibilityText: str
-    index: int | None = Field(default=None, ge=0)
 
 
-class AssertVisibleWithAccessibilityText(RecordedToolParams):
-    """Assert an element with content description / label `accessibilityText` is visible (read-compat)."""
+class AssertVisibleWithAccessibilityText(_CompatTarget):
+    """Assert an element with label / content description (or text) `accessibilityText` is visible
+    (Trailblaze read-compat)."""
 
     tool_name = "assertVisibleWithAccessibilityText"
     accessibilityText: str
-    index: int | None = Field(default=None, ge=0)
 
 
 class AssertVisibleWithResourceId(RecordedToolParams):
-    """Assert an element with resource id / accessibility identifier `resourceId` is visible (read-compat)."""
+    """Assert an element with resource id / accessibility identifier `resourceId` (and text
+    `accessibilityText`, if given) is visible (Trailblaze read-compat)."""
 
     tool_name = "assertVisibleWithResourceId"
     resourceId: str
-    index: int | None = Field(default=None, ge=0)
+    accessibilityText: str | None = None
+    index: CompatIndex = Field(default=None, ge=0)
+    enabled: bool | None = None
+    selected: bool | None = None
+
+
+class LegacyElementSelector(BaseModel):
+    """Trailblaze's older Maestro-shaped `selector` (read for `assertNotVisibleBySelector`).
+
+    `textRegex` has Maestro's meaning (text, label or hint); `idRegex` matches the resource id or
+    accessibility identifier. Trailblaze's `size`, `traits` and `css` are not supported.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    textRegex: str | None = None
+    idRegex: str | None = None
+    index: CompatIndex = Field(default=None, ge=0)
+    enabled: bool | None = None
+    selected: bool | None = None
+    checked: bool | None = None
+    focused: bool | None = None
+    below: LegacyElementSelector | None = None
+    above: LegacyElementSelector | None = None
+    leftOf: LegacyElementSelector | None = None
+    rightOf: LegacyElementSelector | None = None
+    childOf: LegacyElementSelector | None = None
+    containsChild: LegacyElementSelector | None = None
+    containsDescendants: list[LegacyElementSelector] | None = None
 
 
 class AssertNotVisibleBySelector(RecordedToolParams):
-    """Assert no visible element matches `nodeSelector` (read-compat)."""
+    """Assert no visible element matches `nodeSelector` (or the older `selector`) within
+    `timeoutMs` (read-compat)."""
 
     tool_name = "assertNotVisibleBySelector"
-    nodeSelector: NodeSelector
+    nodeSelector: NodeSelector | None = None
+    selector: LegacyElementSelector | None = None
     timeoutMs: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_selector(self) -> AssertNotVisibleBySelector:
+        if self.nodeSelector is None and self.selector is None:
+            raise ValueError("assertNotVisibleBySelector needs a nodeSelector (or the older selector)")
+        return self
 
 
 _RECORDED: tuple[type[RecordedToolParams], ...] = (

@@ -7,9 +7,9 @@ Semantics (recorded in docs/adr/0004-node-model-and-selectors.md):
 - `resourceIdRegex` / `idRegex` match the full Android id (`com.example:id/sign_in`) **or** its name
   after `:id/` (`sign_in`), so `sign_in`, `.*sign_in` and `com.example:id/sign_in` all work.
   `classNameRegex` likewise matches the full class or the short one (`Button`).
-- `androidAccessibility.textRegex` matches the text only; `androidMaestro.textRegex` matches text,
-  content description or hint (Maestro's meaning); `iosMaestro.textRegex` matches the value or the
-  label, `accessibilityTextRegex` the label only.
+- `androidAccessibility.textRegex` matches the text only; the Maestro-shaped branches keep Maestro's
+  meaning of text: `androidMaestro.textRegex` matches text, content description or hint, and
+  `iosMaestro.textRegex` the value, label or placeholder (`accessibilityTextRegex` the label only).
 - Android branches match Android nodes only, `iosMaestro` iOS nodes only.
 - Relations: `below` / `above` / `leftOf` / `rightOf` hold when the node's centre lies beyond the
   anchor's edge (below: centre y ≥ anchor bottom, …) for at least one anchor; `childOf` = a
@@ -147,7 +147,7 @@ def _ios_maestro(sel: IosMaestroSelector) -> list[Predicate]:
         preds.append(_attr(lambda n: n.label, sel.accessibilityTextRegex))
     if sel.textRegex is not None:
         match = _full(sel.textRegex)
-        preds.append(lambda n: match(n.text) or match(n.label))
+        preds.append(lambda n: match(n.text) or match(n.label) or match(n.hint))
     if sel.hintTextRegex is not None:
         preds.append(_attr(lambda n: n.hint, sel.hintTextRegex))
     if sel.classNameRegex is not None:

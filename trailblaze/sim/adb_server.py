@@ -67,6 +67,8 @@ class _DeviceState:
     """Everything the server keeps per device: its file system, shell and u2 server."""
 
     device: SimDevice
+    conditions: Conditions
+    """This device's latency and faults (an `offline` device leaves `host:devices`)."""
     transport_id: int
     fs: MemFS
     u2: U2Service
@@ -86,6 +88,11 @@ class _DeviceState:
         return self.u2_resident or self.launches > 0
 
 
+def _own_conditions(device: SimDevice) -> Conditions:
+    own = getattr(device, "conditions", None)
+    return own if isinstance(own, Conditions) else Conditions()
+
+
 class _Closed(Exception):
     """The peer went away in the middle of a request."""
 
@@ -95,8 +102,9 @@ class AndroidSimServer:
 
     Args:
         devices: One device or several (each needs a distinct `serial`, e.g. `emulator-5554`).
-        conditions: Latency profile and faults, applied per HTTP request to the u2 servers; by default
-            the first device's own `conditions` (or zero latency, no faults).
+        conditions: One latency profile and fault set for every device, overriding their own. By
+            default each device's own `conditions` apply to its requests only (zero latency and no
+            faults for a device without one), so faulting one device leaves the others alone.
         host: Address to bind; keep it on loopback.
         port: Port to bind; 0 picks a free one (read it back from `.port`).
         u2_preinstalled: True: the uiautomator2 server is already running on each device. False: a
@@ -118,21 +126,21 @@ class AndroidSimServer:
         serials = [d.serial for d in devs]
         if len(set(serials)) != len(serials):
             raise ValueError(f"device serials must be distinct, got {serials}")
-        default = getattr(devs[0], "conditions", None)
-        self.conditions: Conditions = conditions or (
-            default if isinstance(default, Conditions) else Conditions()
-        )
+        own = [conditions or _own_conditions(d) for d in devs]
+        self.conditions: Conditions = own[0]
+        """The first device's conditions (all of them for a single device)."""
         self.host = host
         self._requested_port = port
         self.u2_preinstalled = u2_preinstalled
         self._states: dict[str, _DeviceState] = {}
-        for i, dev in enumerate(devs, start=1):
+        for i, (dev, cond) in enumerate(zip(devs, own, strict=True), start=1):
             fs = MemFS()
             if u2_preinstalled:
                 fs.write(U2_JAR_PATH, u2_jar_bytes(), 0o100644)
-            u2 = U2Service(dev, self.conditions)
+            u2 = U2Service(dev, cond)
             self._states[dev.serial] = _DeviceState(
                 device=dev,
+                conditions=cond,
                 transport_id=i,
                 fs=fs,
                 u2=u2,
@@ -288,7 +296,7 @@ class AndroidSimServer:
     # --- host services ---------------------------------------------------------------------
 
     def _visible(self) -> list[_DeviceState]:
-        return [] if self.conditions.offline else list(self._states.values())
+        return [s for s in self._states.values() if not s.conditions.offline]
 
     def _select(
         self, serial: str | None, sock: socket.socket, *, transport_id: int | None = None
@@ -314,7 +322,7 @@ class AndroidSimServer:
                 _fail(sock, f"device '{serial}' not found")
                 return None
             state = found
-        if self.conditions.offline:
+        if state.conditions.offline:
             _fail(sock, "device offline")
             return None
         return state
@@ -550,7 +558,7 @@ class AndroidSimServer:
 
     def _local_service(self, state: _DeviceState, service: str, reader: SocketReader) -> None:
         sock = reader.sock
-        if self.conditions.offline:
+        if state.conditions.offline:
             _fail(sock, "device offline")
             return
         if service.startswith(("shell:", "exec:")):
@@ -581,7 +589,7 @@ class AndroidSimServer:
             _fail(sock, "closed")
 
     def _device_port_open(self, state: _DeviceState, port: int) -> bool:
-        return port == U2_PORT and state.u2_alive and not self.conditions.offline
+        return port == U2_PORT and state.u2_alive and not state.conditions.offline
 
     def _shell_v1(self, state: _DeviceState, command: str, reader: SocketReader) -> None:
         sock = reader.sock

@@ -1,9 +1,10 @@
 """Latency profiles and fault injection for the simulated devices.
 
-Both are read by the protocol servers: a server calls `conditions.before_request(kind)` at the start
-of every request it serves, and that call sleeps for the profile's latency and tells the server which
-fault, if any, to produce. The animating-UI fault is the app model's (`SimDevice`) concern: it reads
-`conditions.animate_after_action_ms`.
+Every simulated device has its own `Conditions`: the protocol servers call the serving device's
+`conditions.before_request(kind)` at the start of every request, and that call sleeps for the
+profile's latency and tells the server which fault, if any, to produce — so a fault armed on one
+device of a pool never touches the others. The animating-UI fault is the app model's (`SimDevice`)
+concern: it reads `conditions.animate_after_action_ms`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 RequestKind = Literal["dump", "action", "screenshot", "other"]
@@ -44,7 +45,7 @@ LATENCY_PROFILES: dict[str, LatencyProfile] = {
 
 @dataclass
 class Conditions:
-    """Latency plus the faults to inject, shared by a device's servers. Thread-safe."""
+    """Latency plus the faults to inject for one device, shared by that device's servers. Thread-safe."""
 
     latency: LatencyProfile = field(default_factory=lambda: LATENCY_PROFILES["zero"])
     drop_connection_on_request: int | None = None
@@ -66,6 +67,17 @@ class Conditions:
 
     def __post_init__(self) -> None:
         self._rng.seed(self.seed)
+
+    def clone(self, *, seed: int | None = None) -> Conditions:
+        """The same settings with fresh request counting (and `seed`, if given): for another device."""
+        with self._lock:
+            return replace(
+                self,
+                seed=self.seed if seed is None else seed,
+                _count=0,
+                _lock=threading.Lock(),
+                _rng=random.Random(),
+            )
 
     @property
     def requests(self) -> int:

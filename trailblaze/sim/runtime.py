@@ -4,6 +4,8 @@
 A `Simulator` owns the app model(s) and the protocol server: for Android one fake adb server that
 carries every device of the pool, for iOS one WebDriverAgent server per device. Clients reach it the
 way they reach hardware: `ANDROID_ADB_SERVER_PORT` / `adb -P PORT` for Android, a WDA URL for iOS.
+Each device has its own `Conditions` (latency and faults), so a fault armed on one device of a pool
+leaves the others alone.
 """
 
 from __future__ import annotations
@@ -24,16 +26,45 @@ __all__ = ["Simulator", "simulator"]
 
 @dataclass
 class Simulator:
+    """Running simulated devices and their protocol server(s).
+
+    Attributes:
+        platform: `android` or `ios`.
+        devices: The app models, in serial order (`emulator-5554`, `emulator-5556`, …).
+        conditions: The first device's latency and faults (the whole story for a single device);
+            use `conditions_for()` for the others.
+        host: The address the servers listen on.
+        ports: The adb server's port (Android) or one WDA port per device (iOS).
+    """
+
     platform: Literal["android", "ios"]
     devices: list[SimDevice]
     conditions: Conditions
     host: str
     _servers: list[object] = field(default_factory=list)
     ports: list[int] = field(default_factory=list)
+    device_conditions: list[Conditions] = field(default_factory=list)
+    """Each device's own `Conditions`, in the order of `devices`."""
 
     @property
     def port(self) -> int:
         return self.ports[0]
+
+    def conditions_for(self, device: int | str) -> Conditions:
+        """One device's latency and faults, by position in `devices` or by serial.
+
+        Raises:
+            UsageError: No such device.
+        """
+        if isinstance(device, int):
+            if 0 <= device < len(self.devices):
+                return self.device_conditions[device]
+        else:
+            for dev, cond in zip(self.devices, self.device_conditions, strict=True):
+                if dev.serial == device:
+                    return cond
+        serials = ", ".join(d.serial for d in self.devices)
+        raise UsageError(f"no simulated device {device!r}: this simulator has {serials}")
 
     def device_specs(self) -> list[tuple[str, dict[str, str]]]:
         """`(target, plugin options)` for each device, as the driver plugin's `open()` wants them."""
@@ -81,30 +112,39 @@ def start_simulator(
     latency: str | Conditions | None = None,
     clock: SimClock | None = None,
 ) -> Simulator:
-    """Starts `count` simulated devices running `app` (default `demo`) and their protocol server."""
+    """Starts `count` simulated devices running `app` (default `demo`) and their protocol server.
+
+    `latency` is a profile name or a `Conditions`: the first device uses it as is (so a caller can arm
+    faults on it while the device runs), every other device gets its own copy of its settings
+    (`Conditions.clone`) — a fault armed on one device never reaches another.
+    """
     from trailblaze.sim import create_device
 
     if platform not in ("android", "ios"):
         raise UsageError(f"unknown simulator platform {platform!r}: use android or ios")
     conditions = _conditions(latency)
+    per_device = [conditions] + [conditions.clone(seed=conditions.seed + i) for i in range(1, count)]
     devices: list[SimDevice] = []
-    for i in range(count):
+    for i, cond in enumerate(per_device):
         serial = f"emulator-{5554 + 2 * i}" if platform == "android" else f"SIM-IPHONE-{i + 1:04d}"
-        devices.append(create_device(platform, app=app or "demo", clock=clock, conditions=conditions, serial=serial))
-    sim = Simulator("android" if platform == "android" else "ios", devices, conditions, host)
+        devices.append(create_device(platform, app=app or "demo", clock=clock, conditions=cond, serial=serial))
+    sim = Simulator(
+        "android" if platform == "android" else "ios", devices, conditions, host, device_conditions=per_device
+    )
     try:
         if platform == "android":
             from trailblaze.sim.adb_server import AndroidSimServer
 
-            server = AndroidSimServer(devices, conditions=conditions, host=host, port=port)
+            # no `conditions=`: the server applies each device's own
+            server = AndroidSimServer(devices, host=host, port=port)
             server.start()
             sim._servers.append(server)
             sim.ports.append(server.port)
         else:
             from trailblaze.sim.wda_server import WdaSimServer
 
-            for i, dev in enumerate(devices):
-                wserver = WdaSimServer(dev, conditions=conditions, host=host, port=port + i if port else 0)
+            for i, (dev, cond) in enumerate(zip(devices, per_device, strict=True)):
+                wserver = WdaSimServer(dev, conditions=cond, host=host, port=port + i if port else 0)
                 wserver.start()
                 sim._servers.append(wserver)
                 sim.ports.append(wserver.port)
