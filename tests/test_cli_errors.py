@@ -52,8 +52,8 @@ def one_line(err: str) -> str:
         (["replay", "--devce", "sim:android", "x"], "'--device'"),
         (["replay", str(LOGIN)], "Missing option '--device'; see 'trailblaze replay --help'"),
         (["replay", str(LOGIN), "--device", "sim:android", "--secret", "password"],
-         "'password' has no value; write --secret password=VALUE"),
-        (["tool", "pressBack", "--device", "sim:android", "--memory", "=x"], "'=x' has no name"),
+         "'password' is not KEY=VALUE; write --secret password=VALUE"),
+        (["tool", "pressBack", "--device", "sim:android", "--memory", "=x"], "'=x' is not KEY=VALUE (no name); write --memory NAME=VALUE"),
         (["replay", str(LOGIN), "--device", NO_DEVICE, "--latency", "realistic"],
          "only a simulated device has a latency profile"),
         (["sim", "android", "--latency", "slow"], "'slow' is not one of 'zero', 'realistic'"),
@@ -70,7 +70,7 @@ def test_usage_errors_are_one_line_exit_2(
 
 def test_a_secret_with_no_name_is_not_echoed(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "replay", str(LOGIN), "--device", "sim:android", "--secret", "=hunter2")
-    assert code == 2 and "has no name; write --secret NAME=VALUE" in one_line(err)
+    assert code == 2 and "'=…' is not KEY=VALUE (no name); write --secret NAME=VALUE" in one_line(err)
     assert "hunter2" not in err
 
 
@@ -236,6 +236,44 @@ def test_unwritable_outputs_fail_before_the_device(
     assert (f"{flag} {target}: cannot write in" in line) if flag != "--run-dir" else (
         f"cannot create {target}" in line and "pass --run-dir with a writable folder" in line
     )
+
+
+def test_snapshot_screenshot_path_is_checked_before_the_device(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    target = tmp_path / "a-file" / "s.png"
+    code, _, err = run(capsys, "snapshot", "--device", NO_DEVICE, "--screenshot", str(target))
+    assert code == 2 and f"--screenshot {target}: cannot write in" in one_line(err)
+    code, _, err = run(capsys, "snapshot", "--device", NO_DEVICE, "--set-of-mark")
+    assert code == 2 and "add --screenshot FILE.png" in one_line(err)
+
+
+def test_sim_on_a_busy_port_says_how_to_fix(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        code, _, err = run(capsys, "sim", "android", "--port", str(port))
+    assert code == 2 and f"127.0.0.1:{port}" in one_line(err) and "pick another --port (0 picks a free one)" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "hint"),
+    [
+        ("trail:\n  - step: hi\n   recording:\n", ":3:4:", "check the indentation: this line must line up"),
+        ("trail:\n  - step: hi\n    recording: {android: [pressBack}\n", ":3:", "close every `[` with a `]`"),
+    ],
+)
+def test_yaml_syntax_errors_say_how_to_fix(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, where: str, hint: str
+) -> None:
+    trail = tmp_path / "t.trail.yaml"
+    trail.write_text(text)
+    code, out, _ = run(capsys, "validate", str(trail))
+    assert code == 2 and out.startswith(f"{trail}{where}") and hint in out.splitlines()[0]
 
 
 def test_report_on_a_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

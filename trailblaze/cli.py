@@ -228,11 +228,16 @@ def snapshot_command(
     device: str, latency: str | None, screenshot_path: str | None, raw: bool, set_of_mark: bool
 ) -> None:
     """Print what the device shows: the compact view the agent reads (or the raw dump)."""
-    from pathlib import Path
 
+    from trailblaze._files import atomic_write, check_writable
     from trailblaze.compact import compact_view, draw_set_of_mark
     from trailblaze.devices import open_device
+    from trailblaze.errors import UsageError
 
+    if screenshot_path:
+        check_writable(screenshot_path, "--screenshot")
+    elif set_of_mark:
+        raise UsageError("--set-of-mark draws on the saved screenshot; add --screenshot FILE.png")
     with open_device(device, latency=_latency_for(device, latency)) as session:
         hierarchy = session.settle()
         view = compact_view(hierarchy)
@@ -245,7 +250,10 @@ def snapshot_command(
             png = session.screenshot()
             if set_of_mark:
                 png = draw_set_of_mark(png, view, hierarchy.scale)
-            Path(screenshot_path).write_bytes(png)
+            try:
+                atomic_write(screenshot_path, png)
+            except OSError as exc:
+                raise UsageError(f"--screenshot {screenshot_path}: cannot write ({exc.strerror or exc})") from None
             click.echo(f"screenshot saved to {screenshot_path}", err=True)
 
 
@@ -297,11 +305,13 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
         if not sep:
             # no '=': the whole value is (at most) a name, never a secret's value
             raise click.BadParameter(
-                f"{value!r} has no value; write {flag} {key.strip() or 'NAME'}=VALUE", param_hint=f"'{flag}'"
+                f"{value!r} is not KEY=VALUE; write {flag} {key.strip() or 'NAME'}=VALUE", param_hint=f"'{flag}'"
             )
         if not key.strip():
             shown = "'=…'" if flag == "--secret" else repr(value)  # the text after '=' may be a secret
-            raise click.BadParameter(f"{shown} has no name; write {flag} NAME=VALUE", param_hint=f"'{flag}'")
+            raise click.BadParameter(
+                f"{shown} is not KEY=VALUE (no name); write {flag} NAME=VALUE", param_hint=f"'{flag}'"
+            )
         out[key.strip()] = val
     return out
 

@@ -184,25 +184,6 @@ def _agent_needed(trails: list[tuple[Path, Trail]], device: str) -> str | None:
     return None
 
 
-def _writable(target: Path, flag: str) -> None:
-    """Fails now, not after the run, when `target`'s folder cannot be created or written."""
-    import os
-    import tempfile
-
-    from trailblaze.errors import UsageError
-
-    folder = target.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".trailblaze-probe-")
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise UsageError(
-            f"{flag} {target}: cannot write in {folder} ({exc.strerror or exc}); pick a writable path"
-        ) from None
-
-
 def _open_run_dir(
     run_dir: str | None, secrets: Mapping[str, str], command: list[str], device: str
 ) -> tuple[RunDir, bool]:
@@ -340,6 +321,7 @@ def run_replay_command(
         UsageError: no trail file, a file that does not load, no trail with the tags (exit 2).
         DeviceError / LLMError: the device or the model endpoint failed (exit 3), after the reports.
     """
+    from trailblaze._files import check_writable
     from trailblaze.errors import InfrastructureError, UsageError
 
     trails = [(file, load_trail(file)) for file in _trail_files(paths)]  # all load before the device
@@ -350,9 +332,9 @@ def run_replay_command(
             raise UsageError(f"no trail is tagged {', '.join(tags)}; check --tags against config.tags")
     _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=not self_heal)
     if report:
-        _writable(_report_target(report), "--report")
+        check_writable(_report_target(report), "--report")
     if junit:
-        _writable(Path(junit), "--junit")
+        check_writable(junit, "--junit")
     llms = _LLMs(model)
     why = _agent_needed(trails, device)
     if why:
