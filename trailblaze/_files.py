@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tempfile
 
-__all__ = ["atomic_write"]
+__all__ = ["atomic_write", "check_writable"]
 
 
 def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
@@ -31,3 +31,23 @@ def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def check_writable(target: str | os.PathLike[str], flag: str) -> None:
+    """Creates `target`'s folder and writes a probe file there, so a bad output path fails up front.
+
+    Raises:
+        UsageError: the folder cannot be created or written; names `flag` and the path.
+    """
+    from trailblaze.errors import UsageError
+
+    folder = os.path.dirname(os.path.abspath(target))
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".trailblaze-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(
+            f"{flag} {os.fspath(target)}: cannot write in {folder} ({exc.strerror or exc}); pick a writable path"
+        ) from None

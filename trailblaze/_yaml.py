@@ -174,6 +174,10 @@ _SYNTAX_HINTS = (
     ("could not find expected ':'", "check the indentation, or quote text that contains ': '"),
     ("did not find expected key", "check the indentation of this line"),
     ("found undefined alias", "write the value out in full (aliases are not supported)"),
+    ("expected <block end>", "check the indentation: this line must line up with the keys or `- ` items above it"),
+    ("did not find expected '-' indicator", "check the indentation: line this `- ` item up with the ones above"),
+    ("expected ',' or '}'", "close every `{` with a `}` (and put text holding `,` `{` `}` in quotes)"),
+    ("expected ',' or ']'", "close every `[` with a `]` (and put text holding `,` `[` `]` in quotes)"),
 )
 
 

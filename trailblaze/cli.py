@@ -24,7 +24,44 @@ class _Group(click.Group):
         return list(self.commands)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+_DEVICE_HELP = (
+    "android[:SERIAL], ios[:WDA_URL], sim:android[:APP] or sim:ios[:APP] "
+    "(APP: demo, demo@restyled, demo@v2 or a spec file)."
+)
+_LATENCIES = ("zero", "realistic")  # trailblaze.sim.faults.LATENCY_PROFILES (not imported: keeps --help fast)
+
+
+def _debug_option(f: Any) -> Any:
+    # main() reads --debug from argv before click parses it; the option only has to be accepted here
+    return click.option(
+        "--debug", is_flag=True, expose_value=False, help="Show tracebacks on errors (or TRAILBLAZE_DEBUG=1)."
+    )(f)
+
+
+def _device_options(f: Any) -> Any:
+    f = click.option(
+        "--latency",
+        type=click.Choice(_LATENCIES),
+        default=None,
+        help="How slow a sim:* device is: zero (default) or realistic (like a phone over USB).",
+    )(f)
+    return click.option("--device", required=True, metavar="SPEC", help=_DEVICE_HELP)(f)
+
+
+def _latency_for(device: str, latency: str | None) -> str | None:
+    if latency is not None and not device.strip().startswith("sim:"):
+        raise click.BadParameter(
+            f"only a simulated device has a latency profile, not {device!r}; drop --latency or use sim:...",
+            param_hint="'--latency'",
+        )
+    return latency
+
+
+@click.group(
+    cls=_Group,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Run 'trailblaze COMMAND --help' for a command's options and examples.",
+)
 @click.option("--debug", is_flag=True, envvar="TRAILBLAZE_DEBUG", help="Show tracebacks on errors.")
 @click.version_option(package_name="trailblaze")
 @click.pass_context
@@ -38,8 +75,16 @@ def cli(ctx: click.Context, debug: bool) -> None:
 # Each command lives below as a small function; the heavy lifting is in the library modules.
 
 
-@cli.command("validate")
+_EX = "\b\nExamples:\n"
+
+
+@cli.command(
+    "validate",
+    short_help="Check trail files and print file:line:col per problem.",
+    epilog=_EX + "  trailblaze validate trails/\n  trailblaze validate trails/login.trail.yaml",
+)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@_debug_option
 @click.pass_context
 def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
     """Check trail files (folders: every *.trail.yaml / trail.yaml below) and their recorded tools."""
@@ -76,7 +121,8 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
     ctx.exit(EXIT_USAGE if bad or missing or not files else 0)
 
 
-@cli.command("schema")
+@cli.command("schema", short_help="Print the JSON Schema of trail files.")
+@_debug_option
 def schema_command() -> None:
     """Print the JSON Schema of trail files (for YAML editors)."""
     import json
@@ -86,12 +132,23 @@ def schema_command() -> None:
     click.echo(json.dumps(trail_json_schema(), indent=2, ensure_ascii=False))
 
 
-@cli.command("sim")
+@cli.command(
+    "sim",
+    short_help="Run a simulated Android phone or iPhone in the foreground.",
+    epilog=_EX
+    + "  trailblaze sim android --port 5037      # then: adb -P 5037 devices\n"
+    + "  trailblaze sim ios --port 8100 --app demo@v2",
+)
 @click.argument("platform", type=click.Choice(["android", "ios"]))
-@click.option("--app", default="demo", show_default=True, help="Bundled app NAME[@VARIANT] or a spec PATH.")
-@click.option("--port", type=int, default=0, help="Port to listen on (default: a free port).")
-@click.option("--latency", default="zero", show_default=True, help="Latency profile: zero or realistic.")
-@click.option("--devices", "count", type=int, default=1, show_default=True, help="How many devices.")
+@click.option("--app", default="demo", show_default=True,
+              help="Bundled app NAME[@VARIANT] (demo, demo@restyled, demo@v2) or a spec PATH.")
+@click.option("--port", type=click.IntRange(0, 65535), default=0,
+              help="Port to listen on (default: a free port).")
+@click.option("--latency", type=click.Choice(_LATENCIES), default="zero", show_default=True,
+              help="Latency profile.")
+@click.option("--devices", "count", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many devices (android only).")
+@_debug_option
 def sim_command(platform: str, app: str, port: int, latency: str, count: int) -> None:
     """Run a simulated device in the foreground until Ctrl-C."""
     import threading
@@ -109,10 +166,15 @@ def sim_command(platform: str, app: str, port: int, latency: str, count: int) ->
         sim.stop()
 
 
-@cli.command("report")
+@cli.command(
+    "report",
+    short_help="Re-render the HTML report (and JUnit XML) of a run directory.",
+    epilog=_EX + "  trailblaze report .trailblaze/runs/20250101-120000 -o report.html --junit junit.xml",
+)
 @click.argument("run_dir", type=click.Path(path_type=str))
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=str), help="HTML file (default RUN_DIR/report.html).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Also write JUnit XML here.")
+@_debug_option
 def report_command(run_dir: str, output: str | None, junit_path: str | None) -> None:
     """Render the HTML report (and JUnit XML) of a run directory from its run.json."""
     from pathlib import Path
@@ -132,7 +194,8 @@ def report_command(run_dir: str, output: str | None, junit_path: str | None) -> 
         click.echo(f"junit:  {write_junit(run, junit_path)}")
 
 
-@cli.command("devices")
+@cli.command("devices", short_help="List connected devices.")
+@_debug_option
 def devices_command() -> None:
     """List connected devices (adb; WebDriverAgent at $TRAILBLAZE_WDA_URL) and how to start a simulator."""
     from trailblaze.devices import list_devices
@@ -149,20 +212,33 @@ def devices_command() -> None:
         )
 
 
-@cli.command("snapshot")
-@click.option("--device", required=True, help="android[:SERIAL], ios[:WDA_URL], sim:android[:APP], sim:ios[:APP].")
+@cli.command(
+    "snapshot",
+    short_help="Print what the device shows, as the agent sees it.",
+    epilog=_EX + "  trailblaze snapshot --device sim:android\n"
+    + "  trailblaze snapshot --device android:emulator-5554 --screenshot s.png --set-of-mark",
+)
+@_device_options
 @click.option("--screenshot", "screenshot_path", type=click.Path(dir_okay=False, path_type=str), default=None,
               help="Also save the screenshot (PNG) here.")
 @click.option("--raw", is_flag=True, help="Print the raw hierarchy dump instead of the compact view.")
 @click.option("--set-of-mark", "set_of_mark", is_flag=True, help="Draw the refs on the saved screenshot.")
-def snapshot_command(device: str, screenshot_path: str | None, raw: bool, set_of_mark: bool) -> None:
+@_debug_option
+def snapshot_command(
+    device: str, latency: str | None, screenshot_path: str | None, raw: bool, set_of_mark: bool
+) -> None:
     """Print what the device shows: the compact view the agent reads (or the raw dump)."""
-    from pathlib import Path
 
+    from trailblaze._files import atomic_write, check_writable
     from trailblaze.compact import compact_view, draw_set_of_mark
     from trailblaze.devices import open_device
+    from trailblaze.errors import UsageError
 
-    with open_device(device) as session:
+    if screenshot_path:
+        check_writable(screenshot_path, "--screenshot")
+    elif set_of_mark:
+        raise UsageError("--set-of-mark draws on the saved screenshot; add --screenshot FILE.png")
+    with open_device(device, latency=_latency_for(device, latency)) as session:
         hierarchy = session.settle()
         view = compact_view(hierarchy)
         if raw:
@@ -174,28 +250,49 @@ def snapshot_command(device: str, screenshot_path: str | None, raw: bool, set_of
             png = session.screenshot()
             if set_of_mark:
                 png = draw_set_of_mark(png, view, hierarchy.scale)
-            Path(screenshot_path).write_bytes(png)
+            try:
+                atomic_write(screenshot_path, png)
+            except OSError as exc:
+                raise UsageError(f"--screenshot {screenshot_path}: cannot write ({exc.strerror or exc})") from None
             click.echo(f"screenshot saved to {screenshot_path}", err=True)
 
 
-@cli.command("tool")
+@cli.command(
+    "tool",
+    short_help="Run one recorded-form tool and print its result.",
+    epilog=_EX + "  trailblaze tool pressBack --device sim:android\n"
+    + "  trailblaze tool '{inputText: {text: hi}}' --device sim:ios\n"
+    + "  trailblaze tool '{tapOnElementBySelector: {nodeSelector: {androidAccessibility: "
+    + "{resourceIdRegex: \".*sign_in\"}}}}' --device sim:android",
+)
 @click.argument("tool_text", metavar="TOOL")
-@click.option("--device", required=True, help="android[:SERIAL], ios[:WDA_URL], sim:android[:APP], sim:ios[:APP].")
+@_device_options
 @click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
 @click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never printed.")
+@_debug_option
 @click.pass_context
 def tool_command(
-    ctx: click.Context, tool_text: str, device: str, memory: tuple[str, ...], secrets: tuple[str, ...]
+    ctx: click.Context,
+    tool_text: str,
+    device: str,
+    latency: str | None,
+    memory: tuple[str, ...],
+    secrets: tuple[str, ...],
 ) -> None:
     """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}')."""
     from trailblaze.devices import open_device
+    from trailblaze.errors import UsageError
     from trailblaze.execute import run_recorded_tool
     from trailblaze.memory import Memory
+    from trailblaze.preflight import unknown_tool_hint
     from trailblaze.trail import parse_tool
 
     call = parse_tool(tool_text, "<tool>")
+    hint = unknown_tool_hint(call.name)
+    if hint is not None:
+        raise UsageError(f"<tool>: {hint}")
     mem = Memory(_key_values(memory, "--memory"), secrets=_key_values(secrets, "--secret"))
-    with open_device(device) as session:
+    with open_device(device, latency=_latency_for(device, latency)) as session:
         result = run_recorded_tool(session, call, mem)
     click.echo(str(result))
     ctx.exit(0 if result.ok else 1)
@@ -205,15 +302,29 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for value in values:
         key, sep, val = value.partition("=")
-        if not sep or not key.strip():
-            raise click.BadParameter(f"{value!r} is not KEY=VALUE", param_hint=flag)
+        if not sep:
+            # no '=': the whole value is (at most) a name, never a secret's value
+            raise click.BadParameter(
+                f"{value!r} is not KEY=VALUE; write {flag} {key.strip() or 'NAME'}=VALUE", param_hint=f"'{flag}'"
+            )
+        if not key.strip():
+            shown = "'=…'" if flag == "--secret" else repr(value)  # the text after '=' may be a secret
+            raise click.BadParameter(
+                f"{shown} is not KEY=VALUE (no name); write {flag} NAME=VALUE", param_hint=f"'{flag}'"
+            )
         out[key.strip()] = val
     return out
 
 
-@cli.command("record")
+@cli.command(
+    "record",
+    short_help="Let the agent solve unrecorded steps and write their recordings.",
+    epilog=_EX + "  ANTHROPIC_API_KEY=... trailblaze record trails/login.trail.yaml --device sim:android "
+    + "--secret password=hunter2\n"
+    + "  trailblaze record trails/login.trail.yaml --device android --rerecord",
+)
 @click.argument("trails", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option("--device", required=True, help="android[:SERIAL], ios[:WDA_URL], sim:android[:APP], sim:ios[:APP].")
+@_device_options
 @click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
 @click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
 @click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never written anywhere.")
@@ -221,13 +332,15 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per step.")
 @click.option("--no-screenshots", is_flag=True, help="Send only the view hierarchy, no screenshot.")
 @click.option("--rerecord", is_flag=True, help="Solve every step with the agent, even recorded ones.")
-@click.option("--run-dir", type=click.Path(path_type=str), default=None, help="Where to write the run log.")
-@click.option("--debug", "_debug", is_flag=True, help="Show tracebacks on errors.")
+@click.option("--run-dir", type=click.Path(path_type=str), default=None,
+              help="Where to write the run log (default .trailblaze/runs/<time>).")
+@_debug_option
 @click.pass_context
 def record_command(
     ctx: click.Context,
     trails: tuple[str, ...],
     device: str,
+    latency: str | None,
     memory: tuple[str, ...],
     args: tuple[str, ...],
     secrets: tuple[str, ...],
@@ -236,7 +349,6 @@ def record_command(
     no_screenshots: bool,
     rerecord: bool,
     run_dir: str | None,
-    _debug: bool,
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps and writes their recordings back."""
     from trailblaze.runner import RecordOptions, run_record_command
@@ -251,13 +363,20 @@ def record_command(
         options=RecordOptions(max_llm_calls=max_llm_calls, screenshots=not no_screenshots, rerecord=rerecord),
         run_dir=run_dir,
         command=["trailblaze", "record", *trails, "--device", device],
+        latency=_latency_for(device, latency),
     )
     ctx.exit(code)
 
 
-@cli.command("replay")
+@cli.command(
+    "replay",
+    short_help="Replay recorded trails with no LLM (CI).",
+    epilog=_EX + "  trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html\n"
+    + "  trailblaze replay trails/ --device android --junit junit.xml --tags smoke\n"
+    + "  trailblaze replay trails/login.trail.yaml --device sim:ios:demo@v2 --self-heal",
+)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@click.option("--device", required=True, help="android[:SERIAL], ios[:WDA_URL], sim:android[:APP], sim:ios[:APP].")
+@_device_options
 @click.option("--self-heal", is_flag=True, help="Let the agent repair a step whose recording fails (needs an LLM).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Write JUnit XML here.")
 @click.option("--report", "report_path", type=click.Path(path_type=str),
@@ -268,13 +387,15 @@ def record_command(
 @click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never written anywhere.")
 @click.option("--model", default=None, help="Claude model for self-heal / unrecorded steps.")
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
-@click.option("--run-dir", type=click.Path(path_type=str), default=None, help="Where to write the run log.")
-@click.option("--debug", "_debug", is_flag=True, help="Show tracebacks on errors.")
+@click.option("--run-dir", type=click.Path(path_type=str), default=None,
+              help="Where to write the run log (default .trailblaze/runs/<time>).")
+@_debug_option
 @click.pass_context
 def replay_command(
     ctx: click.Context,
     paths: tuple[str, ...],
     device: str,
+    latency: str | None,
     self_heal: bool,
     junit_path: str | None,
     report_path: str | None,
@@ -285,7 +406,6 @@ def replay_command(
     model: str | None,
     max_llm_calls: int,
     run_dir: str | None,
-    _debug: bool,
 ) -> None:
     """Replay trail files or folders with their recordings: no LLM unless a step needs one."""
     from trailblaze.runner import run_replay_command
@@ -304,12 +424,20 @@ def replay_command(
         run_dir=run_dir,
         command=["trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else [])],
         max_llm_calls=max_llm_calls,
+        latency=_latency_for(device, latency),
     )
     ctx.exit(code)
 
 
 def _wants_debug(argv: list[str]) -> bool:
     return "--debug" in argv or os.environ.get("TRAILBLAZE_DEBUG", "") not in ("", "0", "false")
+
+
+def _usage_line(exc: click.UsageError) -> str:
+    """click's usage error on one line, with where to read the command's help."""
+    message = " ".join(exc.format_message().split())
+    command = exc.ctx.command_path if exc.ctx is not None else "trailblaze"
+    return f"error: {message.rstrip('.')}; see '{command} --help'"
 
 
 def main(argv: list[str] | None = None) -> Any:
@@ -324,8 +452,14 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(130)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:  # click >= 8.2
+            click.echo(exc.ctx.get_help())  # bare `trailblaze`: the help, on stdout so it pipes to a pager
+        else:
+            click.echo(_usage_line(exc), err=True)
+        sys.exit(EXIT_USAGE)
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"error: {exc.format_message()}", err=True)
         sys.exit(EXIT_USAGE if exc.exit_code == 2 else exc.exit_code)
     except TrailblazeError as exc:
         if debug:

@@ -107,7 +107,9 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
     kind = TOOL_KINDS.get(call.name, "other")
     model = rt.RECORDED_TOOL_PARAMS.get(call.name)
     if model is None:
-        return ToolResult("ERROR", f"unknown tool {call.name!r}: it has no implementation on replay", kind)
+        from trailblaze.preflight import unknown_tool_hint
+
+        return ToolResult("ERROR", unknown_tool_hint(call.name) or f"unknown tool {call.name!r}", kind)
     params = memory.interpolate(call.params, where=f"{call.name} params")
     try:
         typed = model.model_validate(params, strict=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from trailblaze.errors import InfrastructureError
+from trailblaze.errors import InfrastructureError, UsageError
 from trailblaze.memory import Memory
 from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
 from trailblaze.trail import ANY_CLASSIFIER, ToolCall, Trail, TrailStep, classifier_lineage, load_trail
@@ -204,6 +204,10 @@ class StepEngine:
             rec.status = "failed"
             rec.error = self.memory.redact(f"{self._where(rec)}: {exc.message}")
             raise _located(exc, rec.error or exc.message) from exc
+        except UsageError as exc:  # e.g. a template with no value: say which trail and step
+            rec.status = "failed"
+            rec.error = self.memory.redact(f"{self._where(rec)}: {exc.message}")
+            raise UsageError(rec.error) from exc
         except Exception as exc:
             rec.status, rec.error = "failed", self.memory.redact(f"{type(exc).__name__}: {exc}")
             raise

@@ -161,10 +161,18 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
 def load_run(run_dir: str | os.PathLike[str]) -> RunRecord:
     from trailblaze.errors import UsageError
 
-    path = Path(run_dir) / RUN_FILE
+    directory = Path(run_dir)
+    path = directory / RUN_FILE
+    how = "pass a run directory written by record or replay (they print it; default under .trailblaze/runs/)"
+    if not directory.exists():
+        raise UsageError(f"{path}: no run.json here ({directory} does not exist); {how}")
+    if not directory.is_dir():
+        raise UsageError(f"{directory}: not a directory; {how}")
     try:
         return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UsageError(f"{path}: no run.json here; pass a run directory written by record or replay") from None
+        raise UsageError(f"{path}: no run.json here; {how}") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the run log ({exc.strerror or exc})") from None
     except ValueError as exc:
         raise UsageError(f"{path}: not a trailblaze run log ({str(exc).splitlines()[0]})") from None

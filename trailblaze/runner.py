@@ -27,7 +27,7 @@ from trailblaze.replay import (
     start_record,
 )
 from trailblaze.runlog import StepRecord, TrailRecord
-from trailblaze.trail import load_trail
+from trailblaze.trail import Trail, load_trail
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -107,12 +107,28 @@ class _LLMs:
     def __init__(self, model: str | None) -> None:
         self.model = model
         self.clients: list[LLMClient] = []
+        self._ready: LLMClient | None = None
 
     def __call__(self) -> LLMClient:
         from trailblaze.anthropic_llm import AnthropicLLM
 
+        if self._ready is not None:
+            client, self._ready = self._ready, None
+            return client
         self.clients.append(AnthropicLLM(self.model))
         return self.clients[-1]
+
+    def check(self, why: str) -> None:
+        """Builds the first client now: a missing API key fails before the device is touched."""
+        from trailblaze.errors import LLMError
+
+        try:
+            self._ready = self()
+        except LLMError as exc:
+            try:
+                raise type(exc)(f"{why}, so the agent must run: {exc.message}") from exc
+            except TypeError:  # a subclass with another constructor
+                raise LLMError(f"{why}, so the agent must run: {exc.message}") from exc
 
     def close(self) -> None:
         for llm in self.clients:
@@ -126,9 +142,85 @@ def _trail_files(paths: list[str]) -> list[Path]:
     from trailblaze.trail import find_trail_files
 
     files, missing = find_trail_files(paths)
-    if missing or not files:
-        raise UsageError(f"no trail file at {', '.join(missing) or ', '.join(paths)}; pass *.trail.yaml files")
+    if missing:
+        raise UsageError(
+            f"no trail file at {', '.join(missing)}: no such file or directory; check the path "
+            "(pass *.trail.yaml files or folders holding them)"
+        )
+    if not files:
+        raise UsageError(
+            f"no trail file in {', '.join(paths)}: no *.trail.yaml or trail.yaml below; "
+            "pass trail files or the folder that holds them"
+        )
     return files
+
+
+def _preflight(
+    trails: list[tuple[Path, Trail]],
+    device: str,
+    *,
+    memory: Mapping[str, str],
+    args: Mapping[str, str],
+    secrets: Mapping[str, str],
+    tools: bool,
+) -> None:
+    """Everything that would stop the run for sure, found before the device is touched."""
+    from trailblaze.devices import parse_device_spec
+    from trailblaze.preflight import check_trails
+
+    platform = parse_device_spec(device).platform
+    check_trails(trails, platform=platform, memory=memory, args=args, secrets=secrets, tools=tools)
+
+
+def _agent_needed(trails: list[tuple[Path, Trail]], device: str) -> str | None:
+    from trailblaze.devices import parse_device_spec
+    from trailblaze.preflight import agent_step
+
+    platform = parse_device_spec(device).platform
+    for file, trail in trails:
+        why = agent_step(trail, platform)
+        if why:
+            return f"{file} {why}"
+    return None
+
+
+def _open_run_dir(
+    run_dir: str | None, secrets: Mapping[str, str], command: list[str], device: str
+) -> tuple[RunDir, bool]:
+    """The run directory, and whether this run created it."""
+    from trailblaze.errors import UsageError
+    from trailblaze.rundir import RunDir, default_run_dir
+
+    try:
+        root = Path(run_dir) if run_dir else default_run_dir()
+        existed = root.exists()
+        return RunDir(root, Memory(secrets=secrets), command=command, device=device), not existed
+    except OSError as exc:
+        where = run_dir if run_dir else "the default run directory under .trailblaze/runs"
+        raise UsageError(
+            f"cannot create {where} ({exc.strerror or exc}); pass --run-dir with a writable folder"
+        ) from None
+
+
+def _open_session(device: str, latency: str | None, rundir: RunDir, created: bool, llms: _LLMs) -> DeviceSession:
+    """The device; when it cannot be opened nothing ran, so a run directory this run created goes."""
+    from trailblaze.devices import open_device
+
+    try:
+        return open_device(device, latency=latency)
+    except BaseException:
+        llms.close()
+        if created:
+            try:
+                rundir.root.rmdir()  # still empty: nothing is written before the first trail
+            except OSError:
+                pass
+        raise
+
+
+def _report_target(report: str) -> Path:
+    target = Path(report)
+    return target if target.suffix.lower() in (".html", ".htm") else target / "report.html"
 
 
 def run_record_command(
@@ -142,6 +234,7 @@ def run_record_command(
     options: RecordOptions,
     run_dir: str | None,
     command: list[str],
+    latency: str | None = None,
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
@@ -151,18 +244,19 @@ def run_record_command(
     Raises:
         UsageError: no trail file found. Other `TrailblazeError`s propagate (exit 2 / 3).
     """
-    from trailblaze.devices import open_device
-    from trailblaze.rundir import RunDir, default_run_dir
-
     files = _trail_files(paths)
-    for file in files:
-        load_trail(file)  # every file must load before the device is touched
-    console = _console()
+    trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
+    # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
+    _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=False)
     llms = _LLMs(model)
-    root = Path(run_dir) if run_dir else default_run_dir()
-    rundir = RunDir(root, Memory(secrets=secrets), command=command, device=device)
+    why = "--rerecord solves every step" if options.rerecord else _agent_needed(trails, device)
+    if why:
+        llms.check(why)
+    console = _console()
+    rundir, created = _open_run_dir(run_dir, secrets, command, device)
+    root = rundir.root
     failed = 0
-    session = open_device(device)
+    session = _open_session(device, latency, rundir, created, llms)
     try:
         for file in files:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
@@ -213,6 +307,7 @@ def run_replay_command(
     command: list[str],
     max_llm_calls: int = 50,
     screenshots: bool = True,
+    latency: str | None = None,
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
 
@@ -226,9 +321,8 @@ def run_replay_command(
         UsageError: no trail file, a file that does not load, no trail with the tags (exit 2).
         DeviceError / LLMError: the device or the model endpoint failed (exit 3), after the reports.
     """
-    from trailblaze.devices import open_device
+    from trailblaze._files import check_writable
     from trailblaze.errors import InfrastructureError, UsageError
-    from trailblaze.rundir import RunDir, default_run_dir
 
     trails = [(file, load_trail(file)) for file in _trail_files(paths)]  # all load before the device
     if tags:
@@ -236,13 +330,21 @@ def run_replay_command(
         trails = [(f, t) for f, t in trails if wanted & set((t.config.tags if t.config else None) or [])]
         if not trails:
             raise UsageError(f"no trail is tagged {', '.join(tags)}; check --tags against config.tags")
-    console = _console()
+    _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=not self_heal)
+    if report:
+        check_writable(_report_target(report), "--report")
+    if junit:
+        check_writable(junit, "--junit")
     llms = _LLMs(model)
-    root = Path(run_dir) if run_dir else default_run_dir()
-    rundir = RunDir(root, Memory(secrets=secrets), command=command, device=device)
+    why = _agent_needed(trails, device)
+    if why:
+        llms.check(why)
+    console = _console()
+    rundir, created = _open_run_dir(run_dir, secrets, command, device)
+    root = rundir.root
     options = ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls, screenshots=screenshots)
     broken: InfrastructureError | None = None
-    session = open_device(device)
+    session = _open_session(device, latency, rundir, created, llms)
     try:
         for file, trail in trails:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
@@ -288,10 +390,7 @@ def _write_reports(console: Console, rundir: RunDir, junit: str | None, report: 
     if junit:
         console.print(f"junit:  {write_junit(rundir.run, junit)}")
     if report:
-        target = Path(report)
-        if target.suffix.lower() not in (".html", ".htm"):
-            target = target / "report.html"
-        console.print(f"report: {write_html_report(rundir.root, target)}")
+        console.print(f"report: {write_html_report(rundir.root, _report_target(report))}")
 
 
 def _summary(console: Console, rundir: RunDir, root: Path) -> None:
@@ -319,7 +418,8 @@ def _summary(console: Console, rundir: RunDir, root: Path) -> None:
     for trail in rundir.run.trails:
         counts[trail.status] = counts.get(trail.status, 0) + 1
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
-    console.print(f"{len(rundir.run.trails)} trails: {parts} — run directory {root}")
+    n = len(rundir.run.trails)
+    console.print(f"{n} trail{'s' * (n != 1)}: {parts} — run directory {root}")
 
 
 def _diff_markup(diff: str) -> str:

@@ -150,7 +150,10 @@ def start_simulator(
                 sim.ports.append(wserver.port)
     except OSError as exc:
         sim.stop()
-        raise UsageError(f"cannot start the {platform} simulator on {host}:{port}: {exc.strerror or exc}") from exc
+        raise UsageError(
+            f"cannot start the {platform} simulator on {host}:{port}: {exc.strerror or exc}; "
+            "pick another --port (0 picks a free one)"
+        ) from exc
     return sim
 
 

@@ -1,0 +1,217 @@
+"""What `trailblaze replay` / `record` check before they touch a device.
+
+A trail that will certainly stop at its third step — a recorded tool trailblaze has no
+implementation for (usually a typo), or a `{{template}}` with no value (usually a forgotten
+`--secret`) — should fail in a second with `file:line:col`, not after the app has been launched and
+two steps replayed. Only the recordings the device's platform replays are looked at (`android`,
+`android-*`, the v1 `tools` of every platform); names a trail remembers at run time
+(`rememberTextBySelector`'s `variable`) count as given, and a trail with a step the agent solves is
+not checked for templates (the agent may remember names too).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trailblaze import _yaml
+from trailblaze.errors import UsageError
+from trailblaze.memory import TEMPLATE_RE
+from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+from trailblaze.trail import ANY_CLASSIFIER, Trail
+
+__all__ = ["agent_step", "check_trails", "may_be_skipped", "unknown_tool_hint"]
+
+_YPath = tuple[str | int, ...]
+
+
+def unknown_tool_hint(name: str) -> str | None:
+    """None for a tool trailblaze can run, else a one-line message with the closest known name."""
+    if name in RECORDED_TOOL_PARAMS:
+        return None
+    close = difflib.get_close_matches(name, list(RECORDED_TOOL_PARAMS), n=1, cutoff=0.6)
+    fix = f"did you mean `{close[0]}`?" if close else "`trailblaze schema` lists the tools it can run"
+    return f"unknown tool `{name}`: trailblaze has no implementation for it; {fix}"
+
+
+@dataclass(frozen=True)
+class _Tool:
+    path: _YPath
+    name: str
+    params: Any
+
+
+def check_trails(
+    trails: Sequence[tuple[Path, Trail]],
+    *,
+    platform: str,
+    memory: Mapping[str, str],
+    args: Mapping[str, str],
+    secrets: Mapping[str, str],
+    tools: bool = True,
+) -> None:
+    """Raises `UsageError` listing, one `file:line:col: message` line each, what would stop the run.
+
+    Args:
+        trails: The loaded trails with the path to show for each.
+        platform: `android` or `ios`: whose recordings will run.
+        memory: `--memory` values (the trail's `config.memory` / `config.args` are added here).
+        args: `--arg` values.
+        secrets: `--secret` values (only their names are used).
+        tools: Also flag tools with no implementation (off under self-heal, which repairs such a step).
+    """
+    from trailblaze.replay import build_memory
+
+    lines: list[str] = []
+    missing: dict[str, tuple[str, int]] = {}  # template -> (first place, how many places)
+    for file, trail in trails:
+        text = trail.source_text
+        if text is None:
+            continue
+        if may_be_skipped(trail, platform):
+            continue
+        doc = _yaml.parse_document(text)
+        recorded = list(_recorded_tools(doc.data, platform))
+        if tools:
+            for tool in recorded:
+                hint = unknown_tool_hint(tool.name)
+                if hint is not None:
+                    lines.append(_at(file, doc, (*tool.path, tool.name), key=True, message=hint))
+        if _agent_may_run(trail, platform):
+            continue
+        mem = build_memory(trail, memory, args, secrets)
+        remembered = {t.params.get("variable") for t in recorded if isinstance(t.params, dict)}
+        for tool in recorded:
+            for path, value in _strings((*tool.path, tool.name), tool.params):
+                for match in TEMPLATE_RE.finditer(value):
+                    scope, name = (match.group(1), match.group(2)) if match.group(2) else (None, match.group(3))
+                    if mem.lookup(name, scope) is not None or name in remembered:
+                        continue
+                    template = match.group(0)
+                    where, count = missing.get(template, (_at(file, doc, path), 0))
+                    missing[template] = (where, count + 1)
+    for template, (where, count) in missing.items():
+        also = f" (and {count - 1} more place{'s' * (count != 2)})" if count > 1 else ""
+        lines.append(f"{where}: {template} has no value{also}; {_how_to_give(template)}")
+    if lines:
+        raise UsageError("\n".join(lines))
+
+
+def _how_to_give(template: str) -> str:
+    match = TEMPLATE_RE.fullmatch(template)
+    assert match is not None
+    scope, name = match.group(1), match.group(2) or match.group(3)
+    if scope == "args":
+        return f"pass --arg {name}=VALUE, or set it in config.args"
+    if scope == "secrets":
+        return f"pass --secret {name}=VALUE"
+    if scope == "memory":
+        return f"pass --memory {name}=VALUE, or set it in config.memory"
+    return f"pass --secret {name}=VALUE (or --memory / --arg {name}=VALUE), or set it in config.memory"
+
+
+def _at(file: Path, doc: _yaml.YamlDocument, path: _YPath, *, key: bool = False, message: str = "") -> str:
+    line, column = doc.position(path, key=key)
+    where = f"{file}:{line}:{column}"
+    return f"{where}: {message}" if message else where
+
+
+def _applies(classifier: Any, platform: str) -> bool:
+    return isinstance(classifier, str) and (
+        classifier in (platform, ANY_CLASSIFIER) or classifier.startswith(f"{platform}-")
+    )
+
+
+def _recorded_tools(data: Any, platform: str) -> Iterator[_Tool]:
+    """Every tool the platform may replay, in a unified or a v1 (list) trail that already loaded."""
+    if isinstance(data, list):  # v1: `- tools: [...]`, `- prompts: [...]`, `- trailhead: {...}`
+        for i, item in enumerate(data):
+            if not isinstance(item, dict):
+                continue
+            for key, value in item.items():
+                if key == "tools":
+                    yield from _tool_list((i, key), value)
+                elif key == "prompts" and isinstance(value, list):
+                    for j, step in enumerate(value):
+                        yield from _step_tools((i, key, j), step, platform)
+                elif key == "trailhead":
+                    yield from _step_tools((i, key), value, platform)
+        return
+    if not isinstance(data, dict):
+        return
+    yield from _step_tools(("trailhead",), data.get("trailhead"), platform)
+    steps = data.get("trail")
+    for i, step in enumerate(steps if isinstance(steps, list) else []):
+        yield from _step_tools(("trail", i), step, platform)
+
+
+def _step_tools(path: _YPath, step: Any, platform: str) -> Iterator[_Tool]:
+    recording = step.get("recording") if isinstance(step, dict) else None
+    if not isinstance(recording, dict):
+        return
+    for classifier, value in recording.items():
+        here = (*path, "recording", classifier)
+        if classifier == "tools":  # v1
+            yield from _tool_list(here, value)
+        elif _applies(classifier, platform):
+            if isinstance(value, list):
+                yield from _tool_list(here, value)
+            else:  # a trailhead records one tool per classifier, as a map
+                yield from _tool_at(here, value)
+
+
+def _tool_list(path: _YPath, value: Any) -> Iterator[_Tool]:
+    for i, item in enumerate(value if isinstance(value, list) else []):
+        yield from _tool_at((*path, i), item)
+
+
+def _tool_at(path: _YPath, item: Any) -> Iterator[_Tool]:
+    """The tool written at `path`: `- pressBack` or `- name: {params}`."""
+    if isinstance(item, str):
+        yield _Tool(path, item, {})
+    elif isinstance(item, dict) and len(item) == 1:
+        name, params = next(iter(item.items()))
+        yield _Tool(path, str(name), params if params is not None else {})
+
+
+def _strings(path: _YPath, value: Any) -> Iterator[tuple[_YPath, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings((*path, key), item)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _strings((*path, i), item)
+
+
+def _agent_may_run(trail: Trail, platform: str) -> bool:
+    """A step the agent solves on this platform (it may remember names the recordings then use)."""
+    return agent_step(trail, platform) is not None
+
+
+def may_be_skipped(trail: Trail, platform: str) -> bool:
+    """`config.skip` may skip the trail on this platform (a classifier is only known on the device)."""
+    skip = trail.config.skip if trail.config else None
+    if skip is None or skip is False:
+        return False
+    if not isinstance(skip, dict):
+        return True
+    return any(_applies(key, platform) for key in skip)
+
+
+def agent_step(trail: Trail, platform: str) -> str | None:
+    """Why the agent will be needed on `platform` (`step 3 has no ios recording`), or None."""
+    if may_be_skipped(trail, platform):
+        return None
+    for i, step in enumerate(trail.steps):
+        if step.static:
+            continue
+        if not step.recordable:
+            return f"step {i + 1} is `recordable: false`"
+        if step.recording_for(platform) is None:
+            return f"step {i + 1} has no {platform} recording"
+    return None
