@@ -170,6 +170,25 @@ def test_templates_a_trail_remembers_or_is_given_pass_the_check(
     )
 
 
+def test_typed_args_use_their_default_and_a_required_one_stops_before_the_device(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trail = tmp_path / "t.trail.yaml"
+    trail.write_text(
+        "config:\n  args:\n    name:\n      type: string\n      default: Jane Doe\n"
+        "    email:\n      type: string\n"
+        "trail:\n  - step: hi\n    recording:\n      android:\n"
+        "        - inputText: {text: '{{args.name}} {{args.email}}'}\n"
+    )
+    code, _, err = run(capsys, "replay", str(trail), "--device", NO_DEVICE)
+    assert code == 2 and one_line(err) == (
+        f"error: {trail}:6:5: config.args.email has no default and no value was given; "
+        "pass --arg email=VALUE (or give it a `default:`)\n"
+    )
+    code, _, err = run(capsys, "replay", str(trail), "--device", NO_DEVICE, "--arg", "email=j@x.org")
+    assert code == 3 and "no adb server" in err  # got as far as the device
+
+
 def test_v1_trailhead_and_skipped_trails(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     trail = tmp_path / "v1.trail.yaml"
     trail.write_text(

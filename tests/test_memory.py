@@ -36,3 +36,18 @@ def test_llm_description_never_contains_secret_values() -> None:
     text = "\n".join(mem.describe_for_llm())
     assert "hunter2" not in text
     assert "{{password}}" in text and "'42'" in text
+
+
+def test_build_memory_reads_trailblaze_typed_args() -> None:
+    from trailblaze.replay import build_memory
+    from trailblaze.trail import loads_trail
+
+    trail = loads_trail(
+        "config:\n  args:\n    name: {type: string, default: Jane Doe}\n    on: {type: boolean, default: true}\n"
+        "    plain: 3\n    needed: {type: string}\ntrail:\n  - step: hi\n",
+        path="a.trail.yaml",
+    )
+    mem = build_memory(trail, args={"needed": "x", "plain": "4"})
+    assert [mem.lookup(n, "args") for n in ("name", "on", "plain", "needed")] == ["Jane Doe", "true", "4", "x"]
+    with pytest.raises(UsageError, match=r"^a\.trail\.yaml:6:5: config\.args\.needed has no default"):
+        build_memory(trail)

@@ -80,9 +80,9 @@ def check_trails(
                 hint = unknown_tool_hint(tool.name)
                 if hint is not None:
                     lines.append(_at(file, doc, (*tool.path, tool.name), key=True, message=hint))
+        mem = build_memory(trail, memory, args, secrets)  # a required `config.args` entry stops here
         if _agent_may_run(trail, platform):
             continue
-        mem = build_memory(trail, memory, args, secrets)
         remembered = {t.params.get("variable") for t in recorded if isinstance(t.params, dict)}
         for tool in recorded:
             for path, value in _strings((*tool.path, tool.name), tool.params):
