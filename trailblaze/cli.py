@@ -114,7 +114,8 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
     elif files:
         summary.append("all valid")
     else:
-        summary.append("no *.trail.yaml or trail.yaml found")
+        searched = ", ".join(p for p in paths if p not in missing)
+        summary.append(f"no *.trail.yaml or trail.yaml found{f' in {searched}' if searched else ''}")
     if missing:
         summary.append(f"{len(missing)} path{'s' * (len(missing) != 1)} not found")
     click.echo(", ".join(summary))
