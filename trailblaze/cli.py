@@ -7,6 +7,7 @@ Errors: a `TrailblazeError` becomes one line on stderr and its exit code (0 pass
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import traceback
@@ -178,24 +179,46 @@ def snapshot_command(device: str, screenshot_path: str | None, raw: bool, set_of
             click.echo(f"screenshot saved to {screenshot_path}", err=True)
 
 
+def _positive_seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"{value:g} is not a positive number of seconds (e.g. 0.5 or 10)")
+    return value
+
+
+_element_timeout_option = click.option(
+    "--element-timeout",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    callback=_positive_seconds,
+    help="How long a selector may take to match before its tool fails (default 5; per-tool timeoutMs wins).",
+)
+
+
 @cli.command("tool")
 @click.argument("tool_text", metavar="TOOL")
 @click.option("--device", required=True, help="android[:SERIAL], ios[:WDA_URL], sim:android[:APP], sim:ios[:APP].")
 @click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
 @click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never printed.")
+@_element_timeout_option
 @click.pass_context
 def tool_command(
-    ctx: click.Context, tool_text: str, device: str, memory: tuple[str, ...], secrets: tuple[str, ...]
+    ctx: click.Context,
+    tool_text: str,
+    device: str,
+    memory: tuple[str, ...],
+    secrets: tuple[str, ...],
+    element_timeout: float | None,
 ) -> None:
     """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}')."""
-    from trailblaze.devices import open_device
+    from trailblaze.devices import open_device, session_options
     from trailblaze.execute import run_recorded_tool
     from trailblaze.memory import Memory
     from trailblaze.trail import parse_tool
 
     call = parse_tool(tool_text, "<tool>")
     mem = Memory(_key_values(memory, "--memory"), secrets=_key_values(secrets, "--secret"))
-    with open_device(device) as session:
+    with open_device(device, **session_options(element_timeout)) as session:
         result = run_recorded_tool(session, call, mem)
     click.echo(str(result))
     ctx.exit(0 if result.ok else 1)
@@ -221,6 +244,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per step.")
 @click.option("--no-screenshots", is_flag=True, help="Send only the view hierarchy, no screenshot.")
 @click.option("--rerecord", is_flag=True, help="Solve every step with the agent, even recorded ones.")
+@_element_timeout_option
 @click.option("--run-dir", type=click.Path(path_type=str), default=None, help="Where to write the run log.")
 @click.option("--debug", "_debug", is_flag=True, help="Show tracebacks on errors.")
 @click.pass_context
@@ -235,6 +259,7 @@ def record_command(
     max_llm_calls: int,
     no_screenshots: bool,
     rerecord: bool,
+    element_timeout: float | None,
     run_dir: str | None,
     _debug: bool,
 ) -> None:
@@ -250,7 +275,8 @@ def record_command(
         model=model,
         options=RecordOptions(max_llm_calls=max_llm_calls, screenshots=not no_screenshots, rerecord=rerecord),
         run_dir=run_dir,
-        command=["trailblaze", "record", *trails, "--device", device],
+        command=["trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout)],
+        element_timeout=element_timeout,
     )
     ctx.exit(code)
 
@@ -268,6 +294,7 @@ def record_command(
 @click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never written anywhere.")
 @click.option("--model", default=None, help="Claude model for self-heal / unrecorded steps.")
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
+@_element_timeout_option
 @click.option("--run-dir", type=click.Path(path_type=str), default=None, help="Where to write the run log.")
 @click.option("--debug", "_debug", is_flag=True, help="Show tracebacks on errors.")
 @click.pass_context
@@ -284,6 +311,7 @@ def replay_command(
     secrets: tuple[str, ...],
     model: str | None,
     max_llm_calls: int,
+    element_timeout: float | None,
     run_dir: str | None,
     _debug: bool,
 ) -> None:
@@ -302,10 +330,18 @@ def replay_command(
         secrets=_key_values(secrets, "--secret"),
         model=model,
         run_dir=run_dir,
-        command=["trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else [])],
+        command=[
+            "trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else []),
+            *_timeout_args(element_timeout),
+        ],  # fmt: skip
         max_llm_calls=max_llm_calls,
+        element_timeout=element_timeout,
     )
     ctx.exit(code)
+
+
+def _timeout_args(element_timeout: float | None) -> list[str]:
+    return [] if element_timeout is None else ["--element-timeout", f"{element_timeout:g}"]
 
 
 def _wants_debug(argv: list[str]) -> bool:

@@ -142,8 +142,11 @@ def run_record_command(
     options: RecordOptions,
     run_dir: str | None,
     command: list[str],
+    element_timeout: float | None = None,
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
+
+    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s).
 
     Returns:
         The exit code: 0 every trail passed, 1 a step failed.
@@ -151,7 +154,7 @@ def run_record_command(
     Raises:
         UsageError: no trail file found. Other `TrailblazeError`s propagate (exit 2 / 3).
     """
-    from trailblaze.devices import open_device
+    from trailblaze.devices import open_device, session_options
     from trailblaze.rundir import RunDir, default_run_dir
 
     files = _trail_files(paths)
@@ -162,7 +165,7 @@ def run_record_command(
     root = Path(run_dir) if run_dir else default_run_dir()
     rundir = RunDir(root, Memory(secrets=secrets), command=command, device=device)
     failed = 0
-    session = open_device(device)
+    session = open_device(device, **session_options(element_timeout))
     try:
         for file in files:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
@@ -213,8 +216,11 @@ def run_replay_command(
     command: list[str],
     max_llm_calls: int = 50,
     screenshots: bool = True,
+    element_timeout: float | None = None,
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
+
+    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s).
 
     The run directory, the HTML report and the JUnit file are written even when a trail fails or
     the device dies mid-run.
@@ -226,7 +232,7 @@ def run_replay_command(
         UsageError: no trail file, a file that does not load, no trail with the tags (exit 2).
         DeviceError / LLMError: the device or the model endpoint failed (exit 3), after the reports.
     """
-    from trailblaze.devices import open_device
+    from trailblaze.devices import open_device, session_options
     from trailblaze.errors import InfrastructureError, UsageError
     from trailblaze.rundir import RunDir, default_run_dir
 
@@ -242,7 +248,7 @@ def run_replay_command(
     rundir = RunDir(root, Memory(secrets=secrets), command=command, device=device)
     options = ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls, screenshots=screenshots)
     broken: InfrastructureError | None = None
-    session = open_device(device)
+    session = open_device(device, **session_options(element_timeout))
     try:
         for file, trail in trails:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
