@@ -71,8 +71,8 @@ def test_snapshot_then_tools_then_snapshot_against_an_external_simulator(
     time.sleep(0.2)
     later = _cli("snapshot", "--device", device, env=env)
     assert later.returncode == 0 and '"Inbox"' in later.stdout, later.stdout
-    missing = _cli("tool", "tapOnElementWithText: {text: Nope}", "--device", device, env=env)
-    assert missing.returncode == 1 and missing.stdout.startswith("NOT_FOUND ")
+    missing = _cli("tool", "tapOnElementWithText: {text: Nope}", "--device", device, "--element-timeout", "0.5", env=env)
+    assert missing.returncode == 1 and missing.stdout.startswith("NOT_FOUND ") and re.search(r"after 0\.[5-9] s", missing.stdout)
     raw = _cli("snapshot", "--device", device, "--raw", env=env)
     assert raw.returncode == 0 and ("<hierarchy" in raw.stdout or '"type"' in raw.stdout)
 

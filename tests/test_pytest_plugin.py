@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -114,9 +115,11 @@ def test_trail_files_outside_trail_folders_are_data_not_tests(pytester: pytest.P
 
 @pytest.mark.slow
 def test_failing_trail_shows_the_replay_diagnostic_and_keeps_artifacts(project: pytest.Pytester) -> None:
+    # The command-line bound (0.4 s) wins over the conftest's `resolve_timeout` (1.0 s).
     result = project.runpytest_subprocess(
-        "trails/email.trail.yaml", "trails/skipped.trail.yaml", "--device", "sim:android:demo@v2", "-rs"
-    )
+        "trails/email.trail.yaml", "trails/skipped.trail.yaml", "--device", "sim:android:demo@v2", "-rs",
+        "--trailblaze-element-timeout", "0.4",
+    )  # fmt: skip
     result.assert_outcomes(failed=1, skipped=1)
     text = _stdout(result)
     # The diagnostic names the trail, the step, the tool, its selector and what is on screen instead.
@@ -139,6 +142,9 @@ def test_failing_trail_shows_the_replay_diagnostic_and_keeps_artifacts(project: 
     assert trail["status"] == "failed" and trail["device"] == "sim:android:demo@v2"
     step = trail["steps"][2]
     assert step["status"] == "failed"
+    not_found = [t["message"] for t in step["tools"] if t["status"] == "NOT_FOUND"]
+    waited = [float(m) for msg in not_found for m in re.findall(r"after (\d+\.\d) s", msg)]
+    assert waited and all(0.4 <= w < 1.0 for w in waited), not_found
     assert (run_dir / step["screenshot_after"]).read_bytes().startswith(b"\x89PNG")
     assert "log_in" in (run_dir / step["hierarchy_after"]).read_text()
     assert f"screenshot: {run_dir / step['screenshot_after']}" in text
@@ -289,6 +295,19 @@ def test_more_workers_than_real_devices_is_a_usage_error(project: pytest.Pyteste
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "android:A would be driven by two workers at once" in "\n".join(result.errlines)
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["--trailblaze-element-timeout", "0"], "--trailblaze-element-timeout = '0': use a positive number"),
+        (["-o", "trailblaze_element_timeout=soon"], "trailblaze_element_timeout = 'soon': use a positive number"),
+    ],
+)
+def test_a_bad_element_timeout_is_a_usage_error(project: pytest.Pytester, args: list[str], problem: str) -> None:
+    result = project.runpytest_subprocess("trails", "--collect-only", "-q", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert problem in "\n".join(result.errlines)
 
 
 def test_pool_assignment_rules() -> None:

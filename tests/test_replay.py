@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,6 +54,23 @@ def replay(path: Path, session: DeviceSession, **kwargs: object) -> object:
     return replay_trail(trail, session, memory=build_memory(trail, secrets=SECRETS), **kwargs)  # type: ignore[arg-type]
 
 
+def on_own_simulators(spec: str, check: Callable[[str, DeviceSession], None], **device_options: Any) -> None:
+    """Runs `check(example, session)` for every example, each on its own simulator in its own thread.
+
+    A replay mostly waits (device latency, settle intervals, the app's own delays), so independent
+    simulators overlap instead of queueing; the first failed assertion is re-raised here. A callable
+    option value is called once per simulator (e.g. for fresh `Conditions`).
+    """
+
+    def one(name: str) -> None:
+        options = {key: value() if callable(value) else value for key, value in device_options.items()}
+        with open_device(spec, **options) as session:
+            check(name, session)
+
+    with ThreadPoolExecutor(max_workers=len(EXAMPLES), thread_name_prefix="example") as pool:
+        list(pool.map(one, EXAMPLES))
+
+
 # --- every example on every app variant ------------------------------------------------------------
 
 
@@ -59,14 +78,15 @@ def replay(path: Path, session: DeviceSession, **kwargs: object) -> object:
 @pytest.mark.parametrize("platform", ["android", "ios"])
 @pytest.mark.parametrize("app", ["demo", "demo@restyled"])
 def test_every_example_replays_without_an_llm(platform: str, app: str, tmp_path: Path) -> None:
-    with open_device(f"sim:{platform}:{app}", latency="zero", resolve_timeout=2.0) as session:
-        for name in EXAMPLES:
-            path = copy_example(name, tmp_path)
-            before = path.read_bytes()
-            record = replay(path, session, llm_factory=no_llm)
-            assert record.status == "passed", record.error  # type: ignore[attr-defined]
-            assert all(s.mode == "replay" and s.status == "passed" for s in record.steps)  # type: ignore[attr-defined]
-            assert path.read_bytes() == before
+    def check(name: str, session: DeviceSession) -> None:
+        path = copy_example(name, tmp_path)
+        before = path.read_bytes()
+        record = replay(path, session, llm_factory=no_llm)
+        assert record.status == "passed", record.error  # type: ignore[attr-defined]
+        assert all(s.mode == "replay" and s.status == "passed" for s in record.steps)  # type: ignore[attr-defined]
+        assert path.read_bytes() == before
+
+    on_own_simulators(f"sim:{platform}:{app}", check, latency="zero", resolve_timeout=2.0)
 
 
 # --- what runs and what never does -------------------------------------------------------------------
@@ -278,13 +298,17 @@ def test_reliability_on_realistic_latency_with_animations(platform: str, tmp_pat
     (`benchmarks/reliability.py` runs 20)."""
     from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
 
-    conditions = Conditions(latency=LATENCY_PROFILES["realistic"], animate_after_action_ms=300, seed=3)
-    failures = []
-    with open_device(f"sim:{platform}", latency=conditions) as session:  # type: ignore[arg-type]
-        for name in EXAMPLES:
-            path = copy_example(name, tmp_path)
-            for _ in range(2):
-                record = replay(path, session, llm_factory=no_llm)
-                if record.status != "passed":  # type: ignore[attr-defined]
-                    failures.append(record.error)  # type: ignore[attr-defined]
+    def conditions() -> Conditions:  # one per simulator: each has its own latency draws
+        return Conditions(latency=LATENCY_PROFILES["realistic"], animate_after_action_ms=300, seed=3)
+
+    failures: list[str | None] = []
+
+    def check(name: str, session: DeviceSession) -> None:
+        path = copy_example(name, tmp_path)
+        for _ in range(2):
+            record = replay(path, session, llm_factory=no_llm)
+            if record.status != "passed":  # type: ignore[attr-defined]
+                failures.append(record.error)  # type: ignore[attr-defined]
+
+    on_own_simulators(f"sim:{platform}", check, latency=conditions)
     assert failures == []

@@ -7,6 +7,7 @@ Errors: a `TrailblazeError` becomes one line on stderr and its exit code (0 pass
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import traceback
@@ -258,6 +259,22 @@ def snapshot_command(
             click.echo(f"screenshot saved to {screenshot_path}", err=True)
 
 
+def _positive_seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise click.BadParameter(f"{value:g} is not a positive number of seconds (e.g. 0.5 or 10)")
+    return value
+
+
+_element_timeout_option = click.option(
+    "--element-timeout",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    callback=_positive_seconds,
+    help="How long a selector may take to match before its tool fails (default 5; per-tool timeoutMs wins).",
+)
+
+
 @cli.command(
     "tool",
     short_help="Run one recorded-form tool and print its result.",
@@ -271,6 +288,7 @@ def snapshot_command(
 @click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
 @click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never printed.")
 @_debug_option
+@_element_timeout_option
 @click.pass_context
 def tool_command(
     ctx: click.Context,
@@ -279,9 +297,10 @@ def tool_command(
     latency: str | None,
     memory: tuple[str, ...],
     secrets: tuple[str, ...],
+    element_timeout: float | None,
 ) -> None:
     """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}')."""
-    from trailblaze.devices import open_device
+    from trailblaze.devices import open_device, session_options
     from trailblaze.errors import UsageError
     from trailblaze.execute import run_recorded_tool
     from trailblaze.memory import Memory
@@ -293,7 +312,7 @@ def tool_command(
     if hint is not None:
         raise UsageError(f"<tool>: {hint}")
     mem = Memory(_key_values(memory, "--memory"), secrets=_key_values(secrets, "--secret"))
-    with open_device(device, latency=_latency_for(device, latency)) as session:
+    with open_device(device, latency=_latency_for(device, latency), **session_options(element_timeout)) as session:
         result = run_recorded_tool(session, call, mem)
     click.echo(str(result))
     ctx.exit(0 if result.ok else 1)
@@ -333,6 +352,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per step.")
 @click.option("--no-screenshots", is_flag=True, help="Send only the view hierarchy, no screenshot.")
 @click.option("--rerecord", is_flag=True, help="Solve every step with the agent, even recorded ones.")
+@_element_timeout_option
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
 @_debug_option
@@ -349,6 +369,7 @@ def record_command(
     max_llm_calls: int,
     no_screenshots: bool,
     rerecord: bool,
+    element_timeout: float | None,
     run_dir: str | None,
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps and writes their recordings back."""
@@ -363,8 +384,9 @@ def record_command(
         model=model,
         options=RecordOptions(max_llm_calls=max_llm_calls, screenshots=not no_screenshots, rerecord=rerecord),
         run_dir=run_dir,
-        command=["trailblaze", "record", *trails, "--device", device],
+        command=["trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout)],
         latency=_latency_for(device, latency),
+        element_timeout=element_timeout,
     )
     ctx.exit(code)
 
@@ -388,6 +410,7 @@ def record_command(
 @click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never written anywhere.")
 @click.option("--model", default=None, help="Claude model for self-heal / unrecorded steps.")
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
+@_element_timeout_option
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
 @_debug_option
@@ -406,6 +429,7 @@ def replay_command(
     secrets: tuple[str, ...],
     model: str | None,
     max_llm_calls: int,
+    element_timeout: float | None,
     run_dir: str | None,
 ) -> None:
     """Replay trail files or folders with their recordings: no LLM unless a step needs one."""
@@ -423,11 +447,19 @@ def replay_command(
         secrets=_key_values(secrets, "--secret"),
         model=model,
         run_dir=run_dir,
-        command=["trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else [])],
+        command=[
+            "trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else []),
+            *_timeout_args(element_timeout),
+        ],  # fmt: skip
         max_llm_calls=max_llm_calls,
         latency=_latency_for(device, latency),
+        element_timeout=element_timeout,
     )
     ctx.exit(code)
+
+
+def _timeout_args(element_timeout: float | None) -> list[str]:
+    return [] if element_timeout is None else ["--element-timeout", f"{element_timeout:g}"]
 
 
 def _wants_debug(argv: list[str]) -> bool:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from trailblaze.driver import DeviceListing, DriverPlugin
     from trailblaze.session import DeviceSession
 
-__all__ = ["DeviceSpec", "list_devices", "load_driver_plugin", "open_device", "parse_device_spec"]
+__all__ = ["DeviceSpec", "list_devices", "load_driver_plugin", "open_device", "parse_device_spec", "session_options"]
 
 _GROUP = "trailblaze.drivers"
 _DISTRIBUTIONS = {"android": "trailblaze-android (pip install -e ./drivers/android)",
@@ -72,6 +72,14 @@ def plugin_options(env: Mapping[str, str]) -> dict[str, str]:
     if env.get("TRAILBLAZE_WDA_URL"):
         out["wda_url"] = env["TRAILBLAZE_WDA_URL"]
     return out
+
+
+def session_options(element_timeout: float | None) -> dict[str, Any]:
+    """`DeviceSession` keyword arguments for a user-given element timeout (`--element-timeout`).
+
+    None keeps the session's default bound on polling a selector (5 s).
+    """
+    return {} if element_timeout is None else {"resolve_timeout": element_timeout}
 
 
 def open_device(

@@ -19,6 +19,7 @@ folders (default `trails/`) or named on the command line as one test item that r
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -68,6 +69,9 @@ class TrailblazeConfig:
     trail_paths: tuple[Path, ...]
     """Folders whose trail files are collected as test items (ini `trailblaze_trail_paths`)."""
     secrets: dict[str, str] = field(default_factory=dict, repr=False)
+    element_timeout: float | None = None
+    """Seconds a selector may take to match before its tool fails (`--trailblaze-element-timeout`,
+    ini `trailblaze_element_timeout`); None keeps the session default (5 s)."""
 
     @property
     def artifacts_root(self) -> Path:
@@ -131,6 +135,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="latency profile of simulated devices: zero (default) or realistic",
     )
     group.addoption(
+        "--trailblaze-element-timeout",
+        dest="trailblaze_element_timeout",
+        metavar="SECONDS",
+        help="how long a selector may take to match before its tool fails (default 5; a tool's timeoutMs wins)",
+    )
+    group.addoption(
         "--trailblaze-secret",
         action="append",
         dest="trailblaze_secrets",
@@ -147,6 +157,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("trailblaze_output", "folder for per-test artifacts", default="test-results/trailblaze")
     parser.addini("trailblaze_self_heal", "self-heal failing recorded steps", type="bool", default=False)
     parser.addini("trailblaze_latency", "latency profile of simulated devices", default="")
+    parser.addini(
+        "trailblaze_element_timeout", "seconds a selector may take to match before its tool fails", default=""
+    )
     parser.addini(
         "trailblaze_app", "app id the `driver` fixture resets before each test", default=DEFAULT_APP_ID
     )
@@ -211,7 +224,24 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         write_back=bool(config.getini("trailblaze_write_back")),
         trail_paths=tuple(Path(p).resolve() for p in trail_paths),
         secrets=_parse_pairs(option("trailblaze_secrets") or [], "--trailblaze-secret"),
+        element_timeout=_element_timeout(config),
     )
+
+
+def _element_timeout(config: pytest.Config) -> float | None:
+    given = config.getoption("trailblaze_element_timeout", default=None)
+    where = "--trailblaze-element-timeout"
+    if given is None:
+        given, where = str(config.getini("trailblaze_element_timeout")).strip(), "trailblaze_element_timeout"
+        if not given:
+            return None
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise pytest.UsageError(f"{where} = {given!r}: use a positive number of seconds (e.g. 0.5 or 10)")
+    return seconds
 
 
 def _parse_pairs(values: list[str], flag: str) -> dict[str, str]:
@@ -418,7 +448,11 @@ def trailblaze_device_spec(pytestconfig: pytest.Config) -> str:
 
 @pytest.fixture(scope="session")
 def trailblaze_session_args() -> dict[str, Any]:
-    """Keyword arguments for `DeviceSession` (`resolve_timeout`, `settle_timeout`, …); override it."""
+    """Keyword arguments for `DeviceSession` (`resolve_timeout`, `settle_timeout`, …); override it.
+
+    `--trailblaze-element-timeout` (or ini `trailblaze_element_timeout`) takes precedence over the
+    `resolve_timeout` given here.
+    """
     return {}
 
 
@@ -439,13 +473,12 @@ def trailblaze_device(
     trailblaze_device_spec: str, trailblaze_config: TrailblazeConfig, trailblaze_session_args: dict[str, Any]
 ) -> Iterator[DeviceSession]:
     """The device of this process for the whole session; a `sim:*` spec runs its own simulator."""
-    from trailblaze.devices import open_device
+    from trailblaze.devices import open_device, session_options
     from trailblaze.errors import TrailblazeError
 
+    options = {**trailblaze_session_args, **session_options(trailblaze_config.element_timeout)}
     try:
-        session = open_device(
-            trailblaze_device_spec, latency=trailblaze_config.latency, **trailblaze_session_args
-        )
+        session = open_device(trailblaze_device_spec, latency=trailblaze_config.latency, **options)
     except TrailblazeError as exc:
         pytest.fail(
             f"{type(exc).__name__}: cannot open {trailblaze_device_spec}: {exc.message}", pytrace=False

@@ -202,12 +202,14 @@ def _open_run_dir(
         ) from None
 
 
-def _open_session(device: str, latency: str | None, rundir: RunDir, created: bool, llms: _LLMs) -> DeviceSession:
+def _open_session(
+    device: str, latency: str | None, rundir: RunDir, created: bool, llms: _LLMs, element_timeout: float | None
+) -> DeviceSession:
     """The device; when it cannot be opened nothing ran, so a run directory this run created goes."""
-    from trailblaze.devices import open_device
+    from trailblaze.devices import open_device, session_options
 
     try:
-        return open_device(device, latency=latency)
+        return open_device(device, latency=latency, **session_options(element_timeout))
     except BaseException:
         llms.close()
         if created:
@@ -235,8 +237,11 @@ def run_record_command(
     run_dir: str | None,
     command: list[str],
     latency: str | None = None,
+    element_timeout: float | None = None,
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
+
+    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s).
 
     Returns:
         The exit code: 0 every trail passed, 1 a step failed.
@@ -256,7 +261,7 @@ def run_record_command(
     rundir, created = _open_run_dir(run_dir, secrets, command, device)
     root = rundir.root
     failed = 0
-    session = _open_session(device, latency, rundir, created, llms)
+    session = _open_session(device, latency, rundir, created, llms, element_timeout)
     try:
         for file in files:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
@@ -308,8 +313,11 @@ def run_replay_command(
     max_llm_calls: int = 50,
     screenshots: bool = True,
     latency: str | None = None,
+    element_timeout: float | None = None,
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
+
+    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s).
 
     The run directory, the HTML report and the JUnit file are written even when a trail fails or
     the device dies mid-run.
@@ -344,7 +352,7 @@ def run_replay_command(
     root = rundir.root
     options = ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls, screenshots=screenshots)
     broken: InfrastructureError | None = None
-    session = _open_session(device, latency, rundir, created, llms)
+    session = _open_session(device, latency, rundir, created, llms, element_timeout)
     try:
         for file, trail in trails:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
