@@ -61,7 +61,8 @@ def read_trail(text: str, path: str) -> Contents:
     reader = _Reader(doc)
     contents = reader.read()
     if reader.problems or contents is None:
-        problems = sorted(set(reader.problems), key=lambda p: (p.line, p.column))
+        # dict.fromkeys, not set: drop repeats but keep the order found, so output is the same every run
+        problems = sorted(dict.fromkeys(reader.problems), key=lambda p: (p.line, p.column))
         raise TrailFileError(path, problems or [Problem(1, 1, "not a trail file")])
     return contents
 
