@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from typing import NamedTuple
 
 import pytest
@@ -482,6 +485,30 @@ def test_every_problem_is_reported_in_line_order() -> None:
     assert info.value.path == "t.yaml"
     lines = str(info.value).splitlines()
     assert len(lines) == 6 and all(line.startswith("t.yaml:") for line in lines)
+
+
+def test_problems_at_one_position_keep_the_order_they_were_found_whatever_the_hash_seed() -> None:
+    # Both problems sit at 2:5. Deduplicating through a set made their order follow the string hash,
+    # so the same file printed its errors in a different order from run to run.
+    code = (
+        "from trailblaze.trail import loads_trail\n"
+        "try:\n    loads_trail('trail:\\n  - stepp: x\\n')\n"
+        "except Exception as exc:\n    print(exc)\n"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("0", "2")
+    }
+    assert len(outputs) == 1
+    lines = outputs.pop().splitlines()
+    assert [line.split(": ", 1)[0] for line in lines] == ["<string>:2:5", "<string>:2:5"]
+    assert "unknown key `stepp`" in lines[0] and "neither `step:` nor `verify:`" in lines[1]
 
 
 def test_problem_format() -> None:
