@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -26,6 +26,7 @@ __all__ = [
     "TrailStep",
     "Trailhead",
     "classifier_lineage",
+    "closest_classifier",
     "static_text",
 ]
 
@@ -46,13 +47,19 @@ def classifier_lineage(classifier: str) -> list[str]:
     return ["-".join(parts[:n]) for n in range(len(parts), 0, -1)]
 
 
-def _closest(recording: Mapping[str, _T] | None, classifier: str) -> _T | None:
-    if recording is None:
+def closest_classifier(keys: Container[str] | None, classifier: str) -> str | None:
+    """The entry of `keys` a device with `classifier` uses: the closest in its lineage, else `*`."""
+    if keys is None:
         return None
     for candidate in (*classifier_lineage(classifier), ANY_CLASSIFIER):
-        if candidate in recording:
-            return recording[candidate]
+        if candidate in keys:
+            return candidate
     return None
+
+
+def _closest(recording: Mapping[str, _T] | None, classifier: str) -> _T | None:
+    key = closest_classifier(recording, classifier)
+    return None if key is None or recording is None else recording[key]
 
 
 def static_text(tools: Sequence[ToolCall]) -> str:

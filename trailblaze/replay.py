@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Literal
 from trailblaze.errors import InfrastructureError, UsageError
 from trailblaze.memory import Memory
 from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
-from trailblaze.trail import ANY_CLASSIFIER, ToolCall, Trail, TrailStep, classifier_lineage, load_trail
+from trailblaze.trail import ToolCall, Trail, TrailStep, closest_classifier, load_trail
 
 if TYPE_CHECKING:
     from trailblaze.agent import Agent, StepResult
@@ -120,10 +120,8 @@ def skip_reason(trail: Trail, classifier: str) -> str | None:
         return "config.skip is set"
     if isinstance(skip, str):
         return skip or "config.skip is set"
-    for candidate in (*classifier_lineage(classifier), ANY_CLASSIFIER):
-        if candidate in skip:
-            return skip[candidate] or f"config.skip names {candidate}"
-    return None
+    key = closest_classifier(skip, classifier)
+    return None if key is None else skip[key] or f"config.skip names {key}"
 
 
 _HIDE_KEYBOARD = ToolCall(name="hideKeyboard")
@@ -254,10 +252,7 @@ class StepEngine:
 
     def _recording_key(self, step: TrailStep) -> str:
         """The key whose recording this device replays (closest first), else the platform family."""
-        for candidate in (*classifier_lineage(self.classifier), ANY_CLASSIFIER):
-            if step.recording is not None and candidate in step.recording:
-                return candidate
-        return self.family
+        return closest_classifier(step.recording, self.classifier) or self.family
 
     def _recorded_tools(self, step: TrailStep | None) -> list[ToolCall] | None:
         if step is None:

@@ -33,6 +33,7 @@ from trailblaze._trail_parts import (
     Trailhead,
     TrailStep,
     classifier_lineage,
+    closest_classifier,
     static_text,
 )
 from trailblaze._trail_reader import read_tool, read_trail
@@ -48,6 +49,7 @@ __all__ = [
     "TrailStep",
     "Trailhead",
     "classifier_lineage",
+    "closest_classifier",
     "find_trail_files",
     "load_trail",
     "loads_trail",
