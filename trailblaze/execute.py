@@ -212,8 +212,10 @@ def _find_one(run: _Run, selector: NodeSelector) -> tuple[Node | None, Outcome]:
 
 def _tap_node(run: _Run, selector: NodeSelector, long_press: bool) -> Outcome:
     node, outcome = _find_one(run, selector)
-    if node is None:
-        return outcome
+    return outcome if node is None else _tap_at(run, node, long_press)
+
+
+def _tap_at(run: _Run, node: Node, long_press: bool) -> Outcome:
     x, y = _point(node)
     if long_press:
         run.session.act(lambda d: d.long_press(x, y))
@@ -523,14 +525,7 @@ def _find_compat(run: _Run, q: _Compat) -> tuple[Node | None, Outcome]:
 
 def _tap_compat(run: _Run, q: _Compat, long_press: bool) -> Outcome:
     node, outcome = _find_compat(run, q)
-    if node is None:
-        return outcome
-    x, y = _point(node)
-    if long_press:
-        run.session.act(lambda d: d.long_press(x, y))
-    else:
-        run.session.act(lambda d: d.tap(x, y))
-    return "OK", f"{'long-pressed' if long_press else 'tapped'} {_describe(node)} at ({x:.0f}, {y:.0f})"
+    return outcome if node is None else _tap_at(run, node, long_press)
 
 
 def _assert_visible_compat(run: _Run, q: _Compat) -> Outcome:
