@@ -7,8 +7,6 @@ are loaded on first use (PEP 562), so `import trailblaze` and `trailblaze --help
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _version
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import (
@@ -24,6 +22,7 @@ from trailblaze.errors import (
 )
 
 if TYPE_CHECKING:
+    __version__: str
     from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
     from trailblaze.selector import NodeSelector
     from trailblaze.trail import (
@@ -41,11 +40,6 @@ if TYPE_CHECKING:
         parse_tool,
         save_trail,
     )
-
-try:
-    __version__ = _version("trailblaze")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0.0.0"
 
 _LAZY = {
     "RECORDED_TOOL_PARAMS": "trailblaze.recorded_tools",
@@ -72,6 +66,9 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # importlib.metadata alone costs about as much as the rest of the import
+        globals()[name] = _installed_version()
+        return globals()[name]
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'trailblaze' has no attribute {name!r}")
@@ -107,3 +104,12 @@ __all__ = [
     "parse_tool",
     "save_trail",
 ]
+
+
+def _installed_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("trailblaze")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "0.0.0"
