@@ -124,11 +124,8 @@ class _LLMs:
 
         try:
             self._ready = self()
-        except LLMError as exc:
-            try:
-                raise type(exc)(f"{why}, so the agent must run: {exc.message}") from exc
-            except TypeError:  # a subclass with another constructor
-                raise LLMError(f"{why}, so the agent must run: {exc.message}") from exc
+        except LLMError as exc:  # every LLMError subclass takes just the message
+            raise type(exc)(f"{why}, so the agent must run: {exc.message}") from exc
 
     def close(self) -> None:
         for llm in self.clients:
