@@ -31,24 +31,27 @@ class Simulator:
     Attributes:
         platform: `android` or `ios`.
         devices: The app models, in serial order (`emulator-5554`, `emulator-5556`, …).
-        conditions: The first device's latency and faults (the whole story for a single device);
-            use `conditions_for()` for the others.
         host: The address the servers listen on.
         ports: The adb server's port (Android) or one WDA port per device (iOS).
     """
 
     platform: Literal["android", "ios"]
     devices: list[SimDevice]
-    conditions: Conditions
+    device_conditions: list[Conditions]
+    """Each device's own latency and faults, in the order of `devices`."""
     host: str
     _servers: list[object] = field(default_factory=list)
     ports: list[int] = field(default_factory=list)
-    device_conditions: list[Conditions] = field(default_factory=list)
-    """Each device's own `Conditions`, in the order of `devices`."""
 
     @property
     def port(self) -> int:
         return self.ports[0]
+
+    @property
+    def conditions(self) -> Conditions:
+        """The first device's latency and faults (the whole story for a single device); use
+        `conditions_for()` for the others."""
+        return self.device_conditions[0]
 
     def conditions_for(self, device: int | str) -> Conditions:
         """One device's latency and faults, by position in `devices` or by serial.
@@ -128,9 +131,7 @@ def start_simulator(
     for i, cond in enumerate(per_device):
         serial = f"emulator-{5554 + 2 * i}" if platform == "android" else f"SIM-IPHONE-{i + 1:04d}"
         devices.append(create_device(platform, app=app or "demo", clock=clock, conditions=cond, serial=serial))
-    sim = Simulator(
-        "android" if platform == "android" else "ios", devices, conditions, host, device_conditions=per_device
-    )
+    sim = Simulator("android" if platform == "android" else "ios", devices, per_device, host)
     try:
         if platform == "android":
             from trailblaze.sim.adb_server import AndroidSimServer
