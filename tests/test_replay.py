@@ -186,6 +186,8 @@ def test_v2_login_fails_with_diagnostics_and_keeps_the_file(android_v2: DeviceSe
                  "resourceIdRegex=dev.trailblaze.demo:id/sign_in", 'Button "Log in" (id log_in)', "--self-heal"):  # fmt: skip
         assert part in error, part
     assert step.candidates[0].startswith('Button "Log in" (id log_in)')
+    # the keyboard was up and the target not on screen: the replayer hid it first, and says so
+    assert [(t.name, t.source) for t in step.tools] == [("hideKeyboard", "auto"), ("tapOnElementBySelector", "recording")]
     assert (tmp_path / "run" / (step.screenshot_after or "missing")).is_file()
     assert "log_in" in (tmp_path / "run" / (step.hierarchy_after or "missing")).read_text()
     assert load_run(tmp_path / "run").trails[0].steps[3].candidates == step.candidates

@@ -78,6 +78,8 @@ def test_v2_fails_at_login_then_self_heals(platform: str, api: FakeMessagesAPI, 
     assert "sign_in" in out and '"Log in" (id log_in)' in out
     assert not api.requests and trail.read_bytes() == before
     assert (tmp_path / "r1" / "report.html").is_file() and "<failure" in (tmp_path / "j1.xml").read_text()
+    # the keyboard covered the form: the report marks the replayer's own hideKeyboard as such
+    assert 'src-auto" title="added by the replayer' in (tmp_path / "r1" / "report.html").read_text()
 
     healed = trailblaze(
         "replay", str(trail), *common, *fail_fast, "--self-heal", "--report", str(tmp_path / "r2.html"),
@@ -207,3 +209,15 @@ def test_committed_recordings_are_what_record_produces(api: FakeMessagesAPI, tmp
             assert _without_reason([s.get("recording") for s in fresh]) == _without_reason(
                 [{platform: s["recording"][platform]} if "recording" in s else None for s in committed]
             ), (platform, name)
+
+
+def test_step_line_counts_the_recording_apart_from_the_replayers_own_calls() -> None:
+    from trailblaze.runlog import StepRecord, ToolRecord
+    from trailblaze.runner import _step_line
+
+    rec = StepRecord(index=3, kind="step", text="Tap", mode="replay", status="failed", duration_ms=800)
+    rec.tools = [ToolRecord(name="hideKeyboard", status="OK", source="auto"),
+                 ToolRecord(name="tapOnElementBySelector", status="NOT_FOUND")]  # fmt: skip
+    assert "failed, replayed 1 tool (+ hideKeyboard), 0.8 s" in _step_line(rec)
+    rec.tools = rec.tools[1:]
+    assert "failed, replayed 1 tool, 0.8 s" in _step_line(rec)

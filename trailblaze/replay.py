@@ -269,11 +269,11 @@ class StepEngine:
         done: list[tuple[ToolCall, ToolResult]] = []
         for call in tools:
             if self._keyboard_covers(call):
-                self._run_tool(rec, _HIDE_KEYBOARD)
+                self._run_tool(rec, _HIDE_KEYBOARD, auto=True)
             result = self._run_tool(rec, call)
             if result.status in ("NOT_FOUND", "NOT_VISIBLE") and self.session.screen().keyboard_shown:
                 # Another layout may put the target under the keyboard (Trailblaze hides it once too).
-                self._run_tool(rec, _HIDE_KEYBOARD)
+                self._run_tool(rec, _HIDE_KEYBOARD, auto=True)
                 result = self._run_tool(rec, call)
             if not result.ok:
                 return _Failure(done, call, result)
@@ -291,14 +291,14 @@ class StepEngine:
         screen = self.session.screen()  # the last settle's dump: no round trip
         return screen.keyboard_shown and not resolve(selector, screen)
 
-    def _run_tool(self, rec: StepRecord, call: ToolCall) -> ToolResult:
+    def _run_tool(self, rec: StepRecord, call: ToolCall, *, auto: bool = False) -> ToolResult:
         from trailblaze.execute import run_recorded_tool
 
         t0 = time.monotonic()
         result = run_recorded_tool(self.session, call, self.memory)
         ms = (time.monotonic() - t0) * 1000
         if self.rundir is not None:
-            self.rundir.add_replayed(call, result, ms)
+            self.rundir.add_replayed(call, result, ms, auto=auto)
         else:
             rec.tools.append(
                 ToolRecord(
@@ -306,6 +306,7 @@ class StepEngine:
                     params=self.memory.redact(call.params),
                     status=result.status,
                     message=result.message,
+                    source="auto" if auto else "recording",
                     duration_ms=ms,
                 )
             )

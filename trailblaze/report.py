@@ -495,7 +495,8 @@ class _Page:
         yield '<th class="num">Time</th></tr></thead><tbody>\n'
         for n, tool in enumerate(tools, 1):
             params = _params_text(tool.params)
-            origin = [f'<span class="src src-{esc(tool.source)}">{esc(tool.source)}</span>']
+            why = ' title="added by the replayer, not in the recording"' if tool.source == "auto" else ""
+            origin = [f'<span class="src src-{esc(tool.source)}"{why}>{esc(tool.source)}</span>']
             if tool.llm_tool:
                 origin.append(f'<span class="muted small">from <code>{esc(tool.llm_tool)}</code></span>')
             if tool.recorded:

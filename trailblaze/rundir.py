@@ -134,8 +134,10 @@ class RunDir:
         write_run(self.run, self.root)
 
     # --- tools ---------------------------------------------------------------------------------------
-    def add_replayed(self, call: ToolCall, result: ToolResult, duration_ms: float) -> None:
-        """A recorded tool replayed from the trail."""
+    def add_replayed(
+        self, call: ToolCall, result: ToolResult, duration_ms: float, *, auto: bool = False
+    ) -> None:
+        """A recorded tool replayed from the trail (`auto`: one the replayer added, e.g. hideKeyboard)."""
         assert self.step is not None
         self.step.tools.append(
             ToolRecord(
@@ -143,7 +145,7 @@ class RunDir:
                 params=self._redact(call.params),
                 status=result.status,
                 message=self._redact(result.message),
-                source="recording",
+                source="auto" if auto else "recording",
                 duration_ms=duration_ms,
             )
         )

@@ -66,7 +66,9 @@ class ToolRecord(_Model):
     status: str
     """OK, NOT_FOUND, AMBIGUOUS, NOT_VISIBLE, ERROR or TIMEOUT."""
     message: str = ""
-    source: Literal["recording", "agent", "self-heal"] = "recording"
+    source: Literal["recording", "agent", "self-heal", "auto"] = "recording"
+    """Where the call came from: the trail's recording, the agent, a self-heal, or `auto` — added by
+    the replayer, not written anywhere (a `hideKeyboard` when the keyboard covers the target)."""
     llm_tool: str | None = None
     """The LLM-facing call that produced this one, e.g. `tap ref=a3f`."""
     recorded: bool = False

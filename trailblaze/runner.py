@@ -455,8 +455,9 @@ def _step_line(rec: StepRecord) -> str:
     if rec.status == "skipped":
         what = "skipped"
     elif rec.mode == "replay":
-        n = len(rec.tools)
-        what = f"replayed {n} tool{'s' * (n != 1)}"
+        auto = [t.name for t in rec.tools if t.source == "auto"]  # the replayer's own calls
+        n = len(rec.tools) - len(auto)
+        what = f"replayed {n} tool{'s' * (n != 1)}" + (f" (+ {', '.join(auto)})" if auto else "")
     else:
         what = {"noop": "no-op", "agent": "agent", "self-heal": "self-heal"}[rec.mode]
     if rec.recording_written:
