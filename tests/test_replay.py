@@ -314,3 +314,34 @@ def test_reliability_on_realistic_latency_with_animations(platform: str, tmp_pat
 
     on_own_simulators(f"sim:{platform}", check, latency=conditions)
     assert failures == []
+
+
+def test_a_steps_before_picture_is_the_previous_after_unless_the_device_moved(
+    android: DeviceSession, tmp_path: Path
+) -> None:
+    from trailblaze.runlog import StepRecord, TrailRecord
+
+    run = RunDir(tmp_path / "run", Memory(), command=["test"], device="sim:android")
+    path = copy_example("login.trail.yaml", tmp_path)
+    shots = android.stats.screenshots
+    record = replay(path, android, llm_factory=no_llm, rundir=run)
+    steps = record.steps  # type: ignore[attr-defined]
+    assert [s.status for s in steps] == ["passed"] * 5
+    # one screenshot for the first "before", then one "after" per step: each later "before" is the
+    # previous "after" (no device call in between), the same file in the run directory
+    assert android.stats.screenshots - shots == len(steps) + 1
+    for previous, step in zip(steps, steps[1:], strict=False):
+        assert (step.screenshot_before, step.hierarchy_before) == (previous.screenshot_after, previous.hierarchy_after)
+    assert all((tmp_path / "run" / s.screenshot_before).is_file() for s in steps)
+
+    # an action between two steps, or a cache the session dropped, means a fresh picture
+    run.start_trail(TrailRecord(path="x.trail.yaml"))
+    run.start_step(StepRecord(index=0, kind="step", text="a"), android)
+    run.finish_step(android, 0.0)
+    android.act(lambda d: d.press_key("BACK"))
+    second = run.start_step(StepRecord(index=1, kind="step", text="b"), android)
+    assert second.screenshot_before is not None and second.screenshot_before.endswith("step-01-before.png")
+    run.finish_step(android, 0.0)
+    android.invalidate()  # e.g. after a `wait`: the screen may have moved on by itself
+    third = run.start_step(StepRecord(index=2, kind="step", text="c"), android)
+    assert third.screenshot_before is not None and third.screenshot_before.endswith("step-02-before.png")

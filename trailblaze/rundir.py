@@ -10,6 +10,9 @@ RUN_DIR/
     llm/step-00-call-01.jpg         the annotated screenshot that call sent
 ```
 
+A step's "before" is the previous step's "after" file when no device action ran in between (so a
+replay pays one screenshot per step, not two); `run.json` then names the same file twice.
+
 Nothing written here contains a secret value: tool params keep their `{{templates}}`, every text
 (transcripts, dumps, messages) goes through `Memory.redact`, and images in transcripts are replaced
 by the name of the file that holds them.
@@ -20,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +42,7 @@ from trailblaze.runlog import (
 if TYPE_CHECKING:
     from trailblaze.agent import ToolRun
     from trailblaze.execute import ToolResult
+    from trailblaze.hierarchy import Hierarchy
     from trailblaze.llm import LLMRequest, LLMResponse
     from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
@@ -81,12 +86,14 @@ class RunDir:
         self.step: StepRecord | None = None
         self._trail_dir = self.root
         self._started = time.monotonic()
+        self._last_after: _Capture | None = None
 
     # --- structure ---------------------------------------------------------------------------------
     def start_trail(self, record: TrailRecord) -> TrailRecord:
         """Add a trail to the run and create its folder."""
         name = f"{len(self.run.trails) + 1:02d}-{_slug(Path(record.path).name.removesuffix('.yaml'))}"
         self._trail_dir = self.root / name
+        self._last_after = None
         (self._trail_dir / "llm").mkdir(parents=True, exist_ok=True)
         record.directory = name
         self.run.trails.append(record)
@@ -100,7 +107,13 @@ class RunDir:
         self.trail.steps.append(record)
         self.step = record
         if session is not None:
-            record.screenshot_before, record.hierarchy_before = self._capture(session, "before")
+            last = self._last_after
+            if last is not None and last.still_on(session):
+                # Nothing touched the device since the last step's "after": that is this step's "before",
+                # and taking it again would cost a screenshot round trip per step for the same picture.
+                record.screenshot_before, record.hierarchy_before = last.screenshot, last.hierarchy
+            else:
+                record.screenshot_before, record.hierarchy_before = self._capture(session, "before")
         return record
 
     def finish_step(self, session: DeviceSession | None, started: float) -> None:
@@ -109,8 +122,10 @@ class RunDir:
         assert step is not None and trail is not None
         step.duration_ms = (time.monotonic() - started) * 1000
         if session is not None:
+            self._last_after = None
             try:
                 step.screenshot_after, step.hierarchy_after = self._capture(session, "after")
+                self._last_after = _Capture.of(session, step.screenshot_after, step.hierarchy_after)
             except Exception:  # the device may be what failed; the log matters more than the picture
                 pass
         step.error = self._redact(step.error) if step.error else step.error
@@ -233,6 +248,27 @@ class RunDir:
 
     def _redact(self, value: Any) -> Any:
         return self.memory.redact(value)
+
+
+@dataclass(frozen=True)
+class _Capture:
+    """A screenshot + hierarchy pair kept in the run directory, and the device state it showed."""
+
+    screenshot: str
+    hierarchy: str
+    actions: int
+    """`session.stats.actions` when it was taken."""
+    screen: Hierarchy
+    """The session's cached dump it was taken with."""
+
+    @classmethod
+    def of(cls, session: DeviceSession, screenshot: str, hierarchy: str) -> _Capture:
+        return cls(screenshot, hierarchy, session.stats.actions, session.screen())
+
+    def still_on(self, session: DeviceSession) -> bool:
+        """No action since, and the session still holds the same settled dump (nothing re-read a
+        changed screen): the capture still shows the device."""
+        return session.stats.actions == self.actions and session.cached_screen() is self.screen
 
 
 def _short_call(name: str, args: dict[str, Any]) -> str:

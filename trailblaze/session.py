@@ -112,10 +112,13 @@ class DeviceSession:
     # --- observation -----------------------------------------------------------------------------
     def screen(self) -> Hierarchy:
         """The cached dump if no action happened since it was taken, else a fresh one."""
+        cached = self.cached_screen()
+        return cached if cached is not None else self.refresh()
+
+    def cached_screen(self) -> Hierarchy | None:
+        """The cached dump if no action happened since it was taken, else None (never a round trip)."""
         cache = self._cache
-        if cache.fresh and cache.hierarchy is not None:
-            return cache.hierarchy
-        return self.refresh()
+        return cache.hierarchy if cache.fresh else None
 
     def refresh(self) -> Hierarchy:
         """A fresh dump (one round trip); it becomes the cached one."""
