@@ -107,9 +107,7 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
     kind = TOOL_KINDS.get(call.name, "other")
     model = rt.RECORDED_TOOL_PARAMS.get(call.name)
     if model is None:
-        from trailblaze.preflight import unknown_tool_hint
-
-        return ToolResult("ERROR", unknown_tool_hint(call.name) or f"unknown tool {call.name!r}", kind)
+        return ToolResult("ERROR", rt.unknown_tool_hint(call.name) or f"unknown tool {call.name!r}", kind)
     params = memory.interpolate(call.params, where=f"{call.name} params")
     try:
         typed = model.model_validate(params, strict=True)
@@ -177,9 +175,7 @@ def closest_nodes(wanted: list[str], hierarchy: Hierarchy) -> list[Node]:
         names = [s.lower() for s in (node.text, node.label, node.hint, node.short_id) if s]
         if not names:
             continue
-        score = max(
-            (difflib.SequenceMatcher(None, w, n).ratio() for w in wanted for n in names), default=0.0
-        )
+        score = max((difflib.SequenceMatcher(None, w, n).ratio() for w in wanted for n in names), default=0.0)
         scored.append((score, node.order, node))
     scored.sort(key=lambda t: (-t[0], t[1]))
     return [node for _, _, node in scored]
@@ -225,18 +221,35 @@ def _tap_at(run: _Run, node: Node, long_press: bool) -> Outcome:
     return "OK", f"{verb} {_describe(node)} at ({x:.0f}, {y:.0f})"
 
 
-def _text_selector(run: _Run, text: str | None, *, ident: str | None = None, label: str | None = None,
-                   enabled: bool | None = None, selected: bool | None = None,
-                   index: int | None = None) -> NodeSelector:
+def _text_selector(
+    run: _Run,
+    text: str | None,
+    *,
+    ident: str | None = None,
+    label: str | None = None,
+    enabled: bool | None = None,
+    selected: bool | None = None,
+    index: int | None = None,
+) -> NodeSelector:
     """The platform's selector for the read-compat `…WithText` / `…WithAccessibilityText` tools."""
     if run.platform == "ios":
-        ios: dict[str, Any] = {"textRegex": text, "resourceIdRegex": ident, "accessibilityTextRegex": label,
-                               "enabled": enabled, "selected": selected}
+        ios: dict[str, Any] = {
+            "textRegex": text,
+            "resourceIdRegex": ident,
+            "accessibilityTextRegex": label,
+            "enabled": enabled,
+            "selected": selected,
+        }
         return NodeSelector.model_validate(
             {"iosMaestro": {k: v for k, v in ios.items() if v is not None}, "index": index}
         )
-    android: dict[str, Any] = {"textRegex": text, "idRegex": ident, "contentDescriptionRegex": label,
-                               "enabled": enabled, "selected": selected}
+    android: dict[str, Any] = {
+        "textRegex": text,
+        "idRegex": ident,
+        "contentDescriptionRegex": label,
+        "enabled": enabled,
+        "selected": selected,
+    }
     return NodeSelector.model_validate(
         {"androidMaestro": {k: v for k, v in android.items() if v is not None}, "index": index}
     )
@@ -245,7 +258,9 @@ def _text_selector(run: _Run, text: str | None, *, ident: str | None = None, lab
 # --- assertions ------------------------------------------------------------------------------------
 
 
-def _assert_visible(run: _Run, selector: NodeSelector, expected: str | None, timeout_ms: int | None) -> Outcome:
+def _assert_visible(
+    run: _Run, selector: NodeSelector, expected: str | None, timeout_ms: int | None
+) -> Outcome:
     def shows(nodes: list[Node]) -> bool:
         if not nodes:
             return False
@@ -499,8 +514,16 @@ def _maestro_text(text: str, *, contains: bool) -> tuple[str, Callable[[Node], b
     return pattern, is_exact
 
 
-def _compat(run: _Run, text: str | None, *, ident: str | None = None, enabled: bool | None = None,
-            selected: bool | None = None, index: int | None = None, contains: bool = False) -> _Compat:
+def _compat(
+    run: _Run,
+    text: str | None,
+    *,
+    ident: str | None = None,
+    enabled: bool | None = None,
+    selected: bool | None = None,
+    index: int | None = None,
+    contains: bool = False,
+) -> _Compat:
     pattern, exact = _maestro_text(text, contains=contains) if text is not None else (None, lambda n: True)
     return _Compat(
         selector=_text_selector(run, pattern, ident=ident, enabled=enabled, selected=selected),
@@ -556,7 +579,8 @@ def _legacy_selector(run: _Run, sel: rt.LegacyElementSelector, *, shown: bool = 
             out[rel] = _legacy_selector(run, sub, shown=shown).model_dump(exclude_none=True)
     if sel.containsDescendants:
         out["containsDescendants"] = [
-            _legacy_selector(run, s, shown=shown).model_dump(exclude_none=True) for s in sel.containsDescendants
+            _legacy_selector(run, s, shown=shown).model_dump(exclude_none=True)
+            for s in sel.containsDescendants
         ]
     if sel.index is not None:
         out["index"] = sel.index
@@ -589,8 +613,9 @@ def _assert_visible_with_accessibility_text(run: _Run, p: rt.AssertVisibleWithAc
 
 
 def _assert_visible_with_resource_id(run: _Run, p: rt.AssertVisibleWithResourceId) -> Outcome:
-    q = _compat(run, p.accessibilityText, ident=p.resourceId, enabled=p.enabled, selected=p.selected,
-                index=p.index)
+    q = _compat(
+        run, p.accessibilityText, ident=p.resourceId, enabled=p.enabled, selected=p.selected, index=p.index
+    )
     return _assert_visible_compat(run, q)
 
 

@@ -11,7 +11,6 @@ not checked for templates (the agent may remember names too).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,21 +19,13 @@ from typing import Any
 from trailblaze import _yaml
 from trailblaze.errors import UsageError
 from trailblaze.memory import TEMPLATE_RE
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+from trailblaze.recorded_tools import unknown_tool_hint
 from trailblaze.trail import ANY_CLASSIFIER, Trail
+from trailblaze.variables import build_memory
 
 __all__ = ["agent_step", "check_trails", "may_be_skipped", "unknown_tool_hint"]
 
 _YPath = tuple[str | int, ...]
-
-
-def unknown_tool_hint(name: str) -> str | None:
-    """None for a tool trailblaze can run, else a one-line message with the closest known name."""
-    if name in RECORDED_TOOL_PARAMS:
-        return None
-    close = difflib.get_close_matches(name, list(RECORDED_TOOL_PARAMS), n=1, cutoff=0.6)
-    fix = f"did you mean `{close[0]}`?" if close else "`trailblaze schema` lists the tools it can run"
-    return f"unknown tool `{name}`: trailblaze has no implementation for it; {fix}"
 
 
 @dataclass(frozen=True)
@@ -63,8 +54,6 @@ def check_trails(
         secrets: `--secret` values (only their names are used).
         tools: Also flag tools with no implementation (off under self-heal, which repairs such a step).
     """
-    from trailblaze.replay import build_memory
-
     lines: list[str] = []
     missing: dict[str, tuple[str, int]] = {}  # template -> (first place, how many places)
     for file, trail in trails:
@@ -87,7 +76,9 @@ def check_trails(
         for tool in recorded:
             for path, value in _strings((*tool.path, tool.name), tool.params):
                 for match in TEMPLATE_RE.finditer(value):
-                    scope, name = (match.group(1), match.group(2)) if match.group(2) else (None, match.group(3))
+                    scope, name = (
+                        (match.group(1), match.group(2)) if match.group(2) else (None, match.group(3))
+                    )
                     if mem.lookup(name, scope) is not None or name in remembered:
                         continue
                     template = match.group(0)

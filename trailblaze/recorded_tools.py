@@ -11,6 +11,7 @@ The tool registry reuses `RECORDED_TOOL_PARAMS` to execute and describe these to
 
 from __future__ import annotations
 
+import difflib
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
@@ -54,6 +55,7 @@ __all__ = [
     "TapOnElementWithText",
     "TapOnPoint",
     "Wait",
+    "unknown_tool_hint",
 ]
 
 Direction = Literal["UP", "DOWN", "LEFT", "RIGHT"]
@@ -215,7 +217,13 @@ CompatIndex = Annotated[
     int | None,
     BeforeValidator(_index),
     WithJsonSchema(
-        {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^[0-9]+$"}, {"type": "null"}]}
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": "^[0-9]+$"},
+                {"type": "null"},
+            ]
+        }
     ),
 ]
 """A 0-based `index` written as a number or a numeric string."""
@@ -353,3 +361,12 @@ RECORDED_TOOL_PARAMS: dict[str, type[RecordedToolParams]] = {
 
 READ_COMPAT_TOOLS: frozenset[str] = frozenset(m.tool_name for m in _READ_COMPAT)
 """Names accepted on read so Trailblaze trails replay, but never written by our recorder."""
+
+
+def unknown_tool_hint(name: str) -> str | None:
+    """None for a tool trailblaze can run, else a one-line message with the closest known name."""
+    if name in RECORDED_TOOL_PARAMS:
+        return None
+    close = difflib.get_close_matches(name, list(RECORDED_TOOL_PARAMS), n=1, cutoff=0.6)
+    fix = f"did you mean `{close[0]}`?" if close else "`trailblaze schema` lists the tools it can run"
+    return f"unknown tool `{name}`: trailblaze has no implementation for it; {fix}"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -27,6 +27,7 @@ from trailblaze.errors import InfrastructureError, UsageError
 from trailblaze.memory import Memory
 from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
 from trailblaze.trail import ToolCall, Trail, TrailStep, closest_classifier, load_trail
+from trailblaze.variables import build_memory
 
 if TYPE_CHECKING:
     from trailblaze.agent import Agent, StepResult
@@ -63,52 +64,6 @@ class EngineMode:
     write_back: bool = True
     max_llm_calls: int = 50
     screenshots: bool = True
-
-
-def build_memory(
-    trail: Trail,
-    memory: Mapping[str, str] | None = None,
-    args: Mapping[str, str] | None = None,
-    secrets: Mapping[str, str] | None = None,
-) -> Memory:
-    """The run's variables: `config.memory` / `config.args` overridden by the command line.
-
-    A declared arg is either a plain value or Trailblaze's typed form `{type: string, default: …}`,
-    where leaving out `default` makes the arg required.
-
-    Raises:
-        UsageError: a required arg (declared without a default) was not passed with `--arg`.
-    """
-    config = trail.config
-    base_memory = dict(config.memory or {}) if config else {}
-    given = dict(args or {})
-    base_args: dict[str, str] = {}
-    for name, declared in ((config.args or {}) if config else {}).items():
-        if not isinstance(declared, Mapping):
-            base_args[name] = _arg_text(declared)
-        elif declared.get("default") is not None:
-            base_args[name] = _arg_text(declared["default"])
-        elif name not in given:
-            raise UsageError(
-                f"{_arg_position(trail, name)}: config.args.{name} has no default and no value was given; "
-                f"pass --arg {name}=VALUE (or give it a `default:`)"
-            )
-    return Memory({**base_memory, **(memory or {})}, args={**base_args, **given}, secrets=secrets)
-
-
-def _arg_text(value: object) -> str:
-    # YAML spelling, so `default: true` interpolates as `true` rather than Python's `True`.
-    return ("true" if value else "false") if isinstance(value, bool) else str(value)
-
-
-def _arg_position(trail: Trail, name: str) -> str:
-    from trailblaze import _yaml
-
-    where = trail.path or "<trail>"
-    if trail.source_text is None:
-        return where
-    line, column = _yaml.parse_document(trail.source_text).position(("config", "args", name), key=True)
-    return f"{where}:{line}:{column}"
 
 
 def skip_reason(trail: Trail, classifier: str) -> str | None:
@@ -229,7 +184,10 @@ class StepEngine:
                 else:
                     self._fail_replay(rec, failure, recorded)
         except KeyboardInterrupt:
-            rec.status, rec.error = "failed", "interrupted (Ctrl-C); the trail file was not changed by this step"
+            rec.status, rec.error = (
+                "failed",
+                "interrupted (Ctrl-C); the trail file was not changed by this step",
+            )
             raise
         except InfrastructureError as exc:
             rec.status = "failed"
@@ -337,7 +295,11 @@ class StepEngine:
     def _solve(self, rec: StepRecord, step: TrailStep | None, text: str, failure: _Failure | None) -> None:
         if self.llm_factory is None:
             rec.status = "failed"
-            why = "its recording failed and self-heal needs" if failure else f"it has no recording for {self.classifier}; solving it needs"
+            why = (
+                "its recording failed and self-heal needs"
+                if failure
+                else f"it has no recording for {self.classifier}; solving it needs"
+            )
             rec.error = self.memory.redact(f"{self._where(rec)}: {why} an LLM, and none is configured")
             return
         verify = step is not None and step.kind == "verify"
@@ -390,7 +352,9 @@ class StepEngine:
     def _write(self, rec: StepRecord, step: TrailStep | None, tools: list[ToolCall]) -> None:
         if step is None:
             if len(tools) != 1:
-                rec.error = f"the trailhead took {len(tools)} tools; a trailhead records exactly one, not saved"
+                rec.error = (
+                    f"the trailhead took {len(tools)} tools; a trailhead records exactly one, not saved"
+                )
                 return
             self.trail.set_trailhead_recording(self.family, tools[0])
         else:
@@ -446,7 +410,9 @@ def _located(exc: InfrastructureError, message: str) -> InfrastructureError:
     except TypeError:  # a subclass with another constructor: keep the family
         from trailblaze.errors import DeviceError, LLMError
 
-        family = DeviceError if isinstance(exc, DeviceError) else LLMError if isinstance(exc, LLMError) else None
+        family = (
+            DeviceError if isinstance(exc, DeviceError) else LLMError if isinstance(exc, LLMError) else None
+        )
         located = (family or InfrastructureError)(message)
     return located
 
@@ -488,7 +454,12 @@ def run_engine(
         if skipped is not None:
             record.status, error = "skipped", f"skipped on {engine.classifier}: {skipped}"
             for i, step in enumerate(trail.steps):
-                engine._append(StepRecord(index=i, kind=step.kind, text=engine.memory.redact(step.text), status="skipped"), record)
+                engine._append(
+                    StepRecord(
+                        index=i, kind=step.kind, text=engine.memory.redact(step.text), status="skipped"
+                    ),
+                    record,
+                )
         else:
             engine.run(record)
     except BaseException as exc:
