@@ -1,6 +1,6 @@
 """P3: how much smaller the compact view is than the raw dump, per real-world fixture.
 
-Run: `python benchmarks/p3_compaction.py [DIR]` (default: ../shared/fixtures/hierarchy). Tokens are
+Run: `python benchmarks/p3_compaction.py [DIR]` (default: tests/data/hierarchy). Tokens are
 estimated as characters / 4.
 """
 
@@ -17,7 +17,7 @@ GOAL = 15.0
 
 def main(argv: list[str]) -> int:
     root = (
-        Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[2] / "shared/fixtures/hierarchy"
+        Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[1] / "tests/data/hierarchy"
     )
     paths = sorted(root.glob("*/*.xml")) + sorted(root.glob("*/*.json"))
     if not paths:

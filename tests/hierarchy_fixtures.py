@@ -1,4 +1,4 @@
-"""Real-world hierarchy dumps from `../shared/fixtures/hierarchy` (read-only) for parser tests.
+"""Real-world hierarchy dumps in `tests/data/hierarchy` (see its README for where each came from).
 
 `FIXTURES` lists every file; `load(path)` parses one. Tests that check properties over many
 captures take `Hierarchy` objects, so other screens (the demo app) can be added to them.
@@ -11,10 +11,7 @@ from pathlib import Path
 
 from trailblaze.hierarchy import Hierarchy, parse_hierarchy
 
-FIXTURE_DIR = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "hierarchy"
-if not FIXTURE_DIR.is_dir():  # running from another checkout: fall back to the absolute location
-    FIXTURE_DIR = Path("/work/shared/fixtures/hierarchy")
-
+FIXTURE_DIR = Path(__file__).resolve().parent / "data" / "hierarchy"
 FIXTURES = sorted(FIXTURE_DIR.glob("*/*.xml"))
 FIXTURE_IDS = [f"{p.parent.name}/{p.name}" for p in FIXTURES]
 
