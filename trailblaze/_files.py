@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["atomic_write", "check_writable"]
+__all__ = ["atomic_write", "check_writable", "locked"]
 
 
 def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
@@ -31,6 +33,42 @@ def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+@contextmanager
+def locked(target: str | os.PathLike[str]) -> Iterator[None]:
+    """Holds an exclusive `flock` on the file at `target` (no lock when it does not exist yet).
+
+    The lock is on the file itself, so no lock file is left behind. `atomic_write` renames a new
+    inode over the path, which would leave a waiter holding a lock on the replaced inode; so after
+    the lock is granted the path is checked to still name the locked inode, and taken again if not.
+    Raises `OSError` only when the file exists and cannot be opened.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows: no advisory locks; writes stay atomic, concurrent edits unguarded
+        yield
+        return
+    path = os.fspath(target)
+    while True:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            yield  # a new file: nobody else has edits to lose
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                now = os.stat(path)
+            except FileNotFoundError:
+                continue  # deleted meanwhile: start over (and then write it afresh)
+            if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+                continue  # another writer renamed a new file over it while we waited
+            yield
+            return
+        finally:
+            os.close(fd)  # closing releases the lock
 
 
 def check_writable(target: str | os.PathLike[str], flag: str) -> None:

@@ -7,7 +7,8 @@ pydantic) are translated into this tree at the adapter that calls the foreign li
 ```
 TrailblazeError
 ├── UsageError                 exit 2  bad flags, bad device spec, missing file
-│   └── TrailFileError         exit 2  a trail file that does not load (path:line:col: message)
+│   ├── TrailFileError         exit 2  a trail file that does not load (path:line:col: message)
+│   └── TrailConflictError     exit 2  another writer changed a step this run was recording
 ├── TrailFailed                exit 1  a trail ran and did not pass
 │   └── StepFailed             exit 1  one step failed (tool, selector, candidates)
 └── InfrastructureError        exit 3  nothing wrong with the trail: the world around it broke
@@ -27,6 +28,7 @@ __all__ = [
     "LLMError",
     "Problem",
     "StepFailed",
+    "TrailConflictError",
     "TrailFailed",
     "TrailFileError",
     "TrailblazeError",
@@ -81,6 +83,10 @@ class TrailFileError(UsageError):
     @property
     def line(self) -> int:
         return self.problems[0].line
+
+
+class TrailConflictError(UsageError):
+    """Saving a recording found the step changed in the file by another writer meanwhile (ADR 0019)."""
 
 
 class TrailFailed(TrailblazeError):

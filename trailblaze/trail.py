@@ -8,6 +8,11 @@ Saving keeps the file's own bytes: an unchanged trail saves byte-identical, and 
 rewrites only the one `recording:` entry it changes. A trail changed in any other way is written fresh
 in clean block style (comments are then lost). Writes are atomic.
 
+Saving back to the file a trail was loaded from is safe against other writers (ADR 0019): under an
+exclusive lock on the file, the current text is read again; when another process changed it since,
+only this trail's own recording edits are spliced into that text, and a step this trail recorded
+whose text or position changed meanwhile fails the save with `TrailConflictError`.
+
 This module is the public face; the work is done below it, and none of these import it:
 `_trail_parts` (the step, tool, trailhead and config models), `_trail_reader` (text → models, with
 positioned problems) and `_trail_writer` (rendering and byte-preserving splices, via `_yaml`).
@@ -18,12 +23,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, Field, PrivateAttr
 
 from trailblaze import _yaml
-from trailblaze._files import atomic_write
+from trailblaze._files import atomic_write, locked
 from trailblaze._trail_parts import (
     ANY_CLASSIFIER,
     CLASSIFIER_RE,
@@ -39,7 +44,7 @@ from trailblaze._trail_parts import (
 from trailblaze._trail_reader import read_tool, read_trail
 from trailblaze._trail_writer import render, splice_recording
 from trailblaze._yaml import Path as YPath
-from trailblaze.errors import Problem, TrailFileError, UsageError
+from trailblaze.errors import Problem, TrailConflictError, TrailFileError, UsageError
 
 __all__ = [
     "ANY_CLASSIFIER",
@@ -58,6 +63,14 @@ __all__ = [
 ]
 
 
+class _Edit(NamedTuple):
+    """One recording this trail set since it last matched its file: redone on a newer file."""
+
+    classifier: str
+    step: tuple[str, str]
+    value: Any
+
+
 class Trail(BaseModel):
     """A loaded trail file. Equality compares content only, not the text it came from."""
 
@@ -71,6 +84,11 @@ class Trail(BaseModel):
     _path: str | None = PrivateAttr(default=None)
     _step_paths: list[tuple[YPath, StepKind]] = PrivateAttr(default_factory=list)
     _trailhead_path: YPath | None = PrivateAttr(default=None)
+    # For saving under concurrent writers: the file's text when this model last matched it (None:
+    # not read from disk), the model's shape then, and the recording edits made since.
+    _disk_text: str | None = PrivateAttr(default=None)
+    _disk_shape: Any = PrivateAttr(default=None)
+    _edits: dict[tuple[int, str], _Edit] = PrivateAttr(default_factory=dict)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trail):
@@ -111,6 +129,7 @@ class Trail(BaseModel):
         """
         step = self.steps[step_index]
         key = self._recording_key(classifier)
+        self._note_edit(step_index, key, classifier, (step.kind, step.text), list(tools))
         in_sync = self._in_sync()
         recording = dict(step.recording or {})
         recording[key] = list(tools)
@@ -131,6 +150,7 @@ class Trail(BaseModel):
         if self.trailhead is None:
             raise UsageError("this trail has no `trailhead:`; add one before recording it")
         key = self._recording_key(classifier)
+        self._note_edit(-1, key, classifier, ("trailhead", self.trailhead.text), tool)
         in_sync = self._in_sync()
         recording = dict(self.trailhead.recording or {})
         recording[key] = tool
@@ -154,6 +174,66 @@ class Trail(BaseModel):
                 f"'{classifier}' is not a device classifier; use lower-case words joined by '-', e.g. android-phone"
             )
         return classifier
+
+    def _note_edit(self, index: int, key: str, classifier: str, step: tuple[str, str], value: Any) -> None:
+        first = self._edits.get((index, key))
+        # the step as it was before this trail's first edit of it is what must still be on disk
+        self._edits[(index, key)] = _Edit(classifier, first.step if first else step, value)
+
+    def _shape(self) -> Any:
+        """The model without its recordings: what a concurrent writer may not have changed."""
+        data = self.model_dump()
+        for step in [*data["steps"], data["trailhead"] or {}]:
+            step.pop("recording", None)
+            if step.get("static"):
+                step.pop("text", None)  # a v1 `- tools:` step's text is its recording
+        return data
+
+    def _apply_edits(self, other: Trail, path: str) -> None:
+        """Redo this trail's recording edits on `other` (the file as another writer left it).
+
+        Raises:
+            TrailConflictError: a step this trail recorded changed (text, kind or position), or the
+                file changed format.
+        """
+        name = os.path.basename(path)
+        if other.format != self.format:
+            raise TrailConflictError(
+                f"{path} changed to the {other.format} format while this run was recording it; "
+                "its recordings were not saved: run again"
+            )
+        for (index, _), edit in self._edits.items():
+            if index < 0:
+                now = ("trailhead", other.trailhead.text) if other.trailhead is not None else None
+            else:
+                now = (other.steps[index].kind, other.steps[index].text) if index < len(other.steps) else None
+            if now != edit.step:
+                where = "the trailhead" if index < 0 else f"step {index + 1} ({edit.step[1]!r})"
+                raise TrailConflictError(
+                    f"{name}: {where} was changed in the file by someone else while this run recorded it; "
+                    "the new recording was not saved: run again on the current file"
+                )
+            if index < 0:
+                other.set_trailhead_recording(edit.classifier, edit.value)
+            else:
+                other.set_recording(index, edit.classifier, edit.value)
+
+    def _synced(self, text: str) -> None:
+        """The file now holds `text`; adopt its recordings when it is this trail plus others' recordings."""
+        try:
+            again = loads_trail(text, self._path or "<string>")
+        except (TrailFileError, _yaml.YamlSyntaxError):
+            again = None
+        if again is None or again._shape() != self._shape():
+            self._disk_text = None  # the file differs beyond recordings: merge every later save
+            return
+        for mine, theirs in zip(self.steps, again.steps, strict=True):
+            mine.recording, mine.text = theirs.recording, theirs.text
+        if self.trailhead is not None and again.trailhead is not None:
+            self.trailhead.recording = again.trailhead.recording
+        self._attach(text, self._path, again._step_paths, again._trailhead_path)
+        self._disk_text, self._disk_shape = text, self._shape()
+        self._edits.clear()
 
     def _in_sync(self) -> bool:
         return self._source is not None and self._snapshot == self.model_dump()
@@ -206,7 +286,9 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
         raise TrailFileError(
             name, [Problem(1, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")]
         ) from None
-    return loads_trail(text, name)
+    trail = loads_trail(text, name)
+    trail._disk_text, trail._disk_shape = text, trail._shape()
+    return trail
 
 
 def loads_trail(text: str, path: str = "<string>") -> Trail:
@@ -262,15 +344,46 @@ def parse_tool(text: str, source: str = "<tool>") -> ToolCall:
 def save_trail(trail: Trail, path: str | os.PathLike[str] | None = None) -> None:
     """Write `trail` atomically: a temp file in the same directory, fsync, then rename over the target.
 
+    Saving back to the file the trail was loaded from holds an exclusive lock on it and merges: when
+    another process wrote the file since, this trail's recording edits are spliced into the current
+    text instead of overwriting it (ADR 0019).
+
     Raises:
         UsageError: no path was given and the trail was not loaded from a file, or the write failed.
+        TrailConflictError: another writer changed a step this trail recorded, or changed the file
+            beyond recordings while this trail had other unsaved changes.
     """
     target = os.fspath(path) if path is not None else trail.path
     if target is None:
         raise UsageError("this trail was not loaded from a file; give a path to save it to")
-    text = trail.to_yaml()
+    own_file = (
+        trail._disk_shape is not None  # read from disk: another writer may have changed it since
+        and trail._path is not None
+        and os.path.abspath(target) == os.path.abspath(trail._path)
+    )
     try:
-        atomic_write(target, text.encode("utf-8"))
+        with locked(target):
+            text = _text_to_save(trail, target) if own_file else trail.to_yaml()
+            atomic_write(target, text.encode("utf-8"))
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from None
     trail._path = target
+    trail._synced(text)
+
+
+def _text_to_save(trail: Trail, target: str) -> str:
+    """What to write over `target` (locked): this trail, or its edits on what another writer left."""
+    try:
+        current: str | None = Path(target).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        current = None
+    if current is None or current == trail._disk_text:
+        return trail.to_yaml()  # nobody wrote it since this trail read it
+    if trail._shape() != trail._disk_shape:
+        raise TrailConflictError(
+            f"{target} was changed by someone else since it was loaded, and this trail has unsaved "
+            "changes besides recordings; reload it and apply them again"
+        )
+    other = loads_trail(current, target)
+    trail._apply_edits(other, target)
+    return other.to_yaml()
