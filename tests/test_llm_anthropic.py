@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 
-from trailblaze.anthropic_llm import DEFAULT_MODEL, LOCAL_PLACEHOLDER_KEY, AnthropicLLM
+from trailblaze.anthropic_llm import (
+    DEFAULT_MODEL,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    LOCAL_PLACEHOLDER_KEY,
+    AnthropicLLM,
+)
 from trailblaze.errors import LLMError
 from trailblaze.llm import (
     ImageBlock,
@@ -36,6 +42,7 @@ from trailblaze.testing import (
     Delay,
     FakeError,
     FakeMessagesAPI,
+    RawBody,
     capture_llm_requests,
     text_response,
     tool_use_response,
@@ -219,6 +226,44 @@ def test_timeout_names_the_timeout(api: FakeMessagesAPI) -> None:
         llm.complete(_agent_request())
     assert "timed out (no answer within 0.2 s)" in str(info.value)
     assert len(api.requests) == 1
+
+
+def test_timeout_names_the_options_that_raise_it(api: FakeMessagesAPI) -> None:
+    api.policy = lambda body: Delay(10)
+    with _client(api, timeout=0.2, max_retries=1) as llm, pytest.raises(LLMTimeoutError) as info:
+        llm.complete(_agent_request())
+    message = str(info.value)
+    assert "after 1 retry" in message and "--llm-timeout" in message and "--llm-retries" in message
+    assert "--trailblaze-llm-timeout" in message and len(api.requests) == 2
+
+
+def test_default_limits_wait_at_most_two_minutes_for_a_dead_endpoint() -> None:
+    with AnthropicLLM(base_url="http://127.0.0.1:9") as llm:
+        assert (llm.timeout, llm.max_retries) == (DEFAULT_TIMEOUT, DEFAULT_RETRIES) == (30.0, 2)
+    # the SDK sleeps 0.5 s * 2**n (at most) between tries
+    backoff = sum(0.5 * 2**n for n in range(DEFAULT_RETRIES))
+    assert DEFAULT_TIMEOUT * (1 + DEFAULT_RETRIES) + backoff <= 120
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"id": "msg_1", "type": "message", "role": "assis',  # truncated
+        b"<html><body>502 Bad Gateway</body></html>",  # a proxy's page, sent as 200
+        b'{"type": "error"}',  # JSON, but no message
+        b'{"id": "msg_1", "type": "message", "content": "not a list", "usage": {}}',
+        b"[1, 2, 3]",
+    ],
+)
+def test_malformed_answers_are_llm_errors_naming_the_endpoint(api: FakeMessagesAPI, body: bytes) -> None:
+    api.enqueue(RawBody(body))
+    with _client(api, max_retries=0) as llm, capture_llm_requests() as captured, pytest.raises(LLMError) as info:
+        llm.complete(_agent_request())
+    message = str(info.value)
+    assert message.startswith(f"malformed answer from model endpoint {api.url} ")
+    assert "ANTHROPIC_BASE_URL" in message and SECRET_KEY not in message and "\n" not in message
+    assert info.value.exit_code == 3
+    assert captured[-1].error is info.value
 
 
 def test_a_slow_answer_within_the_timeout_succeeds(api: FakeMessagesAPI) -> None:

@@ -302,6 +302,8 @@ def test_more_workers_than_real_devices_is_a_usage_error(project: pytest.Pyteste
     [
         (["--trailblaze-element-timeout", "0"], "--trailblaze-element-timeout = '0': use a positive number"),
         (["-o", "trailblaze_element_timeout=soon"], "trailblaze_element_timeout = 'soon': use a positive number"),
+        (["--trailblaze-llm-timeout", "-1"], "--trailblaze-llm-timeout = '-1': use a positive number"),
+        (["-o", "trailblaze_llm_retries=many"], "trailblaze_llm_retries = 'many': use a whole number"),
     ],
 )
 def test_a_bad_element_timeout_is_a_usage_error(project: pytest.Pytester, args: list[str], problem: str) -> None:
@@ -346,3 +348,14 @@ def test_the_example_trails_pass_as_pytest_items_on_two_simulated_devices(pytest
     # replay never rewrites a passing trail
     for source in (repo / "trails").glob("*.trail.yaml"):
         assert (pytester.path / "trails" / source.name).read_bytes() == source.read_bytes()
+
+
+def test_llm_limits_reach_the_llm_fixture(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    project.makepyfile(
+        test_limits="def test_limits(llm):\n    assert (llm.timeout, llm.max_retries) == (0.5, 1)\n"
+    )
+    result = project.runpytest_subprocess("test_limits.py", "--trailblaze-llm-timeout", "0.5", "-o", "trailblaze_llm_retries=1")
+    result.assert_outcomes(passed=1)
+

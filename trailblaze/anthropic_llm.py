@@ -9,6 +9,7 @@ never contains the credential.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
+    "DEFAULT_RETRIES",
+    "DEFAULT_TIMEOUT",
     "LOCAL_PLACEHOLDER_KEY",
     "AnthropicLLM",
     "to_anthropic_params",
@@ -54,6 +57,18 @@ DEFAULT_MODEL = "claude-sonnet-5"
 """The newest Sonnet that accepts forced tool use (Sonnet 5.5 rejects it; see ADR 0005)."""
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds one attempt may take (`--llm-timeout`). A step's model call answers in ~2-15 s."""
+
+DEFAULT_RETRIES = 2
+"""Retries after a failed attempt (`--llm-retries`). With the SDK's backoff (0.5 s, then 1 s) a dead
+endpoint costs at most 3 x 30 s + 1.5 s = 91.5 s, not the SDK's 5 x 60 s (ADR 0019)."""
+
+_HOW_TO_WAIT_LONGER = (
+    "raise --llm-timeout SECONDS or --llm-retries N "
+    "(pytest: --trailblaze-llm-timeout / --trailblaze-llm-retries), or check the endpoint"
+)
 
 LOCAL_PLACEHOLDER_KEY = "trailblaze-local-no-key"
 """Sent when no key is configured and the base URL is loopback (a local fake or proxy)."""
@@ -91,8 +106,8 @@ class AnthropicLLM:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        max_retries: int = 4,
-        timeout: float = 60.0,
+        max_retries: int = DEFAULT_RETRIES,
+        timeout: float = DEFAULT_TIMEOUT,
         http_client: httpx2.Client | None = None,
         default_headers: dict[str, str] | None = None,
     ) -> None:
@@ -155,9 +170,28 @@ class AnthropicLLM:
             error = self._translate(exc)
             record_exchange(request, None, error)
             raise error from exc
-        response = _to_response(message, model, time.monotonic() - started)
+        except json.JSONDecodeError as exc:  # the SDK hands a body that is not JSON through as is
+            error = self._malformed(exc)
+            record_exchange(request, None, error)
+            raise error from exc
+        try:
+            response = _to_response(message, model, time.monotonic() - started)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # JSON, not a Message
+            error = self._malformed(exc)
+            record_exchange(request, None, error)
+            raise error from exc
         record_exchange(request, response)
         return response
+
+    def _malformed(self, exc: Exception) -> LLMError:
+        """A 200 answer that is not a Messages API message: truncated, or another service's."""
+        detail = " ".join(str(redact(f"{type(exc).__name__}: {exc}", self._secrets)).split())
+        if len(detail) > 120:
+            detail = detail[:119] + "…"
+        return LLMError(
+            f"malformed answer from model endpoint {self.base_url} (not a Messages API message: {detail}); "
+            "check that `ANTHROPIC_BASE_URL` points at the Messages API and that no proxy cuts answers short"
+        )
 
     def _translate(self, exc: anthropic.AnthropicError) -> LLMError:
         error = _translate(exc, self.base_url, self.timeout)
@@ -286,8 +320,7 @@ def _translate(exc: anthropic.AnthropicError, base_url: str, timeout: float) -> 
     after = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
     if isinstance(exc, anthropic.APITimeoutError):
         return LLMTimeoutError(
-            f"model endpoint {base_url} timed out (no answer within {timeout:g} s){after}; "
-            "raise the timeout or check the endpoint"
+            f"model endpoint {base_url} timed out (no answer within {timeout:g} s){after}; {_HOW_TO_WAIT_LONGER}"
         )
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__
@@ -305,7 +338,7 @@ def _translate(exc: anthropic.AnthropicError, base_url: str, timeout: float) -> 
         if isinstance(exc, anthropic.RateLimitError):
             return LLMRateLimitError(
                 f"model endpoint {base_url} kept rate-limiting ({what}{said}){after}; "
-                "wait, lower concurrency or raise `max_retries`"
+                "wait, lower concurrency or raise --llm-retries N (pytest: --trailblaze-llm-retries)"
             )
         if exc.status_code in (400, 404, 413, 422):
             return LLMBadRequestError(f"model endpoint {base_url} refused the request ({what}{said})")

@@ -275,6 +275,29 @@ _element_timeout_option = click.option(
 )
 
 
+def _llm_options(f: Any) -> Any:
+    f = click.option(
+        "--llm-retries",
+        type=click.IntRange(0, 10),
+        default=None,
+        metavar="N",
+        help="Retries of a failed or timed-out model call (default 2).",
+    )(f)
+    return click.option(
+        "--llm-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        callback=_positive_seconds,
+        help="How long one model call may take (default 30; at most 3 x 30 s + backoff with the defaults).",
+    )(f)
+
+
+def _llm_args(llm_timeout: float | None, llm_retries: int | None) -> list[str]:
+    return [*([] if llm_timeout is None else ["--llm-timeout", f"{llm_timeout:g}"]),
+            *([] if llm_retries is None else ["--llm-retries", str(llm_retries)])]  # fmt: skip
+
+
 @cli.command(
     "tool",
     short_help="Run one recorded-form tool and print its result.",
@@ -353,6 +376,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--no-screenshots", is_flag=True, help="Send only the view hierarchy, no screenshot.")
 @click.option("--rerecord", is_flag=True, help="Solve every step with the agent, even recorded ones.")
 @_element_timeout_option
+@_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
 @_debug_option
@@ -370,6 +394,8 @@ def record_command(
     no_screenshots: bool,
     rerecord: bool,
     element_timeout: float | None,
+    llm_timeout: float | None,
+    llm_retries: int | None,
     run_dir: str | None,
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps and writes their recordings back."""
@@ -384,9 +410,14 @@ def record_command(
         model=model,
         options=RecordOptions(max_llm_calls=max_llm_calls, screenshots=not no_screenshots, rerecord=rerecord),
         run_dir=run_dir,
-        command=["trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout)],
+        command=[
+            "trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout),
+            *_llm_args(llm_timeout, llm_retries),
+        ],  # fmt: skip
         latency=_latency_for(device, latency),
         element_timeout=element_timeout,
+        llm_timeout=llm_timeout,
+        llm_retries=llm_retries,
     )
     ctx.exit(code)
 
@@ -411,6 +442,7 @@ def record_command(
 @click.option("--model", default=None, help="Claude model for self-heal / unrecorded steps.")
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
 @_element_timeout_option
+@_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
 @_debug_option
@@ -430,6 +462,8 @@ def replay_command(
     model: str | None,
     max_llm_calls: int,
     element_timeout: float | None,
+    llm_timeout: float | None,
+    llm_retries: int | None,
     run_dir: str | None,
 ) -> None:
     """Replay trail files or folders with their recordings: no LLM unless a step needs one."""
@@ -449,11 +483,13 @@ def replay_command(
         run_dir=run_dir,
         command=[
             "trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else []),
-            *_timeout_args(element_timeout),
+            *_timeout_args(element_timeout), *_llm_args(llm_timeout, llm_retries),
         ],  # fmt: skip
         max_llm_calls=max_llm_calls,
         latency=_latency_for(device, latency),
         element_timeout=element_timeout,
+        llm_timeout=llm_timeout,
+        llm_retries=llm_retries,
     )
     ctx.exit(code)
 

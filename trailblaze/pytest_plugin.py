@@ -72,6 +72,12 @@ class TrailblazeConfig:
     element_timeout: float | None = None
     """Seconds a selector may take to match before its tool fails (`--trailblaze-element-timeout`,
     ini `trailblaze_element_timeout`); None keeps the session default (5 s)."""
+    llm_timeout: float | None = None
+    """Seconds one model call may take (`--trailblaze-llm-timeout`, ini `trailblaze_llm_timeout`);
+    None keeps `AnthropicLLM`'s default (30 s)."""
+    llm_retries: int | None = None
+    """Retries of a failed model call (`--trailblaze-llm-retries`, ini `trailblaze_llm_retries`);
+    None keeps `AnthropicLLM`'s default (2)."""
 
     @property
     def artifacts_root(self) -> Path:
@@ -141,6 +147,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="how long a selector may take to match before its tool fails (default 5; a tool's timeoutMs wins)",
     )
     group.addoption(
+        "--trailblaze-llm-timeout",
+        dest="trailblaze_llm_timeout",
+        metavar="SECONDS",
+        help="how long one model call may take (default 30)",
+    )
+    group.addoption(
+        "--trailblaze-llm-retries",
+        dest="trailblaze_llm_retries",
+        metavar="N",
+        help="retries of a failed or timed-out model call (default 2)",
+    )
+    group.addoption(
         "--trailblaze-secret",
         action="append",
         dest="trailblaze_secrets",
@@ -160,6 +178,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "trailblaze_element_timeout", "seconds a selector may take to match before its tool fails", default=""
     )
+    parser.addini("trailblaze_llm_timeout", "seconds one model call may take (default 30)", default="")
+    parser.addini("trailblaze_llm_retries", "retries of a failed model call (default 2)", default="")
     parser.addini(
         "trailblaze_app", "app id the `driver` fixture resets before each test", default=DEFAULT_APP_ID
     )
@@ -225,7 +245,28 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         trail_paths=tuple(Path(p).resolve() for p in trail_paths),
         secrets=_parse_pairs(option("trailblaze_secrets") or [], "--trailblaze-secret"),
         element_timeout=_element_timeout(config),
+        llm_timeout=_number(config, "llm_timeout", float),
+        llm_retries=_number(config, "llm_retries", int),
     )
+
+
+def _number(config: pytest.Config, name: str, kind: type[float] | type[int]) -> Any:
+    """`--trailblaze-<name>` or ini `trailblaze_<name>`: a positive float / an int 0..10, or None."""
+    given = config.getoption(f"trailblaze_{name}", default=None)
+    where = f"--trailblaze-{name.replace('_', '-')}"
+    if given is None:
+        given, where = str(config.getini(f"trailblaze_{name}")).strip(), f"trailblaze_{name}"
+        if not given:
+            return None
+    try:
+        value = kind(given)
+    except ValueError:
+        value = math.nan
+    if kind is float and not (math.isfinite(value) and value > 0):
+        raise pytest.UsageError(f"{where} = {given!r}: use a positive number of seconds (e.g. 10 or 60)")
+    if kind is int and not (isinstance(value, int) and 0 <= value <= 10):
+        raise pytest.UsageError(f"{where} = {given!r}: use a whole number of retries from 0 to 10")
+    return value
 
 
 def _element_timeout(config: pytest.Config) -> float | None:
@@ -508,7 +549,7 @@ def driver(
 
 
 @pytest.fixture
-def llm() -> Iterator[LLMClient]:
+def llm(trailblaze_config: TrailblazeConfig) -> Iterator[LLMClient]:
     """The model the agent uses when a step has no recording or self-heals: `AnthropicLLM`.
 
     `trail_runner` asks for it only when a step needs it, so fully recorded trails never build a
@@ -516,7 +557,9 @@ def llm() -> Iterator[LLMClient]:
     """
     from trailblaze.anthropic_llm import AnthropicLLM
 
-    client = AnthropicLLM()
+    settings = trailblaze_config
+    limits: dict[str, Any] = {"timeout": settings.llm_timeout, "max_retries": settings.llm_retries}
+    client = AnthropicLLM(**{k: v for k, v in limits.items() if v is not None})
     try:
         yield client
     finally:

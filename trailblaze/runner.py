@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.memory import Memory
 from trailblaze.replay import (
@@ -104,8 +104,12 @@ _STYLES = {"passed": "green", "passed-ai": "green", "passed-with-self-heal": "ye
 class _LLMs:
     """The command's LLM factory: clients are built on first need (never for a recorded trail)."""
 
-    def __init__(self, model: str | None) -> None:
+    def __init__(self, model: str | None, timeout: float | None = None, retries: int | None = None) -> None:
         self.model = model
+        # None: AnthropicLLM's defaults (30 s per attempt, 2 retries)
+        self.options: dict[str, Any] = {
+            k: v for k, v in (("timeout", timeout), ("max_retries", retries)) if v is not None
+        }
         self.clients: list[LLMClient] = []
         self._ready: LLMClient | None = None
 
@@ -115,7 +119,7 @@ class _LLMs:
         if self._ready is not None:
             client, self._ready = self._ready, None
             return client
-        self.clients.append(AnthropicLLM(self.model))
+        self.clients.append(AnthropicLLM(self.model, **self.options))
         return self.clients[-1]
 
     def check(self, why: str) -> None:
@@ -235,10 +239,13 @@ def run_record_command(
     command: list[str],
     latency: str | None = None,
     element_timeout: float | None = None,
+    llm_timeout: float | None = None,
+    llm_retries: int | None = None,
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
-    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s).
+    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
+    `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
 
     Returns:
         The exit code: 0 every trail passed, 1 a step failed.
@@ -250,7 +257,7 @@ def run_record_command(
     trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
     _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=False)
-    llms = _LLMs(model)
+    llms = _LLMs(model, llm_timeout, llm_retries)
     why = "--rerecord solves every step" if options.rerecord else _agent_needed(trails, device)
     if why:
         llms.check(why)
@@ -311,10 +318,13 @@ def run_replay_command(
     screenshots: bool = True,
     latency: str | None = None,
     element_timeout: float | None = None,
+    llm_timeout: float | None = None,
+    llm_retries: int | None = None,
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
 
-    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s).
+    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
+    `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
 
     The run directory, the HTML report and the JUnit file are written even when a trail fails or
     the device dies mid-run.
@@ -340,7 +350,7 @@ def run_replay_command(
         check_writable(_report_target(report), "--report")
     if junit:
         check_writable(junit, "--junit")
-    llms = _LLMs(model)
+    llms = _LLMs(model, llm_timeout, llm_retries)
     why = _agent_needed(trails, device)
     if why:
         llms.check(why)

@@ -23,6 +23,7 @@ from trailblaze.testing.messages_api import (
     Delay,
     FakeError,
     FakeMessagesAPI,
+    RawBody,
     text_response,
     tool_use_response,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "FakeMessagesAPI",
     "FunctionLLM",
     "LLMExchange",
+    "RawBody",
     "ScriptExhausted",
     "ScriptedLLM",
     "capture_llm_requests",

@@ -40,6 +40,7 @@ __all__ = [
     "FakeError",
     "FakeMessagesAPI",
     "Policy",
+    "RawBody",
     "RecordedRequest",
     "Reply",
     "text_response",
@@ -98,8 +99,18 @@ class Delay:
     then: Reply | None = None
 
 
-Reply = dict[str, Any] | FakeError | Delay
-"""What a queue entry or a policy gives: a (partial) Messages API response body, an error, a delay."""
+@dataclass(frozen=True)
+class RawBody:
+    """Answer exactly these bytes (a truncated or wrongly shaped body, as a broken proxy sends)."""
+
+    body: bytes
+    status: int = 200
+    content_type: str = "application/json"
+
+
+Reply = dict[str, Any] | FakeError | Delay | RawBody
+"""What a queue entry or a policy gives: a (partial) Messages API response body, an error, a delay,
+or raw bytes."""
 
 Policy = Callable[[dict[str, Any]], "Reply | None"]
 """Called with the request body; returning `None` falls through to the default answer."""
@@ -254,6 +265,8 @@ class FakeMessagesAPI:
             reply = reply.then if reply.then is not None else self._policy_reply(body)
         if isinstance(reply, FakeError):
             return _error(reply)
+        if isinstance(reply, RawBody):
+            return reply.status, {"content-type": reply.content_type}, reply.body
         return 200, {"content-type": "application/json"}, json.dumps(self._complete(body, reply)).encode()
 
     def _next_reply(self, body: dict[str, Any]) -> Reply:
