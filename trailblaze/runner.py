@@ -359,7 +359,14 @@ def run_replay_command(
     root = rundir.root
     options = ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls, screenshots=screenshots)
     broken: InfrastructureError | None = None
-    session = _open_session(device, latency, rundir, created, llms, element_timeout)
+    wants_reports = bool(junit or report)
+    try:
+        session = _open_session(device, latency, rundir, created and not wants_reports, llms, element_timeout)
+    except InfrastructureError as exc:
+        if wants_reports:  # CI reads these every time: each trail is an error naming the cause
+            _never_started(rundir, trails, device, exc)
+            _write_reports(console, rundir, junit, report)
+        raise
     try:
         for file, trail in trails:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
@@ -396,6 +403,32 @@ def run_replay_command(
     if broken is not None:
         raise broken
     return 0 if rundir.run.passed else 1
+
+
+def _never_started(
+    rundir: RunDir, trails: list[tuple[Path, Trail]], device: str, exc: BaseException
+) -> None:
+    """Record every trail as an `error` with the device's failure: the device never opened."""
+    from trailblaze.devices import parse_device_spec
+    from trailblaze.rundir import now_iso
+
+    platform = parse_device_spec(device).platform
+    error = f"device {device} did not open, nothing ran: {getattr(exc, 'message', str(exc))}"
+    for file, trail in trails:
+        config = trail.config
+        rundir.run.trails.append(
+            TrailRecord(
+                path=str(file),
+                id=config.id if config else None,
+                title=config.title if config else None,
+                device=device,
+                platform=platform,
+                status="error",
+                error=rundir.memory.redact(error),
+                started_at=now_iso(),
+            )
+        )
+    rundir.finish()
 
 
 def _write_reports(console: Console, rundir: RunDir, junit: str | None, report: str | None) -> None:
