@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import sys
 import traceback
 from typing import Any
@@ -509,8 +510,27 @@ def _usage_line(exc: click.UsageError) -> str:
     return f"error: {message.rstrip('.')}; see '{command} --help'"
 
 
+def _interrupt_once(signum: int, frame: Any) -> None:
+    # The first Ctrl-C stops the run; the clean-up it starts (run.json, reports, closing the device)
+    # must not be cut short by a second one, which would also end the process as -2 instead of 130.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: runs the CLI and maps errors to exit codes."""
+    try:
+        previous = signal.signal(signal.SIGINT, _interrupt_once)
+    except ValueError:  # not the main thread (an embedding): keep Python's handler
+        previous = None
+    try:
+        return _main(argv)
+    finally:
+        if previous is not None and signal.getsignal(signal.SIGINT) is _interrupt_once:
+            signal.signal(signal.SIGINT, previous)  # not interrupted: give the embedder its handler back
+
+
+def _main(argv: list[str] | None) -> Any:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = _wants_debug(args)
     try:

@@ -125,9 +125,10 @@ def _testcase(parent: ET.Element, trail: TrailRecord) -> None:
         message, body = _failure_text(trail, step)
         failure = ET.SubElement(case, "failure", {"message": _clean(message), "type": "StepFailed"})
         failure.text = _clean(body)
-    elif trail.status == "error":
+    elif trail.status in ("error", "interrupted", "running"):
         message, body = _failure_text(trail, _failed_step(trail))
-        error = ET.SubElement(case, "error", {"message": _clean(message), "type": "InfrastructureError"})
+        kind = "InfrastructureError" if trail.status == "error" else "Interrupted"
+        error = ET.SubElement(case, "error", {"message": _clean(message), "type": kind})
         error.text = _clean(body)
     elif trail.status == "skipped":
         ET.SubElement(case, "skipped", {"message": _clean(_one_line(trail.error or "skipped"))})
@@ -143,7 +144,7 @@ def junit_xml(run: RunRecord, *, suite_name: str = "trailblaze") -> str:
         "name": _clean(suite_name),
         "tests": str(len(statuses)),
         "failures": str(statuses.count("failed")),
-        "errors": str(statuses.count("error")),
+        "errors": str(sum(s in ("error", "interrupted", "running") for s in statuses)),
         "skipped": str(statuses.count("skipped")),
         "time": _seconds(sum(t.duration_ms for t in run.trails)),
     }

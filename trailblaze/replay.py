@@ -462,6 +462,9 @@ def run_engine(
                 )
         else:
             engine.run(record)
+    except KeyboardInterrupt:
+        record.status, error = "interrupted", "interrupted (Ctrl-C)"
+        raise
     except BaseException as exc:
         record.status = "error"
         error = str(getattr(exc, "message", exc)) or type(exc).__name__

@@ -42,7 +42,7 @@ REPORT_FILE = "report.html"
 THUMBNAIL_WIDTH = 360
 """Width in pixels of the embedded screenshots (shown at 240 CSS pixels, so sharp on 1.5x screens)."""
 
-_FAILING = frozenset({"failed", "error"})
+_FAILING = frozenset({"failed", "error", "interrupted"})
 _STATUS_HELP = {
     "passed": "Replayed from the recording",
     "passed-with-self-heal": "The recording failed and the agent repaired the step",
@@ -51,8 +51,12 @@ _STATUS_HELP = {
     "error": "Infrastructure error (device or LLM), not a trail failure",
     "skipped": "Skipped",
     "not-run": "Not run because an earlier step failed",
+    "running": "Still running when this report was made",
+    "interrupted": "The run was stopped (Ctrl-C) or its process died before this trail finished",
 }
-_TRAIL_ORDER = ("passed", "passed-with-self-heal", "passed-ai", "failed", "error", "skipped")
+_TRAIL_ORDER = (
+    "passed", "passed-with-self-heal", "passed-ai", "failed", "error", "interrupted", "running", "skipped"
+)
 _STEP_ORDER = ("passed", "passed-with-self-heal", "passed-ai", "failed", "skipped", "not-run")
 
 
@@ -587,7 +591,7 @@ header.o-failed{border-top-color:var(--bad-fg)}header.o-skipped{border-top-color
 .c-passed-with-self-heal{background:var(--heal-bg);color:var(--heal-fg);border-color:var(--heal-bd)}
 .c-passed-ai{background:var(--ai-bg);color:var(--ai-fg);border-color:var(--ai-bd)}
 .c-failed{background:var(--bad-bg);color:var(--bad-fg);border-color:var(--bad-bd)}
-.c-error{background:var(--err-bg);color:var(--err-fg);border-color:var(--err-bd)}
+.c-error,.c-interrupted{background:var(--err-bg);color:var(--err-fg);border-color:var(--err-bd)}
 .c-skipped{background:var(--skip-bg);color:var(--skip-fg);border-color:var(--skip-bd)}
 .stepline,.llm{margin:4px 0}
 .badge{display:inline-block;padding:1px 8px;border-radius:999px;border:1px solid;font-size:12px;font-weight:600;
@@ -597,7 +601,7 @@ white-space:nowrap;line-height:18px}
 .s-passed-with-self-heal{background:var(--heal-bg);color:var(--heal-fg);border-color:var(--heal-bd)}
 .s-passed-ai{background:var(--ai-bg);color:var(--ai-fg);border-color:var(--ai-bd)}
 .s-failed{background:var(--bad-bg);color:var(--bad-fg);border-color:var(--bad-bd)}
-.s-error{background:var(--err-bg);color:var(--err-fg);border-color:var(--err-bd)}
+.s-error,.s-interrupted{background:var(--err-bg);color:var(--err-fg);border-color:var(--err-bd)}
 .s-skipped{background:var(--skip-bg);color:var(--skip-fg);border-color:var(--skip-bd)}
 .s-not-run{background:#fff;color:var(--muted);border-color:var(--skip-bd);border-style:dashed}
 .toolbar{display:flex;align-items:center;gap:16px;margin:0 0 10px}

@@ -21,6 +21,7 @@ by the name of the file that holds them.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from dataclasses import dataclass
@@ -81,12 +82,20 @@ class RunDir:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.memory = memory
-        self.run = RunRecord(run_id=self.root.name, started_at=now_iso(), command=command, device=device)
+        self.run = RunRecord(
+            run_id=self.root.name,
+            started_at=now_iso(),
+            command=command,
+            device=device,
+            status="running",
+            pid=os.getpid(),
+        )
         self.trail: TrailRecord | None = None
         self.step: StepRecord | None = None
         self._trail_dir = self.root
         self._started = time.monotonic()
         self._last_after: _Capture | None = None
+        self.write()  # from the start: a run killed before its first trail still reads `running`
 
     # --- structure ---------------------------------------------------------------------------------
     def start_trail(self, record: TrailRecord) -> TrailRecord:
@@ -96,6 +105,7 @@ class RunDir:
         self._last_after = None
         (self._trail_dir / "llm").mkdir(parents=True, exist_ok=True)
         record.directory = name
+        record.status = "running"  # until finish_trail: a reader after SIGKILL shows `interrupted`
         self.run.trails.append(record)
         self.trail = record
         self.write()
@@ -141,8 +151,13 @@ class RunDir:
         trail.duration_ms = (time.monotonic() - started) * 1000
         self.write()
 
-    def finish(self) -> None:
+    def finish(self, *, interrupted: bool = False) -> None:
         self.run.finished_at = now_iso()
+        self.run.status = "interrupted" if interrupted else "finished"
+        if interrupted:
+            for trail in self.run.trails:
+                if trail.status == "running":
+                    trail.status, trail.error = "interrupted", "interrupted (Ctrl-C)"
         self.write()
 
     def write(self) -> None:

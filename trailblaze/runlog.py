@@ -4,6 +4,10 @@ The runner writes it (after every step, atomically, so a crash leaves a readable
 and JUnit reports and `trailblaze report RUN_DIR` read it. Paths inside are relative to the run
 directory. Secret values never appear: params keep their `{{templates}}` and every free text is
 redacted before it is stored.
+
+A run in progress reads `status: running` with the writer's `pid`; a reader that finds it running
+while that process is gone (SIGKILL, power loss) shows it, and its unfinished trail, as
+`interrupted` (ADR 0019).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ __all__ = [
     "LLMCallRecord",
     "RUN_FILE",
     "RunRecord",
+    "RunStatus",
     "StepRecord",
     "StepStatus",
     "ToolRecord",
@@ -34,7 +39,10 @@ __all__ = [
 RUN_FILE = "run.json"
 
 StepStatus = Literal["passed", "passed-with-self-heal", "passed-ai", "failed", "skipped", "not-run"]
-TrailStatus = Literal["passed", "passed-with-self-heal", "passed-ai", "failed", "error", "skipped"]
+TrailStatus = Literal[
+    "passed", "passed-with-self-heal", "passed-ai", "failed", "error", "skipped", "running", "interrupted"
+]
+RunStatus = Literal["running", "finished", "interrupted"]
 
 
 class _Model(BaseModel):
@@ -144,6 +152,10 @@ class RunRecord(_Model):
     device: str = ""
     trails: list[TrailRecord] = Field(default_factory=list)
     usage: UsageTotals = Field(default_factory=UsageTotals)
+    status: RunStatus = "finished"
+    """`running` while the writer is at work (its `pid`), `interrupted` after Ctrl-C or when the
+    writer died; run logs from before this field read as `finished`."""
+    pid: int | None = None
 
     @property
     def passed(self) -> bool:
@@ -171,10 +183,34 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunRecord:
     if not directory.is_dir():
         raise UsageError(f"{directory}: not a directory; {how}")
     try:
-        return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+        return _settled(RunRecord.model_validate_json(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
         raise UsageError(f"{path}: no run.json here; {how}") from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the run log ({exc.strerror or exc})") from None
     except ValueError as exc:
         raise UsageError(f"{path}: not a trailblaze run log ({str(exc).splitlines()[0]})") from None
+
+
+def _settled(run: RunRecord) -> RunRecord:
+    """A run that reads `running` although its process is gone ended without finishing: interrupted."""
+    if run.status != "running" or run.pid is None or _alive(run.pid):
+        return run
+    run.status = "interrupted"
+    why = f"interrupted: the trailblaze process (pid {run.pid}) ended before finishing this trail (killed?)"
+    for trail in run.trails:
+        if trail.status == "running":
+            trail.status, trail.error = "interrupted", why
+    return run
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. EPERM: it exists, owned by someone else
+        return True
+    return True

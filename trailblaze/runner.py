@@ -214,8 +214,9 @@ def _open_session(
     except BaseException:
         llms.close()
         if created:
-            try:
-                rundir.root.rmdir()  # still empty: nothing is written before the first trail
+            try:  # only the `running` run.json is in it: nothing ran
+                (rundir.root / "run.json").unlink(missing_ok=True)
+                rundir.root.rmdir()
             except OSError:
                 pass
         raise
@@ -266,6 +267,7 @@ def run_record_command(
     root = rundir.root
     failed = 0
     session = _open_session(device, latency, rundir, created, llms, element_timeout)
+    interrupted = False
     try:
         for file in files:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
@@ -284,8 +286,11 @@ def run_record_command(
             failed += record.status != "passed"
             if record.error:
                 console.print(f"  [red]{_escape(record.error)}[/]")
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        rundir.finish()
+        rundir.finish(interrupted=interrupted)
         session.close()
         llms.close()
     usage = rundir.run.usage
@@ -367,6 +372,7 @@ def run_replay_command(
             _never_started(rundir, trails, device, exc)
             _write_reports(console, rundir, junit, report)
         raise
+    interrupted = False
     try:
         for file, trail in trails:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
@@ -392,8 +398,11 @@ def run_replay_command(
             if record.heal_diff:
                 console.print(f"  [bold]{_escape(str(file))} was updated:[/]")
                 console.print(_diff_markup(record.heal_diff))
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
-        rundir.finish()
+        rundir.finish(interrupted=interrupted)
         try:
             session.close()
         finally:
