@@ -167,3 +167,39 @@ def test_concurrent_android_and_ios_self_heals_both_land(tmp_path: Path) -> None
     healed = load_trail(trail).steps[3].recording or {}
     assert "dev.trailblaze.demo:id/log_in" in str(healed["android"])
     assert "'log_in'" in str(healed["ios"])
+
+
+@pytest.mark.slow
+def test_record_refuses_to_save_a_step_edited_while_it_was_solved(tmp_path: Path) -> None:
+    """`record`: someone rewords the step while the agent solves it → exit 2, the edit is kept."""
+    from typing import Any
+
+    from trailblaze.testing import FakeMessagesAPI
+    from trailblaze.testing.demo_policy import demo_policy
+
+    root = Path(__file__).resolve().parents[1]
+    trail = tmp_path / "search.trail.yaml"
+    trail.write_bytes((root / "trails" / "search.trail.yaml").read_bytes())
+    first = load_trail(trail).steps[0].text
+
+    def edit_then_answer(body: dict[str, Any]) -> Any:
+        text = trail.read_text()
+        if first in text:
+            trail.write_text(text.replace(first, "Open the app fresh"))
+        return demo_policy(body)
+
+    with FakeMessagesAPI(policy=edit_then_answer) as api:
+        env = {**os.environ, "ANTHROPIC_BASE_URL": api.url, "COLUMNS": "200"}
+        env.pop("ANTHROPIC_API_KEY", None)
+        done = subprocess.run(
+            [sys.executable, "-m", "trailblaze", "record", str(trail), "--rerecord", "--device", "sim:android",
+             "--secret", "password=hunter2", "--run-dir", str(tmp_path / "run")],  # fmt: skip
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"error: search.trail.yaml: step 1 ({first!r}) was changed in the file by someone else" in done.stderr
+    assert "run again on the current file" in done.stderr and "Traceback" not in done.stderr
+    assert load_trail(trail).steps[0].text == "Open the app fresh"

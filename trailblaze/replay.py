@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from trailblaze.errors import InfrastructureError, UsageError
+from trailblaze.errors import InfrastructureError, TrailConflictError, UsageError
 from trailblaze.memory import Memory
 from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
 from trailblaze.trail import ToolCall, Trail, TrailStep, closest_classifier, load_trail
@@ -193,6 +193,9 @@ class StepEngine:
             rec.status = "failed"
             rec.error = self.memory.redact(f"{self._where(rec)}: {exc.message}")
             raise _located(exc, rec.error or exc.message) from exc
+        except TrailConflictError as exc:  # names the file and the step already
+            rec.status, rec.error = "failed", self.memory.redact(exc.message)
+            raise
         except UsageError as exc:  # e.g. a template with no value: say which trail and step
             rec.status = "failed"
             rec.error = self.memory.redact(f"{self._where(rec)}: {exc.message}")
