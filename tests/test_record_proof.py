@@ -20,6 +20,7 @@ from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail import load_trail
 
+pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 LOGIN_STEPS = [
@@ -274,3 +275,72 @@ def test_step_usage_errors(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "step 1 of nl.trail.yaml has no android recording to reach step 2; add --step 1" in done.stderr
     assert trail.read_bytes() == before
+
+
+# --- the pytest API ----------------------------------------------------------------------------------------
+
+PYTEST_PROJECT = """\
+import pytest
+
+from trailblaze.testing.demo_policy import demo_llm
+
+
+@pytest.fixture(scope="session")
+def trailblaze_session_args():
+    return {"resolve_timeout": 1.0}
+
+
+@pytest.fixture
+def llm():
+    return demo_llm()
+"""
+
+RECORD_TESTS = """\
+from pathlib import Path
+
+SECRETS = {"password": "hunter2"}
+
+
+def test_record_is_verified_before_it_is_saved(trail_runner):
+    result = trail_runner.record("login.trail.yaml", secrets=SECRETS)
+    result.assert_passed()
+    assert result.record.verification == "verified", result.record.verification_note
+    assert [s.mode for s in result.record.proof.steps] == ["replay"] * 5
+    assert "recording:" in Path("login.trail.yaml").read_text()
+
+
+def test_a_recording_that_does_not_replay_is_not_saved(trail_runner):
+    trail_runner.tool("launchApp: {appId: dev.trailblaze.demo, launchMode: CLEAR_STATE}")
+    before = Path("archive.trail.yaml").read_bytes()
+    result = trail_runner.record("archive.trail.yaml", secrets=SECRETS)
+    assert result.status == "failed" and result.record.verification == "failed"
+    assert Path("archive.trail.yaml").read_bytes() == before
+    assert "proof replay step 3 (step): Open \\"Message 3\\"" in result.diagnostic
+    assert "NOT verified: step 3 did not replay; nothing was written" in result.diagnostic
+
+
+def test_keep_unverified_and_no_verify(trail_runner):
+    trail_runner.tool("launchApp: {appId: dev.trailblaze.demo, launchMode: CLEAR_STATE}")
+    result = trail_runner.record("archive.trail.yaml", secrets=SECRETS, keep_unverified=True)
+    assert result.record.verification == "unverified" and not result.passed
+    assert "tapOnElementBySelector" in Path("archive.trail.yaml").read_text()
+    trail_runner.tool("launchApp: {appId: dev.trailblaze.demo, launchMode: CLEAR_STATE}")
+    skipped = trail_runner.record("again.trail.yaml", secrets=SECRETS, verify=False)
+    assert skipped.passed and skipped.record.verification == "skipped" and skipped.record.proof is None
+"""
+
+
+def test_trail_runner_record_verifies(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    pytester.makeconftest(PYTEST_PROJECT)
+    data = yaml.safe_load((ROOT / "trails" / "login.trail.yaml").read_text())
+    for step in data["trail"]:
+        step.pop("recording", None)
+    (pytester.path / "login.trail.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    stale = stale_archive_copy(tmp_path).read_bytes()
+    (pytester.path / "archive.trail.yaml").write_bytes(stale)
+    (pytester.path / "again.trail.yaml").write_bytes(stale)
+    pytester.makepyfile(test_record=RECORD_TESTS)
+    result = pytester.runpytest_subprocess(
+        "test_record.py", "-v", "--device", "sim:android", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(passed=3)
