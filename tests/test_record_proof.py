@@ -119,6 +119,7 @@ def test_a_recording_that_does_not_replay_after_a_relaunch_is_not_written(
     )
     assert "re-record --step 3" in out
     assert "recorded 6 steps · NOT verified: step 3 did not replay; nothing was written" in out
+    assert "7/7 steps passed, 1 not verified by the proof replay," in out
     assert "was not changed; the rejected recording" in out and "+      - tapOnElementBySelector:" in out
 
     log = run_log(run)
@@ -159,7 +160,9 @@ def test_keep_unverified_writes_and_marks_no_verify_skips(api: FakeMessagesAPI, 
     assert "NOT verified: step 3 did not replay; written anyway (--keep-unverified)" in out
     assert "archive.trail.yaml was updated:" in out
     assert all(step.recording_for("android") is not None for step in load_trail(trail).steps)
-    [rec] = run_log(run)["trails"]
+    log = run_log(run)
+    assert "--keep-unverified" in log["command"]
+    [rec] = log["trails"]
     assert rec["verification"] == "unverified" and rec["status"] == "failed"
     assert all(s["recording_written"] for s in rec["steps"][1:])
     subprocess.run([sys.executable, "-m", "trailblaze", "report", str(run)], check=True, timeout=60)

@@ -405,7 +405,11 @@ def record_command(
             keep_unverified=keep_unverified,
         ),
         run_dir=run_dir,
-        command=["trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout)],
+        command=[
+            "trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout),
+            *(f"--step={n}" for n in steps), *([f"--from={from_step}"] if from_step else []),
+            *(["--no-verify"] if no_verify else []), *(["--keep-unverified"] if keep_unverified else []),
+        ],  # fmt: skip
         latency=_latency_for(device, latency),
         element_timeout=element_timeout,
     )

@@ -151,7 +151,15 @@ def finish_recording(
         record.verification, record.verification_note = "skipped", problem
         _write(trail, record, before, rundir)
         return f"{what} · {problem}"
-    proof = _prove(trail, record, session, memory(), llm_factory, rundir, device, on_step)
+    try:
+        proof = _prove(trail, record, session, memory(), llm_factory, rundir, device, on_step)
+    except BaseException as exc:  # the device died or Ctrl-C: unproven, so nothing is written
+        _reject(record, "NOT verified: the proof replay did not finish; nothing was written")
+        record.status = "error"
+        record.error = f"proof replay: {getattr(exc, 'message', None) or exc or type(exc).__name__}"
+        if rundir is not None:
+            rundir.write()
+        raise
     seconds = f"{proof.duration_ms / 1000:.1f} s"
     if proof.status.startswith("passed"):
         record.verification, record.verification_note = "verified", f"verified by replay in {seconds}"
@@ -169,12 +177,7 @@ def finish_recording(
         )
         _write(trail, record, before, rundir)
     else:
-        record.verification = "failed"
-        record.verification_note = f"NOT verified: {number} did not replay; nothing was written"
-        for step in record.steps:
-            step.recording_written = False
-            for tool in step.tools:
-                tool.recorded = False
+        _reject(record, f"NOT verified: {number} did not replay; nothing was written")
         _keep_diff(trail, record, before, rundir)
     record.status = "failed"
     record.error = f"proof replay: {reason}"
@@ -218,6 +221,14 @@ def _prove(
             record.proof = proof
             proof.duration_ms = (time.monotonic() - started) * 1000
     return proof
+
+
+def _reject(record: TrailRecord, note: str) -> None:
+    record.verification, record.verification_note = "failed", note
+    for step in record.steps:
+        step.recording_written = False
+        for tool in step.tools:
+            tool.recorded = False
 
 
 def _write(trail: Trail, record: TrailRecord, before: str | None, rundir: RunDir | None) -> None:

@@ -336,9 +336,11 @@ def run_record_command(
     steps = [s for t in rundir.run.trails for s in t.steps]
     passed = sum(s.status.startswith("passed") for s in steps)
     tokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+    unproven = sum(t.verification in ("failed", "unverified") for t in rundir.run.trails)
     console.print(
         f"{len(files)} trail{'s' * (len(files) != 1)}, {passed}/{len(steps)} steps passed, "
-        f"{usage.llm_calls} LLM calls, {tokens:,} input + {usage.output_tokens:,} output tokens, "
+        + (f"{unproven} not verified by the proof replay, " if unproven else "")
+        + f"{usage.llm_calls} LLM calls, {tokens:,} input + {usage.output_tokens:,} output tokens, "
         f"${usage.cost_usd:.4f} — run directory {root}"
     )
     return 1 if failed else 0
