@@ -347,3 +347,42 @@ def test_trail_runner_record_verifies(pytester: pytest.Pytester, tmp_path: Path)
         "test_record.py", "-v", "--device", "sim:android", "-p", "no:cacheprovider"
     )
     result.assert_outcomes(passed=3)
+
+
+def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
+    from trailblaze.devices import open_device
+    from trailblaze.errors import DeviceError
+    from trailblaze.memory import Memory
+    from trailblaze.rundir import RunDir
+    from trailblaze.runner import record_trail
+    from trailblaze.sim.faults import Conditions
+    from trailblaze.testing.demo_policy import demo_llm
+
+    data = yaml.safe_load((ROOT / "trails" / "login.trail.yaml").read_text())
+    for step in data["trail"]:
+        step.pop("recording", None)
+    path = tmp_path / "login.trail.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    before = path.read_bytes()
+    conditions = Conditions()
+    run = RunDir(tmp_path / "run", Memory(), command=["test"], device="sim:android")
+
+    def after_proof_step(rec: Any) -> None:  # the device goes offline in the middle of the proof
+        conditions.offline_after_request = conditions.requests + 2
+
+    with open_device("sim:android", latency=conditions, resolve_timeout=1.0) as session:  # type: ignore[arg-type]
+        with pytest.raises(DeviceError) as caught:
+            record_trail(
+                path,
+                session,
+                demo_llm,
+                secrets={"password": "hunter2"},
+                rundir=run,
+                on_proof_step=after_proof_step,
+            )
+    assert caught.value.exit_code == 3 and "login.trail.yaml step 2" in caught.value.message
+    assert path.read_bytes() == before
+    [rec] = run_log(tmp_path / "run")["trails"]
+    assert rec["status"] == "error" and rec["verification"] == "failed"
+    assert rec["error"].startswith("proof replay: login.trail.yaml step 2")
+    assert rec["proof"]["status"] == "error" and not any(s["recording_written"] for s in rec["steps"])
