@@ -235,6 +235,8 @@ def _write(trail: Trail, record: TrailRecord, before: str | None, rundir: RunDir
     _keep_diff(trail, record, before, rundir)
     if before is None or trail.to_yaml() != before:
         trail.save()
+    if rundir is not None:
+        rundir.write()  # run.json says how the recording was verified
 
 
 def _keep_diff(trail: Trail, record: TrailRecord, before: str | None, rundir: RunDir | None) -> None:

@@ -10,8 +10,9 @@ For the trailhead and then every step, the engine picks what to run on this devi
   what already succeeded and the failure, and the next step tries its own recording again.
 
 No LLM client is constructed until a step needs the agent (`llm_factory` is called lazily). A step
-whose recording changed is written back with `Trail.set_recording` and saved atomically, so a failed
-or interrupted step never touches the file.
+whose recording changed is set with `Trail.set_recording`; replay (self-heal, write-back) saves it
+atomically at once, record leaves the saving to `trailblaze.proof` after the proof replay — so a
+failed or interrupted step never touches the file.
 """
 
 from __future__ import annotations
