@@ -118,8 +118,9 @@ def test_no_screenshots_and_rate_limit_and_overload_retries(api: FakeMessagesAPI
     assert tools_of(trail, "android")
 
 
-def test_ctrl_c_leaves_the_trail_as_it_was_before_the_step(api: FakeMessagesAPI, tmp_path: Path) -> None:
+def test_ctrl_c_leaves_the_trail_byte_identical(api: FakeMessagesAPI, tmp_path: Path) -> None:
     trail = nl_copy("login.trail.yaml", tmp_path)
+    original = trail.read_bytes()
     calls = {"n": 0}
 
     def slow_at_step_two(body: dict[str, Any]) -> Any:
@@ -143,9 +144,9 @@ def test_ctrl_c_leaves_the_trail_as_it_was_before_the_step(api: FakeMessagesAPI,
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, out + err
-    assert trail.read_bytes() == after_step_one
-    loaded = load_trail(trail)
-    assert loaded.steps[0].recording_for("android") and loaded.steps[1].recording is None
+    # recordings are written only after the proof replay: step 1's solved recording is not kept either
+    assert trail.read_bytes() == after_step_one == original
+    assert load_trail(trail).steps[0].recording is None
     assert not list(tmp_path.glob(".*.tmp"))
 
 

@@ -54,6 +54,10 @@ def test_records_then_replays_without_an_llm(session: DeviceSession, tmp_path: P
     assert first.status == "passed", first.error
     assert [s.status for s in first.steps] == ["passed"] * 5
     assert all(s.mode == "agent" and s.recording_written for s in first.steps)
+    # written only after the proof replay relaunched the app and replayed all 5 steps with no LLM
+    assert first.verification == "verified" and first.proof is not None
+    assert [(s.mode, s.status) for s in first.proof.steps] == [("replay", "passed")] * 5
+    assert first.proof.usage.llm_calls == 0 and first.proof.directory == first.directory + "/proof"
     text = path.read_text()
     assert text.startswith("# hand-written comment that must survive\n")
     assert "- launchApp: {appId: dev.trailblaze.demo}   # an iOS recording made elsewhere" in text
@@ -99,11 +103,9 @@ def test_failed_step_writes_nothing_and_skips_the_rest(session: DeviceSession, t
     assert record.status == "failed"
     assert [s.status for s in record.steps] == ["passed", "failed", "skipped"]
     assert record.error is not None and "step 2 ('Tap Logout'): there is no Logout" in record.error
-    # step 1 was saved before step 2 failed; step 2 left no trace
-    trail = load_trail(path)
-    assert trail.steps[0].recording_for("android") is not None
-    assert trail.steps[1].recording is None
-    assert path.read_bytes() != before
+    # recordings are written only after the proof replay of a passed record: step 1's is not kept
+    assert path.read_bytes() == before
+    assert record.verification is None and record.proof is None and record.heal_diff is None
 
 
 def test_recordable_false_runs_the_agent_and_is_never_written(session: DeviceSession, tmp_path: Path) -> None:

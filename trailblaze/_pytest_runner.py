@@ -75,9 +75,13 @@ def failure_text(record: TrailRecord, run_dir: Path | None) -> str:
     where = f"{record.device} ({record.classifier})" if record.classifier else record.device
     lines = [f"trail {name} {record.status} on {where}: {record.path}"]
     step = next((s for s in record.steps if s.status == "failed"), None)
+    proof = record.proof if step is None and record.proof is not None else None
+    if proof is not None:  # every step was solved; the new recordings did not replay
+        step = next((s for s in proof.steps if s.status == "failed"), None)
+        lines.append(f"  {record.verification_note or 'the proof replay failed'}")
     if step is not None:
         number = "trailhead" if step.index < 0 else f"step {step.index + 1}"
-        lines.append(f"  {number} ({step.kind}): {step.text}")
+        lines.append(f"  {'proof replay ' if proof is not None else ''}{number} ({step.kind}): {step.text}")
         failing_tool = next((t for t in reversed(step.tools) if t.status != "OK"), None)
         if failing_tool is not None:
             lines.append(f"    tool: {failing_tool.name} {failing_tool.params}")
@@ -189,12 +193,24 @@ class TrailRunner:
         args: Mapping[str, str] | None = None,
         secrets: Mapping[str, str] | None = None,
         rerecord: bool = False,
+        steps: tuple[int, ...] = (),
+        from_step: int | None = None,
+        verify: bool = True,
+        keep_unverified: bool = False,
         **memory: str,
     ) -> TrailResult:
-        """Records a trail: replays what is recorded for this device, solves the rest with `llm`, saves.
+        """Records a trail: replays what is recorded for this device, solves the rest with `llm`, then
+        proves the new recordings by a replay from a relaunch (no LLM) and only then saves them.
+
+        Args:
+            steps / from_step: Re-record only these steps (numbered from 1) / this step and the rest,
+                like `record --step N` / `--from N`.
+            verify: False skips the proof replay (`--no-verify`).
+            keep_unverified: Save even when the proof replay fails (`record.verification` is then
+                `unverified`); otherwise a failed proof saves nothing and the result is `failed`.
 
         Raises:
-            UsageError / TrailFileError: the file does not load.
+            UsageError / TrailFileError: the file does not load, or `steps` / `from_step` are invalid.
             DeviceError / LLMError: infrastructure failed.
         """
         from trailblaze.runner import RecordOptions, record_trail
@@ -208,7 +224,9 @@ class TrailRunner:
             memory=memory,
             args=args,
             secrets=merged,
-            options=RecordOptions(rerecord=rerecord),
+            options=RecordOptions(
+                rerecord=rerecord, steps=tuple(steps), from_step=from_step, verify=verify, keep_unverified=keep_unverified
+            ),
             rundir=self._open_rundir(Memory(secrets=merged)),
             device=self.device,
         )
@@ -308,4 +326,6 @@ def _rebase(trail: TrailRecord, sub: str) -> TrailRecord:
             tool.screenshot_after = join(tool.screenshot_after)
         for call in step.llm_calls:
             call.transcript = join(call.transcript)
+    if trail.proof is not None:
+        trail.proof = _rebase(trail.proof, sub)
     return trail

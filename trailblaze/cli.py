@@ -365,7 +365,8 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
     short_help="Let the agent solve unrecorded steps and write their recordings.",
     epilog=_EX + "  ANTHROPIC_API_KEY=... trailblaze record trails/login.trail.yaml --device sim:android "
     + "--secret password=hunter2\n"
-    + "  trailblaze record trails/login.trail.yaml --device android --rerecord",
+    + "  trailblaze record trails/login.trail.yaml --device android --rerecord\n"
+    + "  trailblaze record trails/login.trail.yaml --device sim:ios --step 3 --secret password=hunter2",
 )
 @click.argument("trails", nargs=-1, required=True, type=click.Path(path_type=str))
 @_device_options
@@ -376,6 +377,13 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per step.")
 @click.option("--no-screenshots", is_flag=True, help="Send only the view hierarchy, no screenshot.")
 @click.option("--rerecord", is_flag=True, help="Solve every step with the agent, even recorded ones.")
+@click.option("--step", "steps", multiple=True, type=click.IntRange(min=1), metavar="N",
+              help="Re-record only step N (numbered as replay prints them); the others replay. Repeatable.")
+@click.option("--from", "from_step", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Re-record step N and every step after it; the steps before replay.")
+@click.option("--no-verify", is_flag=True, help="Write new recordings without the proof replay.")
+@click.option("--keep-unverified", is_flag=True,
+              help="Write new recordings even when the proof replay fails (marked unverified).")
 @_element_timeout_option
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
@@ -394,12 +402,17 @@ def record_command(
     max_llm_calls: int,
     no_screenshots: bool,
     rerecord: bool,
+    steps: tuple[int, ...],
+    from_step: int | None,
+    no_verify: bool,
+    keep_unverified: bool,
     element_timeout: float | None,
     llm_timeout: float | None,
     llm_retries: int | None,
     run_dir: str | None,
 ) -> None:
-    """Record TRAIL files: the agent solves unrecorded steps and writes their recordings back."""
+    """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
+    recordings before they are written back."""
     from trailblaze.runner import RecordOptions, run_record_command
 
     code = run_record_command(
@@ -409,11 +422,21 @@ def record_command(
         args=_key_values(args, "--arg"),
         secrets=_key_values(secrets, "--secret"),
         model=model,
-        options=RecordOptions(max_llm_calls=max_llm_calls, screenshots=not no_screenshots, rerecord=rerecord),
+        options=RecordOptions(
+            max_llm_calls=max_llm_calls,
+            screenshots=not no_screenshots,
+            rerecord=rerecord,
+            steps=steps,
+            from_step=from_step,
+            verify=not no_verify,
+            keep_unverified=keep_unverified,
+        ),
         run_dir=run_dir,
         command=[
             "trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout),
             *_llm_args(llm_timeout, llm_retries),
+            *(f"--step={n}" for n in steps), *([f"--from={from_step}"] if from_step else []),
+            *(["--no-verify"] if no_verify else []), *(["--keep-unverified"] if keep_unverified else []),
         ],  # fmt: skip
         latency=_latency_for(device, latency),
         element_timeout=element_timeout,

@@ -10,8 +10,9 @@ For the trailhead and then every step, the engine picks what to run on this devi
   what already succeeded and the failure, and the next step tries its own recording again.
 
 No LLM client is constructed until a step needs the agent (`llm_factory` is called lazily). A step
-whose recording changed is written back with `Trail.set_recording` and saved atomically, so a failed
-or interrupted step never touches the file.
+whose recording changed is set with `Trail.set_recording`; replay (self-heal, write-back) saves it
+atomically at once, record leaves the saving to `trailblaze.proof` after the proof replay — so a
+failed or interrupted step never touches the file.
 """
 
 from __future__ import annotations
@@ -61,6 +62,11 @@ class EngineMode:
     name: Literal["record", "replay"]
     self_heal: bool = False
     rerecord: bool = False
+    solve: frozenset[int] | None = None
+    """Record: the steps (0-based) the agent solves even when recorded; the others replay their
+    recordings (`--step` / `--from`). None: every unrecorded step (all of them with `rerecord`)."""
+    proof: bool = False
+    """Replay as the proof of new recordings (the failure hint says how to fix a recording)."""
     write_back: bool = True
     max_llm_calls: int = 50
     screenshots: bool = True
@@ -167,7 +173,7 @@ class StepEngine:
                 self.rundir.start_step(rec, self.session)
             else:
                 record.steps.append(rec)
-            recorded = self._recorded_tools(step)
+            recorded = self._recorded_tools(step, rec.index)
             if recorded is None:
                 rec.mode = "agent"
                 self._solve(rec, step, text, None)
@@ -215,14 +221,17 @@ class StepEngine:
         """The key whose recording this device replays (closest first), else the platform family."""
         return closest_classifier(step.recording, self.classifier) or self.family
 
-    def _recorded_tools(self, step: TrailStep | None) -> list[ToolCall] | None:
+    def _recorded_tools(self, step: TrailStep | None, index: int) -> list[ToolCall] | None:
+        solve = self.mode.solve
         if step is None:
             assert self.trail.trailhead is not None
             tool = self.trail.trailhead.recording_for(self.classifier)
-            return None if tool is None or self.mode.rerecord else [tool]
+            return None if tool is None or (self.mode.rerecord and solve is None) else [tool]
         if step.static:
             return step.recording_for(self.classifier) or []
-        if not step.recordable or self.mode.rerecord:
+        if not step.recordable or (solve is not None and index in solve):
+            return None
+        if self.mode.rerecord and solve is None:
             return None
         return step.recording_for(self.classifier)
 
@@ -287,7 +296,13 @@ class StepEngine:
             error += f"; selector {describe_selector(selector)}"
         if rec.candidates and "closest on screen" not in result.message:
             error += "; closest on screen: " + "; ".join(rec.candidates[:3])
-        if self.mode.name == "record":
+        if self.mode.proof:
+            number = "the trailhead" if rec.index < 0 else f"--step {rec.index + 1}"
+            error += (
+                f"; the new recording does not replay after a relaunch: re-record {number}, or start the "
+                "trail from a clean state (launchApp launchMode: CLEAR_STATE)"
+            )
+        elif self.mode.name == "record":
             error += "; run with --rerecord to record this step again"
         elif rec.index >= 0:
             error += "; run with --self-heal to let the agent repair this step, or re-record it"
@@ -362,6 +377,13 @@ class StepEngine:
             self.trail.set_trailhead_recording(self.family, tools[0])
         else:
             self.trail.set_recording(rec.index, self._recording_key(step), tools)
+        if self.mode.name == "record":
+            # Record writes the file only after the proof replay (trailblaze.proof); until then the
+            # new recording lives in the in-memory trail.
+            rec.recording_written = True
+            if self.rundir is not None:
+                self.rundir.mark_recorded()
+            return
         if self.trail.path is None:
             return  # a trail built in code: the caller keeps the updated object
         self.trail.save()
@@ -445,13 +467,20 @@ def run_engine(
     rundir: RunDir | None,
     *,
     skipped: str | None = None,
+    proof_of: TrailRecord | None = None,
 ) -> TrailRecord:
-    """Runs `engine` over `trail`, keeps the run log in step, and diffs the file when it changed."""
+    """Runs `engine` over `trail`, keeps the run log in step, and diffs the file when it changed.
+
+    `proof_of`: this run is the proof replay of that trail's record (its own sub-record and folder).
+    """
     started = time.monotonic()
     before = _file_text(trail)
     if rundir is not None:
         rundir.memory = engine.memory
-        rundir.start_trail(record)
+        if proof_of is not None:
+            rundir.start_proof(proof_of, record)
+        else:
+            rundir.start_trail(record)
     error: str | None = None
     try:
         if skipped is not None:
@@ -475,7 +504,8 @@ def run_engine(
     finally:
         if record.status == "failed":
             error = next((s.error for s in record.steps if s.status == "failed"), None)
-        after = _file_text(trail)
+        # Record writes (and diffs) only after its proof replay (trailblaze.proof).
+        after = _file_text(trail) if engine.mode.name == "replay" else before
         if before is not None and after is not None and before != after:
             from trailblaze.heal import trail_diff
 

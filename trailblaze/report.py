@@ -382,6 +382,8 @@ class _Page:
                     f"{trail.usage.llm_calls} call{'s' * (trail.usage.llm_calls != 1)} · {_tokens(trail.usage)} · {format_cost(trail.usage.cost_usd)}",
                 )
             )
+        if trail.verification:
+            facts.append(("Verification", f"{trail.verification} — {trail.verification_note or ''}".rstrip(" —")))
         for name, value in facts:
             yield f"<div><dt>{esc(name)}</dt><dd>{esc(value)}</dd></div>"
         if trail.directory:
@@ -392,16 +394,42 @@ class _Page:
         elif trail.error:
             yield f'<div class="error-box" role="alert"><strong>Trail error</strong><pre>{esc(trail.error)}</pre></div>\n'
         if trail.heal_diff:
-            yield from self._diff(trail.heal_diff)
+            if trail.mode != "record":
+                title = "Trail file changes (self-heal)"
+            elif trail.verification == "failed":
+                title = "Recording NOT written (the proof replay failed)"
+            else:
+                title = "Trail file changes (record)"
+            yield from self._diff(trail.heal_diff, title)
         yield '<div class="steps">\n'
         for i, step in enumerate(trail.steps):
             yield from self._step(number, i, step, trail)
         if not trail.steps:
             yield '<p class="muted">No steps recorded.</p>\n'
-        yield "</div>\n</div>\n</details>\n"
+        yield "</div>\n"
+        if trail.proof is not None:
+            yield from self._proof(number, trail, trail.proof)
+        yield "</div>\n</details>\n"
 
-    def _diff(self, diff: str) -> Iterator[str]:
-        yield '<details class="diff-box" open><summary>Trail file changes (self-heal)</summary><pre class="diff">'
+    def _proof(self, number: int, trail: TrailRecord, proof: TrailRecord) -> Iterator[str]:
+        """The proof replay of a record run: the relaunched trail replayed from the new recordings."""
+        self.trail_dir = proof.directory
+        yield (
+            f'<section class="proof" id="trail-{number}-proof"><h3>Proof replay {_badge(proof.status)} '
+            f'<span class="dur">{esc(_dur(proof.duration_ms, proof.status))}</span></h3>\n'
+            '<p class="muted small">The app relaunched the way the trail starts and the whole trail replayed '
+            "from the new recordings, with no LLM, before anything was written.</p>\n"
+        )
+        if trail.verification_note:
+            yield f'<p class="small"><strong>{esc(trail.verification_note)}</strong></p>\n'
+        yield '<div class="steps">\n'
+        for i, step in enumerate(proof.steps):
+            yield from self._step(number, i, step, proof, prefix="proof-")
+        yield "</div>\n</section>\n"
+        self.trail_dir = trail.directory
+
+    def _diff(self, diff: str, title: str) -> Iterator[str]:
+        yield f'<details class="diff-box" open><summary>{esc(title)}</summary><pre class="diff">'
         for line in diff.splitlines():
             if line.startswith(("+++", "---")):
                 cls = "d-file"
@@ -417,13 +445,13 @@ class _Page:
         yield "</pre></details>\n"
 
     # --- step -----------------------------------------------------------------------------------
-    def _step(self, number: int, i: int, step: StepRecord, trail: TrailRecord) -> Iterator[str]:
+    def _step(self, number: int, i: int, step: StepRecord, trail: TrailRecord, prefix: str = "") -> Iterator[str]:
         failing = _step_failing(step)
         kind = f'<span class="kind">{esc(step.kind)}</span>' if step.kind != "step" else ""
         ran = step.status not in ("not-run", "skipped")
         mode = f'<span class="mode m-{esc(step.mode)}">{esc(step.mode)}</span>' if ran else ""
         yield (
-            f'<details class="step st-{esc(step.status)}" id="trail-{number}-step-{i}"{" open" if failing else ""}>'
+            f'<details class="step st-{esc(step.status)}" id="trail-{number}-{prefix}step-{i}"{" open" if failing else ""}>'
             f'<summary><span class="chev" aria-hidden="true"></span><span class="stepno">{esc(step_label(step.index))}</span>'
             f"{_badge(step.status)}{kind}{mode}"
             f'<span class="text">{esc(step.text)}</span><span class="dur">{esc(_dur(step.duration_ms, step.status))}</span>'
@@ -654,6 +682,7 @@ white-space:nowrap}
 .step-body{padding:4px 12px 12px 30px}
 .error-box{background:var(--bad-bg);border:1px solid var(--bad-bd);border-radius:6px;padding:10px 12px;margin:8px 0;color:#5c0011}
 .error-box pre{font-size:13px;margin-top:4px;color:var(--bad-fg)}
+.proof{margin-top:14px;border-top:1px dashed var(--line);padding-top:8px}.proof h3{font-size:15px;margin:4px 0}
 .note-box{background:var(--skip-bg);border:1px solid var(--skip-bd);border-radius:6px;padding:8px 12px;margin:8px 0}
 .cands{margin-top:8px}.cands ol{margin:4px 0 0;padding-left:22px}.cands li{margin:1px 0}
 .step-grid{display:flex;gap:20px;align-items:flex-start}

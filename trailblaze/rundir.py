@@ -8,6 +8,8 @@ RUN_DIR/
     step-00-before.xml / -after.xml hierarchy dumps (the driver's raw source)
     llm/step-00-call-01.json        one redacted request/response per LLM call
     llm/step-00-call-01.jpg         the annotated screenshot that call sent
+    recording.diff                  record: the change to the trail file (trail.diff: a self-heal's)
+    proof/                          record: the proof replay of the new recordings, same layout
 ```
 
 A step's "before" is the previous step's "after" file when no device action ran in between (so a
@@ -110,6 +112,28 @@ class RunDir:
         self.trail = record
         self.write()
         return record
+
+    def start_proof(self, parent: TrailRecord, record: TrailRecord) -> TrailRecord:
+        """Make `record` the proof replay of `parent` (its folder `<parent>/proof/`) and the current trail."""
+        name = f"{parent.directory}/proof"
+        self._trail_dir = self.root / name
+        self._last_after = None
+        (self._trail_dir / "llm").mkdir(parents=True, exist_ok=True)
+        record.directory = name
+        parent.proof = record
+        self.trail = record
+        self.write()
+        return record
+
+    def resume_trail(self, record: TrailRecord) -> None:
+        """Make `record` (a trail of this run) the current trail again, e.g. after its proof replay."""
+        self.trail = record
+        self._trail_dir = self.root / record.directory
+        self._last_after = None
+
+    def trail_file(self, record: TrailRecord, name: str) -> Path:
+        """A file in a trail's folder."""
+        return self.root / record.directory / name
 
     def start_step(self, record: StepRecord, session: DeviceSession | None) -> StepRecord:
         """Add a step to the current trail, with the screen before it."""
@@ -230,7 +254,7 @@ class RunDir:
                 cache_read_input_tokens=usage.cache_read_input_tokens,
                 cost_usd=response.cost_usd,
                 duration_ms=response.duration_s * 1000,
-                transcript=f"{self._trail_dir.name}/{stem}.json",
+                transcript=f"{self._rel_dir()}/{stem}.json",
                 tool_calls=[_short_call(u.name, self._redact(u.input)) for u in response.tool_uses],
                 text=self._redact(response.text),
             )
@@ -259,7 +283,11 @@ class RunDir:
         ext = "json" if hierarchy.format == "wda-json" else "xml"
         (self._trail_dir / f"{stem}.{ext}").write_text(self._redact(text), "utf-8")
         (self._trail_dir / f"{stem}.png").write_bytes(session.screenshot())
-        return f"{self._trail_dir.name}/{stem}.png", f"{self._trail_dir.name}/{stem}.{ext}"
+        rel = self._rel_dir()
+        return f"{rel}/{stem}.png", f"{rel}/{stem}.{ext}"
+
+    def _rel_dir(self) -> str:
+        return self._trail_dir.relative_to(self.root).as_posix()
 
     def _redact(self, value: Any) -> Any:
         return self.memory.redact(value)

@@ -32,6 +32,7 @@ __all__ = [
     "TrailRecord",
     "TrailStatus",
     "UsageTotals",
+    "Verification",
     "load_run",
     "write_run",
 ]
@@ -43,6 +44,7 @@ TrailStatus = Literal[
     "passed", "passed-with-self-heal", "passed-ai", "failed", "error", "skipped", "running", "interrupted"
 ]
 RunStatus = Literal["running", "finished", "interrupted"]
+Verification = Literal["verified", "failed", "unverified", "skipped"]
 
 
 class _Model(BaseModel):
@@ -137,7 +139,16 @@ class TrailRecord(_Model):
     steps: list[StepRecord] = Field(default_factory=list)
     error: str | None = None
     heal_diff: str | None = None
-    """Unified diff of the trail file when the run rewrote it."""
+    """Unified diff of the trail file when the run rewrote it (record: also when the proof replay
+    failed and nothing was written — the diff that was not applied)."""
+    verification: Verification | None = None
+    """Record only, when it made new recordings: `verified` (the proof replay passed, written),
+    `failed` (it did not, nothing written), `unverified` (it did not, written anyway with
+    --keep-unverified) or `skipped` (not run; `verification_note` says why)."""
+    verification_note: str | None = None
+    proof: TrailRecord | None = None
+    """The proof replay's own run (record only): the relaunched trail replayed from the new
+    recordings with no LLM; its artifacts live in `<directory>/proof/`."""
     usage: UsageTotals = Field(default_factory=UsageTotals)
     directory: str = ""
     """This trail's artifact folder, relative to the run directory."""

@@ -2,11 +2,13 @@
 
 Record and replay share one step engine (`trailblaze.replay.StepEngine`). In record mode a step that
 already has a recording for this device is replayed through `run_recorded_tool` (no LLM); with
-`rerecord`, or when it has none, or when it is `recordable: false`, the agent solves it. After each
-step the agent solved, its recording is written under the device's platform family (`android` /
-`ios`) with `Trail.set_recording` and saved atomically — other classifiers and the rest of the file
-are untouched, and a failed or interrupted step writes nothing. Replay (`replay_trail`, re-exported
-here) lives in `trailblaze.replay`.
+`rerecord`, or when it has none, or when it is `recordable: false`, or when `steps` / `from_step`
+choose it, the agent solves it. The recordings the agent makes go under the device's platform family
+(`android` / `ios`) with `Trail.set_recording` in memory; when every step passed, the proof replay
+(`trailblaze.proof`) relaunches the trail and replays it from them with no LLM, and only then is the
+file saved atomically — other classifiers and the rest of the file untouched. A failed, interrupted
+or unproven record writes nothing. Replay (`replay_trail`, re-exported here) lives in
+`trailblaze.replay`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.memory import Memory
+from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
 from trailblaze.replay import (
     EngineMode,
     ReplayOptions,
@@ -55,6 +58,15 @@ class RecordOptions:
     screenshots: bool = True
     rerecord: bool = False
     """Solve every step with the agent even when it has a recording for this device."""
+    steps: tuple[int, ...] = ()
+    """`--step N`: solve these steps (numbered from 1, as replay prints them) with the agent even when
+    recorded; the others replay their recordings."""
+    from_step: int | None = None
+    """`--from N`: solve step N and every step after it with the agent."""
+    verify: bool = True
+    """Prove new recordings by a replay from a relaunch before writing them (`--no-verify`: off)."""
+    keep_unverified: bool = False
+    """Write new recordings even when the proof replay fails (marked `unverified`)."""
 
 
 def record_trail(
@@ -69,24 +81,58 @@ def record_trail(
     rundir: RunDir | None = None,
     on_step: Callable[[StepRecord], None] | None = None,
     device: str = "",
+    on_summary: Callable[[str], None] | None = None,
+    on_proof_step: Callable[[StepRecord], None] | None = None,
 ) -> TrailRecord:
-    """Record one trail file on `session`: replay what is recorded, solve the rest, save as it goes.
+    """Record one trail file on `session`: replay what is recorded, solve the rest, prove, then save.
+
+    Args:
+        on_summary: Called with the line saying what was recorded and whether the proof replay
+            verified it (`recorded 5 steps · verified by replay in 3.1 s`).
+        on_proof_step: Called after every step of the proof replay.
 
     Returns:
-        The trail's record (status `passed` or `failed`, every step with its status).
+        The trail's record (status `passed` or `failed`, every step with its status; `verification`
+        and `proof` when new recordings were made).
 
     Raises:
-        TrailFileError / UsageError: the file does not load, or a template names an unknown variable.
-        DeviceError / LLMError: infrastructure failed (the trail keeps every step saved before).
+        TrailFileError / UsageError: the file does not load, a template names an unknown variable, or
+            `steps` / `from_step` name no step that can be re-recorded.
+        DeviceError / LLMError: infrastructure failed (the trail file is unchanged).
     """
     trail = load_trail(path)
+    before = trail.source_text
     mem = build_memory(trail, memory, args, secrets)
+    solve = chosen_steps(trail, session.info.platform, options.steps, options.from_step)
+    if solve is not None and options.rerecord:
+        from trailblaze.errors import UsageError
+
+        raise UsageError("--rerecord re-solves every step; drop it to re-record only --step / --from")
     mode = EngineMode(
-        "record", rerecord=options.rerecord, max_llm_calls=options.max_llm_calls, screenshots=options.screenshots
+        "record",
+        rerecord=options.rerecord,
+        solve=solve,
+        max_llm_calls=options.max_llm_calls,
+        screenshots=options.screenshots,
     )
     record = start_record(trail, str(path), session, "record", device)
     engine = StepEngine(trail, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step)
-    return run_engine(trail, record, engine, rundir)
+    run_engine(trail, record, engine, rundir)
+    line = finish_recording(
+        trail,
+        record,
+        before,
+        session,
+        memory=lambda: build_memory(trail, memory, args, secrets),
+        llm_factory=llm_factory,
+        options=ProofOptions(verify=options.verify, keep_unverified=options.keep_unverified),
+        rundir=rundir,
+        device=device,
+        on_step=on_proof_step,
+    )
+    if line is not None and on_summary is not None:
+        on_summary(line)
+    return record
 
 
 # --- the `trailblaze record` / `trailblaze replay` commands ---------------------------------------
@@ -258,8 +304,9 @@ def run_record_command(
     trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
     _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=False)
+    why = _check_record_options(options, trails, device)
     llms = _LLMs(model, llm_timeout, llm_retries)
-    why = "--rerecord solves every step" if options.rerecord else _agent_needed(trails, device)
+    why = why or ("--rerecord solves every step" if options.rerecord else _agent_needed(trails, device))
     if why:
         llms.check(why)
     console = _console()
@@ -271,6 +318,7 @@ def run_record_command(
     try:
         for file in files:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
+            summary: list[str] = []
             record = record_trail(
                 file,
                 session,
@@ -282,10 +330,13 @@ def run_record_command(
                 rundir=rundir,
                 on_step=lambda rec: console.print(_step_line(rec)),
                 device=device,
+                on_summary=summary.append,
+                on_proof_step=_proof_printer(console),
             )
             failed += record.status != "passed"
             if record.error:
                 console.print(f"  [red]{_escape(record.error)}[/]")
+            _print_recording(console, file, record, summary)
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -297,12 +348,64 @@ def run_record_command(
     steps = [s for t in rundir.run.trails for s in t.steps]
     passed = sum(s.status.startswith("passed") for s in steps)
     tokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+    unproven = sum(t.verification in ("failed", "unverified") for t in rundir.run.trails)
     console.print(
         f"{len(files)} trail{'s' * (len(files) != 1)}, {passed}/{len(steps)} steps passed, "
-        f"{usage.llm_calls} LLM calls, {tokens:,} input + {usage.output_tokens:,} output tokens, "
+        + (f"{unproven} not verified by the proof replay, " if unproven else "")
+        + f"{usage.llm_calls} LLM calls, {tokens:,} input + {usage.output_tokens:,} output tokens, "
         f"${usage.cost_usd:.4f} — run directory {root}"
     )
     return 1 if failed else 0
+
+
+def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail]], device: str) -> str | None:
+    """Usage errors of --step / --from / --keep-unverified, before the device; why the agent must run."""
+    from trailblaze.devices import parse_device_spec
+    from trailblaze.errors import UsageError
+
+    if options.keep_unverified and not options.verify:
+        raise UsageError("--keep-unverified keeps recordings the proof replay rejected; it needs the proof (drop --no-verify)")
+    if not options.steps and options.from_step is None:
+        return None
+    flags = "--step" if options.steps else "--from"
+    if options.rerecord:
+        raise UsageError(f"--rerecord re-solves every step; drop it to re-record only the {flags} steps")
+    if len(trails) != 1:
+        raise UsageError(f"{flags} picks steps of one trail; pass exactly one trail file (got {len(trails)})")
+    file, trail = trails[0]
+    chosen = chosen_steps(trail, parse_device_spec(device).platform, options.steps, options.from_step)
+    assert chosen is not None
+    numbers = ", ".join(str(i + 1) for i in sorted(chosen))
+    return f"{file}: {flags} re-solves step{'s' * (len(chosen) != 1)} {numbers}"
+
+
+def _proof_printer(console: Console) -> Callable[[StepRecord], None]:
+    """Prints the proof replay's steps under a heading of their own."""
+    started: list[bool] = []
+
+    def show(rec: StepRecord) -> None:
+        if not started:
+            started.append(True)
+            console.print("  [bold]proof replay[/] (relaunched, recordings only, no LLM):")
+        console.print("  " + _step_line(rec))
+
+    return show
+
+
+def _print_recording(console: Console, file: Path, record: TrailRecord, summary: list[str]) -> None:
+    """What record did to the file: the verification line, then the diff (as --self-heal prints it)."""
+    if record.verification is None or not summary:
+        return
+    style = {"verified": "green", "skipped": "yellow"}.get(record.verification, "red")
+    console.print(f"  [{style}]{_escape(summary[0])}[/]")
+    if not record.heal_diff:
+        return
+    if record.verification == "failed":
+        where = f" (kept as {record.directory}/recording.diff in the run directory)" if record.directory else ""
+        console.print(f"  [bold]{_escape(str(file))} was not changed; the rejected recording{where}:[/]")
+    else:
+        console.print(f"  [bold]{_escape(str(file))} was updated:[/]")
+    console.print(_diff_markup(record.heal_diff))
 
 
 def run_replay_command(
