@@ -11,7 +11,7 @@ import math
 import os
 import sys
 import traceback
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -136,12 +136,13 @@ def schema_command() -> None:
 
 @cli.command(
     "sim",
-    short_help="Run a simulated Android phone or iPhone in the foreground.",
+    short_help="Run a simulated Android phone, iPhone or model endpoint in the foreground.",
     epilog=_EX
     + "  trailblaze sim android --port 5037      # then: adb -P 5037 devices\n"
-    + "  trailblaze sim ios --port 8100 --app demo@v2",
+    + "  trailblaze sim ios --port 8100 --app demo@v2\n"
+    + "  trailblaze sim llm --port 8787          # then: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 trailblaze record …",
 )
-@click.argument("platform", type=click.Choice(["android", "ios"]))
+@click.argument("platform", type=click.Choice(["android", "ios", "llm"]))
 @click.option("--app", default="demo", show_default=True,
               help="Bundled app NAME[@VARIANT] (demo, demo@restyled, demo@v2) or a spec PATH.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0,
@@ -152,20 +153,50 @@ def schema_command() -> None:
               help="How many devices (android only).")
 @_debug_option
 def sim_command(platform: str, app: str, port: int, latency: str, count: int) -> None:
-    """Run a simulated device in the foreground until Ctrl-C."""
-    import threading
+    """Run a simulated device in the foreground until Ctrl-C.
 
+    `llm` serves a local Messages-API endpoint whose scripted "model" solves the demo app's trails, so
+    `trailblaze record` can be tried without an API key (loopback only).
+    """
+    if platform == "llm":
+        _serve_fake_llm(port)
+        return
     from trailblaze.sim.runtime import start_simulator
 
     sim = start_simulator(platform, app, count=count, port=port, latency=latency)
-    click.echo(sim.how_to_connect(), err=False)
+    _foreground(sim.how_to_connect(), sim.stop)
+
+
+def _foreground(how_to_use: str, stop: Any) -> None:
+    """Prints how to use a server, then serves until Ctrl-C and stops it."""
+    import threading
+
+    click.echo(how_to_use)
     sys.stdout.flush()
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
     finally:
-        sim.stop()
+        stop()
+
+
+def _serve_fake_llm(port: int) -> None:
+    from trailblaze.errors import UsageError
+    from trailblaze.testing.demo_policy import demo_policy
+    from trailblaze.testing.messages_api import FakeMessagesAPI
+
+    try:
+        api = FakeMessagesAPI(policy=demo_policy, port=port, keep_requests=False)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); pick another --port, or 0 for a free one"
+        ) from None
+    _foreground(
+        f"ANTHROPIC_BASE_URL={api.url} trailblaze record TRAIL --device sim:android   "
+        "# a scripted model for the demo app (no API key needed); Ctrl-C stops it",
+        api.close,
+    )
 
 
 @cli.command(
@@ -352,6 +383,8 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per step.")
 @click.option("--no-screenshots", is_flag=True, help="Send only the view hierarchy, no screenshot.")
 @click.option("--rerecord", is_flag=True, help="Solve every step with the agent, even recorded ones.")
+@click.option("--ask", "ask", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Let the agent ask you questions (askUser) on the terminal; auto: when stdin is a terminal.")
 @_element_timeout_option
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
@@ -369,10 +402,12 @@ def record_command(
     max_llm_calls: int,
     no_screenshots: bool,
     rerecord: bool,
+    ask: str,
     element_timeout: float | None,
     run_dir: str | None,
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps and writes their recordings back."""
+    from trailblaze.ask import AskMode, asker_for
     from trailblaze.runner import RecordOptions, run_record_command
 
     code = run_record_command(
@@ -382,7 +417,12 @@ def record_command(
         args=_key_values(args, "--arg"),
         secrets=_key_values(secrets, "--secret"),
         model=model,
-        options=RecordOptions(max_llm_calls=max_llm_calls, screenshots=not no_screenshots, rerecord=rerecord),
+        options=RecordOptions(
+            max_llm_calls=max_llm_calls,
+            screenshots=not no_screenshots,
+            rerecord=rerecord,
+            ask=asker_for(cast("AskMode", ask)),
+        ),
         run_dir=run_dir,
         command=["trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout)],
         latency=_latency_for(device, latency),

@@ -55,6 +55,8 @@ class RecordOptions:
     screenshots: bool = True
     rerecord: bool = False
     """Solve every step with the agent even when it has a recording for this device."""
+    ask: Callable[[str], str] | None = None
+    """Answers the agent's `askUser` questions (a person at the terminal); None: the tool is not offered."""
 
 
 def record_trail(
@@ -82,7 +84,11 @@ def record_trail(
     trail = load_trail(path)
     mem = build_memory(trail, memory, args, secrets)
     mode = EngineMode(
-        "record", rerecord=options.rerecord, max_llm_calls=options.max_llm_calls, screenshots=options.screenshots
+        "record",
+        rerecord=options.rerecord,
+        max_llm_calls=options.max_llm_calls,
+        screenshots=options.screenshots,
+        ask=options.ask,
     )
     record = start_record(trail, str(path), session, "record", device)
     engine = StepEngine(trail, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step)
