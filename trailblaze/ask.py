@@ -69,7 +69,8 @@ def terminal_asker(stdin: TextIO | None = None, stdout: TextIO | None = None) ->
     def ask(question: str) -> str:
         out = stdout or sys.stdout
         inp = stdin or sys.stdin
-        out.write(f"\n  ? the agent asks: {' '.join(question.split())}\n  answer> ")
+        shown = "".join(ch for ch in " ".join(question.split()) if ch.isprintable())  # no terminal escapes
+        out.write(f"\n  ? the agent asks: {shown}\n  answer> ")
         out.flush()
         return inp.readline().strip()
 
