@@ -21,8 +21,6 @@ import pytest
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 
-pytestmark = pytest.mark.slow
-
 TRAIL = """\
 config:
   id: ask/email
@@ -95,6 +93,7 @@ def drain(fd: int, seen: bytearray) -> None:
         seen += chunk
 
 
+@pytest.mark.slow
 def test_the_answer_typed_into_the_terminal_reaches_the_next_request(
     api: FakeMessagesAPI, tmp_path: Path
 ) -> None:
@@ -141,6 +140,7 @@ def test_the_answer_typed_into_the_terminal_reaches_the_next_request(
     assert "askUser" not in text and "inputText" in text and "user@example.com" in text
 
 
+@pytest.mark.slow
 def test_without_a_terminal_the_tool_is_not_offered(api: FakeMessagesAPI, tmp_path: Path) -> None:
     trail = tmp_path / "email.trail.yaml"
     trail.write_text(TRAIL)
@@ -151,3 +151,42 @@ def test_without_a_terminal_the_tool_is_not_offered(api: FakeMessagesAPI, tmp_pa
     assert done.returncode == 0, done.stdout + done.stderr
     assert api.bodies and not any("askUser" in {t["name"] for t in b["tools"]} for b in api.bodies)
     assert "answer>" not in done.stdout
+
+
+def test_record_options_ask_callback_answers_and_is_never_recorded(tmp_path: Path) -> None:
+    from trailblaze.devices import open_device
+    from trailblaze.llm import ToolResultBlock
+    from trailblaze.memory import Memory
+    from trailblaze.rundir import RunDir
+    from trailblaze.runner import RecordOptions, record_trail
+    from trailblaze.testing import ScriptedLLM, tool
+
+    questions: list[str] = []
+
+    def ask(question: str) -> str:
+        questions.append(question)
+        return "dev.trailblaze.demo"
+
+    llm = ScriptedLLM(
+        [
+            tool("askUser", question="Which app should I launch?"),
+            tool("launchApp", appId="dev.trailblaze.demo"),
+            tool("objectiveStatus", status="COMPLETED", explanation="launched"),
+        ]
+    )
+    path = tmp_path / "launch.trail.yaml"
+    path.write_text("trail:\n  - step: Launch the app the person names\n")
+    with open_device("sim:android", latency="zero") as session:
+        rundir = RunDir(tmp_path / "run", Memory(), command=["test"], device="sim:android")
+        record = record_trail(path, session, lambda: llm, options=RecordOptions(ask=ask), rundir=rundir)
+    assert record.status == "passed", record.error
+    assert questions == ["Which app should I launch?"]
+    assert "askUser" in {t.name for t in llm.requests[0].tools}
+    answer = [b for b in llm.requests[1].messages[-1].content if isinstance(b, ToolResultBlock)]
+    assert answer[0].content == "OK the person answered: dev.trailblaze.demo" and not answer[0].is_error
+    assert [(t.name, t.recorded) for t in record.steps[0].tools] == [
+        ("askUser", False),
+        ("launchApp", True),
+        ("objectiveStatus", False),
+    ]
+    assert "askUser" not in path.read_text() and "launchApp" in path.read_text()

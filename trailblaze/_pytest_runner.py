@@ -189,9 +189,13 @@ class TrailRunner:
         args: Mapping[str, str] | None = None,
         secrets: Mapping[str, str] | None = None,
         rerecord: bool = False,
+        ask: Callable[[str], str] | None = None,
         **memory: str,
     ) -> TrailResult:
         """Records a trail: replays what is recorded for this device, solves the rest with `llm`, saves.
+
+        `ask` answers the model's `askUser` questions (question in, one-line answer out); without it
+        the tool is not offered.
 
         Raises:
             UsageError / TrailFileError: the file does not load.
@@ -208,7 +212,7 @@ class TrailRunner:
             memory=memory,
             args=args,
             secrets=merged,
-            options=RecordOptions(rerecord=rerecord),
+            options=RecordOptions(rerecord=rerecord, ask=ask),
             rundir=self._open_rundir(Memory(secrets=merged)),
             device=self.device,
         )
