@@ -417,16 +417,12 @@ def record_command(
         args=_key_values(args, "--arg"),
         secrets=_key_values(secrets, "--secret"),
         model=model,
-        options=RecordOptions(
-            max_llm_calls=max_llm_calls,
-            screenshots=not no_screenshots,
-            rerecord=rerecord,
-            ask=asker_for(cast("AskMode", ask)),
-        ),
+        options=RecordOptions(max_llm_calls=max_llm_calls, screenshots=not no_screenshots, rerecord=rerecord),
         run_dir=run_dir,
         command=["trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout)],
         latency=_latency_for(device, latency),
         element_timeout=element_timeout,
+        ask=asker_for(cast("AskMode", ask)),
     )
     ctx.exit(code)
 

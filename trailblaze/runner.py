@@ -12,7 +12,7 @@ here) lives in `trailblaze.replay`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,12 +84,9 @@ def record_trail(
     trail = load_trail(path)
     mem = build_memory(trail, memory, args, secrets)
     mode = EngineMode(
-        "record",
-        rerecord=options.rerecord,
-        max_llm_calls=options.max_llm_calls,
-        screenshots=options.screenshots,
-        ask=options.ask,
+        "record", rerecord=options.rerecord, max_llm_calls=options.max_llm_calls, screenshots=options.screenshots
     )
+    mode = replace(mode, ask=options.ask)
     record = start_record(trail, str(path), session, "record", device)
     engine = StepEngine(trail, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step)
     return run_engine(trail, record, engine, rundir)
@@ -241,10 +238,12 @@ def run_record_command(
     command: list[str],
     latency: str | None = None,
     element_timeout: float | None = None,
+    ask: Callable[[str], str] | None = None,
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
     `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s).
+    `ask` answers the agent's `askUser` questions (`--ask`); None: the tool is not offered.
 
     Returns:
         The exit code: 0 every trail passed, 1 a step failed.
@@ -254,6 +253,7 @@ def run_record_command(
     """
     files = _trail_files(paths)
     trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
+    options = replace(options, ask=ask) if ask is not None else options
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
     _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=False)
     llms = _LLMs(model)
