@@ -190,3 +190,18 @@ def test_record_options_ask_callback_answers_and_is_never_recorded(tmp_path: Pat
         ("objectiveStatus", False),
     ]
     assert "askUser" not in path.read_text() and "launchApp" in path.read_text()
+
+
+def test_asker_modes_and_what_the_person_sees() -> None:
+    import io
+
+    from trailblaze.ask import asker_for, terminal_asker
+
+    assert asker_for("never", io.StringIO("x\n")) is None
+    assert asker_for("auto", io.StringIO("x\n")) is None  # not a terminal: the tool is not offered
+    always = asker_for("always", io.StringIO("  blue \n"))
+    assert always is not None and always("Which colour?") == "blue"
+    out = io.StringIO()
+    ask = terminal_asker(io.StringIO(""), out)
+    assert ask("Pick\x1b[2J one\nof these?") == ""  # end of input: no answer
+    assert out.getvalue() == "\n  ? the agent asks: Pick[2J one of these?\n  answer> "  # no escape codes
