@@ -197,6 +197,7 @@ class TrailRunner:
         from_step: int | None = None,
         verify: bool = True,
         keep_unverified: bool = False,
+        ask: Callable[[str], str] | None = None,
         **memory: str,
     ) -> TrailResult:
         """Records a trail: replays what is recorded for this device, solves the rest with `llm`, then
@@ -208,6 +209,9 @@ class TrailRunner:
             verify: False skips the proof replay (`--no-verify`).
             keep_unverified: Save even when the proof replay fails (`record.verification` is then
                 `unverified`); otherwise a failed proof saves nothing and the result is `failed`.
+
+        `ask` answers the model's `askUser` questions (question in, one-line answer out); without it
+        the tool is not offered.
 
         Raises:
             UsageError / TrailFileError: the file does not load, or `steps` / `from_step` are invalid.
@@ -225,7 +229,12 @@ class TrailRunner:
             args=args,
             secrets=merged,
             options=RecordOptions(
-                rerecord=rerecord, steps=tuple(steps), from_step=from_step, verify=verify, keep_unverified=keep_unverified
+                rerecord=rerecord,
+                steps=tuple(steps),
+                from_step=from_step,
+                verify=verify,
+                keep_unverified=keep_unverified,
+                ask=ask,
             ),
             rundir=self._open_rundir(Memory(secrets=merged)),
             device=self.device,

@@ -40,6 +40,7 @@ from trailblaze.tools import (
 )
 
 if TYPE_CHECKING:
+    from trailblaze.ask import AskUser
     from trailblaze.hierarchy import Hierarchy
     from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
@@ -103,7 +104,9 @@ class _State:
     fingerprints: list[str] = field(default_factory=list)
     hints: list[str] = field(default_factory=list)
     succeeded: int = 0
-    """Successful device actions (action step) or assertions (verify step)."""
+    """Successful device actions (action step) or assertions (verify step); no-ops do not count."""
+    no_ops: int = 0
+    """Successful actions that left the screen as it was (`ToolResult.no_change`)."""
     missing_refs: int = 0
 
 
@@ -120,6 +123,7 @@ class Agent:
         screenshots: Send an annotated screenshot with every request.
         max_history: Turns of this step's history kept in a request.
         observer: Told about every call and tool run.
+        ask: Answers the model's `askUser` questions (the person at the terminal); None: not offered.
     """
 
     def __init__(
@@ -134,9 +138,14 @@ class Agent:
         screenshots: bool = True,
         max_history: int = 10,
         observer: AgentObserver | None = None,
+        ask: AskUser | None = None,
     ) -> None:
         self.llm, self.session, self.memory = llm, session, memory
         self.registry = registry or default_registry()
+        if ask is not None:
+            from trailblaze.ask import ask_user_tool
+
+            self.registry.register(ask_user_tool(ask))
         self.max_llm_calls, self.screenshots, self.max_history = max_llm_calls, screenshots, max_history
         self.observer = observer
         info = session.info
@@ -199,12 +208,14 @@ class Agent:
             started = time.monotonic()
             outcome = self.registry.call(use.name, use.input, ctx, verify=state.verify)
             if use.name != "objectiveStatus":
-                state.succeeded += outcome.ok and outcome.result.kind == counted
+                counts = outcome.ok and outcome.result.kind == counted
+                state.succeeded += counts and not outcome.result.no_change
+                state.no_ops += counts and outcome.result.no_change
                 failed_here |= not outcome.ok
             state.missing_refs = state.missing_refs + 1 if outcome.ref_not_found else 0
             text, is_error = str(outcome.result), not outcome.ok
             if outcome.status == "COMPLETED" and (not state.succeeded or (state.verify and failed_here)):
-                text, is_error = prompts.rejected_completion(state.verify), True  # success validation
+                text, is_error = prompts.rejected_completion(state.verify, no_ops=state.no_ops), True
             elif outcome.status in ("COMPLETED", "FAILED"):
                 state.result.status = outcome.status
                 state.result.explanation = _explanation(use) or f"the model reported {outcome.status}"

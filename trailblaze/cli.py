@@ -12,7 +12,7 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any
+from typing import Any, cast
 
 import click
 
@@ -137,12 +137,13 @@ def schema_command() -> None:
 
 @cli.command(
     "sim",
-    short_help="Run a simulated Android phone or iPhone in the foreground.",
+    short_help="Run a simulated Android phone, iPhone or model endpoint in the foreground.",
     epilog=_EX
     + "  trailblaze sim android --port 5037      # then: adb -P 5037 devices\n"
-    + "  trailblaze sim ios --port 8100 --app demo@v2",
+    + "  trailblaze sim ios --port 8100 --app demo@v2\n"
+    + "  trailblaze sim llm --port 8787          # then: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 trailblaze record …",
 )
-@click.argument("platform", type=click.Choice(["android", "ios"]))
+@click.argument("platform", type=click.Choice(["android", "ios", "llm"]))
 @click.option("--app", default="demo", show_default=True,
               help="Bundled app NAME[@VARIANT] (demo, demo@restyled, demo@v2) or a spec PATH.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0,
@@ -153,20 +154,50 @@ def schema_command() -> None:
               help="How many devices (android only).")
 @_debug_option
 def sim_command(platform: str, app: str, port: int, latency: str, count: int) -> None:
-    """Run a simulated device in the foreground until Ctrl-C."""
-    import threading
+    """Run a simulated device in the foreground until Ctrl-C.
 
+    `llm` serves a local Messages-API endpoint whose scripted "model" solves the demo app's trails, so
+    `trailblaze record` can be tried without an API key (loopback only).
+    """
+    if platform == "llm":
+        _serve_fake_llm(port)
+        return
     from trailblaze.sim.runtime import start_simulator
 
     sim = start_simulator(platform, app, count=count, port=port, latency=latency)
-    click.echo(sim.how_to_connect(), err=False)
+    _foreground(sim.how_to_connect(), sim.stop)
+
+
+def _foreground(how_to_use: str, stop: Any) -> None:
+    """Prints how to use a server, then serves until Ctrl-C and stops it."""
+    import threading
+
+    click.echo(how_to_use)
     sys.stdout.flush()
     try:
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
     finally:
-        sim.stop()
+        stop()
+
+
+def _serve_fake_llm(port: int) -> None:
+    from trailblaze.errors import UsageError
+    from trailblaze.testing.demo_policy import demo_policy
+    from trailblaze.testing.messages_api import FakeMessagesAPI
+
+    try:
+        api = FakeMessagesAPI(policy=demo_policy, port=port, keep_requests=False)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); pick another --port, or 0 for a free one"
+        ) from None
+    _foreground(
+        f"ANTHROPIC_BASE_URL={api.url} trailblaze record TRAIL --device sim:android   "
+        "# a scripted model for the demo app (no API key needed); Ctrl-C stops it",
+        api.close,
+    )
 
 
 @cli.command(
@@ -384,6 +415,8 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--no-verify", is_flag=True, help="Write new recordings without the proof replay.")
 @click.option("--keep-unverified", is_flag=True,
               help="Write new recordings even when the proof replay fails (marked unverified).")
+@click.option("--ask", "ask", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Let the agent ask you questions (askUser) on the terminal; auto: when stdin is a terminal.")
 @_element_timeout_option
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
@@ -406,6 +439,7 @@ def record_command(
     from_step: int | None,
     no_verify: bool,
     keep_unverified: bool,
+    ask: str,
     element_timeout: float | None,
     llm_timeout: float | None,
     llm_retries: int | None,
@@ -413,6 +447,7 @@ def record_command(
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
     recordings before they are written back."""
+    from trailblaze.ask import AskMode, asker_for
     from trailblaze.runner import RecordOptions, run_record_command
 
     code = run_record_command(
@@ -442,6 +477,7 @@ def record_command(
         element_timeout=element_timeout,
         llm_timeout=llm_timeout,
         llm_retries=llm_retries,
+        ask=asker_for(cast("AskMode", ask)),
     )
     ctx.exit(code)
 

@@ -4,7 +4,8 @@ Element tools poll-resolve their selector until exactly one node matches (`Devic
 act at the centre of that node's visible part, and settle (every action goes through
 `DeviceSession.act`). Results start with a status word the model and the report can act on:
 
-- `OK` — done;
+- `OK` — done; a tap, long-press, swipe or key press that left the screen as it was says so
+  (`OK tapped … (no visible change)`, `ToolResult.no_change`, see `trailblaze.noop`);
 - `NOT_FOUND` — nothing matched before the timeout (names the selector and the 3 closest candidates);
 - `AMBIGUOUS` — several nodes matched and the selector has no `index` (lists them);
 - `NOT_VISIBLE` — an assertion's element did not show (or showed other text);
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from trailblaze import recorded_tools as rt
+from trailblaze.noop import NO_CHANGE, act_and_compare
 from trailblaze.resolve import compile_pattern, describe_selector
 from trailblaze.selector import NodeSelector
 from trailblaze.settle import same_screen
@@ -79,6 +81,8 @@ class ToolResult:
     status: Status
     message: str
     kind: Kind
+    no_change: bool = False
+    """An OK gesture or key press after which the settled screen was the same as before it."""
 
     @property
     def ok(self) -> bool:
@@ -116,8 +120,12 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
         where = ".".join(str(p) for p in first["loc"]) or call.name
         return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = _HANDLERS[type(typed)]
-    status, message = handler(_Run(session, memory), typed)
-    return ToolResult(status, memory.redact(message), kind)
+    run = _Run(session, memory)
+    status, message = handler(run, typed)
+    no_change = status == "OK" and run.no_change
+    if no_change:
+        message = f"{message} {NO_CHANGE}"
+    return ToolResult(status, memory.redact(message), kind, no_change)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -127,6 +135,12 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
 class _Run:
     session: DeviceSession
     memory: Memory
+    no_change: bool = False
+    """The gesture / key press of this tool left the screen as it was."""
+
+    def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None:
+        """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""
+        self.no_change = act_and_compare(self.session, action, point=point)
 
     @property
     def platform(self) -> str:
@@ -214,9 +228,9 @@ def _tap_node(run: _Run, selector: NodeSelector, long_press: bool) -> Outcome:
 def _tap_at(run: _Run, node: Node, long_press: bool) -> Outcome:
     x, y = _point(node)
     if long_press:
-        run.session.act(lambda d: d.long_press(x, y))
+        run.act(lambda d: d.long_press(x, y), (x, y))
     else:
-        run.session.act(lambda d: d.tap(x, y))
+        run.act(lambda d: d.tap(x, y), (x, y))
     verb = "long-pressed" if long_press else "tapped"
     return "OK", f"{verb} {_describe(node)} at ({x:.0f}, {y:.0f})"
 
@@ -337,9 +351,9 @@ def _tap_on_element(run: _Run, p: rt.TapOnElementBySelector) -> Outcome:
 
 def _tap_on_point(run: _Run, p: rt.TapOnPoint) -> Outcome:
     if p.longPress:
-        run.session.act(lambda d: d.long_press(p.x, p.y))
+        run.act(lambda d: d.long_press(p.x, p.y), (p.x, p.y))
     else:
-        run.session.act(lambda d: d.tap(p.x, p.y))
+        run.act(lambda d: d.tap(p.x, p.y), (p.x, p.y))
     return "OK", f"{'long-pressed' if p.longPress else 'tapped'} ({p.x}, {p.y})"
 
 
@@ -372,7 +386,7 @@ def _swipe(run: _Run, p: rt.Swipe) -> Outcome:
     else:
         area = _app_area(run.session.screen())
     path = _swipe_path(area, p.direction)
-    run.session.act(lambda d: d.swipe(*path))
+    run.act(lambda d: d.swipe(*path))
     return "OK", f"swiped {p.direction} on {where}"
 
 
@@ -423,12 +437,12 @@ def _press(key: Any) -> Callable[[Driver], None]:
 
 
 def _press_back(run: _Run, p: rt.PressBack) -> Outcome:
-    run.session.act(_press("BACK"))
+    run.act(_press("BACK"))
     return "OK", "pressed BACK"
 
 
 def _press_key(run: _Run, p: rt.PressKey) -> Outcome:
-    run.session.act(_press(p.keyCode))
+    run.act(_press(p.keyCode))
     return "OK", f"pressed {p.keyCode}"
 
 

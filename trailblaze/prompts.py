@@ -40,7 +40,8 @@ refs as labelled boxes. Annotations after an element: [tap] a tappable text or i
 objective may send the action and objectiveStatus COMPLETED in the same answer; the completion \
 counts only if the action succeeds), FAILED when it cannot be done (explain why). COMPLETED is \
 refused until at least one device action (on a verify objective: one assertion) succeeded in this \
-objective.
+objective. A result ending in `(no visible change)` means the action did nothing on screen; it does \
+not count as progress.
 - A verify objective only checks the current screen: use assertVisible / assertNotVisibleWithText \
 (several per answer are fine) and then objectiveStatus in the same answer. Never change the app \
 while verifying; if what must be seen is not there, report FAILED.
@@ -122,8 +123,15 @@ def loop_warning(cycle: Sequence[str], repeats: int) -> str:
     )
 
 
-def rejected_completion(verify: bool) -> str:
-    """Tool-result text when COMPLETED is claimed before anything was achieved."""
+def rejected_completion(verify: bool, *, no_ops: int = 0) -> str:
+    """Tool-result text when COMPLETED is claimed before anything was achieved (success validation);
+    `no_ops`: successful actions of this step that changed nothing on screen."""
+    if no_ops and not verify:
+        return (
+            f"ERROR COMPLETED refused: {'the action' if no_ops == 1 else f'all {no_ops} actions'} of this "
+            "objective made no visible change on the screen; find the element that actually does what the "
+            "objective asks (the target may be a different element, covered, or disabled), or report FAILED"
+        )
     if verify:
         return (
             "ERROR COMPLETED refused: no assertion has succeeded in this verify objective (or one in the same "

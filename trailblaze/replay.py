@@ -70,6 +70,8 @@ class EngineMode:
     write_back: bool = True
     max_llm_calls: int = 50
     screenshots: bool = True
+    ask: Callable[[str], str] | None = None
+    """Answers the agent's `askUser` questions (record with `--ask`); None: the tool is not offered."""
 
 
 def skip_reason(trail: Trail, classifier: str) -> str | None:
@@ -130,6 +132,7 @@ class StepEngine:
                 max_llm_calls=self.mode.max_llm_calls,
                 screenshots=self.mode.screenshots,
                 observer=self.rundir,
+                ask=self.mode.ask,
             )
         return self._agent
 
@@ -277,6 +280,7 @@ class StepEngine:
                     status=result.status,
                     message=result.message,
                     source="auto" if auto else "recording",
+                    no_change=result.no_change,
                     duration_ms=ms,
                 )
             )

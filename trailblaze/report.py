@@ -533,6 +533,8 @@ class _Page:
                 origin.append(f'<span class="muted small">from <code>{esc(tool.llm_tool)}</code></span>')
             if tool.recorded:
                 origin.append('<span class="tag">recorded</span>')
+            if tool.no_change:
+                origin.append('<span class="tag nochange" title="the screen looked the same after it">no-op</span>')
             shot = self._file_link(tool.screenshot_after, "screenshot") if tool.screenshot_after else ""
             yield (
                 f'<tr><td class="muted">{n}</td><td><code class="tname">{esc(tool.name)}</code> {" ".join(origin)}'
@@ -679,6 +681,7 @@ details[open]>summary>.chev{transform:rotate(90deg)}
 white-space:nowrap}
 .mode.m-agent,.src-agent{color:var(--ai-fg);border-color:var(--ai-bd)}
 .mode.m-self-heal,.src-self-heal{color:var(--heal-fg);border-color:var(--heal-bd)}
+.tag.nochange{color:var(--heal-fg);border-color:var(--heal-bd)}
 .step-body{padding:4px 12px 12px 30px}
 .error-box{background:var(--bad-bg);border:1px solid var(--bad-bd);border-radius:6px;padding:10px 12px;margin:8px 0;color:#5c0011}
 .error-box pre{font-size:13px;margin-top:4px;color:var(--bad-fg)}

@@ -200,6 +200,7 @@ class RunDir:
                 status=result.status,
                 message=self._redact(result.message),
                 source="auto" if auto else "recording",
+                no_change=result.no_change,
                 duration_ms=duration_ms,
             )
         )
@@ -218,6 +219,7 @@ class RunDir:
                 message=self._redact(run.outcome.result.message),
                 source="agent",
                 llm_tool=llm_tool,
+                no_change=run.outcome.result.no_change,
                 duration_ms=run.duration_ms,
             )
         )
@@ -227,7 +229,7 @@ class RunDir:
         assert self.step is not None
         self.step.recording_written = True
         for tool in self.step.tools:
-            if tool.source == "agent" and tool.status == "OK" and tool.name != "objectiveStatus":
+            if tool.source == "agent" and tool.status == "OK" and tool.name not in ("objectiveStatus", "askUser"):
                 tool.recorded = True
 
     def on_llm_call(self, request: LLMRequest, response: LLMResponse, image: bytes | None) -> None:

@@ -83,6 +83,8 @@ class ToolRecord(_Model):
     """The LLM-facing call that produced this one, e.g. `tap ref=a3f`."""
     recorded: bool = False
     """Whether it was written into the trail's recording."""
+    no_change: bool = False
+    """An OK tap / long-press / swipe / key press after which the screen looked the same (a no-op)."""
     duration_ms: float = 0.0
     screenshot_after: str | None = None
 

@@ -14,7 +14,7 @@ or unproven record writes nothing. Replay (`replay_trail`, re-exported here) liv
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +67,8 @@ class RecordOptions:
     """Prove new recordings by a replay from a relaunch before writing them (`--no-verify`: off)."""
     keep_unverified: bool = False
     """Write new recordings even when the proof replay fails (marked `unverified`)."""
+    ask: Callable[[str], str] | None = None
+    """Answers the agent's `askUser` questions (a person at the terminal); None: the tool is not offered."""
 
 
 def record_trail(
@@ -115,6 +117,7 @@ def record_trail(
         max_llm_calls=options.max_llm_calls,
         screenshots=options.screenshots,
     )
+    mode = replace(mode, ask=options.ask)
     record = start_record(trail, str(path), session, "record", device)
     engine = StepEngine(trail, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step)
     run_engine(trail, record, engine, rundir)
@@ -288,11 +291,13 @@ def run_record_command(
     element_timeout: float | None = None,
     llm_timeout: float | None = None,
     llm_retries: int | None = None,
+    ask: Callable[[str], str] | None = None,
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
     `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
     `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
+    `ask` answers the agent's `askUser` questions (`--ask`); None: the tool is not offered.
 
     Returns:
         The exit code: 0 every trail passed, 1 a step failed.
@@ -302,6 +307,7 @@ def run_record_command(
     """
     files = _trail_files(paths)
     trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
+    options = replace(options, ask=ask) if ask is not None else options
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
     _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=False)
     why = _check_record_options(options, trails, device)

@@ -163,23 +163,32 @@ class _Invalid(Exception):
 
 
 class FakeMessagesAPI:
-    """A threaded HTTP server on 127.0.0.1 (free port) imitating the Anthropic Messages API.
+    """A threaded HTTP server on 127.0.0.1 imitating the Anthropic Messages API.
 
     Args:
         policy: decides the answer for a request when the queue is empty.
         api_key: if set, any other credential gets 401 `authentication_error`.
         min_cacheable_tokens: prefixes shorter than this are not cached (the API's minimum is
             1,024 tokens on most models).
+        port: the port to listen on (default: a free one); always on the loopback interface only.
+        keep_requests: record every request in `requests` (off for a long-running server).
     """
 
     __test__ = False
 
     def __init__(
-        self, policy: Policy | None = None, *, api_key: str | None = None, min_cacheable_tokens: int = 1024
+        self,
+        policy: Policy | None = None,
+        *,
+        api_key: str | None = None,
+        min_cacheable_tokens: int = 1024,
+        port: int = 0,
+        keep_requests: bool = True,
     ) -> None:
         self.policy = policy
         self.api_key = api_key
         self.min_cacheable_tokens = min_cacheable_tokens
+        self.keep_requests = keep_requests
         self.requests: list[RecordedRequest] = []
         self._queue: deque[Reply] = deque()
         self._cache: set[str] = set()
@@ -187,7 +196,7 @@ class FakeMessagesAPI:
         self._closing = threading.Event()
         self._ids = itertools.count(1)
         self._connections: set[socket.socket] = set()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever,
@@ -243,8 +252,9 @@ class FakeMessagesAPI:
         except ValueError:
             parsed = None
         body = parsed if isinstance(parsed, dict) else None
-        with self._lock:
-            self.requests.append(RecordedRequest(method, path, headers, body))
+        if self.keep_requests:
+            with self._lock:
+                self.requests.append(RecordedRequest(method, path, headers, body))
         if method != "POST" or path.split("?")[0].rstrip("/") != "/v1/messages":
             return _error(FakeError(404, "not_found_error", f"{method} {path} not found"))
         credential = RecordedRequest(method, path, headers, body).credential
