@@ -28,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trailblaze._files import write_text
 from trailblaze.llm import transcript_entry
 from trailblaze.runlog import (
     LLMCallRecord,
@@ -203,7 +204,7 @@ class RunDir:
             (self._trail_dir / image_name).write_bytes(image)
         entry = self._redact(transcript_entry(request, response))
         entry = _name_images(entry, Path(image_name).name if image_name else "(screenshot not kept)")
-        (self._trail_dir / f"{stem}.json").write_text(json.dumps(entry, indent=1, ensure_ascii=False), "utf-8")
+        write_text(self._trail_dir / f"{stem}.json", json.dumps(entry, indent=1, ensure_ascii=False))
         usage = response.usage
         step.llm_calls.append(
             LLMCallRecord(
@@ -242,7 +243,7 @@ class RunDir:
         source = hierarchy.source
         text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
         ext = "json" if hierarchy.format == "wda-json" else "xml"
-        (self._trail_dir / f"{stem}.{ext}").write_text(self._redact(text), "utf-8")
+        write_text(self._trail_dir / f"{stem}.{ext}", self._redact(text))
         (self._trail_dir / f"{stem}.png").write_bytes(session.screenshot())
         return f"{self._trail_dir.name}/{stem}.png", f"{self._trail_dir.name}/{stem}.{ext}"
 

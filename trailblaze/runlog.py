@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze._files import atomic_write
+from trailblaze._files import atomic_write_text
 
 __all__ = [
     "LLMCallRecord",
@@ -156,7 +156,7 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / RUN_FILE
     text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-    atomic_write(target, text.encode("utf-8"))
+    atomic_write_text(target, text)
     return target
 
 
