@@ -505,6 +505,12 @@ def _usage_line(exc: click.UsageError) -> str:
     return f"error: {message.rstrip('.')}; see '{command} --help'"
 
 
+def _print_traceback() -> None:
+    from trailblaze.redact import scrub
+
+    click.echo(scrub(traceback.format_exc()).rstrip("\n"), err=True)  # frames quote messages, messages the screen
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: runs the CLI and maps errors to exit codes."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -530,7 +536,7 @@ def main(argv: list[str] | None = None) -> Any:
         from trailblaze.redact import scrub
 
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         message = scrub(exc.message)  # an error can quote the screen, and the screen the secret
         click.echo(f"error: {message}" if "\n" not in message else message, err=True)
         sys.exit(exc.exit_code)
@@ -539,7 +545,7 @@ def main(argv: list[str] | None = None) -> Any:
         sys.exit(130)
     except Exception as exc:  # a bug in trailblaze: still one line unless --debug
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         else:
             from trailblaze.redact import scrub
 

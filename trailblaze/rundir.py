@@ -14,8 +14,9 @@ A step's "before" is the previous step's "after" file when no device action ran 
 replay pays one screenshot per step, not two); `run.json` then names the same file twice.
 
 Nothing written here contains a secret value: tool params keep their `{{templates}}`, every text
-(transcripts, dumps, messages) goes through `Memory.redact`, and images in transcripts are replaced
-by the name of the file that holds them.
+file is written through `trailblaze._files.write_text` / `atomic_write_text`, which scrub every
+registered secret in any spelling (`trailblaze.redact`, ADR 0017), and images in transcripts are
+replaced by the name of the file that holds them.
 """
 
 from __future__ import annotations

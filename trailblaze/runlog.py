@@ -2,8 +2,8 @@
 
 The runner writes it (after every step, atomically, so a crash leaves a readable log); the HTML
 and JUnit reports and `trailblaze report RUN_DIR` read it. Paths inside are relative to the run
-directory. Secret values never appear: params keep their `{{templates}}` and every free text is
-redacted before it is stored.
+directory. Secret values never appear: params keep their `{{templates}}` and the file is scrubbed
+of every registered secret as it is written (`trailblaze.redact`).
 """
 
 from __future__ import annotations
