@@ -117,3 +117,15 @@ def test_the_report_and_junit_hide_a_secret_from_a_dump_written_before(tmp_path:
 
 def test_scrub_is_the_identity_without_secrets() -> None:
     assert scrub('p&<>"Äß%+/=x9') == 'p&<>"Äß%+/=x9'
+
+
+def test_debug_tracebacks_are_scrubbed(capsys: pytest.CaptureFixture[str]) -> None:
+    from trailblaze.cli import _print_traceback
+
+    register_secrets({"pw": SPECIAL})
+    try:
+        raise RuntimeError(f"closest on screen: EditText {SPECIAL!r}")
+    except RuntimeError:
+        _print_traceback()
+    err = capsys.readouterr().err
+    assert "RuntimeError: closest on screen: EditText '{{pw}}'" in err and SPECIAL not in err
