@@ -22,3 +22,13 @@ def _llm_requests_loopback_only() -> Iterator[None]:
     """Real LLM clients may only talk to local servers (`FakeMessagesAPI`) during tests."""
     with override_allow_llm_requests("loopback"):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _forget_secrets() -> Iterator[None]:
+    """Secrets are registered for the whole process (trailblaze.redact); each test starts with none."""
+    from trailblaze.redact import forget_secrets
+
+    forget_secrets()
+    yield
+    forget_secrets()

@@ -52,7 +52,7 @@ def one_line(err: str) -> str:
         (["replay", "--devce", "sim:android", "x"], "'--device'"),
         (["replay", str(LOGIN)], "Missing option '--device'; see 'trailblaze replay --help'"),
         (["replay", str(LOGIN), "--device", "sim:android", "--secret", "password"],
-         "'password' is not KEY=VALUE; write --secret password=VALUE"),
+         "--secret password: the environment variable TRAILBLAZE_SECRET_PASSWORD is not set"),
         (["tool", "pressBack", "--device", "sim:android", "--memory", "=x"], "'=x' is not KEY=VALUE (no name); write --memory NAME=VALUE"),
         (["replay", str(LOGIN), "--device", NO_DEVICE, "--latency", "realistic"],
          "only a simulated device has a latency profile"),
@@ -162,9 +162,9 @@ def test_templates_a_trail_remembers_or_is_given_pass_the_check(
         "            variable: seen\n"
         "        - inputText: {text: '{{seen}} {{who}} {{args.n}} ${pw}'}\n"
     )
-    code, _, err = run(capsys, "replay", str(trail), "--device", NO_DEVICE, "--arg", "n=1", "--secret", "pw=s")
+    code, _, err = run(capsys, "replay", str(trail), "--device", NO_DEVICE, "--arg", "n=1", "--secret", "pw=s3cr")
     assert code == 3 and "no adb server" in err  # got as far as the device
-    code, _, err = run(capsys, "replay", str(trail), "--device", NO_DEVICE, "--secret", "pw=s")
+    code, _, err = run(capsys, "replay", str(trail), "--device", NO_DEVICE, "--secret", "pw=s3cr")
     assert code == 2 and one_line(err) == (
         f"error: {trail}:10:29: {{{{args.n}}}} has no value; pass --arg n=VALUE, or set it in config.args\n"
     )
@@ -226,7 +226,7 @@ def test_no_api_key_is_exit_3_before_the_device(capsys: pytest.CaptureFixture[st
     assert code == 3
     assert one_line(err).startswith(f"error: {trail} step 2 has no android recording, so the agent must run: no API key")
     assert "ANTHROPIC_API_KEY" in err and not (tmp_path / "run").exists()
-    code, _, err = run(capsys, "record", str(LOGIN), "--device", NO_DEVICE, "--rerecord", "--secret", "password=x")
+    code, _, err = run(capsys, "record", str(LOGIN), "--device", NO_DEVICE, "--rerecord", "--secret", "password=xxxx")
     assert code == 3 and "--rerecord solves every step, so the agent must run: no API key" in one_line(err)
 
 
@@ -248,7 +248,7 @@ def test_unwritable_outputs_fail_before_the_device(
     blocker = tmp_path / "a-file"
     blocker.write_text("")  # a folder cannot be made inside a file, even by root
     target = blocker / "out" / ("r.html" if flag == "--report" else "j.xml")
-    code, out, err = run(capsys, "replay", str(LOGIN), "--device", NO_DEVICE, "--secret", "password=p",
+    code, out, err = run(capsys, "replay", str(LOGIN), "--device", NO_DEVICE, "--secret", "password=pppp",
                          flag, str(target))  # fmt: skip
     assert code == 2 and out == ""
     line = one_line(err)

@@ -26,8 +26,8 @@ def test_scoped_lookup_does_not_fall_through() -> None:
 
 
 def test_redact_replaces_secret_values_longest_first() -> None:
-    mem = Memory(secrets={"short": "abc", "long": "abcdef"})
-    assert mem.redact({"a": ["xx abcdef yy abc"]}) == {"a": ["xx {{long}} yy {{short}}"]}
+    mem = Memory(secrets={"short": "abcd", "long": "abcdefgh"})
+    assert mem.redact({"a": ["xx abcdefgh yy abcd"]}) == {"a": ["xx {{long}} yy {{short}}"]}
 
 
 def test_llm_description_never_contains_secret_values() -> None:

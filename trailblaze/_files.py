@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["atomic_write", "check_writable", "locked"]
+__all__ = ["atomic_write", "atomic_write_text", "check_writable", "locked", "write_text"]
 
 
 def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
@@ -69,6 +69,19 @@ def locked(target: str | os.PathLike[str]) -> Iterator[None]:
             return
         finally:
             os.close(fd)  # closing releases the lock
+def atomic_write_text(target: str | os.PathLike[str], text: str) -> None:
+    """`atomic_write` of UTF-8 text with every registered secret redacted (`trailblaze.redact`)."""
+    from trailblaze.redact import scrub
+
+    atomic_write(target, scrub(text).encode("utf-8"))
+
+
+def write_text(target: str | os.PathLike[str], text: str) -> None:
+    """Writes UTF-8 text (not atomically: a run's artifacts) with every registered secret redacted."""
+    from trailblaze.redact import scrub
+
+    with open(target, "w", encoding="utf-8") as handle:
+        handle.write(scrub(text))
 
 
 def check_writable(target: str | os.PathLike[str], flag: str) -> None:

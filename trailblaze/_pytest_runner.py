@@ -62,7 +62,9 @@ class TrailResult:
     @property
     def diagnostic(self) -> str:
         """The failure as a person reads it: trail, step, tool, selector, candidates, artifacts."""
-        return failure_text(self.record, self.run_dir)
+        from trailblaze.redact import scrub
+
+        return scrub(failure_text(self.record, self.run_dir))
 
     def assert_passed(self) -> None:
         """Fails the calling test with `diagnostic` (no traceback into trailblaze) unless the trail passed."""

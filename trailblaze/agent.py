@@ -27,6 +27,7 @@ from trailblaze.llm import (
     ToolResultBlock,
     ToolUseBlock,
     Usage,
+    scrub_request,
 )
 from trailblaze.tools import (
     FAIL_AT,
@@ -174,6 +175,8 @@ class Agent:
                 metadata={"objective": objective[:80], "call": result.llm_calls + 1},
             )
             state.hints.clear()
+            # the one way out to the model: the screen text may show a secret typed into a field
+            request = scrub_request(request)
             response = self.llm.complete(request)
             result.llm_calls += 1
             result.usage += response.usage

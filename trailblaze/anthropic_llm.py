@@ -36,6 +36,7 @@ from trailblaze.llm import (
     record_exchange,
     redact,
 )
+from trailblaze.redact import scrub, scrub_value
 
 if TYPE_CHECKING:
     import anthropic
@@ -162,7 +163,7 @@ class AnthropicLLM:
 
         check_allow_llm_requests(self.base_url)
         model = request.model or self.model
-        params = to_anthropic_params(request, model)
+        params = scrub_value(to_anthropic_params(request, model))  # secrets never leave, whoever built it
         started = time.monotonic()
         try:
             message = self._client.messages.create(**params)
@@ -195,7 +196,7 @@ class AnthropicLLM:
 
     def _translate(self, exc: anthropic.AnthropicError) -> LLMError:
         error = _translate(exc, self.base_url, self.timeout)
-        error.message = " ".join(str(redact(error.message, self._secrets)).split())
+        error.message = " ".join(scrub(str(redact(error.message, self._secrets))).split())
         error.args = (error.message,)
         return error
 

@@ -50,6 +50,25 @@ def _device_options(f: Any) -> Any:
     return click.option("--device", required=True, metavar="SPEC", help=_DEVICE_HELP)(f)
 
 
+def _secret_options(f: Any) -> Any:
+    f = click.option(
+        "--secret-file",
+        "secret_files",
+        multiple=True,
+        type=click.Path(path_type=str),
+        metavar="PATH",
+        help="Secrets from a .env file (NAME=VALUE lines, # comments); repeatable.",
+    )(f)
+    return click.option(
+        "--secret",
+        "secrets",
+        multiple=True,
+        metavar="K=V|K",
+        help="A secret ({{K}}), never written anywhere; K alone reads $TRAILBLAZE_SECRET_K (keeps it off the "
+        "command line). At least 4 characters.",
+    )(f)
+
+
 def _latency_for(device: str, latency: str | None) -> str | None:
     if latency is not None and not device.strip().startswith("sim:"):
         raise click.BadParameter(
@@ -341,7 +360,7 @@ def _llm_args(llm_timeout: float | None, llm_retries: int | None) -> list[str]:
 @click.argument("tool_text", metavar="TOOL")
 @_device_options
 @click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
-@click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never printed.")
+@_secret_options
 @_debug_option
 @_element_timeout_option
 @click.pass_context
@@ -352,6 +371,7 @@ def tool_command(
     latency: str | None,
     memory: tuple[str, ...],
     secrets: tuple[str, ...],
+    secret_files: tuple[str, ...],
     element_timeout: float | None,
 ) -> None:
     """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}')."""
@@ -360,17 +380,28 @@ def tool_command(
     from trailblaze.execute import run_recorded_tool
     from trailblaze.memory import Memory
     from trailblaze.preflight import unknown_tool_hint
+    from trailblaze.redact import scrub
     from trailblaze.trail import parse_tool
 
     call = parse_tool(tool_text, "<tool>")
     hint = unknown_tool_hint(call.name)
     if hint is not None:
         raise UsageError(f"<tool>: {hint}")
-    mem = Memory(_key_values(memory, "--memory"), secrets=_key_values(secrets, "--secret"))
+    mem = Memory(_key_values(memory, "--memory"), secrets=_secrets(secrets, secret_files))
     with open_device(device, latency=_latency_for(device, latency), **session_options(element_timeout)) as session:
         result = run_recorded_tool(session, call, mem)
-    click.echo(str(result))
+    click.echo(scrub(str(result)))
     ctx.exit(0 if result.ok else 1)
+
+
+def _secrets(values: tuple[str, ...], files: tuple[str, ...]) -> dict[str, str]:
+    """The run's secrets (files, then --secret), registered so nothing the process writes shows them."""
+    from trailblaze.redact import register_secrets
+    from trailblaze.secret_sources import collect_secrets
+
+    found = collect_secrets(values, files)
+    register_secrets(found)
+    return found
 
 
 def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
@@ -383,9 +414,8 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
                 f"{value!r} is not KEY=VALUE; write {flag} {key.strip() or 'NAME'}=VALUE", param_hint=f"'{flag}'"
             )
         if not key.strip():
-            shown = "'=…'" if flag == "--secret" else repr(value)  # the text after '=' may be a secret
             raise click.BadParameter(
-                f"{shown} is not KEY=VALUE (no name); write {flag} NAME=VALUE", param_hint=f"'{flag}'"
+                f"{value!r} is not KEY=VALUE (no name); write {flag} NAME=VALUE", param_hint=f"'{flag}'"
             )
         out[key.strip()] = val
     return out
@@ -403,7 +433,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @_device_options
 @click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
 @click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
-@click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never written anywhere.")
+@_secret_options
 @click.option("--model", default=None, help="Claude model (default: $TRAILBLAZE_MODEL, then a current Sonnet).")
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per step.")
 @click.option("--no-screenshots", is_flag=True, help="Send only the view hierarchy, no screenshot.")
@@ -431,6 +461,7 @@ def record_command(
     memory: tuple[str, ...],
     args: tuple[str, ...],
     secrets: tuple[str, ...],
+    secret_files: tuple[str, ...],
     model: str | None,
     max_llm_calls: int,
     no_screenshots: bool,
@@ -455,7 +486,7 @@ def record_command(
         device=device,
         memory=_key_values(memory, "--memory"),
         args=_key_values(args, "--arg"),
-        secrets=_key_values(secrets, "--secret"),
+        secrets=_secrets(secrets, secret_files),
         model=model,
         options=RecordOptions(
             max_llm_calls=max_llm_calls,
@@ -498,7 +529,7 @@ def record_command(
 @click.option("--tags", default="", metavar="T,...", help="Only trails whose config.tags include one of these.")
 @click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
 @click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
-@click.option("--secret", "secrets", multiple=True, metavar="K=V", help="A secret ({{K}}), never written anywhere.")
+@_secret_options
 @click.option("--model", default=None, help="Claude model for self-heal / unrecorded steps.")
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
 @_element_timeout_option
@@ -519,6 +550,7 @@ def replay_command(
     memory: tuple[str, ...],
     args: tuple[str, ...],
     secrets: tuple[str, ...],
+    secret_files: tuple[str, ...],
     model: str | None,
     max_llm_calls: int,
     element_timeout: float | None,
@@ -538,7 +570,7 @@ def replay_command(
         tags=[t.strip() for t in tags.split(",") if t.strip()],
         memory=_key_values(memory, "--memory"),
         args=_key_values(args, "--arg"),
-        secrets=_key_values(secrets, "--secret"),
+        secrets=_secrets(secrets, secret_files),
         model=model,
         run_dir=run_dir,
         command=[
@@ -576,6 +608,12 @@ def _interrupt_once(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _print_traceback() -> None:
+    from trailblaze.redact import scrub
+
+    click.echo(scrub(traceback.format_exc()).rstrip("\n"), err=True)  # frames quote messages, messages the screen
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point: runs the CLI and maps errors to exit codes."""
     try:
@@ -610,19 +648,24 @@ def _main(argv: list[str] | None) -> Any:
         click.echo(f"error: {exc.format_message()}", err=True)
         sys.exit(EXIT_USAGE if exc.exit_code == 2 else exc.exit_code)
     except TrailblazeError as exc:
+        from trailblaze.redact import scrub
+
         if debug:
-            traceback.print_exc()
-        click.echo(f"error: {exc.message}" if "\n" not in exc.message else exc.message, err=True)
+            _print_traceback()
+        message = scrub(exc.message)  # an error can quote the screen, and the screen the secret
+        click.echo(f"error: {message}" if "\n" not in message else message, err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
     except Exception as exc:  # a bug in trailblaze: still one line unless --debug
         if debug:
-            traceback.print_exc()
+            _print_traceback()
         else:
+            from trailblaze.redact import scrub
+
             click.echo(
-                f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True
+                scrub(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"), err=True
             )
         sys.exit(EXIT_INFRA)
     sys.exit(code if isinstance(code, int) else 0)

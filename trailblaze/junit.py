@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
-from trailblaze._files import atomic_write
+from trailblaze._files import atomic_write_text
 from trailblaze._html import format_duration, step_label
 from trailblaze.runlog import RunRecord, StepRecord, TrailRecord
 
@@ -206,7 +206,7 @@ def write_junit(run: RunRecord, path: str | os.PathLike[str], *, suite_name: str
     document = junit_xml(run, suite_name=suite_name)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, document.encode("utf-8"))
+        atomic_write_text(target, document)
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write the JUnit file ({exc.strerror or exc}); pick another --junit path"

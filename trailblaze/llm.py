@@ -50,6 +50,7 @@ __all__ = [
     "override_allow_llm_requests",
     "record_exchange",
     "redact",
+    "scrub_request",
     "transcript_entry",
 ]
 
@@ -345,6 +346,15 @@ class LLMExchange:
 
 
 _captures: ContextVar[tuple[list[LLMExchange], ...]] = ContextVar("trailblaze_llm_captures", default=())
+
+
+def scrub_request(request: LLMRequest) -> LLMRequest:
+    """`request` with every registered secret redacted from its text (`trailblaze.redact`; images as they are)."""
+    from trailblaze.redact import has_secrets, scrub_value
+
+    if not has_secrets():
+        return request
+    return LLMRequest.model_validate(scrub_value(request.model_dump()))
 
 
 def record_exchange(

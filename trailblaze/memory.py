@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from trailblaze.errors import UsageError
+from trailblaze.redact import Redactor, register_secrets, scrub_value
 
 __all__ = ["Memory", "TEMPLATE_RE"]
 
@@ -32,6 +33,10 @@ class Memory:
         self._memory: dict[str, str] = dict(memory or {})
         self._args: dict[str, str] = dict(args or {})
         self._secrets: dict[str, str] = dict(secrets or {})
+        # Refuses a too-short secret, and from here on every output of the process is scrubbed of
+        # these values (trailblaze.redact); the own redactor still works after `forget_secrets`.
+        register_secrets(self._secrets)
+        self._redactor = Redactor(self._secrets)
 
     # --- values ------------------------------------------------------------------------------------
     def remember(self, name: str, value: str) -> None:
@@ -83,17 +88,8 @@ class Memory:
         return TEMPLATE_RE.sub(sub, text)
 
     def redact(self, value: Any) -> Any:
-        """A deep copy of `value` where every secret value is replaced by its `{{name}}` template."""
-        if isinstance(value, str):
-            for name, secret in sorted(self._secrets.items(), key=lambda kv: len(kv[1]), reverse=True):
-                if secret:
-                    value = value.replace(secret, "{{" + name + "}}")
-            return value
-        if isinstance(value, Mapping):
-            return {k: self.redact(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [self.redact(v) for v in value]
-        return value
+        """A deep copy of `value` where every secret value, in any encoding, becomes its `{{name}}`."""
+        return scrub_value(self._redactor.scrub_value(value))
 
     def describe_for_llm(self) -> list[str]:
         """Variable lines for the model's reminder: names always, values only when not secret."""

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trailblaze._files import write_text
 from trailblaze.errors import UsageError
 from trailblaze.replay import EngineMode, StepEngine, run_engine, start_record
 
@@ -247,7 +248,7 @@ def _keep_diff(trail: Trail, record: TrailRecord, before: str | None, rundir: Ru
         return
     record.heal_diff = trail_diff(before, after, Path(record.path).name)
     if rundir is not None:
-        rundir.trail_file(record, RECORDING_DIFF).write_text(record.heal_diff, "utf-8")
+        write_text(rundir.trail_file(record, RECORDING_DIFF), record.heal_diff)
 
 
 def _name(trail: Trail) -> str:

@@ -162,8 +162,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--trailblaze-secret",
         action="append",
         dest="trailblaze_secrets",
-        metavar="NAME=VALUE",
-        help="a secret for {{NAME}} templates (repeatable); never written to logs or reports",
+        metavar="NAME=VALUE|NAME",
+        help="a secret for {{NAME}} templates (repeatable); NAME alone reads $TRAILBLAZE_SECRET_NAME; "
+        "never written to logs or reports",
+    )
+    group.addoption(
+        "--trailblaze-secret-file",
+        action="append",
+        dest="trailblaze_secret_files",
+        metavar="PATH",
+        help="secrets from a .env file (NAME=VALUE lines, # comments); repeatable",
     )
     parser.addini("trailblaze_devices", "device pool used when --device is not given", type="linelist")
     parser.addini(
@@ -243,7 +251,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         launch_mode=launch_mode,
         write_back=bool(config.getini("trailblaze_write_back")),
         trail_paths=tuple(Path(p).resolve() for p in trail_paths),
-        secrets=_parse_pairs(option("trailblaze_secrets") or [], "--trailblaze-secret"),
+        secrets=_secrets(option("trailblaze_secrets") or [], option("trailblaze_secret_files") or []),
         element_timeout=_element_timeout(config),
         llm_timeout=_number(config, "llm_timeout", float),
         llm_retries=_number(config, "llm_retries", int),
@@ -285,14 +293,20 @@ def _element_timeout(config: pytest.Config) -> float | None:
     return seconds
 
 
-def _parse_pairs(values: list[str], flag: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for value in values:
-        name, sep, rest = value.partition("=")
-        if not sep or not name.strip():
-            raise pytest.UsageError(f"{flag} {value!r}: use NAME=VALUE")
-        out[name.strip()] = rest
-    return out
+def _secrets(values: list[str], files: list[str]) -> dict[str, str]:
+    """`--trailblaze-secret-file`s, then `--trailblaze-secret`s; registered so no output shows them."""
+    from trailblaze.errors import UsageError
+    from trailblaze.redact import register_secrets
+    from trailblaze.secret_sources import collect_secrets
+
+    try:
+        found = collect_secrets(
+            values, files, flag="--trailblaze-secret", file_flag="--trailblaze-secret-file"
+        )
+        register_secrets(found, "--trailblaze-secret")
+    except UsageError as exc:
+        raise pytest.UsageError(exc.message) from None
+    return found
 
 
 # --- the device pool ----------------------------------------------------------------------------------
@@ -405,6 +419,7 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    _scrub_report(report)
     item.stash.setdefault(_REPORTS_KEY, {})[report.when] = report
     session = item.stash.get(_DRIVER_SESSION_KEY, None)
     if session is not None and report.failed and report.when == "call":
@@ -415,8 +430,39 @@ def pytest_runtest_makereport(
     return report
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> Generator[None, Any, Any]:
+    result = yield
+    if fixturedef.argname == "trailblaze_secrets" and isinstance(result, dict):
+        # a conftest override (a vault, the CI environment) is redacted like --trailblaze-secret
+        from trailblaze.redact import register_secrets
+
+        register_secrets(result, "trailblaze_secrets")
+    return result
+
+
+def _scrub_report(report: pytest.TestReport) -> None:
+    """The report's failure text and captured output without any registered secret (`trailblaze.redact`):
+    this is what the console, `--junitxml` and xdist's controller get."""
+    from trailblaze.redact import has_secrets, scrub
+
+    if not has_secrets():
+        return
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):  # a skip: (path, line, reason)
+        report.longrepr = (longrepr[0], longrepr[1], scrub(longrepr[2]))
+    elif longrepr is not None:
+        text = str(longrepr)
+        clean = scrub(text)
+        if clean != text:
+            report.longrepr = clean
+    report.sections = [(title, scrub(body)) for title, body in report.sections]
+
+
 def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
     """Saves the screenshot and hierarchy of a failed test; a dead device is noted, not raised."""
+    from trailblaze._files import write_text
+
     directory.mkdir(parents=True, exist_ok=True)
     saved: list[str] = []
     try:
@@ -424,7 +470,7 @@ def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
         source = hierarchy.source
         text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
         dump = directory / ("failure.json" if hierarchy.format == "wda-json" else "failure.xml")
-        dump.write_text(text, "utf-8")
+        write_text(dump, text)
         saved.append(str(dump))
         shot = directory / "failure.png"
         shot.write_bytes(session.screenshot())

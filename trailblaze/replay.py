@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from trailblaze._files import write_text
 from trailblaze.errors import InfrastructureError, TrailConflictError, UsageError
 from trailblaze.memory import Memory
 from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
@@ -292,7 +293,8 @@ class StepEngine:
 
         call, result = failure.call, failure.result
         rec.status = "failed"
-        rec.candidates = closest_candidates(call, self.session.screen())
+        # the screen shows what was typed: the record goes back to callers (pytest), not only to files
+        rec.candidates = self.memory.redact(closest_candidates(call, self.session.screen()))
         position = f"tool {len(failure.done) + 1} of {len(tools)}"
         error = f"{self._where(rec)}: recorded {position} {call.name} failed: {result}"
         selector = selector_of(call)
@@ -515,7 +517,7 @@ def run_engine(
 
             record.heal_diff = trail_diff(before, after, Path(record.path).name)
             if rundir is not None:
-                (rundir.root / record.directory / "trail.diff").write_text(record.heal_diff, "utf-8")
+                write_text(rundir.root / record.directory / "trail.diff", record.heal_diff)
         if rundir is not None:
             rundir.finish_trail(record.status, error, started)
         else:

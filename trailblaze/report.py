@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from trailblaze._files import atomic_write
+from trailblaze._files import atomic_write_text
 from trailblaze._html import esc, format_cost, format_count, format_duration, step_label
 from trailblaze.runlog import (
     LLMCallRecord,
@@ -77,7 +77,7 @@ def write_html_report(run_dir: str | os.PathLike[str], output: str | os.PathLike
     page = render_html(run, run_dir, link_from=target.parent)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, page.encode("utf-8"))
+        atomic_write_text(target, page)
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write the report ({exc.strerror or exc}); pick another --output"

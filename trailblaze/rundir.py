@@ -16,8 +16,9 @@ A step's "before" is the previous step's "after" file when no device action ran 
 replay pays one screenshot per step, not two); `run.json` then names the same file twice.
 
 Nothing written here contains a secret value: tool params keep their `{{templates}}`, every text
-(transcripts, dumps, messages) goes through `Memory.redact`, and images in transcripts are replaced
-by the name of the file that holds them.
+file is written through `trailblaze._files.write_text` / `atomic_write_text`, which scrub every
+registered secret in any spelling (`trailblaze.redact`, ADR 0017), and images in transcripts are
+replaced by the name of the file that holds them.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trailblaze._files import write_text
 from trailblaze.llm import transcript_entry
 from trailblaze.runlog import (
     LLMCallRecord,
@@ -244,7 +246,7 @@ class RunDir:
             (self._trail_dir / image_name).write_bytes(image)
         entry = self._redact(transcript_entry(request, response))
         entry = _name_images(entry, Path(image_name).name if image_name else "(screenshot not kept)")
-        (self._trail_dir / f"{stem}.json").write_text(json.dumps(entry, indent=1, ensure_ascii=False), "utf-8")
+        write_text(self._trail_dir / f"{stem}.json", json.dumps(entry, indent=1, ensure_ascii=False))
         usage = response.usage
         step.llm_calls.append(
             LLMCallRecord(
@@ -283,7 +285,7 @@ class RunDir:
         source = hierarchy.source
         text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
         ext = "json" if hierarchy.format == "wda-json" else "xml"
-        (self._trail_dir / f"{stem}.{ext}").write_text(self._redact(text), "utf-8")
+        write_text(self._trail_dir / f"{stem}.{ext}", self._redact(text))
         (self._trail_dir / f"{stem}.png").write_bytes(session.screenshot())
         rel = self._rel_dir()
         return f"{rel}/{stem}.png", f"{rel}/{stem}.{ext}"

@@ -2,8 +2,8 @@
 
 The runner writes it (after every step, atomically, so a crash leaves a readable log); the HTML
 and JUnit reports and `trailblaze report RUN_DIR` read it. Paths inside are relative to the run
-directory. Secret values never appear: params keep their `{{templates}}` and every free text is
-redacted before it is stored.
+directory. Secret values never appear: params keep their `{{templates}}` and the file is scrubbed
+of every registered secret as it is written (`trailblaze.redact`).
 
 A run in progress reads `status: running` with the writer's `pid`; a reader that finds it running
 while that process is gone (SIGKILL, power loss) shows it, and its unfinished trail, as
@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze._files import atomic_write
+from trailblaze._files import atomic_write_text
 
 __all__ = [
     "LLMCallRecord",
@@ -181,7 +181,7 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / RUN_FILE
     text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-    atomic_write(target, text.encode("utf-8"))
+    atomic_write_text(target, text)
     return target
 
 

@@ -606,9 +606,14 @@ def _diff_markup(diff: str) -> str:
 
 
 def _console() -> Console:
+    import sys
+
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True)
+    from trailblaze.redact import ScrubbingStream
+
+    # every line the command prints passes the process's redactor (secrets in any spelling)
+    return Console(file=ScrubbingStream(sys.stdout), highlight=False, soft_wrap=True)  # type: ignore[arg-type]
 
 
 def _step_line(rec: StepRecord) -> str:

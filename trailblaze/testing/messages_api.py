@@ -126,6 +126,8 @@ class RecordedRequest:
     """Header names lower-cased."""
     body: dict[str, Any] | None
     """The parsed JSON body, or `None` when it was not a JSON object."""
+    raw: bytes = field(default=b"", repr=False)
+    """The body's bytes as they arrived (for tests that scan what left the client)."""
 
     @property
     def credential(self) -> str | None:
@@ -254,7 +256,7 @@ class FakeMessagesAPI:
         body = parsed if isinstance(parsed, dict) else None
         if self.keep_requests:
             with self._lock:
-                self.requests.append(RecordedRequest(method, path, headers, body))
+                self.requests.append(RecordedRequest(method, path, headers, body, raw))
         if method != "POST" or path.split("?")[0].rstrip("/") != "/v1/messages":
             return _error(FakeError(404, "not_found_error", f"{method} {path} not found"))
         credential = RecordedRequest(method, path, headers, body).credential
