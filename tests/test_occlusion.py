@@ -1,0 +1,302 @@
+"""Occlusion (docs/adr/0014-occlusion.md): nodes under a dialog or the keyboard are `covered`, left out
+of the compact view, refused as tap targets and never recorded; selectors prefer uncovered matches.
+
+Real-world dumps, the demo app's screens as the simulators serve them, and end to end through the
+simulators with the real uiautomator2 / facebook-wda clients and a scripted model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.demo_screens import demo_screen
+from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
+from trailblaze.agent import Agent
+from trailblaze.compact import compact_view
+from trailblaze.devices import open_device
+from trailblaze.execute import run_recorded_tool
+from trailblaze.hierarchy import Hierarchy, Node, parse_hierarchy
+from trailblaze.memory import Memory
+from trailblaze.occlusion import covers
+from trailblaze.resolve import resolve
+from trailblaze.selector import NodeSelector
+from trailblaze.selector_gen import generate_selector, selector_for
+from trailblaze.session import DeviceSession
+from trailblaze.testing import ScriptedLLM, tool, tool_calls
+from trailblaze.trail import ToolCall
+
+PLATFORMS = ("android", "ios")
+_BRANCH = {"android": "androidAccessibility", "ios": "iosMaestro"}
+
+# Covered nodes per real-world dump. None of them shows a dialog; avito's IME window lies below the
+# app's content (the app resized itself, adjustResize) so nothing is under it; ios-wda/keyboard.xml is
+# the Settings app's *Keyboards* screen, without a keyboard on screen.
+EXPECTED_COVERED = {name: 0 for name in FIXTURE_IDS}
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=FIXTURE_IDS)
+def test_real_world_dumps_mark_exactly_the_nodes_under_a_cover(path: Path) -> None:
+    h = load(path)
+    covers(h)
+    covered = [n for n in h.nodes if n.covered]
+    assert len(covered) == EXPECTED_COVERED[f"{path.parent.name}/{path.name}"], covered
+    assert "behind the dialog" not in compact_view(h).text
+
+
+def _avito(ime_top: int) -> Hierarchy:
+    """The avito dump with its Gboard window moved up to `ime_top` (as if the app had not resized)."""
+    raw = (Path(FIXTURES[0]).parent.parent / "android-u2/avito-search-with-ime.xml").read_bytes()
+    lines = raw.split(b"\n")
+    ime = next(i for i, line in enumerate(lines) if b'package="com.google.android.inputmethod.latin"' in line)
+    lines[ime] = lines[ime].replace(b"[0,1167][1080,1920]", f"[0,{ime_top}][1080,1920]".encode())
+    return parse_hierarchy(b"\n".join(lines))
+
+
+def test_the_ime_window_of_a_real_dump_covers_what_lies_under_it() -> None:
+    assert covers(_avito(1167)) == []  # as captured: the app window ends where the keyboard starts
+    h = _avito(700)
+    (keyboard,) = covers(h)
+    assert keyboard.kind == "keyboard" and keyboard.describe() == "the keyboard"
+    covered = [n for n in h.nodes if n.covered]
+    assert covered and all(h.window_kind(n) == "app" and n.center[1] >= 700 for n in covered)
+    # Every app node whose tap point lies under the keyboard is covered, none above it.
+    app = [n for n in h.visible_nodes() if h.window_kind(n) == "app" and not n.scrollable]
+    assert {id(n) for n in app if n.center[1] >= 700} == {id(n) for n in covered if not n.scrollable}
+    view = compact_view(h)
+    assert re.search(r"^\(\d+ elements under the keyboard are hidden\)$", view.text, re.M)
+    assert not any(n.covered for n in view.refs.values())
+    assert set(map(id, view.covered.values())) <= set(map(id, covered))
+
+
+# --------------------------------------------------------------------------------------------------
+# The demo app as the simulators serve it
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_the_sign_out_dialog_covers_the_settings_screen(platform: str) -> None:
+    h = demo_screen("sign-out-dialog", platform)
+    (dialog,) = covers(h)
+    assert dialog.kind == "dialog" and dialog.describe() == 'Dialog "Sign out?"'
+    inside = {id(n) for n in dialog.node.walk()}
+    app = [n for n in h.visible_nodes() if h.window_kind(n) == "app" and n.parent is not None]
+    for node in app:
+        under = id(node) not in inside and not any(id(a) in inside for a in node.ancestors())
+        if platform == "ios" and any(id(d) in inside for d in node.walk()):
+            under = False  # the window holding the alert
+        assert node.covered == under, node
+    view = compact_view(h)
+    first, *rest = view.text.splitlines()
+    assert first == '(7 elements behind the dialog "Sign out?" are hidden)'
+    labels = [re.sub(r"^\s*\[\w+\] ", "", line) for line in rest]
+    assert labels == [
+        ('TextView "Sign out?"' if platform == "android" else 'StaticText "Sign out?"'),
+        'Button "Cancel"',
+        'Button "Sign out"',
+    ]
+    assert "sign_out" in {n.short_id for n in view.covered.values()}
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_android_dialog_is_a_window_of_its_own_after_the_activity(platform: str) -> None:
+    h = demo_screen("sign-out-dialog", platform)
+    if platform == "android":
+        # As on a real device: the dialog's decor view is the root of a second app window.
+        assert h.window_kinds[:2] == ["app", "app"]
+        assert [n.short_id for n in h.roots[1].walk() if n.short_id][:1] == ["sign_out_dialog"]
+        assert not any(n.short_id == "sign_out_dialog" for n in h.roots[0].walk())
+    else:
+        # iOS: the alert is a later sibling subtree of the screen's content, inside the app window.
+        alert = next(n for n in h.nodes if n.short_class == "Alert")
+        settings = next(n for n in h.nodes if n.short_id == "sign_out")
+        assert alert.order > settings.order and alert.window == settings.window
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_selectors_prefer_the_uncovered_match_and_never_describe_a_covered_node(platform: str) -> None:
+    h = demo_screen("sign-out-dialog", platform)
+    covers(h)
+    branch = "androidMaestro" if platform == "android" else "iosMaestro"
+    found = resolve(NodeSelector.model_validate({branch: {"textRegex": "Sign out"}}), h)
+    assert [n.short_id for n in found] == ["confirm_sign_out"]  # not AMBIGUOUS with the covered one
+    behind = next(n for n in h.nodes if n.short_id == "sign_out")
+    assert behind.covered and selector_for(behind, h) is None and generate_selector(behind, h) is None
+    # Only the covered one matches: it is still found (a tap on it is then refused with the reason).
+    by_id = resolve(NodeSelector.model_validate({_BRANCH[platform]: {"resourceIdRegex": "sign_out"}}), h)
+    assert by_id == [behind]
+    confirm = next(n for n in h.nodes if n.short_id == "confirm_sign_out")
+    selector = generate_selector(confirm, h)
+    assert selector is not None and resolve(selector, h) == [confirm]
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_filled_text_fields_show_value_and_name_the_same_way(platform: str) -> None:
+    from tests.demo_screens import _Driver, capture
+    from trailblaze.sim import create_device
+    from trailblaze.sim.model import ManualClock
+
+    device = create_device(platform, "demo", clock=ManualClock(), launch=True)
+    drv = _Driver(device)
+    drv.tap_id("email")
+    device.type_text("ada@example.com")
+    drv.tap_id("password")
+    device.type_text("hunter2")
+    view = compact_view(capture(device)).text
+    field = "EditText" if platform == "android" else "TextField"
+    secure = "EditText" if platform == "android" else "SecureTextField"
+    assert re.search(rf'^\[\w+\] {field} "ada@example\.com" hint="Email"$', view, re.M), view
+    assert re.search(rf'^\[\w+\] {secure} "•••••••" hint="Password"', view, re.M), view
+    # An empty field shows its name only.
+    fresh = compact_view(demo_screen("login", platform)).text
+    assert re.search(rf'^\[\w+\] {field} "Email"$', fresh, re.M), fresh
+
+
+def test_the_wda_placeholder_value_reaches_the_node() -> None:
+    h = demo_screen("login", "ios")
+    assert 'placeholderValue="Email"' in str(h.source)
+    email = next(n for n in h.nodes if n.short_id == "email")
+    assert email.hint == "Email" and email.text == ""
+
+
+# --------------------------------------------------------------------------------------------------
+# End to end: the real clients against the simulators
+
+
+@pytest.fixture(scope="module", params=PLATFORMS)
+def device(request: pytest.FixtureRequest) -> Iterator[DeviceSession]:
+    with open_device(f"sim:{request.param}", latency="zero", resolve_timeout=0.5) as session:
+        yield session
+
+
+def _run(session: DeviceSession, name: str, **params: object) -> str:
+    return str(run_recorded_tool(session, ToolCall(name=name, params=dict(params)), Memory()))
+
+
+def _by_id(session: DeviceSession, short_id: str) -> dict[str, object]:
+    return {"nodeSelector": {_BRANCH[session.info.platform]: {"resourceIdRegex": short_id}}}
+
+
+def _settings(session: DeviceSession) -> DeviceSession:
+    session.act(lambda d: d.launch_app("dev.trailblaze.demo", "CLEAR_STATE"))
+    assert _run(session, "tapOnElementBySelector", **_by_id(session, "email")).startswith("OK")
+    assert _run(session, "inputText", text="ada@example.com").startswith("OK")
+    assert _run(session, "tapOnElementBySelector", **_by_id(session, "password")).startswith("OK")
+    assert _run(session, "inputText", text="hunter2").startswith("OK")
+    assert _run(session, "tapOnElementBySelector", **_by_id(session, "sign_in")).startswith("OK")
+    found = session.resolve(
+        NodeSelector.model_validate(_by_id(session, "tab_settings")["nodeSelector"]), timeout=5
+    )
+    assert found.nodes, "not signed in"
+    assert _run(session, "tapOnElementBySelector", **_by_id(session, "tab_settings")).startswith("OK")
+    return session
+
+
+def test_a_tap_on_a_covered_element_is_refused_on_replay_and_tool(device: DeviceSession) -> None:
+    _settings(device)
+    assert _run(device, "tapOnElementBySelector", **_by_id(device, "sign_out")).startswith("OK")
+    refused = _run(device, "tapOnElementBySelector", **_by_id(device, "sign_out"))
+    assert refused.startswith("NOT_VISIBLE ") and 'covered by Dialog "Sign out?"' in refused, refused
+    assert "dismiss it first, or act on an element inside it" in refused
+    # The read-compat tap finds the dialog's button, not the covered one, and signs out.
+    assert _run(device, "tapOnElementWithText", text="Sign out").startswith("OK")
+    assert device.resolve(
+        NodeSelector.model_validate(_by_id(device, "sign_in")["nodeSelector"]), timeout=3
+    ).nodes
+
+
+def test_the_keyboard_covers_what_lies_under_it(device: DeviceSession) -> None:
+    _settings(device)
+    assert _run(device, "tapOnElementBySelector", **_by_id(device, "tab_search")).startswith("OK")
+    assert _run(device, "tapOnElementBySelector", **_by_id(device, "query")).startswith("OK")
+    if device.info.platform == "android":
+        # Rows end exactly where the keyboard starts; scroll half a row so one straddles its edge.
+        device.act(lambda d: d.swipe(540, 1300, 540, 1200))
+    h = device.screen()
+    assert h.keyboard_shown
+    covered = [n for n in h.visible_nodes() if n.covered]
+    assert covered and all(n.covered_by is not None and n.covered_by.kind == "keyboard" for n in covered)
+    view = compact_view(h).text
+    assert re.search(r"^\(\d+ elements? under the keyboard (is|are) hidden\)$", view, re.M), view
+    branch = _BRANCH[device.info.platform]
+    row = next(n for n in covered if n.short_id == "message_row" or n.text.startswith("From:"))
+    sel: dict[str, object] = {branch: {"textRegex": re.escape(row.text)}}
+    if not row.text:  # the row itself: the one containing its (uncovered) title
+        title = next(d.text or d.label for d in row.walk() if d is not row and (d.text or d.label))
+        sel = {
+            branch: {"resourceIdRegex": "message_row"},
+            "containsDescendants": [{branch: {"textRegex": title}}],
+        }
+    refused = _run(device, "tapOnElementBySelector", nodeSelector=sel)
+    assert refused.startswith("NOT_VISIBLE ") and "covered by the keyboard" in refused, refused
+    assert "hide the keyboard first" in refused
+    device.act(lambda d: d.hide_keyboard())
+
+
+def _ref(view_text: str, label: str) -> str:
+    match = re.search(rf'^\s*\[(\w+)\] \w+ "{re.escape(label)}"', view_text, re.M)
+    assert match, (label, view_text)
+    return match.group(1)
+
+
+def test_a_scripted_model_tapping_behind_the_dialog_is_told_and_nothing_covered_is_recorded(
+    device: DeviceSession,
+) -> None:
+    _settings(device)
+    before = compact_view(device.screen())
+    behind = _ref(before.text, "Sign out")
+    # The dialog's own "Sign out" button sits elsewhere, so it has another ref: read it off the
+    # dialog, then close it again so the step starts on the settings screen.
+    assert _run(device, "tapOnElementBySelector", **_by_id(device, "sign_out")).startswith("OK")
+    with_dialog = compact_view(device.screen())
+    confirm = _ref(with_dialog.text, "Sign out")
+    assert confirm != behind and behind in with_dialog.covered
+    assert _run(device, "tapOnElementBySelector", **_by_id(device, "cancel")).startswith("OK")
+    llm = ScriptedLLM(
+        [
+            tool("tap", ref=behind, reasoning="open the sign-out dialog"),
+            tool("tap", ref=behind, reasoning="tap sign out again"),
+            tool("tap", ref=confirm, reasoning="confirm in the dialog"),
+            tool_calls(("objectiveStatus", {"status": "COMPLETED", "explanation": "signed out"})),
+        ]
+    )
+    result = Agent(llm, device, Memory(), screenshots=False).run_step("Sign out")
+    assert result.status == "COMPLETED"
+    third = llm.requests[2]
+    told = [
+        b.content
+        for m in third.messages
+        for b in m.content
+        if hasattr(b, "content") and isinstance(b.content, str)
+    ]
+    refusal = next(t for t in told if t.startswith("NOT_VISIBLE"))
+    assert 'covered by Dialog "Sign out?"' in refusal
+    recorded = [c.to_data() for c in result.recorded]
+    assert [next(iter(c)) for c in recorded] == ["tapOnElementBySelector", "tapOnElementBySelector"]
+    text = json.dumps(recorded)
+    assert "confirm_sign_out" in text
+    # The first tap opened the dialog (nothing covered then); the refused one left no trace.
+    first = recorded[0]["tapOnElementBySelector"]["nodeSelector"][_BRANCH[device.info.platform]]
+    assert first["resourceIdRegex"].endswith("sign_out") and "confirm" not in first["resourceIdRegex"]
+    assert _covered_taps(recorded) == 0
+
+
+def _covered_taps(recorded: list[dict[str, object]]) -> int:
+    """How many recorded taps target a node that was covered at the time: replays the taps' selectors
+    on the dialog screen they ran against (the second tap ran with the dialog open)."""
+    h = demo_screen("sign-out-dialog", "android")
+    covers(h)
+    count = 0
+    for call in recorded[1:]:
+        data = call["tapOnElementBySelector"]
+        assert isinstance(data, dict)
+        spec = data["nodeSelector"]
+        if "iosMaestro" in spec:
+            h = demo_screen("sign-out-dialog", "ios")
+            covers(h)
+        nodes: list[Node] = resolve(NodeSelector.model_validate(spec), h)
+        count += sum(1 for n in nodes if n.covered)
+    return count
