@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,19 +17,24 @@ import pytest
 
 from tests.demo_screens import demo_screen
 from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
+from tests.test_cli_device import _cli
+from tests.test_cli_device import external_sim as cli_sim  # noqa: F401 (a fixture, requested by name)
 from trailblaze.agent import Agent
 from trailblaze.compact import compact_view
 from trailblaze.devices import open_device
 from trailblaze.execute import run_recorded_tool
-from trailblaze.hierarchy import Hierarchy, Node, parse_hierarchy
+from trailblaze.hierarchy import Hierarchy, parse_hierarchy
+from trailblaze.llm import LLMClient, LLMRequest, LLMResponse, TextBlock, ToolResultBlock
 from trailblaze.memory import Memory
 from trailblaze.occlusion import covers
+from trailblaze.prompts import SCREEN_HEADER
 from trailblaze.resolve import resolve
+from trailblaze.runner import record_trail
 from trailblaze.selector import NodeSelector
 from trailblaze.selector_gen import generate_selector, selector_for
 from trailblaze.session import DeviceSession
-from trailblaze.testing import ScriptedLLM, tool, tool_calls
-from trailblaze.trail import ToolCall
+from trailblaze.testing import FunctionLLM, ScriptedLLM, tool, tool_calls
+from trailblaze.trail import ToolCall, load_trail
 
 PLATFORMS = ("android", "ios")
 _BRANCH = {"android": "androidAccessibility", "ios": "iosMaestro"}
@@ -266,37 +272,139 @@ def test_a_scripted_model_tapping_behind_the_dialog_is_told_and_nothing_covered_
     result = Agent(llm, device, Memory(), screenshots=False).run_step("Sign out")
     assert result.status == "COMPLETED"
     third = llm.requests[2]
-    told = [
-        b.content
-        for m in third.messages
-        for b in m.content
-        if hasattr(b, "content") and isinstance(b.content, str)
+    told = [b.content for m in third.messages for b in m.content if isinstance(b, ToolResultBlock)]
+    assert told[-1].startswith("NOT_VISIBLE ") and 'covered by Dialog "Sign out?"' in told[-1], told
+    # Recorded: the tap that opened the dialog (nothing covered then) and the dialog's button; the
+    # refused tap left no trace.
+    branch = _BRANCH[device.info.platform]
+    recorded = [c.params["nodeSelector"][branch]["resourceIdRegex"] for c in result.recorded]
+    assert [c.name for c in result.recorded] == ["tapOnElementBySelector"] * 2
+    assert [r.rsplit("/", 1)[-1] for r in recorded] == ["sign_out", "confirm_sign_out"]
+    signed_out = device.resolve(
+        NodeSelector.model_validate(_by_id(device, "sign_in")["nodeSelector"]), timeout=3
+    )
+    assert signed_out.nodes
+
+
+# --------------------------------------------------------------------------------------------------
+# `record` end to end: the recording never holds a tap on a covered element, and it replays
+
+
+def _sign_in_recording(branch: str, prefix: str) -> str:
+    taps = {name: f"{prefix}{name}" for name in ("email", "password", "sign_in")}
+    lines = ["        - launchApp: {appId: dev.trailblaze.demo, launchMode: CLEAR_STATE}"]
+    for name, text in (("email", "user@example.com"), ("password", "'{{password}}'"), ("sign_in", None)):
+        lines.append(
+            f"        - tapOnElementBySelector: {{nodeSelector: {{{branch}: {{resourceIdRegex: '{taps[name]}'}}}}}}"
+        )
+        if text is not None:
+            lines.append(f"        - inputText: {{text: {text}}}")
+    return "\n".join(lines)
+
+
+SIGN_OUT_TRAIL = f"""\
+config:
+  id: demo/sign-out
+trail:
+  - step: Launch the demo app and sign in
+    recording:
+      android:
+{_sign_in_recording("androidAccessibility", "dev.trailblaze.demo:id/")}
+      ios:
+{_sign_in_recording("iosMaestro", "")}
+  - step: Open Settings, tap Sign out and confirm it in the dialog
+"""
+
+
+def _screen_text(request: LLMRequest) -> str:
+    for message in reversed(request.messages):
+        for block in reversed(message.content):
+            if isinstance(block, TextBlock) and SCREEN_HEADER in block.text:
+                return block.text
+    raise AssertionError("no screen in the request")
+
+
+def _sign_out_model() -> tuple[FunctionLLM, dict[str, str]]:
+    """A model that taps `Sign out`, then taps the ref it remembers of it again behind the dialog,
+    and only then the dialog's own button."""
+    state: dict[str, str] = {}
+
+    def answer(request: LLMRequest) -> LLMResponse:
+        screen = _screen_text(request)
+        results = [b for m in request.messages for b in m.content if isinstance(b, ToolResultBlock)]
+        if results and results[-1].content.startswith("NOT_VISIBLE"):
+            state["refused"] = results[-1].content
+        sign_out = re.search(r'^\s*\[(\w+)\] Button "Sign out"', screen, re.M)
+        if "behind the dialog" in screen:
+            if "refused" not in state:
+                return tool("tap", ref=state["behind"])  # the ref from before the dialog opened
+            assert sign_out is not None
+            return tool("tap", ref=sign_out.group(1))
+        if sign_out is not None:
+            state["behind"] = sign_out.group(1)
+            return tool("tap", ref=sign_out.group(1))
+        if "refused" in state and '"Sign in"' in screen:
+            return tool("objectiveStatus", status="COMPLETED", explanation="signed out")
+        settings = re.search(
+            r'^\s*\[(\w+)\] \w+ "Settings" .*\[tap\]|^\s*\[(\w+)\] Button "Settings"', screen, re.M
+        )
+        assert settings is not None, screen
+        return tool("tap", ref=settings.group(1) or settings.group(2))
+
+    return FunctionLLM(answer), state
+
+
+def test_record_never_writes_a_covered_tap_and_the_recording_replays(
+    device: DeviceSession, tmp_path: Path
+) -> None:
+    path = tmp_path / "sign-out.trail.yaml"
+    path.write_text(SIGN_OUT_TRAIL)
+    llm, state = _sign_out_model()
+    first = record_trail(path, device, lambda: llm, secrets={"password": "hunter2"})
+    assert first.status == "passed", first.error
+    refusal = state.get("refused", "")
+    assert refusal.startswith("NOT_VISIBLE ") and 'covered by Dialog "Sign out?"' in refusal
+    recording = load_trail(path).steps[1].recording_for(device.info.classifier)
+    assert recording is not None
+    ids = [
+        json.dumps(call.params["nodeSelector"]) for call in recording if call.name == "tapOnElementBySelector"
     ]
-    refusal = next(t for t in told if t.startswith("NOT_VISIBLE"))
-    assert 'covered by Dialog "Sign out?"' in refusal
-    recorded = [c.to_data() for c in result.recorded]
-    assert [next(iter(c)) for c in recorded] == ["tapOnElementBySelector", "tapOnElementBySelector"]
-    text = json.dumps(recorded)
-    assert "confirm_sign_out" in text
-    # The first tap opened the dialog (nothing covered then); the refused one left no trace.
-    first = recorded[0]["tapOnElementBySelector"]["nodeSelector"][_BRANCH[device.info.platform]]
-    assert first["resourceIdRegex"].endswith("sign_out") and "confirm" not in first["resourceIdRegex"]
-    assert _covered_taps(recorded) == 0
+    assert len(ids) == 3 and "tab_settings" in ids[0] and "confirm_sign_out" in ids[2], ids
+    assert ids[1].count("sign_out") == 1 and "confirm" not in ids[1]  # the tap that opened the dialog
+    # What was recorded replays with no model, and ends signed out.
+    again = record_trail(path, device, _no_llm, secrets={"password": "hunter2"})
+    assert again.status == "passed" and [s.mode for s in again.steps] == ["replay", "replay"]
+    assert device.resolve(
+        NodeSelector.model_validate(_by_id(device, "sign_in")["nodeSelector"]), timeout=3
+    ).nodes
 
 
-def _covered_taps(recorded: list[dict[str, object]]) -> int:
-    """How many recorded taps target a node that was covered at the time: replays the taps' selectors
-    on the dialog screen they ran against (the second tap ran with the dialog open)."""
-    h = demo_screen("sign-out-dialog", "android")
-    covers(h)
-    count = 0
-    for call in recorded[1:]:
-        data = call["tapOnElementBySelector"]
-        assert isinstance(data, dict)
-        spec = data["nodeSelector"]
-        if "iosMaestro" in spec:
-            h = demo_screen("sign-out-dialog", "ios")
-            covers(h)
-        nodes: list[Node] = resolve(NodeSelector.model_validate(spec), h)
-        count += sum(1 for n in nodes if n.covered)
-    return count
+def _no_llm() -> LLMClient:
+    raise AssertionError("a recorded trail must replay without a model")
+
+
+@pytest.mark.slow
+def test_trailblaze_tool_refuses_a_covered_tap(cli_sim: tuple[str, dict[str, str]]) -> None:  # noqa: F811
+    """The CLI (`trailblaze tool`, separate processes against one external simulator) says the same."""
+    device, env = cli_sim
+    branch = "androidAccessibility" if device == "android" else "iosMaestro"
+
+    def tap(short_id: str) -> subprocess.CompletedProcess[str]:
+        spec = f"tapOnElementBySelector: {{nodeSelector: {{{branch}: {{resourceIdRegex: {short_id}}}}}}}"
+        return _cli("tool", spec, "--device", device, "--element-timeout", "3", env=env)
+
+    for step in (
+        "email",
+        "inputText: {text: ada@example.com}",
+        "password",
+        "inputText: {text: hunter2}",
+        "sign_in",
+    ):
+        done = _cli("tool", step, "--device", device, env=env) if ":" in step else tap(step)
+        assert done.returncode == 0, (step, done.stdout, done.stderr)
+    assert tap("tab_settings").returncode == 0
+    assert tap("sign_out").returncode == 0
+    refused = tap("sign_out")
+    assert refused.returncode == 1, refused.stderr
+    assert refused.stdout.startswith("NOT_VISIBLE ") and 'covered by Dialog "Sign out?"' in refused.stdout
+    assert "dismiss it first, or act on an element inside it" in refused.stdout
