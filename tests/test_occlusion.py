@@ -100,7 +100,8 @@ def test_the_sign_out_dialog_covers_the_settings_screen(platform: str) -> None:
     assert first == '(7 elements behind the dialog "Sign out?" are hidden)'
     labels = [re.sub(r"^\s*\[\w+\] ", "", line) for line in rest]
     assert labels == [
-        ('TextView "Sign out?"' if platform == "android" else 'StaticText "Sign out?"'),
+        # iOS: the alert carries its title as label (its title text is then not repeated).
+        ('TextView "Sign out?"' if platform == "android" else 'Alert "Sign out?"'),
         'Button "Cancel"',
         'Button "Sign out"',
     ]
