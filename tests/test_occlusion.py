@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,10 @@ from tests.demo_screens import demo_screen
 from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
 from tests.test_cli_device import _cli
 from tests.test_cli_device import external_sim as cli_sim  # noqa: F401 (a fixture, requested by name)
+from tests.test_record_cli import (
+    api,  # noqa: F401 (a fixture, requested by name)
+    record,
+)
 from trailblaze.agent import Agent
 from trailblaze.compact import compact_view
 from trailblaze.devices import open_device
@@ -33,7 +38,7 @@ from trailblaze.runner import record_trail
 from trailblaze.selector import NodeSelector
 from trailblaze.selector_gen import generate_selector, selector_for
 from trailblaze.session import DeviceSession
-from trailblaze.testing import FunctionLLM, ScriptedLLM, tool, tool_calls
+from trailblaze.testing import FakeMessagesAPI, FunctionLLM, ScriptedLLM, tool, tool_calls
 from trailblaze.trail import ToolCall, load_trail
 
 PLATFORMS = ("android", "ios")
@@ -409,3 +414,41 @@ def test_trailblaze_tool_refuses_a_covered_tap(cli_sim: tuple[str, dict[str, str
     assert refused.returncode == 1, refused.stderr
     assert refused.stdout.startswith("NOT_VISIBLE ") and 'covered by Dialog "Sign out?"' in refused.stdout
     assert "dismiss it first, or act on an element inside it" in refused.stdout
+
+
+DEMO_SIGN_OUT = """\
+config:
+  id: demo/sign-out
+trail:
+  - step: Launch the demo app and sign in as user@example.com with the password from the secret `password`
+  - step: Tap the Settings tab
+  - step: Tap Sign out
+  - step: Tap Sign out
+  - verify: The login screen is shown with the "Sign in" button
+"""
+
+
+@pytest.mark.slow
+def test_recording_through_the_messages_api_fake_confirms_in_the_dialog(
+    api: FakeMessagesAPI,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """`trailblaze record` (real anthropic SDK, demo policy) on both platforms: the second "Tap Sign
+    out" is the dialog's button — before occlusion the policy tapped the covered one, a no-op, and the
+    verify failed — and the recording replays green with `trailblaze replay`."""
+    trail = tmp_path / "sign-out.trail.yaml"
+    trail.write_text(DEMO_SIGN_OUT)
+    for platform, branch in (("android", "androidAccessibility"), ("ios", "iosMaestro")):
+        done = record(api, str(trail), "--device", f"sim:{platform}", "--secret", "password=hunter2")
+        assert done.returncode == 0, done.stdout + done.stderr
+        confirm = load_trail(trail).steps[3].recording_for(platform)
+        assert confirm is not None and [c.name for c in confirm] == ["tapOnElementBySelector"]
+        assert confirm[0].params["nodeSelector"][branch]["resourceIdRegex"].endswith("confirm_sign_out")
+        replay = subprocess.run(
+            [sys.executable, "-m", "trailblaze", "replay", str(trail), "--device", f"sim:{platform}"]
+            + ["--secret", "password=hunter2"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert replay.returncode == 0, replay.stdout + replay.stderr
