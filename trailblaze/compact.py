@@ -145,15 +145,19 @@ class _Builder:
 
     def ref(self, node: Node, label: str, into: dict[str, Node] | None = None) -> str:
         target = self.refs if into is None else into
-        taken = self.refs if into is None else {**self.refs, **into}
+        refs = self.refs
+
+        def taken(ref: str) -> bool:
+            return ref in refs or ref in target
+
         h = _identity_hash(node, label)
         for length in (3, 4, 5, 6):
             ref = _ref_for(h, length)
-            if ref not in taken:
+            if not taken(ref):
                 target[ref] = node
                 return ref
         suffix = 2  # identical identity (same class, label and position): number the repeats
-        while f"{_ref_for(h, 3)}{suffix}" in taken:
+        while taken(f"{_ref_for(h, 3)}{suffix}"):
             suffix += 1
         ref = f"{_ref_for(h, 3)}{suffix}"
         target[ref] = node

@@ -226,11 +226,13 @@ def _node(ref: str, ctx: ToolContext) -> Node | None:
 def _covered(ref: str, ctx: ToolContext) -> ToolOutcome | None:
     """A tap on an element the view left out because a dialog or the keyboard covers it: refused
     with the reason, nothing recorded (docs/adr/0014-occlusion.md)."""
+    node = ctx.view.covered.get(ref.strip().strip("[]"))
+    return None if node is None else _refused(node)
+
+
+def _refused(node: Node) -> ToolOutcome:
     from trailblaze.execute import covered_message
 
-    node = ctx.view.covered.get(ref.strip().strip("[]"))
-    if node is None:
-        return None
     return ToolOutcome(_result("NOT_VISIBLE", covered_message(node), "action"))
 
 
@@ -246,9 +248,7 @@ def _tap(args: TapParams, ctx: ToolContext) -> ToolOutcome:
     if node is None:
         return _covered(args.ref, ctx) or _no_ref(args.ref)
     if node.covered_by is not None:  # a view built before `covers` ran; never record a covered tap
-        from trailblaze.execute import covered_message
-
-        return ToolOutcome(_result("NOT_VISIBLE", covered_message(node), "action"))
+        return _refused(node)
     selector = generate_selector(node, ctx.hierarchy)
     extra: dict[str, Any] = {"longPress": True} if args.longPress else {}
     if selector is None:
