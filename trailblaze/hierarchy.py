@@ -247,7 +247,7 @@ class Cover:
     area: Rect | None = None
     """The covered rectangle; None for a modal that covers the whole screen."""
     hidden: int = 0
-    """How many nodes it covers."""
+    """How many on-screen nodes it covers."""
 
     def describe(self) -> str:
         """`Dialog "Sign out?"` or `the keyboard`, for messages."""

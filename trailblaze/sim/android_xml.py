@@ -8,6 +8,7 @@ UiSelector matcher in `u2_server`, so a node a selector finds is exactly a node 
 
 Beside the app's window there are two `com.android.systemui` windows, as on a phone with
 three-button navigation: the status bar (24 pt) and the navigation bar (48 pt, Back/Home/Overview).
+An open dialog is a window of its own after the app's, and the shown keyboard is the IME's window.
 """
 
 from __future__ import annotations
