@@ -19,6 +19,7 @@ from tests.test_compact import covers_every_interactive_node
 from tests.test_selectors import round_trip
 from trailblaze.compact import compact_view
 from trailblaze.hierarchy import Hierarchy, Node
+from trailblaze.occlusion import covers
 from trailblaze.resolve import describe_selector, resolve
 from trailblaze.selector_gen import generate_selector, tap_target
 
@@ -26,7 +27,9 @@ PLATFORMS = ("android", "ios")
 
 
 def _controls(h: Hierarchy) -> list[Node]:
-    return [n for n in h.visible_nodes() if n.interactive and h.window_kind(n) == "app"]
+    """The controls a tap reaches (covered ones get no selector: tests/test_selectors.round_trip)."""
+    covers(h)
+    return [n for n in h.visible_nodes() if n.interactive and h.window_kind(n) == "app" and not n.covered]
 
 
 def _identity(node: Node) -> tuple[str, ...]:
@@ -60,7 +63,9 @@ def test_generated_selectors_find_the_tapped_node_on_every_demo_screen(
     ok = checked - len(misses)
     with capsys.disabled():
         print(f"\n{platform} demo selector round trip: {ok}/{checked} = {100 * ok / checked:.1f}%")
-    assert checked >= 60  # every screen contributes (the keyboard screen included)
+    # Every screen contributes (the keyboard screen included); the controls behind the sign-out
+    # dialog do not (they are covered, checked in test_selectors.round_trip).
+    assert checked >= 56
     assert misses == []
 
 
@@ -103,7 +108,7 @@ def test_selectors_recorded_on_demo_find_the_same_element_on_the_restyled_app(
             f"\n{platform} durability demo -> demo@restyled: {ok}/{checked} = {100 * ok / checked:.1f}% "
             f"({len(absent)} rows scrolled off screen by the restyle, not scored)"
         )
-    assert checked >= 55
+    assert checked >= 52  # the controls behind the sign-out dialog are covered, not scored
     assert len(absent) <= 8  # only list rows the taller restyled rows push below the fold
     assert all("message_row" in a for a in absent), absent
     assert misses == []

@@ -371,8 +371,8 @@ def test_sign_out_dialog(phone: Phone) -> None:
     phone.tap("sign_out")
     alert = phone.d.alert()
     assert alert is not None and alert.text == "Sign out?" and alert.buttons == ("Cancel", "Sign out")
-    dialog = phone.find(text="Sign out?")
-    assert dialog.visible
+    dialog = phone.find(id="alertTitle")
+    assert dialog.visible and dialog.text == "Sign out?"
     phone.tap("tab_inbox")  # modal: the screen behind does not take touches
     assert phone.d.screen_name == "settings"
     phone.tap("cancel")

@@ -17,6 +17,13 @@ Dropped: system UI windows (status / navigation bar, iOS status bar), invisible 
 nodes, and layout wrappers without content (their children are hoisted). A clickable container
 without its own text takes over the first text inside it (one line instead of two). Content scrolled
 out of a scrollable container is counted per direction. The IME becomes one `[keyboard shown]` line.
+Elements a tap cannot reach because a dialog or the keyboard is drawn over them
+(`trailblaze.occlusion`) are left out and counted in one line per cover, first:
+
+    (7 elements behind the dialog "Sign out?" are hidden)
+
+Their refs still resolve (`CompactView.covered`), so a tap on one the model remembers from an
+earlier view is refused with a reason instead of "unknown ref".
 
 Every byte here is paid for on every request, so annotations say only what the line does not:
 `[tap]` (or `[long-press]`) marks a tappable element whose class does not already say so — a text,
@@ -32,7 +39,8 @@ import io
 import zlib
 from dataclasses import dataclass, field
 
-from trailblaze.hierarchy import Hierarchy, Node, Rect
+from trailblaze.hierarchy import Cover, Hierarchy, Node, Rect
+from trailblaze.occlusion import covers
 
 __all__ = ["CompactView", "compact_view", "draw_set_of_mark"]
 
@@ -60,6 +68,8 @@ class CompactView:
     lines: int = 0
     offscreen: int = 0
     """Meaningful elements scrolled out of view (summarised, not listed)."""
+    covered: dict[str, Node] = field(default_factory=dict)
+    """Refs of the meaningful elements hidden under a dialog or the keyboard (not listed)."""
 
     def ref_of(self, node: Node) -> str | None:
         """The ref a node got in this view, if it has one."""
@@ -75,10 +85,20 @@ def _description(node: Node) -> str:
 
 
 def _label(node: Node) -> str:
-    """What a person would read on the element: text, else label, else hint."""
-    if node.platform == "ios":
+    """What a person would read on the element: text, else label, else hint (iOS: label first,
+    except in a text field, where what was typed comes first as on Android)."""
+    if node.platform == "ios" and not (node.text and node.editable):
         return node.label or node.text or node.hint
     return node.text or _description(node) or node.hint
+
+
+def _field_name(node: Node, shown: str) -> str:
+    """The name of a filled text field (placeholder / hint, else its label), shown as `hint=` next
+    to the typed value on both platforms; empty when the line already shows it."""
+    if not (node.editable and node.text):
+        return ""
+    name = node.hint or _description(node)
+    return name if name != shown else ""
 
 
 def _has_content(node: Node) -> bool:
@@ -120,20 +140,47 @@ class _Builder:
         self.refs: dict[str, Node] = {}
         self.offscreen = 0
         self.keyboard = False
+        self.hidden_nodes: list[Node] = []
+        self.covered: dict[str, Node] = {}
 
-    def ref(self, node: Node, label: str) -> str:
+    def ref(self, node: Node, label: str, into: dict[str, Node] | None = None) -> str:
+        target = self.refs if into is None else into
+        refs = self.refs
+
+        def taken(ref: str) -> bool:
+            return ref in refs or ref in target
+
         h = _identity_hash(node, label)
         for length in (3, 4, 5, 6):
             ref = _ref_for(h, length)
-            if ref not in self.refs:
-                self.refs[ref] = node
+            if not taken(ref):
+                target[ref] = node
                 return ref
         suffix = 2  # identical identity (same class, label and position): number the repeats
-        while f"{_ref_for(h, 3)}{suffix}" in self.refs:
+        while taken(f"{_ref_for(h, 3)}{suffix}"):
             suffix += 1
         ref = f"{_ref_for(h, 3)}{suffix}"
-        self.refs[ref] = node
+        target[ref] = node
         return ref
+
+    def hidden_summary(self) -> list[str]:
+        """One line per cover; the hidden elements get refs after the shown ones (stable refs)."""
+        counts: dict[int, tuple[Cover, int]] = {}
+        for node in self.hidden_nodes:
+            cover = node.covered_by
+            assert cover is not None
+            counts[id(cover)] = (cover, counts.get(id(cover), (cover, 0))[1] + 1)
+            self.ref(node, _label(node), self.covered)
+        lines = []
+        for cover, n in counts.values():
+            what = "element" if n == 1 else "elements"
+            verb = "is" if n == 1 else "are"
+            if cover.kind == "keyboard":
+                lines.append(f"({n} {what} under the keyboard {verb} hidden)")
+            else:
+                title = f" {_quote(cover.title)}" if cover.title else ""
+                lines.append(f"({n} {what} behind the dialog{title} {verb} hidden)")
+        return lines
 
     def skip_subtree(self, node: Node) -> bool:
         if node.platform == "android":
@@ -152,12 +199,14 @@ class _Builder:
 
     def annotations(self, node: Node, shown: str) -> str:
         notes: list[str] = []
-        if node.platform == "android" and node.editable and node.text and node.hint and shown != node.hint:
-            notes.append(f"hint={_quote(node.hint)}")
+        name = _field_name(node, shown)
+        if name:
+            notes.append(f"hint={_quote(name)}")
         if (
             node.platform == "ios"
             and node.value
             and not node.checkable
+            and not (node.editable and node.text)
             and node.value not in (shown, node.text)
             and not (node.value in ("0", "1") and any(d.checkable for d in node.walk()))
         ):
@@ -199,6 +248,13 @@ class _Builder:
 
     def visit(self, node: Node, depth: int, hidden: set[int], context: tuple[str, ...]) -> None:
         if self.skip_subtree(node):
+            return
+        if node.covered_by is not None:
+            # Under a dialog or the keyboard: not listed, counted; its children are judged one by one.
+            if node.on_screen and self.meaningful(node):
+                self.hidden_nodes.append(node)
+            for child in node.children:
+                self.visit(child, depth, hidden, context)
             return
         if id(node) in hidden or not node.on_screen:
             # Absorbed into its container's line, or not on screen: its children may still need lines.
@@ -269,6 +325,7 @@ class _Builder:
 
 def compact_view(hierarchy: Hierarchy) -> CompactView:
     """The compact, ref-annotated text of a hierarchy (see the module docstring for the format)."""
+    covers(hierarchy)
     builder = _Builder(hierarchy)
     hidden: set[int] = set()
     for root in hierarchy.roots:
@@ -289,11 +346,13 @@ def compact_view(hierarchy: Hierarchy) -> CompactView:
             builder.visit(root, 0, hidden, ())
     if builder.keyboard:
         builder.lines.append("[keyboard shown]")
+    lines = builder.hidden_summary() + builder.lines
     return CompactView(
-        text="\n".join(builder.lines),
+        text="\n".join(lines),
         refs=builder.refs,
-        lines=len(builder.lines),
+        lines=len(lines),
         offscreen=builder.offscreen,
+        covered=builder.covered,
     )
 
 

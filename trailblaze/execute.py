@@ -8,7 +8,8 @@ act at the centre of that node's visible part, and settle (every action goes thr
   (`OK tapped … (no visible change)`, `ToolResult.no_change`, see `trailblaze.noop`);
 - `NOT_FOUND` — nothing matched before the timeout (names the selector and the 3 closest candidates);
 - `AMBIGUOUS` — several nodes matched and the selector has no `index` (lists them);
-- `NOT_VISIBLE` — an assertion's element did not show (or showed other text);
+- `NOT_VISIBLE` — an assertion's element did not show (or showed other text), or a tap's target is
+  covered by a dialog or the keyboard (docs/adr/0014-occlusion.md);
 - `TIMEOUT` — something that should go away did not;
 - `ERROR` — the tool itself cannot run (unknown tool, bad params, unsupported on this device).
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from trailblaze.session import DeviceSession
     from trailblaze.trail import ToolCall
 
-__all__ = ["TOOL_KINDS", "Status", "ToolResult", "run_recorded_tool"]
+__all__ = ["TOOL_KINDS", "Status", "ToolResult", "covered_message", "run_recorded_tool"]
 
 Status = Literal["OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT"]
 Kind = Literal["action", "assertion", "other"]
@@ -225,7 +226,21 @@ def _tap_node(run: _Run, selector: NodeSelector, long_press: bool) -> Outcome:
     return outcome if node is None else _tap_at(run, node, long_press)
 
 
+def covered_message(node: Node) -> str:
+    """Why a tap on a covered node is refused, with what to do instead (`NOT_VISIBLE` follows)."""
+    cover = node.covered_by
+    assert cover is not None
+    x, y = node.center
+    if cover.kind == "keyboard":
+        hint = "hide the keyboard first (hideKeyboard) or scroll the element into view"
+    else:
+        hint = "dismiss it first, or act on an element inside it"
+    return f"{_describe(node)} at ({x:.0f}, {y:.0f}) is covered by {cover.describe()}; {hint}"
+
+
 def _tap_at(run: _Run, node: Node, long_press: bool) -> Outcome:
+    if node.covered_by is not None:
+        return "NOT_VISIBLE", covered_message(node)
     x, y = _point(node)
     if long_press:
         run.act(lambda d: d.long_press(x, y), (x, y))

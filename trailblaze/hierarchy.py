@@ -31,6 +31,7 @@ from lxml import etree
 from trailblaze.errors import DeviceError
 
 __all__ = [
+    "Cover",
     "DumpCache",
     "Hierarchy",
     "Node",
@@ -160,6 +161,9 @@ class Node:
     depth: int = 0
     parent: Node | None = None
     children: list[Node] = field(default_factory=list)
+    covered_by: Cover | None = None
+    """What is drawn above this node's tap point and takes its taps (a dialog, the keyboard); set by
+    `trailblaze.occlusion.covers`, which every consumer calls before reading it."""
 
     def __repr__(self) -> str:
         desc = self.text or self.label or self.hint or self.resource_id
@@ -195,6 +199,11 @@ class Node:
         return self.on_screen
 
     @property
+    def covered(self) -> bool:
+        """A tap on this node would land on a dialog or the keyboard drawn above it."""
+        return self.covered_by is not None
+
+    @property
     def editable(self) -> bool:
         if self.platform == "ios":
             return self.short_class in _IOS_EDITABLE
@@ -220,6 +229,31 @@ class Node:
         while node is not None:
             yield node
             node = node.parent
+
+
+@dataclass(slots=True, eq=False)
+class Cover:
+    """Something drawn above other nodes that takes their taps (docs/adr/0014-occlusion.md).
+
+    A modal dialog, alert or sheet covers every point of the screen outside itself (its dimmed
+    backdrop swallows touches); the keyboard covers its own rectangle.
+    """
+
+    kind: Literal["dialog", "keyboard"]
+    node: Node
+    """The dialog's window root / alert element, or the keyboard."""
+    title: str = ""
+    """The dialog's first text (its title); empty for the keyboard."""
+    area: Rect | None = None
+    """The covered rectangle; None for a modal that covers the whole screen."""
+    hidden: int = 0
+    """How many on-screen nodes it covers."""
+
+    def describe(self) -> str:
+        """`Dialog "Sign out?"` or `the keyboard`, for messages."""
+        if self.kind == "keyboard":
+            return "the keyboard"
+        return f'Dialog "{self.title}"' if self.title else "a dialog"
 
 
 @dataclass(slots=True, eq=False, repr=False)

@@ -33,7 +33,7 @@ tool per answer; you see its result and the new screen in the next request.
 Use the ref without brackets. Refs come from the CURRENT hierarchy only; the screenshot shows the same \
 refs as labelled boxes. Annotations after an element: [tap] a tappable text or image, [long-press], \
 [focused], [checked] / [unchecked], [selected], [disabled], [password], [scrollable]; \
-`… N more below` means a list continues off screen (swipe or scrollUntilTextIsVisible).
+`… N more below` means a list continues off screen (swipe or scrollUntilTextIsVisible); `hint="Email"` names a filled text field. `(N elements behind the dialog "…" are hidden)` means an open dialog takes every tap outside it: act inside it or dismiss it (under the keyboard: hideKeyboard).
 - To type, tap the field first, then call inputText. Secrets are typed as their template, e.g. \
 `{{password}}`; you never see their values.
 - Finish with objectiveStatus: COMPLETED once the objective's actions succeeded (a single-action \

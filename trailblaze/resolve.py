@@ -17,6 +17,11 @@ Semantics (recorded in docs/adr/0004-node-model-and-selectors.md):
   `containsDescendants` = every listed selector matches some descendant.
 - Only visible nodes match (flagged visible, non-empty on screen), anchors included. Results are
   ordered top-to-bottom, then left-to-right, then document order; `index` picks one of them.
+- Uncovered matches win: when some matches lie under a dialog or the keyboard
+  (`trailblaze.occlusion`) and some do not, the covered ones are dropped before `index` applies, so
+  `Sign out` with the confirm dialog open is the dialog's button, not the one behind it
+  (docs/adr/0014-occlusion.md). When every match is covered they are kept, and a tap on one is
+  refused with the reason.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from trailblaze.hierarchy import Hierarchy, Node
+from trailblaze.occlusion import covers
 from trailblaze.selector import (
     AndroidAccessibilitySelector,
     AndroidMaestroSelector,
@@ -199,6 +205,10 @@ def resolve(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
         candidates = [n for n in candidates if all(p(n) for p in preds)]
     if candidates:
         candidates = _apply_relations(selector, hierarchy, candidates)
+    if len(candidates) > 1 and covers(hierarchy):
+        uncovered = [n for n in candidates if n.covered_by is None]
+        if uncovered:
+            candidates = uncovered
     if selector.index is not None:
         return candidates[selector.index : selector.index + 1]
     return candidates
@@ -207,6 +217,7 @@ def resolve(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
 def _sorted_visible(hierarchy: Hierarchy) -> list[Node]:
     cached = hierarchy.memo.get("sorted_visible")
     if cached is None:
+        covers(hierarchy)  # marks `covered_by` on the nodes callers get back
         cached = sorted(hierarchy.visible_nodes(), key=sort_key)
         hierarchy.memo["sorted_visible"] = cached
     return cached

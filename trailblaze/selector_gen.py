@@ -10,6 +10,11 @@ to match exactly one node with the real resolver:
    is inside, then the nearest neighbours above / below / left / right;
 3. `index` among the matches of its full identity.
 
+A node under a dialog or the keyboard (`trailblaze.occlusion`) gets no selector and is no anchor.
+Uniqueness is checked with the resolver's preference for uncovered matches, and the attribute
+search only takes subsets whose match set (covered nodes included) is the node alone, so a selector
+found there does not rely on the preference.
+
 Because the smallest unique subset is taken, no field that is not needed for uniqueness survives
 (the "minimiser" is built into the search). Literal values are regex-escaped (`Forgot password\\?`),
 except the dots of resource ids and class names, written as Trailblaze writes them
@@ -23,6 +28,7 @@ from itertools import combinations
 from typing import Any
 
 from trailblaze.hierarchy import Hierarchy, Node
+from trailblaze.occlusion import covers
 from trailblaze.resolve import _above, _below, _left_of, _right_of, branch_predicates, resolve
 from trailblaze.selector import NodeSelector
 
@@ -139,8 +145,10 @@ def tap_target(node: Node, hierarchy: Hierarchy) -> Node:
 
 
 def selector_for(node: Node, hierarchy: Hierarchy) -> NodeSelector | None:
-    """The simplest selector that matches exactly `node` (no hit-testing); None if it is not visible."""
-    if not node.is_visible:
+    """The simplest selector that matches exactly `node` (no hit-testing); None if it is not visible
+    or is covered by a dialog or the keyboard (a tap there would land on the cover)."""
+    covers(hierarchy)
+    if not node.is_visible or node.covered_by is not None:
         return None
     fields = _fields(node)
     attr = _attribute_selector(node, hierarchy, fields, _MAX_SUBSET)
@@ -287,7 +295,7 @@ def _anchor_spec(node: Node, hierarchy: Hierarchy) -> dict[str, Any] | None:
     if id(node) in cache:
         return cache[id(node)]
     spec: dict[str, Any] | None = None
-    if node.is_visible:
+    if node.is_visible and node.covered_by is None:
         identifying = [f for f in _fields(node) if f[0] <= 4]
         found = _attribute_selector(node, hierarchy, identifying, 2)
         if found is not None:

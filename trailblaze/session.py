@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from trailblaze.occlusion import covers
 from trailblaze.resolve import resolve as resolve_selector
 from trailblaze.settle import SettleResult, settle
 
@@ -243,7 +244,9 @@ class DeviceSession:
     # --- internals ---------------------------------------------------------------------------------
     def _dump(self) -> Hierarchy:
         self.stats.dumps += 1
-        return self._timed(self.driver.hierarchy)
+        hierarchy = self._timed(self.driver.hierarchy)
+        covers(hierarchy)  # every node a session hands out knows whether a dialog or keyboard covers it
+        return hierarchy
 
     def _timed(self, call: Callable[[], _T]) -> _T:
         t0 = time.perf_counter()

@@ -223,6 +223,19 @@ def _node(ref: str, ctx: ToolContext) -> Node | None:
     return ctx.view.refs.get(ref.strip().strip("[]"))
 
 
+def _covered(ref: str, ctx: ToolContext) -> ToolOutcome | None:
+    """A tap on an element the view left out because a dialog or the keyboard covers it: refused
+    with the reason, nothing recorded (docs/adr/0014-occlusion.md)."""
+    node = ctx.view.covered.get(ref.strip().strip("[]"))
+    return None if node is None else _refused(node)
+
+
+def _refused(node: Node) -> ToolOutcome:
+    from trailblaze.execute import covered_message
+
+    return ToolOutcome(_result("NOT_VISIBLE", covered_message(node), "action"))
+
+
 def _no_ref(ref: str) -> ToolOutcome:
     return ToolOutcome(
         _result("NOT_FOUND", f"ref `{ref}` is not on the current screen; use a ref from the latest view hierarchy"),
@@ -233,7 +246,9 @@ def _no_ref(ref: str) -> ToolOutcome:
 def _tap(args: TapParams, ctx: ToolContext) -> ToolOutcome:
     node = _node(args.ref, ctx)
     if node is None:
-        return _no_ref(args.ref)
+        return _covered(args.ref, ctx) or _no_ref(args.ref)
+    if node.covered_by is not None:  # a view built before `covers` ran; never record a covered tap
+        return _refused(node)
     selector = generate_selector(node, ctx.hierarchy)
     extra: dict[str, Any] = {"longPress": True} if args.longPress else {}
     if selector is None:
@@ -270,7 +285,7 @@ def _swipe(args: SwipeParams, ctx: ToolContext) -> ToolOutcome:
     if args.ref is not None:
         node = _node(args.ref, ctx)
         if node is None:
-            return _no_ref(args.ref)
+            return _covered(args.ref, ctx) or _no_ref(args.ref)
         selector = selector_for(node, ctx.hierarchy)
         if selector is not None:
             params["nodeSelector"] = selector.to_yaml_dict()

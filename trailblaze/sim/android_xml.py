@@ -8,12 +8,13 @@ UiSelector matcher in `u2_server`, so a node a selector finds is exactly a node 
 
 Beside the app's window there are two `com.android.systemui` windows, as on a phone with
 three-button navigation: the status bar (24 pt) and the navigation bar (48 pt, Back/Home/Overview).
+An open dialog is a window of its own after the app's, and the shown keyboard is the IME's window.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from trailblaze.sim.model import Frame, SimDevice, SimNode
 
@@ -328,23 +329,32 @@ def app_package(device: SimDevice) -> str:
 
 
 def build_windows(device: SimDevice) -> list[AxNode]:
-    """The window roots UiAutomator sees: the app first, then the status bar and navigation bar."""
+    """The window roots UiAutomator sees: the app, its dialog if one is open, the status bar, the
+    navigation bar, and the keyboard (IME) while it is shown."""
     scale = device.scale
     width = _px(device.screen_width, scale)
     height = _px(device.screen_height, scale)
     display = (0, 0, width, height)
     roots: list[AxNode] = []
-    app = _from_sim(
-        device.tree(),
-        index=0,
-        drawing_order=0,
-        package=app_package(device),
-        scale=scale,
-        clip=display,
-        parent=None,
-    )
+    tree = device.tree()
+    package = app_package(device)
+    # A dialog is a window of its own, drawn above the activity's and listed after it, as in real
+    # dumps taken while an AlertDialog is open (its decor FrameLayout is the window's root).
+    dialogs = [c for c in tree.children if c.role == "dialog"]
+    if dialogs:
+        tree = replace(tree, children=[c for c in tree.children if c.role != "dialog"])
+    app = _from_sim(tree, index=0, drawing_order=0, package=package, scale=scale, clip=display, parent=None)
     if app is not None:
         roots.append(app)
+    for dialog in dialogs:
+        window = _from_sim(
+            dialog, index=0, drawing_order=1, package=package, scale=scale, clip=display, parent=None
+        )
+        if window is not None:
+            decor = AxNode(0, "", "", "android.widget.FrameLayout", package, "", window.bounds, sim=dialog)
+            window.parent = decor
+            decor.children.append(window)
+            roots.append(decor)
     # The status bar shows the device's clock when the model has one (same as its screenshots).
     tod = getattr(device, "time_of_day", None)
     roots.append(_status_bar(width, scale, tod() if callable(tod) else None))

@@ -939,7 +939,8 @@ class SimulatedDevice:
         message_h = 48.0 if dialog.message else 0.0
         height = 24 + 32 + message_h + 16 + 48 + 8
         box = Frame(area.x + 24, area.y + (area.height - height) / 2, width, height)
-        node = self._plain("dialog", box, id=dialog.id)
+        # iOS reports an alert's title as its accessibility label (`XCUIElementTypeAlert label="Sign out?"`).
+        node = self._plain("dialog", box, id=dialog.id, label=dialog.title if self.platform == "ios" else "")
         node.children.append(
             self._plain(
                 "heading", Frame(box.x + 24, box.y + 24, width - 48, 32), id="alertTitle", text=dialog.title
