@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from trailblaze import recorded_tools as rt
-from trailblaze.resolve import compile_pattern, describe_selector
+from trailblaze.patterns import PatternTooSlow, full_match
+from trailblaze.resolve import describe_selector
 from trailblaze.selector import NodeSelector
 from trailblaze.settle import same_screen
 
@@ -116,7 +117,10 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
         where = ".".join(str(p) for p in first["loc"]) or call.name
         return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = _HANDLERS[type(typed)]
-    status, message = handler(_Run(session, memory), typed)
+    try:
+        status, message = handler(_Run(session, memory), typed)
+    except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
+        status, message = "ERROR", exc.message
     return ToolResult(status, memory.redact(message), kind)
 
 
@@ -503,13 +507,13 @@ def _maestro_text(text: str, *, contains: bool) -> tuple[str, Callable[[Node], b
     """
     literal = re.escape(text)
     alts = [text, literal] if _compiles(text) and text != literal else [literal]
-    exact = compile_pattern("|".join(f"(?:{a})" for a in alts))
+    exact = "|".join(f"(?:{a})" for a in alts)
     if contains:
         alts.append(f".*{literal}.*")
     pattern = "(?i:" + "|".join(f"(?:{a})" for a in alts) + ")"
 
     def is_exact(node: Node) -> bool:
-        return any(exact.fullmatch(v) is not None for v in (node.text, node.label, node.hint) if v)
+        return any(full_match(exact, v, "text") for v in (node.text, node.label, node.hint) if v)
 
     return pattern, is_exact
 
