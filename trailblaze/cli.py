@@ -88,35 +88,55 @@ _EX = "\b\nExamples:\n"
 @_debug_option
 @click.pass_context
 def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
-    """Check trail files (folders: every *.trail.yaml / trail.yaml below) and their recorded tools."""
+    """Check trail files (folders: every *.trail.yaml / trail.yaml below) as replay does before the device.
+
+    The same checks as `replay` / `record` run before they touch a device, for android and ios: the
+    file loads, every recorded tool exists, every {{template}} has a value. A value that comes from
+    the command line (--secret, --arg, --memory) is printed as a note, not an error.
+    """
+    from pathlib import Path
+
     from trailblaze.errors import TrailFileError
-    from trailblaze.trail import find_trail_files, load_trail
+    from trailblaze.preflight import validate_trails
+    from trailblaze.trail import Trail, find_trail_files, load_trail
 
     files, missing = find_trail_files(paths)
     for path in missing:
         click.echo(f"{path}: no such file or directory")
-    bad = 0
+    bad: set[Path] = set()
     problems = 0
+    loaded: list[tuple[Path, Trail]] = []
     for file in files:
         try:
-            load_trail(file)
+            loaded.append((file, load_trail(file)))
         except TrailFileError as exc:
-            bad += 1
+            bad.add(file)
             problems += len(exc.problems)
             for problem in exc.problems:
                 click.echo(problem.format(str(file)))
         except TrailblazeError as exc:
-            bad += 1
+            bad.add(file)
             problems += 1
             click.echo(f"{file}: {exc.message}")
+    notes = 0
+    for finding in validate_trails(loaded):  # exactly replay's preflight (trailblaze/preflight.py)
+        if finding.needs_value:
+            notes += 1
+            click.echo(f"{finding.where}: note: {finding.message}")
+            continue
+        problems += 1
+        bad.update(file for file, _ in loaded if finding.where.startswith(f"{file}:"))
+        click.echo(str(finding))
     summary = [f"{len(files)} file{'s' * (len(files) != 1)} checked"]
     if bad:
-        summary.append(f"{bad} invalid with {problems} problem{'s' * (problems != 1)}")
+        summary.append(f"{len(bad)} invalid with {problems} problem{'s' * (problems != 1)}")
     elif files:
         summary.append("all valid")
     else:
         searched = ", ".join(p for p in paths if p not in missing)
         summary.append(f"no *.trail.yaml or trail.yaml found{f' in {searched}' if searched else ''}")
+    if notes:
+        summary.append(f"{notes} note{'s' * (notes != 1)} on values to pass at run time")
     if missing:
         summary.append(f"{len(missing)} path{'s' * (len(missing) != 1)} not found")
     click.echo(", ".join(summary))
