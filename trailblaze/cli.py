@@ -102,7 +102,7 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
 
     files, missing = find_trail_files(paths)
     for path in missing:
-        click.echo(f"{path}: no such file or directory")
+        _echo(f"{path}: no such file or directory")
     bad: set[Path] = set()
     problems = 0
     loaded: list[tuple[Path, Trail]] = []
@@ -113,20 +113,20 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
             bad.add(file)
             problems += len(exc.problems)
             for problem in exc.problems:
-                click.echo(problem.format(str(file)))
+                _echo(problem.format(str(file)))
         except TrailblazeError as exc:
             bad.add(file)
             problems += 1
-            click.echo(f"{file}: {exc.message}")
+            _echo(f"{file}: {exc.message}")
     notes = 0
     for finding in validate_trails(loaded):  # exactly replay's preflight (trailblaze/preflight.py)
         if finding.needs_value:
             notes += 1
-            click.echo(f"{finding.where}: note: {finding.message}")
+            _echo(f"{finding.where}: note: {finding.message}")
             continue
         problems += 1
         bad.update(file for file, _ in loaded if finding.where.startswith(f"{file}:"))
-        click.echo(str(finding))
+        _echo(str(finding))
     summary = [f"{len(files)} file{'s' * (len(files) != 1)} checked"]
     if bad:
         summary.append(f"{len(bad)} invalid with {problems} problem{'s' * (problems != 1)}")
@@ -139,8 +139,15 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
         summary.append(f"{notes} note{'s' * (notes != 1)} on values to pass at run time")
     if missing:
         summary.append(f"{len(missing)} path{'s' * (len(missing) != 1)} not found")
-    click.echo(", ".join(summary))
+    _echo(", ".join(summary))
     ctx.exit(EXIT_USAGE if bad or missing or not files else 0)
+
+
+def _echo(text: str, *, err: bool = False) -> None:
+    """`click.echo` for text that may come from a trail file or a device: control characters made visible."""
+    from trailblaze._printable import printable
+
+    click.echo(printable(text), err=err)
 
 
 @cli.command("schema", short_help="Print the JSON Schema of trail files.")
@@ -224,9 +231,9 @@ def devices_command() -> None:
 
     found, problems = list_devices()
     for listing in found:
-        click.echo(f"{listing.spec:<32} {listing.state:<12} {listing.description}")
+        _echo(f"{listing.spec:<32} {listing.state:<12} {listing.description}")
     for problem in problems:
-        click.echo(problem)
+        _echo(problem)
     if not any(d.state in ("device", "ready") for d in found):
         click.echo(
             "no device connected: start a simulator with `trailblaze sim android` (or `sim ios`), "
@@ -265,9 +272,9 @@ def snapshot_command(
         view = compact_view(hierarchy)
         if raw:
             source = hierarchy.source
-            click.echo(source.decode("utf-8", "replace") if isinstance(source, bytes) else source)
+            _echo(source.decode("utf-8", "replace") if isinstance(source, bytes) else source)
         else:
-            click.echo(view.text)
+            _echo(view.text)
         if screenshot_path:
             png = session.screenshot()
             if set_of_mark:
@@ -334,7 +341,7 @@ def tool_command(
     mem = Memory(_key_values(memory, "--memory"), secrets=_key_values(secrets, "--secret"))
     with open_device(device, latency=_latency_for(device, latency), **session_options(element_timeout)) as session:
         result = run_recorded_tool(session, call, mem)
-    click.echo(str(result))
+    _echo(str(result))
     ctx.exit(0 if result.ok else 1)
 
 
@@ -509,15 +516,15 @@ def main(argv: list[str] | None = None) -> Any:
         if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:  # click >= 8.2
             click.echo(exc.ctx.get_help())  # bare `trailblaze`: the help, on stdout so it pipes to a pager
         else:
-            click.echo(_usage_line(exc), err=True)
+            _echo(_usage_line(exc), err=True)
         sys.exit(EXIT_USAGE)
     except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
+        _echo(f"error: {exc.format_message()}", err=True)
         sys.exit(EXIT_USAGE if exc.exit_code == 2 else exc.exit_code)
     except TrailblazeError as exc:
         if debug:
             traceback.print_exc()
-        click.echo(f"error: {exc.message}" if "\n" not in exc.message else exc.message, err=True)
+        _echo(f"error: {exc.message}" if "\n" not in exc.message else exc.message, err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
@@ -526,8 +533,6 @@ def main(argv: list[str] | None = None) -> Any:
         if debug:
             traceback.print_exc()
         else:
-            click.echo(
-                f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True
-            )
+            _echo(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
         sys.exit(EXIT_INFRA)
     sys.exit(code if isinstance(code, int) else 0)
