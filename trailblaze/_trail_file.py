@@ -14,7 +14,7 @@ import stat
 from trailblaze._limits import MAX_TRAIL_BYTES_ENV, max_trail_bytes
 from trailblaze.errors import Problem, TrailFileError, UsageError
 
-__all__ = ["read_trail_bytes"]
+__all__ = ["read_trail_bytes", "regular_file_problem"]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -25,6 +25,28 @@ _KINDS = (
 )
 
 
+def regular_file_problem(name: str) -> str | None:
+    """Why `name` is not a regular file that can be read (a one-line message), or None when it is."""
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        if os.path.islink(name):
+            return f"no such trail file: {name} is a symlink to a missing file"
+        return f"no such trail file: {name}"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"not a regular file: {name} is a symlink loop; pass a trail file"
+        return f"cannot read trail file {name}: {exc.strerror or exc}"
+    return _kind_problem(name, mode)
+
+
+def _kind_problem(name: str, mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((what for test, what in _KINDS if test(mode)), "not a file")
+    return f"not a regular file: {name} is {kind}; pass a trail file"
+
+
 def read_trail_bytes(name: str) -> bytes:
     """The bytes of the trail file `name`.
 
@@ -32,24 +54,20 @@ def read_trail_bytes(name: str) -> bytes:
         UsageError: no such file, not a regular file, or it cannot be read.
         TrailFileError: the file is larger than the limit (`file:1:1`).
     """
+    problem = regular_file_problem(name)  # before opening: opening a device or a FIFO has effects
+    if problem is not None:
+        raise UsageError(problem)
     try:
-        # O_NONBLOCK: a FIFO swapped in after a check must not block the open; fstat decides below
+        # O_NONBLOCK: a FIFO swapped in after the check must not block the open; fstat decides below
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        if os.path.islink(name):
-            raise UsageError(f"no such trail file: {name} is a symlink to a missing file") from None
-        raise UsageError(f"no such trail file: {name}") from None
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise UsageError(f"not a regular file: {name} is a symlink loop; pass a trail file") from None
-        if exc.errno == errno.EISDIR:
-            raise UsageError(f"not a regular file: {name} is a directory; pass a trail file") from None
-        raise UsageError(f"cannot read trail file {name}: {exc.strerror or exc}") from None
+        raise UsageError(
+            regular_file_problem(name) or f"cannot read trail file {name}: {exc.strerror or exc}"
+        ) from None
     with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((what for test, what in _KINDS if test(mode)), "not a file")
-            raise UsageError(f"not a regular file: {name} is {kind}; pass a trail file")
+        problem = _kind_problem(name, os.fstat(fd).st_mode)
+        if problem is not None:
+            raise UsageError(problem)
         limit = max_trail_bytes()
         try:
             data = handle.read(limit + 1)
