@@ -2,9 +2,10 @@
 
 Python's `re` backtracks, so a pattern like `(a|aa)+c` takes exponential time on a long value, and a
 selector is polled against every node of every dump until its timeout. Patterns that cannot blow
-up — no repeat applied to a group, no backreference, at most one unbounded repeat — run on `re`
-(the fast common case: recorded ids and texts); every other pattern runs on the `regex` engine with
-a timeout per value, and a timeout raises `PatternTooSlow` naming the pattern (docs/adr/0018).
+up — no repeated group, no backreference, at most two choice points — run on `re` (the fast common
+case: recorded ids and texts); every other pattern runs on the `regex` engine with a timeout per
+value (results cached per value), and a timeout raises `PatternTooSlow` naming the pattern
+(docs/adr/0018).
 
 Semantics stay Python's `re` syntax, full match, `.` matching newlines; a value that does not compile
 matches literally.
@@ -57,11 +58,11 @@ def matcher(pattern: str, field: str | None = None) -> Callable[[str], bool]:
     compiled = compile_pattern(pattern)
     if _cannot_blow_up(compiled.pattern):
         return lambda value: compiled.fullmatch(value) is not None
-    bounded = _bounded(compiled.pattern)
+    source = compiled.pattern
 
     def match(value: str) -> bool:
         try:
-            return bounded.fullmatch(value, timeout=MATCH_TIMEOUT_S) is not None
+            return _bounded_match(source, value)
         except TimeoutError:
             raise PatternTooSlow(pattern, field) from None
 
@@ -73,6 +74,12 @@ def full_match(pattern: str, value: str, field: str | None = None) -> bool:
     return matcher(pattern, field)(value)
 
 
+@lru_cache(maxsize=8192)
+def _bounded_match(pattern: str, value: str) -> bool:
+    # cached: the same values come back poll after poll, and a timed match costs ~20x an untimed one
+    return _bounded(pattern).fullmatch(value, timeout=MATCH_TIMEOUT_S) is not None
+
+
 @lru_cache(maxsize=1024)
 def _bounded(pattern: str) -> regex.Pattern[str]:
     import regex  # only patterns that may backtrack badly need it
@@ -82,36 +89,49 @@ def _bounded(pattern: str) -> regex.Pattern[str]:
 
 @lru_cache(maxsize=4096)
 def _cannot_blow_up(pattern: str) -> bool:
-    """No repeat of a group, no backreference, at most one unbounded repeat (`*`, `+`, `{n,}`).
+    """No repeated group, no backreference, and at most two choice points (repeats `* + ? {}`, `|`).
 
-    Conservative: a `{` or a `?` after a group counts as a risk too. Backtracking is then at most
-    quadratic in the value's length.
+    Exponential backtracking needs a repeated group or a run of choices (`a?a?a?…aaa`, `(a|a)(a|a)…`);
+    with two choice points a failing match tries at most a quadratic number of paths. Conservative:
+    a literal `{` counts as a repeat.
     """
-    unbounded = 0
+    choices = 0
     in_class = False
+    previous = ""  # the previous token: "(", ")", "repeat" or "" (anything else)
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
+        token = ""
         if c == "\\":
             if not in_class and i + 1 < n and (pattern[i + 1].isdigit() or pattern[i + 1] in "gk"):
                 return False  # a backreference (\1, \g<1>, \k<name> in regex)
             i += 2
+            previous = ""
             continue
         if in_class:
             in_class = c != "]"
         elif c == "[":
             in_class = True
-            i += 1
-            if pattern[i : i + 1] == "^":
+            if pattern[i + 1 : i + 2] == "^":
                 i += 1
-            if pattern[i : i + 1] == "]":  # `[]...]`: a literal `]` first in the class
+            if pattern[i + 1 : i + 2] == "]":  # `[]...]`: a literal `]` first in the class
                 i += 1
-            continue
-        elif c == "(" and pattern[i + 1 : i + 3] == "?P" and pattern[i + 3 : i + 4] == "=":
-            return False  # (?P=name) backreference
-        elif c in "*+{?" and i > 0 and pattern[i - 1] == ")":
-            return False
-        elif c in "*+{":
-            unbounded += 1
+        elif c == "(":
+            if pattern[i + 1 : i + 4] == "?P=":
+                return False  # (?P=name) backreference
+            token = "("
+        elif c == ")":
+            token = ")"
+        elif c == "?" and previous == "(":
+            pass  # `(?:`, `(?i:`, `(?P<name>`: group syntax, not a repeat
+        elif c in "*+?{":
+            if previous == ")":
+                return False
+            if previous != "repeat":  # `*?`, `++`: a lazy / possessive mark on the same repeat
+                choices += 1
+            token = "repeat"
+        elif c == "|":
+            choices += 1
+        previous = token
         i += 1
-    return unbounded <= 1
+    return choices <= 2
