@@ -19,11 +19,11 @@ def _problem(text: str) -> str:
     return raised.value.message
 
 
-def test_size_limit_defaults_to_5_mb_and_is_configurable(
+def test_size_limit_defaults_to_1_mb_and_is_configurable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(MAX_TRAIL_BYTES_ENV, raising=False)
-    assert max_trail_bytes() == 5 * 1024 * 1024
+    assert max_trail_bytes() == 1024 * 1024
     path = tmp_path / "t.trail.yaml"
     path.write_text(GOOD + "# " + "x" * 2000 + "\n", "utf-8")
     load_trail(path)
@@ -35,7 +35,7 @@ def test_size_limit_defaults_to_5_mb_and_is_configurable(
         f"trails (or raise the limit with {MAX_TRAIL_BYTES_ENV}=BYTES)"
     )
     monkeypatch.setenv(MAX_TRAIL_BYTES_ENV, "not a number")
-    assert max_trail_bytes() == 5 * 1024 * 1024
+    assert max_trail_bytes() == 1024 * 1024
 
 
 def test_depth_is_bounded_before_python_recursion() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +119,7 @@ def find_problems(
             continue
         if may_be_skipped(trail, platform):
             continue
-        doc = _yaml.parse_document(text)
+        doc = _parsed(text)
         recorded = list(_recorded_tools(doc.data, platform))
         if tools:
             for tool in recorded:
@@ -149,6 +150,12 @@ def find_problems(
         also = f" (and {count - 1} more place{'s' * (count != 2)})" if count > 1 else ""
         found.append(Finding(where, f"{template} has no value{also}; {_how_to_give(template)}", needs_value=True))
     return found
+
+
+@lru_cache(maxsize=8)
+def _parsed(text: str) -> _yaml.YamlDocument:
+    # validate checks android and ios: one parse, not two (a large file takes seconds to parse)
+    return _yaml.parse_document(text)
 
 
 def _how_to_give(template: str) -> str:
