@@ -253,6 +253,15 @@ _YAML_BITS = [
     "\x85",
     "\u2028",
     "\ufeff",
+    # hostile bits (docs/adr/0018): anchors and aliases, runaway nesting, lone surrogates, escapes
+    "&a ",
+    "*a",
+    "<<: *a",
+    "[" * 150,
+    "{a: " * 120,
+    '"\\ud800"',
+    '"\\e[2J"',
+    "\x1b]0;x\x07",
 ]
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from trailblaze._printable import printable
 from trailblaze.errors import TrailblazeError, TrailFileError
 
 if TYPE_CHECKING:
@@ -38,9 +39,9 @@ class TrailFile(pytest.File):
         try:
             trail = load_trail(self.path)
         except TrailFileError as exc:
-            raise self.CollectError(exc.message) from None
+            raise self.CollectError(printable(exc.message)) from None
         except TrailblazeError as exc:
-            raise self.CollectError(f"{self.path}: {exc.message}") from None
+            raise self.CollectError(printable(f"{self.path}: {exc.message}")) from None
         item = TrailItem.from_parent(self, name=_item_name(trail, self.path), callobj=_trail_test(self.path))
         item.trail = trail
         item.add_marker(pytest.mark.trail)
@@ -66,15 +67,15 @@ class TrailItem(pytest.Function):
         # The diagnostic (or a one-line trailblaze error) is the whole story; a traceback through
         # the replay engine would bury it.
         if isinstance(excinfo.value, TrailFailure):
-            return str(excinfo.value)
+            return printable(str(excinfo.value))
         if isinstance(excinfo.value, TrailblazeError):
-            return f"{type(excinfo.value).__name__}: {excinfo.value.message}"
+            return printable(f"{type(excinfo.value).__name__}: {excinfo.value.message}")
         return super().repr_failure(excinfo)
 
 
 def _item_name(trail: Trail, path: Path) -> str:
     if trail.config is not None and trail.config.id:
-        return trail.config.id
+        return printable(trail.config.id)  # pytest prints node ids as they are
     if path.name == "trail.yaml":
         return path.parent.name or "trail"
     return path.name.removesuffix(".trail.yaml")

@@ -19,6 +19,8 @@ from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.reader import ReaderError
 
+from trailblaze._limits import MAX_DEPTH, MAX_NODES
+
 __all__ = [
     "YamlDocument",
     "YamlProblem",
@@ -73,18 +75,54 @@ class YamlSyntaxError(Exception):
         self.problems = problems
 
 
+class _TooBig(Exception):
+    """The document passes a bound of `_limits` (too deep, too many nodes); stops the composer."""
+
+    def __init__(self, mark: yaml.Mark, message: str) -> None:
+        super().__init__(message)
+        self.mark = mark
+        self.message = message
+
+
 class _Loader(yaml.SafeLoader):
-    """A SafeLoader that remembers where every alias was written (the composer forgets it)."""
+    """A SafeLoader that refuses aliases and bounds nesting and size while it composes.
+
+    An alias is never resolved (it becomes an empty value and a problem at its mark), so no later
+    walk can expand `*a` into a billion nodes; the composer recurses once per nesting level, so
+    the depth is bounded here, before Python's stack is.
+    """
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.alias_marks: list[yaml.Mark] = []
+        self._depth = 0
+        self._count = 0
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        if self.check_event(AliasEvent):
-            event = self.peek_event()  # type: ignore[no-untyped-call]
-            self.alias_marks.append(event.start_mark)
-        return super().compose_node(parent, index)
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        self._count += 1
+        if self._count > MAX_NODES:
+            raise _TooBig(
+                event.start_mark,
+                f"more than {MAX_NODES:,} YAML values in one file; a trail this large is not supported, "
+                "split it into several trail files",
+            )
+        if isinstance(event, AliasEvent):
+            self.get_event()  # type: ignore[no-untyped-call]
+            start: Any = event.start_mark
+            self.alias_marks.append(start)
+            return ScalarNode("tag:yaml.org,2002:null", "", start, start)
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _TooBig(
+                    event.start_mark,
+                    f"lists and maps nested more than {MAX_DEPTH} levels deep; a trail needs far fewer, "
+                    "flatten the structure",
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 @dataclass
@@ -143,6 +181,8 @@ def parse_document(text: str) -> YamlDocument:
         raise YamlSyntaxError([_reader_problem(text, exc)]) from None
     try:
         root = loader.get_single_node()
+    except _TooBig as exc:
+        raise YamlSyntaxError([YamlProblem(exc.mark.line + 1, exc.mark.column + 1, exc.message)]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -153,15 +193,12 @@ def parse_document(text: str) -> YamlDocument:
         raise YamlSyntaxError([YamlProblem(1, 1, f"YAML syntax error: {exc}; fix the YAML syntax")]) from None
     finally:
         loader.dispose()
+    if loader.alias_marks:  # refused whole: the data would have holes where the aliases were
+        mark, more = loader.alias_marks[0], len(loader.alias_marks) - 1
+        also = f" (and {more} more alias{'es' * (more != 1)})" if more else ""  # one line, not thousands
+        message = f"YAML aliases (*name) are not supported in trail files{also}; write the value out in full"
+        raise YamlSyntaxError([YamlProblem(mark.line + 1, mark.column + 1, message)])
     doc = YamlDocument(text=text, root=root, data=None)
-    for mark in loader.alias_marks:
-        doc.problems.append(
-            YamlProblem(
-                mark.line + 1,
-                mark.column + 1,
-                "YAML aliases (*name) are not supported in trail files; write the value out in full",
-            )
-        )
     if root is not None:
         doc.data = _build(doc, root, (), set())
     return doc
@@ -246,7 +283,22 @@ def _build(doc: YamlDocument, node: Node, path: Path, active: set[int]) -> Any:
     return out
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
 def _scalar(doc: YamlDocument, node: ScalarNode) -> Any:
+    found = _SURROGATE.search(node.value)
+    if found is not None:  # only an escape makes one; it is no character and cannot be encoded
+        line, col = node.start_mark.line + 1, node.start_mark.column + 1
+        doc.problems.append(
+            YamlProblem(
+                line,
+                col,
+                f"the escape \\u{ord(found.group()):04x} is half of a UTF-16 surrogate pair, not a character; "
+                "write the character itself or its \\U0001xxxx escape",
+            )
+        )
+        return _SURROGATE.sub("\ufffd", node.value)
     if node.tag in _KEEP_AS_TEXT:
         return node.value
     if node.tag not in _SCALAR_TAGS:

@@ -108,39 +108,68 @@ _EX = "\b\nExamples:\n"
 @_debug_option
 @click.pass_context
 def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
-    """Check trail files (folders: every *.trail.yaml / trail.yaml below) and their recorded tools."""
+    """Check trail files (folders: every *.trail.yaml / trail.yaml below) as replay does before the device.
+
+    The same checks as `replay` / `record` run before they touch a device, for android and ios: the
+    file loads, every recorded tool exists, every {{template}} has a value. A value that comes from
+    the command line (--secret, --arg, --memory) is printed as a note, not an error.
+    """
+    from pathlib import Path
+
     from trailblaze.errors import TrailFileError
-    from trailblaze.trail import find_trail_files, load_trail
+    from trailblaze.preflight import validate_trails
+    from trailblaze.trail import Trail, find_trail_files, load_trail
 
     files, missing = find_trail_files(paths)
     for path in missing:
-        click.echo(f"{path}: no such file or directory")
-    bad = 0
+        _echo(f"{path}: no such file or directory")
+    bad: set[Path] = set()
     problems = 0
+    loaded: list[tuple[Path, Trail]] = []
     for file in files:
         try:
-            load_trail(file)
+            loaded.append((file, load_trail(file)))
         except TrailFileError as exc:
-            bad += 1
+            bad.add(file)
             problems += len(exc.problems)
             for problem in exc.problems:
-                click.echo(problem.format(str(file)))
+                _echo(problem.format(str(file)))
         except TrailblazeError as exc:
-            bad += 1
+            bad.add(file)
             problems += 1
-            click.echo(f"{file}: {exc.message}")
+            _echo(f"{file}: {exc.message}")
+    notes = 0
+    for finding in validate_trails(loaded):  # exactly replay's preflight (trailblaze/preflight.py)
+        if finding.needs_value:
+            notes += 1
+            _echo(f"{finding.where}: note: {finding.message}")
+            continue
+        problems += 1
+        bad.update(file for file, _ in loaded if finding.where.startswith(f"{file}:"))
+        _echo(str(finding))
     summary = [f"{len(files)} file{'s' * (len(files) != 1)} checked"]
     if bad:
-        summary.append(f"{bad} invalid with {problems} problem{'s' * (problems != 1)}")
+        summary.append(f"{len(bad)} invalid with {problems} problem{'s' * (problems != 1)}")
     elif files:
         summary.append("all valid")
     else:
         searched = ", ".join(p for p in paths if p not in missing)
         summary.append(f"no *.trail.yaml or trail.yaml found{f' in {searched}' if searched else ''}")
+    if notes:
+        summary.append(f"{notes} note{'s' * (notes != 1)} on values to pass at run time")
     if missing:
         summary.append(f"{len(missing)} path{'s' * (len(missing) != 1)} not found")
-    click.echo(", ".join(summary))
+    _echo(", ".join(summary))
     ctx.exit(EXIT_USAGE if bad or missing or not files else 0)
+
+
+def _echo(text: str, *, err: bool = False) -> None:
+    """`click.echo` for text that may come from a trail file or a device: secrets redacted (an error can
+    quote the screen, and the screen the secret), control characters made visible."""
+    from trailblaze._printable import printable
+    from trailblaze.redact import scrub
+
+    click.echo(printable(scrub(text)), err=err)
 
 
 @cli.command("schema", short_help="Print the JSON Schema of trail files.")
@@ -255,9 +284,9 @@ def devices_command() -> None:
 
     found, problems = list_devices()
     for listing in found:
-        click.echo(f"{listing.spec:<32} {listing.state:<12} {listing.description}")
+        _echo(f"{listing.spec:<32} {listing.state:<12} {listing.description}")
     for problem in problems:
-        click.echo(problem)
+        _echo(problem)
     if not any(d.state in ("device", "ready") for d in found):
         click.echo(
             "no device connected: start a simulator with `trailblaze sim android` (or `sim ios`), "
@@ -296,9 +325,9 @@ def snapshot_command(
         view = compact_view(hierarchy)
         if raw:
             source = hierarchy.source
-            click.echo(source.decode("utf-8", "replace") if isinstance(source, bytes) else source)
+            _echo(source.decode("utf-8", "replace") if isinstance(source, bytes) else source)
         else:
-            click.echo(view.text)
+            _echo(view.text)
         if screenshot_path:
             png = session.screenshot()
             if set_of_mark:
@@ -380,7 +409,6 @@ def tool_command(
     from trailblaze.execute import run_recorded_tool
     from trailblaze.memory import Memory
     from trailblaze.preflight import unknown_tool_hint
-    from trailblaze.redact import scrub
     from trailblaze.trail import parse_tool
 
     call = parse_tool(tool_text, "<tool>")
@@ -390,7 +418,7 @@ def tool_command(
     mem = Memory(_key_values(memory, "--memory"), secrets=_secrets(secrets, secret_files))
     with open_device(device, latency=_latency_for(device, latency), **session_options(element_timeout)) as session:
         result = run_recorded_tool(session, call, mem)
-    click.echo(scrub(str(result)))
+    _echo(str(result))
     ctx.exit(0 if result.ok else 1)
 
 
@@ -642,18 +670,16 @@ def _main(argv: list[str] | None) -> Any:
         if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:  # click >= 8.2
             click.echo(exc.ctx.get_help())  # bare `trailblaze`: the help, on stdout so it pipes to a pager
         else:
-            click.echo(_usage_line(exc), err=True)
+            _echo(_usage_line(exc), err=True)
         sys.exit(EXIT_USAGE)
     except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
+        _echo(f"error: {exc.format_message()}", err=True)
         sys.exit(EXIT_USAGE if exc.exit_code == 2 else exc.exit_code)
     except TrailblazeError as exc:
-        from trailblaze.redact import scrub
 
         if debug:
             _print_traceback()
-        message = scrub(exc.message)  # an error can quote the screen, and the screen the secret
-        click.echo(f"error: {message}" if "\n" not in message else message, err=True)
+        _echo(f"error: {exc.message}" if "\n" not in exc.message else exc.message, err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
@@ -662,10 +688,6 @@ def _main(argv: list[str] | None) -> Any:
         if debug:
             _print_traceback()
         else:
-            from trailblaze.redact import scrub
-
-            click.echo(
-                scrub(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"), err=True
-            )
+            _echo(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
         sys.exit(EXIT_INFRA)
     sys.exit(code if isinstance(code, int) else 0)

@@ -30,7 +30,8 @@ from pydantic import ValidationError
 
 from trailblaze import recorded_tools as rt
 from trailblaze.noop import NO_CHANGE, act_and_compare
-from trailblaze.resolve import compile_pattern, describe_selector
+from trailblaze.patterns import PatternTooSlow, full_match
+from trailblaze.resolve import describe_selector
 from trailblaze.selector import NodeSelector
 from trailblaze.settle import same_screen
 
@@ -122,7 +123,10 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
         return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = _HANDLERS[type(typed)]
     run = _Run(session, memory)
-    status, message = handler(run, typed)
+    try:
+        status, message = handler(run, typed)
+    except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
+        status, message = "ERROR", exc.message
     no_change = status == "OK" and run.no_change
     if no_change:
         message = f"{message} {NO_CHANGE}"
@@ -532,13 +536,13 @@ def _maestro_text(text: str, *, contains: bool) -> tuple[str, Callable[[Node], b
     """
     literal = re.escape(text)
     alts = [text, literal] if _compiles(text) and text != literal else [literal]
-    exact = compile_pattern("|".join(f"(?:{a})" for a in alts))
+    exact = "|".join(f"(?:{a})" for a in alts)
     if contains:
         alts.append(f".*{literal}.*")
     pattern = "(?i:" + "|".join(f"(?:{a})" for a in alts) + ")"
 
     def is_exact(node: Node) -> bool:
-        return any(exact.fullmatch(v) is not None for v in (node.text, node.label, node.hint) if v)
+        return any(full_match(exact, v, "text") for v in (node.text, node.label, node.hint) if v)
 
     return pattern, is_exact
 

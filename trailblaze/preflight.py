@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,18 @@ from trailblaze.recorded_tools import unknown_tool_hint
 from trailblaze.trail import ANY_CLASSIFIER, Trail
 from trailblaze.variables import build_memory
 
-__all__ = ["agent_step", "check_trails", "may_be_skipped", "unknown_tool_hint"]
+__all__ = [
+    "PLATFORMS",
+    "Finding",
+    "agent_step",
+    "check_trails",
+    "find_problems",
+    "may_be_skipped",
+    "unknown_tool_hint",
+    "validate_trails",
+]
+
+PLATFORMS = ("android", "ios")
 
 _YPath = tuple[str | int, ...]
 
@@ -33,6 +45,22 @@ class _Tool:
     path: _YPath
     name: str
     params: Any
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing that would stop a run: where (`file:line:col`), what, and whether a value fixes it.
+
+    `needs_value` findings are fixed on the command line (`--secret`, `--arg`, `--memory`), so
+    `trailblaze validate`, which runs without them, shows them as notes rather than errors.
+    """
+
+    where: str
+    message: str
+    needs_value: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
 
 
 def check_trails(
@@ -54,7 +82,36 @@ def check_trails(
         secrets: `--secret` values (only their names are used).
         tools: Also flag tools with no implementation (off under self-heal, which repairs such a step).
     """
-    lines: list[str] = []
+    found = find_problems(trails, platform=platform, memory=memory, args=args, secrets=secrets, tools=tools)
+    if found:
+        raise UsageError("\n".join(str(f) for f in found))
+
+
+def validate_trails(trails: Sequence[tuple[Path, Trail]]) -> list[Finding]:
+    """What `replay` / `record` would refuse before the device, on any platform, with no values given.
+
+    `trailblaze validate` runs this: the same checks as `check_trails`, for android and ios, with
+    no `--secret` / `--arg` / `--memory`, so a template those give is a `needs_value` finding.
+    """
+    seen: dict[str, Finding] = {}
+    for platform in PLATFORMS:
+        for finding in find_problems(trails, platform=platform, memory={}, args={}, secrets={}):
+            # a v1 `tools:` list runs on both platforms, a missing value is missing on both: say it once
+            seen.setdefault(finding.message if finding.needs_value else str(finding), finding)
+    return list(seen.values())
+
+
+def find_problems(
+    trails: Sequence[tuple[Path, Trail]],
+    *,
+    platform: str,
+    memory: Mapping[str, str],
+    args: Mapping[str, str],
+    secrets: Mapping[str, str],
+    tools: bool = True,
+) -> list[Finding]:
+    """Everything `check_trails` reports, as findings (see `check_trails` for the arguments)."""
+    found: list[Finding] = []
     missing: dict[str, tuple[str, int]] = {}  # template -> (first place, how many places)
     for file, trail in trails:
         text = trail.source_text
@@ -62,14 +119,19 @@ def check_trails(
             continue
         if may_be_skipped(trail, platform):
             continue
-        doc = _yaml.parse_document(text)
+        doc = _parsed(text)
         recorded = list(_recorded_tools(doc.data, platform))
         if tools:
             for tool in recorded:
                 hint = unknown_tool_hint(tool.name)
                 if hint is not None:
-                    lines.append(_at(file, doc, (*tool.path, tool.name), key=True, message=hint))
-        mem = build_memory(trail, memory, args, secrets)  # a required `config.args` entry stops here
+                    found.append(Finding(_at(file, doc, (*tool.path, tool.name), key=True), hint))
+        try:
+            mem = build_memory(trail, memory, args, secrets)
+        except UsageError as exc:  # a required `config.args` entry with no --arg
+            where, _, message = exc.message.partition(": config.args.")
+            found.append(Finding(where, f"config.args.{message}", needs_value=True))
+            continue
         if _agent_may_run(trail, platform):
             continue
         remembered = {t.params.get("variable") for t in recorded if isinstance(t.params, dict)}
@@ -86,9 +148,14 @@ def check_trails(
                     missing[template] = (where, count + 1)
     for template, (where, count) in missing.items():
         also = f" (and {count - 1} more place{'s' * (count != 2)})" if count > 1 else ""
-        lines.append(f"{where}: {template} has no value{also}; {_how_to_give(template)}")
-    if lines:
-        raise UsageError("\n".join(lines))
+        found.append(Finding(where, f"{template} has no value{also}; {_how_to_give(template)}", needs_value=True))
+    return found
+
+
+@lru_cache(maxsize=8)
+def _parsed(text: str) -> _yaml.YamlDocument:
+    # validate checks android and ios: one parse, not two (a large file takes seconds to parse)
+    return _yaml.parse_document(text)
 
 
 def _how_to_give(template: str) -> str:
@@ -104,10 +171,9 @@ def _how_to_give(template: str) -> str:
     return f"pass --secret {name}=VALUE (or --memory / --arg {name}=VALUE), or set it in config.memory"
 
 
-def _at(file: Path, doc: _yaml.YamlDocument, path: _YPath, *, key: bool = False, message: str = "") -> str:
+def _at(file: Path, doc: _yaml.YamlDocument, path: _YPath, *, key: bool = False) -> str:
     line, column = doc.position(path, key=key)
-    where = f"{file}:{line}:{column}"
-    return f"{where}: {message}" if message else where
+    return f"{file}:{line}:{column}"
 
 
 def _applies(classifier: Any, platform: str) -> bool:

@@ -209,6 +209,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "platform(*names): run only on devices of these platforms (android, ios); skip elsewhere"
     )
     config.addinivalue_line("markers", "trail: a trail file collected by trailblaze")
+    named = _named_trail_problem(config)
+    if named:
+        raise pytest.UsageError(named)
     settings = _resolve_config(config)
     config.stash[_CONFIG_KEY] = settings
     workers = getattr(config.option, "numprocesses", None)
@@ -217,6 +220,24 @@ def pytest_configure(config: pytest.Config) -> None:
         problem = pool_problem(settings.devices, workers)
         if problem:
             raise pytest.UsageError(problem)
+
+
+def _named_trail_problem(config: pytest.Config) -> str | None:
+    """A trail file named on the command line that is a FIFO, a device or a symlink loop.
+
+    pytest itself only says "not found" for those; trailblaze says what the path is instead.
+    """
+    from trailblaze._trail_file import regular_file_problem
+
+    for arg in config.args:
+        path = config.invocation_params.dir / arg.split("::")[0]
+        if not (path.name == "trail.yaml" or path.name.endswith(".trail.yaml")):
+            continue
+        if os.path.lexists(path) and not path.is_dir():
+            problem = regular_file_problem(str(path))
+            if problem is not None:
+                return problem
+    return None
 
 
 def _resolve_config(config: pytest.Config) -> TrailblazeConfig:

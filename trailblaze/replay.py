@@ -257,13 +257,18 @@ class StepEngine:
     def _keyboard_covers(self, call: ToolCall) -> bool:
         """The keyboard is up and the tool's target is not on the (cached, settled) screen."""
         from trailblaze.heal import selector_of
+        from trailblaze.patterns import PatternTooSlow
         from trailblaze.resolve import resolve
 
         selector = selector_of(call)
         if selector is None or call.name == "assertNotVisibleBySelector":
             return False
         screen = self.session.screen()  # the last settle's dump: no round trip
-        return screen.keyboard_shown and not resolve(selector, screen)
+        try:
+            return screen.keyboard_shown and not resolve(selector, screen)
+        except PatternTooSlow:
+            return False  # the tool itself runs next and fails naming the pattern
+
 
     def _run_tool(self, rec: StepRecord, call: ToolCall, *, auto: bool = False) -> ToolResult:
         from trailblaze.execute import run_recorded_tool

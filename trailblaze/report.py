@@ -17,12 +17,14 @@ import base64
 import hashlib
 import io
 import os
+import re
 import shlex
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from trailblaze._files import atomic_write_text
 from trailblaze._html import esc, format_cost, format_count, format_duration, step_label
@@ -85,6 +87,24 @@ def write_html_report(run_dir: str | os.PathLike[str], output: str | os.PathLike
     return target
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def artifact_path(run_dir: Path, rel: str) -> Path | None:
+    """The file an artifact path of run.json names, or None unless it is a relative path inside `run_dir`.
+
+    run.json may be edited by hand (or come from someone else): an absolute path, a URL
+    (`javascript:…`) or a `../` path out of the run directory is never linked, read or embedded.
+    """
+    if not rel or "\x00" in rel or "\\" in rel or os.path.isabs(rel) or _SCHEME.match(rel):
+        return None
+    root = run_dir.resolve()
+    target = (root / rel).resolve()
+    if target != root and root not in target.parents:
+        return None
+    return run_dir / rel
+
+
 def render_html(
     run: RunRecord, run_dir: str | os.PathLike[str], *, link_from: str | os.PathLike[str] | None = None
 ) -> str:
@@ -121,7 +141,10 @@ class _Images:
         """(data URI, width, height) of the thumbnail, or None when the file is missing or unreadable."""
         if rel not in self._by_path:
             try:
-                data = (self.run_dir / rel).read_bytes()
+                path = artifact_path(self.run_dir, rel)
+                if path is None:
+                    raise OSError(f"{rel} is not in the run directory")
+                data = path.read_bytes()
             except OSError:
                 self._by_path[rel] = None
                 return None
@@ -244,12 +267,15 @@ class _Page:
             link = os.path.relpath(target, self.link_from)
         except ValueError:  # another drive on Windows
             link = str(target.resolve())
-        return esc(Path(link).as_posix())
+        # percent-encoded, so no part of a file name can read as a scheme (`javascript:`) or a query
+        return esc(quote(Path(link).as_posix(), safe="/"))
 
     def _file_link(self, rel: str | None, label: str) -> str:
         if not rel:
             return ""
         rel = self._locate(rel)
+        if artifact_path(self.run_dir, rel) is None:  # a hand-edited run.json: no link out of the run
+            return f'{esc(label)} <span class="muted">(not a file in the run directory)</span>'
         missing = "" if (self.run_dir / rel).exists() else ' <span class="muted">(missing)</span>'
         return f'<a class="file" href="{self._href(rel)}">{esc(label)}</a>{missing}'
 
@@ -577,8 +603,11 @@ class _Page:
         from trailblaze.errors import TrailblazeError
         from trailblaze.hierarchy import parse_hierarchy
 
+        path = artifact_path(self.run_dir, self._locate(rel))
+        if path is None:
+            return
         try:
-            source = (self.run_dir / self._locate(rel)).read_bytes()
+            source = path.read_bytes()
             hierarchy = parse_hierarchy(source)
             from trailblaze.compact import compact_view
 

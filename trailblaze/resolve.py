@@ -3,7 +3,9 @@
 Semantics (recorded in docs/adr/0004-node-model-and-selectors.md):
 
 - Every regex is a **full match** (`re.fullmatch`, `.` also matches newlines). A value that does not
-  compile as a regex matches literally. Compiled patterns are cached.
+  compile as a regex matches literally. Compiled patterns are cached. Matching runs on the `regex`
+  engine with a time bound per value (`trailblaze.patterns`): a pattern that backtracks
+  catastrophically (`(a|aa)+c`) raises `PatternTooSlow` naming it instead of hanging the run.
 - `resourceIdRegex` / `idRegex` match the full Android id (`com.example:id/sign_in`) **or** its name
   after `:id/` (`sign_in`), so `sign_in`, `.*sign_in` and `com.example:id/sign_in` all work.
   `classNameRegex` likewise matches the full class or the short one (`Button`).
@@ -26,12 +28,11 @@ Semantics (recorded in docs/adr/0004-node-model-and-selectors.md):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from functools import lru_cache
 
 from trailblaze.hierarchy import Hierarchy, Node
 from trailblaze.occlusion import covers
+from trailblaze.patterns import compile_pattern, matcher
 from trailblaze.selector import (
     AndroidAccessibilitySelector,
     AndroidMaestroSelector,
@@ -44,32 +45,18 @@ __all__ = ["branch_predicates", "compile_pattern", "describe_selector", "resolve
 Predicate = Callable[[Node], bool]
 
 
-@lru_cache(maxsize=4096)
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """The compiled full-match pattern for a selector value; invalid regexes match literally."""
-    try:
-        return re.compile(pattern, re.DOTALL)
-    except re.error:
-        return re.compile(re.escape(pattern), re.DOTALL)
-
-
 def sort_key(node: Node) -> tuple[float, float, int]:
     """Top-to-bottom, then left-to-right, then document order."""
     vb = node.visible_bounds
     return (vb.top, vb.left, node.order)
 
 
-def _full(pattern: str) -> Callable[[str], bool]:
-    rx = compile_pattern(pattern)
-
-    def match(value: str) -> bool:
-        return rx.fullmatch(value) is not None
-
-    return match
+def _full(pattern: str, field: str | None) -> Callable[[str], bool]:
+    return matcher(pattern, field)
 
 
-def _id_matcher(pattern: str) -> Predicate:
-    match = _full(pattern)
+def _id_matcher(pattern: str, field: str) -> Predicate:
+    match = _full(pattern, field)
 
     def pred(node: Node) -> bool:
         rid = node.resource_id
@@ -82,12 +69,12 @@ def _id_matcher(pattern: str) -> Predicate:
 
 
 def _class_matcher(pattern: str) -> Predicate:
-    match = _full(pattern)
+    match = _full(pattern, "classNameRegex")
     return lambda node: match(node.class_name) or match(node.short_class)
 
 
-def _attr(getter: Callable[[Node], str], pattern: str) -> Predicate:
-    match = _full(pattern)
+def _attr(getter: Callable[[Node], str], pattern: str, field: str) -> Predicate:
+    match = _full(pattern, field)
     return lambda node: match(getter(node))
 
 
@@ -98,13 +85,13 @@ def _flag(getter: Callable[[Node], bool], expected: bool) -> Predicate:
 def _android_accessibility(sel: AndroidAccessibilitySelector) -> list[Predicate]:
     preds: list[Predicate] = [lambda n: n.platform == "android"]
     if sel.resourceIdRegex is not None:
-        preds.append(_id_matcher(sel.resourceIdRegex))
+        preds.append(_id_matcher(sel.resourceIdRegex, "resourceIdRegex"))
     if sel.textRegex is not None:
-        preds.append(_attr(lambda n: n.text, sel.textRegex))
+        preds.append(_attr(lambda n: n.text, sel.textRegex, "textRegex"))
     if sel.contentDescriptionRegex is not None:
-        preds.append(_attr(lambda n: n.label, sel.contentDescriptionRegex))
+        preds.append(_attr(lambda n: n.label, sel.contentDescriptionRegex, "contentDescriptionRegex"))
     if sel.hintTextRegex is not None:
-        preds.append(_attr(lambda n: n.hint, sel.hintTextRegex))
+        preds.append(_attr(lambda n: n.hint, sel.hintTextRegex, "hintTextRegex"))
     if sel.classNameRegex is not None:
         preds.append(_class_matcher(sel.classNameRegex))
     flags: list[tuple[bool | None, Callable[[Node], bool]]] = [
@@ -124,14 +111,14 @@ def _android_accessibility(sel: AndroidAccessibilitySelector) -> list[Predicate]
 def _android_maestro(sel: AndroidMaestroSelector) -> list[Predicate]:
     preds: list[Predicate] = [lambda n: n.platform == "android"]
     if sel.idRegex is not None:
-        preds.append(_id_matcher(sel.idRegex))
+        preds.append(_id_matcher(sel.idRegex, "idRegex"))
     if sel.textRegex is not None:
-        match = _full(sel.textRegex)
+        match = _full(sel.textRegex, "textRegex")
         preds.append(lambda n: match(n.text) or match(n.label) or match(n.hint))
     if sel.contentDescriptionRegex is not None:
-        preds.append(_attr(lambda n: n.label, sel.contentDescriptionRegex))
+        preds.append(_attr(lambda n: n.label, sel.contentDescriptionRegex, "contentDescriptionRegex"))
     if sel.hintTextRegex is not None:
-        preds.append(_attr(lambda n: n.hint, sel.hintTextRegex))
+        preds.append(_attr(lambda n: n.hint, sel.hintTextRegex, "hintTextRegex"))
     if sel.classNameRegex is not None:
         preds.append(_class_matcher(sel.classNameRegex))
     flags: list[tuple[bool | None, Callable[[Node], bool]]] = [
@@ -148,14 +135,14 @@ def _android_maestro(sel: AndroidMaestroSelector) -> list[Predicate]:
 def _ios_maestro(sel: IosMaestroSelector) -> list[Predicate]:
     preds: list[Predicate] = [lambda n: n.platform == "ios"]
     if sel.resourceIdRegex is not None:
-        preds.append(_attr(lambda n: n.resource_id, sel.resourceIdRegex))
+        preds.append(_attr(lambda n: n.resource_id, sel.resourceIdRegex, "resourceIdRegex"))
     if sel.accessibilityTextRegex is not None:
-        preds.append(_attr(lambda n: n.label, sel.accessibilityTextRegex))
+        preds.append(_attr(lambda n: n.label, sel.accessibilityTextRegex, "accessibilityTextRegex"))
     if sel.textRegex is not None:
-        match = _full(sel.textRegex)
+        match = _full(sel.textRegex, "textRegex")
         preds.append(lambda n: match(n.text) or match(n.label) or match(n.hint))
     if sel.hintTextRegex is not None:
-        preds.append(_attr(lambda n: n.hint, sel.hintTextRegex))
+        preds.append(_attr(lambda n: n.hint, sel.hintTextRegex, "hintTextRegex"))
     if sel.classNameRegex is not None:
         preds.append(_class_matcher(sel.classNameRegex))
     flags: list[tuple[bool | None, Callable[[Node], bool]]] = [

@@ -641,6 +641,9 @@ def _step_line(rec: StepRecord) -> str:
 
 
 def _escape(text: str) -> str:
+    """Text from a trail, the device or a run log as rich markup: control characters made visible."""
     from rich.markup import escape
 
-    return escape(text)
+    from trailblaze._printable import printable
+
+    return escape(printable(text))

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 
 from trailblaze import _yaml
 from trailblaze._files import atomic_write, locked
+from trailblaze._trail_file import read_trail_bytes
 from trailblaze._trail_parts import (
     ANY_CLASSIFIER,
     CLASSIFIER_RE,
@@ -274,12 +275,7 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
         TrailFileError: the file is not a valid trail; lists every problem with its position.
     """
     name = os.fspath(path)
-    try:
-        raw = Path(name).read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"no such trail file: {name}") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read trail file {name}: {exc.strerror or exc}") from None
+    raw = read_trail_bytes(name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -322,9 +318,9 @@ def find_trail_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path
         if path.is_dir():
             for candidate in sorted(path.rglob("*.yaml")):
                 hidden = any(part.startswith(".") for part in candidate.relative_to(path).parts[:-1])
-                if candidate.is_file() and is_trail_file(candidate) and not hidden:
+                if not candidate.is_dir() and is_trail_file(candidate) and not hidden:
                     found.append(candidate)
-        elif path.is_file():
+        elif path.is_file() or os.path.lexists(path):  # a FIFO or a symlink loop: load_trail says which
             found.append(path)
         else:
             missing.append(os.fspath(raw))

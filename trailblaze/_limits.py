@@ -1,0 +1,26 @@
+"""How big a trail file may be: bounds that keep a hostile file from exhausting memory, stack or time.
+
+A trail is a few kilobytes written by a person; these limits are far above any real trail and far
+below what would hurt a CI machine (a 412-byte file of nested aliases once expanded to 3.6 GB).
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["MAX_DEPTH", "MAX_NODES", "MAX_TRAIL_BYTES_ENV", "max_trail_bytes"]
+
+MAX_DEPTH = 100  # nested lists / maps; a trail needs about 8
+MAX_NODES = 20_000  # YAML nodes in one document; a long real trail has a few thousand
+MAX_TRAIL_BYTES_ENV = "TRAILBLAZE_MAX_TRAIL_BYTES"
+_DEFAULT_MAX_BYTES = 1024 * 1024  # parsing pure-Python YAML runs at ~1 MB/s at worst
+
+
+def max_trail_bytes() -> int:
+    """The largest trail file read: `$TRAILBLAZE_MAX_TRAIL_BYTES`, else 1 MB (a bad value: the default)."""
+    raw = os.environ.get(MAX_TRAIL_BYTES_ENV, "").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        return _DEFAULT_MAX_BYTES
+    return value if value > 0 else _DEFAULT_MAX_BYTES
