@@ -222,11 +222,11 @@ MALFORMED: list[Case] = [
         "must be one of FORCE_RESTART, RESUME or CLEAR_STATE, found 'RESTART'",
     ),
     Case(
-        "text is a number",
-        _REC + "        - inputText: {text: 1234}\n",
+        "number is a bool",
+        _REC + "        - tapOnPoint: {x: true, y: 2}\n",
         5,
-        29,
-        "`text` in `inputText` must be text, found the number 1234; put it in quotes",
+        27,
+        "`x` in `tapOnPoint` must be a whole number, found the boolean true",
     ),
     Case(
         "bool as text",

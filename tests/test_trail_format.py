@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from trailblaze._yaml import content_end, parse_document
+from trailblaze.catalog.params import CATALOG_PARAMS
 from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.recorded_tools import (
     RECORDED_TOOL_PARAMS,
@@ -301,7 +302,7 @@ def test_every_design_tool_is_known_and_accepts_reason() -> None:
         "assertNotVisibleBySelector",
         "longPressOnElementWithText",
     }
-    assert set(RECORDED_TOOL_PARAMS) == expected
+    assert set(RECORDED_TOOL_PARAMS) == expected | set(CATALOG_PARAMS)
     for name, model in RECORDED_TOOL_PARAMS.items():
         assert model.tool_name == name
         assert "reason" in model.model_fields

@@ -44,6 +44,7 @@ _KEEP_AS_TEXT = {
     "tag:yaml.org,2002:merge",
     "tag:yaml.org,2002:value",
 }
+_NUMBER_TAGS = frozenset({"tag:yaml.org,2002:int", "tag:yaml.org,2002:float"})
 _SCALAR_TAGS = {
     _STR_TAG,
     "tag:yaml.org,2002:int",
@@ -304,6 +305,8 @@ def _scalar(doc: YamlDocument, node: ScalarNode) -> Any:
     if node.tag not in _SCALAR_TAGS:
         _tag_problem(doc, node)
         return node.value
+    if node.tag in _NUMBER_TAGS and node.style is None and ("_" in node.value or ":" in node.value):
+        return node.value  # `8:00`, `1_000`: numbers in YAML 1.1 only; text in 1.2, as Trailblaze reads them
     construct = SafeConstructor.yaml_constructors[node.tag]
     try:
         return construct(_CONSTRUCTOR, node)

@@ -28,7 +28,9 @@ __all__ = [
     "DriverPlugin",
     "Key",
     "LaunchMode",
+    "SupportsAppList",
     "SupportsClipboard",
+    "SupportsOpenUrl",
     "SupportsShell",
 ]
 
@@ -132,6 +134,20 @@ class SupportsClipboard(Protocol):
     def get_clipboard(self) -> str: ...
 
     def set_clipboard(self, text: str) -> None: ...
+
+
+@runtime_checkable
+class SupportsOpenUrl(Protocol):
+    def open_url(self, url: str) -> bool:
+        """Opens a URL / deep link; False when no app on the device handles it."""
+        ...
+
+
+@runtime_checkable
+class SupportsAppList(Protocol):
+    def list_apps(self) -> list[str]:
+        """Ids of the installed apps (packages / bundle ids)."""
+        ...
 
 
 @runtime_checkable

@@ -11,7 +11,8 @@ act at the centre of that node's visible part, and settle (every action goes thr
 - `NOT_VISIBLE` — an assertion's element did not show (or showed other text), or a tap's target is
   covered by a dialog or the keyboard (docs/adr/0014-occlusion.md);
 - `TIMEOUT` — something that should go away did not;
-- `ERROR` — the tool itself cannot run (unknown tool, bad params, unsupported on this device).
+- `ERROR` — the tool itself cannot run (unknown tool, bad params);
+- `UNSUPPORTED` — a Trailblaze tool this platform or this library cannot run (says why).
 
 Trail-level failures are results, never exceptions. A broken device raises `DeviceError`; an unknown
 `{{variable}}` raises `UsageError` (the trail or the command line is wrong, not the app).
@@ -29,9 +30,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import ValidationError
 
 from trailblaze import recorded_tools as rt
+from trailblaze.catalog.handlers import CATALOG_HANDLERS
+from trailblaze.catalog.params import CATALOG_KINDS
 from trailblaze.noop import NO_CHANGE, act_and_compare
 from trailblaze.patterns import PatternTooSlow, full_match
-from trailblaze.resolve import describe_selector
+from trailblaze.resolve import describe_selector, missing_attributes
 from trailblaze.selector import NodeSelector
 from trailblaze.settle import same_screen
 
@@ -44,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TOOL_KINDS", "Status", "ToolResult", "covered_message", "run_recorded_tool"]
 
-Status = Literal["OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT"]
+Status = Literal["OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT", "UNSUPPORTED"]
 Kind = Literal["action", "assertion", "other"]
 
 TOOL_KINDS: dict[str, Kind] = {
@@ -69,6 +72,7 @@ TOOL_KINDS: dict[str, Kind] = {
     "assertNotVisibleBySelector": "assertion",
     "rememberTextBySelector": "other",
     "wait": "other",
+    **CATALOG_KINDS,
 }
 """What each tool counts as for the agent's success validation."""
 
@@ -151,6 +155,24 @@ class _Run:
     def platform(self) -> str:
         return self.session.info.platform
 
+    # --- what catalog handlers use (trailblaze.catalog.handlers.RunContext) ---
+    def find_one(self, selector: NodeSelector) -> tuple[Node | None, Outcome]:
+        return _find_one(self, selector)
+
+    def tap_node(self, node: Node, long_press: bool) -> Outcome:
+        return _tap_at(self, node, long_press)
+
+    def assert_visible(self, selector: NodeSelector, expected: str | None, timeout_ms: int | None) -> Outcome:
+        return _assert_visible(self, selector, expected, timeout_ms)
+
+    def maestro_text(self, text: str, *, ident: str | None = None, index: int | None = None) -> NodeSelector:
+        """Maestro's text lookup (text, label or hint; regex or literal; any case)."""
+        pattern = _maestro_text(text, contains=False)[0]
+        return _text_selector(self, pattern, ident=ident, index=index)
+
+    def describe(self, node: Node) -> str:
+        return _describe(node)
+
 
 Outcome = tuple[Status, str]
 
@@ -201,6 +223,12 @@ def closest_nodes(wanted: list[str], hierarchy: Hierarchy) -> list[Node]:
 
 
 def _candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> str:
+    missing = missing_attributes(selector, hierarchy)
+    if missing:
+        return (
+            f"this device's dump has no attribute for {', '.join(missing)}, so the selector cannot match "
+            "here; select by text, id or class instead"
+        )
     nodes = closest_nodes([w.lower() for w in _wanted(selector)], hierarchy)
     if not nodes:
         return "nothing with text or an id is on screen"
@@ -378,6 +406,9 @@ def _tap_on_point(run: _Run, p: rt.TapOnPoint) -> Outcome:
 
 def _input_text(run: _Run, p: rt.InputText) -> Outcome:
     run.session.act(lambda d: d.input_text(p.text))
+    if p.hideKeyboardAfter and run.session.screen().keyboard_shown:
+        run.session.act(lambda d: d.hide_keyboard())
+        return "OK", f"typed {p.text!r} and hid the keyboard"
     return "OK", f"typed {p.text!r}"
 
 
@@ -396,8 +427,11 @@ def _hide_keyboard(run: _Run, p: rt.HideKeyboard) -> Outcome:
 
 def _swipe(run: _Run, p: rt.Swipe) -> Outcome:
     where = "the screen"
-    if p.nodeSelector is not None:
-        node, outcome = _find_one(run, p.nodeSelector)
+    target = p.nodeSelector
+    if target is None and p.swipeOnElementText is not None:
+        target = _compat(run, p.swipeOnElementText).selector
+    if target is not None:
+        node, outcome = _find_one(run, target)
         if node is None:
             return outcome
         area = node.visible_bounds
@@ -410,7 +444,9 @@ def _swipe(run: _Run, p: rt.Swipe) -> Outcome:
 
 
 def _scroll_until_visible(run: _Run, p: rt.ScrollUntilTextIsVisible) -> Outcome:
-    selector = _text_selector(run, p.text, ident=p.id, index=p.index)
+    pattern = p.textRegex if p.textRegex is not None else (p.text or None)
+    selector = _text_selector(run, pattern, ident=p.id, index=p.index)
+    what = f"text {pattern!r}" if pattern is not None else f"id {p.id!r}"
     need = (p.visibilityPercentage if p.visibilityPercentage is not None else 100) / 100
     from trailblaze.resolve import resolve
 
@@ -436,10 +472,10 @@ def _scroll_until_visible(run: _Run, p: rt.ScrollUntilTextIsVisible) -> Outcome:
         hierarchy = after
         if same_screen(hierarchy, before):
             return "NOT_FOUND", (
-                f"no element with text {p.text!r} after {swipes + 1} swipes {p.direction}: reached the end; "
+                f"no element with {what} after {swipes + 1} swipes {p.direction}: reached the end; "
                 f"{_candidates(selector, hierarchy)}"
             )
-    return "NOT_FOUND", f"no element with text {p.text!r} after {_MAX_SCROLLS} swipes {p.direction}"
+    return "NOT_FOUND", f"no element with {what} after {_MAX_SCROLLS} swipes {p.direction}"
 
 
 def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]:
@@ -686,4 +722,5 @@ _HANDLERS: dict[type[rt.RecordedToolParams], Callable[[_Run, Any], Outcome]] = {
     rt.AssertVisibleWithAccessibilityText: _assert_visible_with_accessibility_text,
     rt.AssertVisibleWithResourceId: _assert_visible_with_resource_id,
     rt.AssertNotVisibleBySelector: _assert_not_visible_by_selector,
+    **CATALOG_HANDLERS,
 }

@@ -31,6 +31,7 @@ from lxml import etree
 from trailblaze.errors import DeviceError
 
 __all__ = [
+    "ANDROID_EXTRA_ATTRS",
     "Cover",
     "DumpCache",
     "Hierarchy",
@@ -164,6 +165,9 @@ class Node:
     covered_by: Cover | None = None
     """What is drawn above this node's tap point and takes its taps (a dialog, the keyboard); set by
     `trailblaze.occlusion.covers`, which every consumer calls before reading it."""
+    extra: dict[str, str] | None = None
+    """Android attributes beyond uiautomator2's usual set that selectors can read (`ANDROID_EXTRA_ATTRS`),
+    when a dump carries them; None when it carries none."""
 
     def __repr__(self) -> str:
         desc = self.text or self.label or self.hint or self.resource_id
@@ -597,6 +601,8 @@ def _android_from_attrs(
     node = _android_node_from(
         get, cls, _parse_bounds(get("bounds")), visible_raw, package, window, idx, drawing, len(out), depth, parent
     )
+    if not _ANDROID_STANDARD_ATTRS.issuperset(a):
+        node.extra = _extra_attrs(a)
     out.append(node)
     return node
 
@@ -616,6 +622,7 @@ def _parse_android_expat(body: bytes, source: str | bytes) -> Hierarchy | None:
     meta: dict[str, str] = {}
     rects: dict[str | None, Rect] = {}
     ints = _SMALL_INTS
+    standard = _ANDROID_STANDARD_ATTRS.issuperset
     append = nodes.append
     push = stack.append
     make = _android_node_from
@@ -659,6 +666,8 @@ def _parse_android_expat(body: bytes, source: str | bytes) -> Hierarchy | None:
         if visible is None:
             visible = get("displayed")
         node = make(get, cls, rect, visible, package, window, idx, drawing, len(nodes), depth, parent)
+        if not standard(a):
+            node.extra = _extra_attrs(a)
         append(node)
         siblings.append(node)
         push(node)
@@ -692,6 +701,28 @@ def _parse_android_expat(body: bytes, source: str | bytes) -> Hierarchy | None:
 
 
 _SMALL_INTS = {str(i): i for i in range(512)}
+
+_ANDROID_STANDARD_ATTRS = frozenset(
+    {
+        "index", "text", "resource-id", "class", "package", "content-desc", "checkable", "checked",
+        "clickable", "enabled", "focusable", "focused", "scrollable", "long-clickable", "password",
+        "selected", "visible-to-user", "bounds", "drawing-order", "hint", "display-id", "NAF", "displayed",
+    }
+)  # fmt: skip
+ANDROID_EXTRA_ATTRS = frozenset(
+    {
+        "unique-id", "test-tag", "labeled-by", "state-description", "pane-title", "role-description",
+        "editable", "heading", "multi-line", "multiline", "input-type", "collection-item-row-index",
+        "collection-item-column-index",
+    }
+)  # fmt: skip
+"""Dump attributes (beyond uiautomator2's usual set) that `androidAccessibility` fields read; the
+on-device accessibility properties Trailblaze matches (`uniqueId`, `isHeading`, …) under these names."""
+
+
+def _extra_attrs(a: Any) -> dict[str, str] | None:
+    found = {k: a[k] for k in a.keys() if k in ANDROID_EXTRA_ATTRS}
+    return found or None
 
 
 def _int_or(raw: str, default: int) -> int:

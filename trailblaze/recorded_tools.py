@@ -12,7 +12,7 @@ The tool registry reuses `RECORDED_TOOL_PARAMS` to execute and describe these to
 from __future__ import annotations
 
 import difflib
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -24,7 +24,9 @@ from pydantic import (
     model_validator,
 )
 
+from trailblaze.catalog.params import CATALOG_PARAMS
 from trailblaze.selector import NodeSelector
+from trailblaze.tool_params import RecordedToolParams
 
 __all__ = [
     "RECORDED_TOOL_PARAMS",
@@ -64,19 +66,6 @@ LaunchMode = Literal["FORCE_RESTART", "RESUME", "CLEAR_STATE"]
 KeyCode = Literal["BACK", "ENTER", "HOME", "BACKSPACE", "TAB"]
 
 
-class RecordedToolParams(BaseModel):
-    """Base of every recorded tool's params: strict types, no unknown keys, optional `reason`."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-    tool_name: ClassVar[str]
-    reason: str | None = Field(default=None, description="Why the tool was called; ignored on replay.")
-
-    def to_params(self) -> dict[str, Any]:
-        """The params as they are written into a recording (defaults and unset fields omitted)."""
-        return self.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
-
-
 class TapOnElementBySelector(RecordedToolParams):
     """Tap the one element matching `nodeSelector` (polls until it appears)."""
 
@@ -92,7 +81,6 @@ class TapOnPoint(RecordedToolParams):
     x: int = Field(ge=0)
     y: int = Field(ge=0)
     longPress: bool = False
-    reasoning: str | None = Field(default=None, description="Trailblaze's note on why; ignored on replay.")
 
 
 class InputText(RecordedToolParams):
@@ -100,6 +88,9 @@ class InputText(RecordedToolParams):
 
     tool_name = "inputText"
     text: str
+    hideKeyboardAfter: bool | None = None
+    """Trailblaze hides the keyboard after typing unless this is false; we hide it only when it is
+    true, so recordings made here keep the keyboard as the next step expects."""
 
 
 class EraseText(RecordedToolParams):
@@ -121,18 +112,29 @@ class Swipe(RecordedToolParams):
     tool_name = "swipe"
     direction: Direction = "DOWN"
     nodeSelector: NodeSelector | None = None
+    swipeOnElementText: str | None = None
+    """Swipe on the element showing this text (Trailblaze's text form of `nodeSelector`)."""
 
 
 class ScrollUntilTextIsVisible(RecordedToolParams):
     """Scroll until an element with `text` is visible."""
 
     tool_name = "scrollUntilTextIsVisible"
-    text: str
+    text: str = ""
+    textRegex: str | None = None
+    """A full-match pattern for the text; wins over `text`."""
     direction: Direction = "DOWN"
     index: int | None = Field(default=None, ge=0)
     id: str | None = None
     visibilityPercentage: int | None = Field(default=None, ge=0, le=100)
     centerElement: bool | None = None
+    scrollStartPosition: Literal["CENTER", "TOP", "BOTTOM"] | None = None
+
+    @model_validator(mode="after")
+    def _something_to_find(self) -> ScrollUntilTextIsVisible:
+        if not self.text and self.textRegex is None and self.id is None:
+            raise ValueError("scrollUntilTextIsVisible needs text, textRegex or id")
+        return self
 
 
 class LaunchApp(RecordedToolParams):
@@ -355,7 +357,8 @@ _READ_COMPAT: tuple[type[RecordedToolParams], ...] = (
 )
 
 RECORDED_TOOL_PARAMS: dict[str, type[RecordedToolParams]] = {
-    m.tool_name: m for m in (*_RECORDED, *_READ_COMPAT)
+    **{m.tool_name: m for m in (*_RECORDED, *_READ_COMPAT)},
+    **CATALOG_PARAMS,
 }
 """Every tool name a trail may record, mapped to the model of its params."""
 

@@ -40,7 +40,15 @@ from trailblaze.selector import (
     NodeSelector,
 )
 
-__all__ = ["branch_predicates", "compile_pattern", "describe_selector", "resolve", "sort_key"]
+__all__ = [
+    "EXTRA_FIELD_ATTRS",
+    "branch_predicates",
+    "compile_pattern",
+    "describe_selector",
+    "missing_attributes",
+    "resolve",
+    "sort_key",
+]
 
 Predicate = Callable[[Node], bool]
 
@@ -105,7 +113,86 @@ def _android_accessibility(sel: AndroidAccessibilitySelector) -> list[Predicate]
         (sel.isPassword, lambda n: n.password),
     ]
     preds.extend(_flag(getter, want) for want, getter in flags if want is not None)
+    if sel.isEditable is not None:
+        want_editable = sel.isEditable
+        preds.append(lambda n: _editable(n) == want_editable)
+    for name, attrs in EXTRA_FIELD_ATTRS.items():
+        wanted = getattr(sel, name)
+        if wanted is not None:
+            preds.append(_extra_matcher(name, attrs, wanted))
     return preds
+
+
+EXTRA_FIELD_ATTRS: dict[str, tuple[str, ...]] = {
+    "uniqueId": ("unique-id",),
+    "composeTestTagRegex": ("test-tag",),
+    "labeledByTextRegex": ("labeled-by",),
+    "stateDescriptionRegex": ("state-description",),
+    "paneTitleRegex": ("pane-title",),
+    "roleDescriptionRegex": ("role-description",),
+    "isHeading": ("heading",),
+    "isMultiLine": ("multi-line", "multiline"),
+    "inputType": ("input-type",),
+    "collectionItemRowIndex": ("collection-item-row-index",),
+    "collectionItemColumnIndex": ("collection-item-column-index",),
+}
+"""`androidAccessibility` fields a stock uiautomator2 dump lacks, and the dump attributes they read
+when a dump carries them (`isEditable` reads `editable`, else the class)."""
+
+_EDITABLE_CLASSES = ("EditText", "AutoCompleteTextView", "SearchAutoComplete")
+
+
+def _editable(node: Node) -> bool:
+    raw = node.extra.get("editable") if node.extra else None
+    if raw is not None:
+        return raw == "true"
+    return node.short_class in _EDITABLE_CLASSES
+
+
+def _extra_value(node: Node, attrs: tuple[str, ...]) -> str | None:
+    if not node.extra:
+        return None
+    for attr in attrs:
+        value = node.extra.get(attr)
+        if value is not None:
+            return value
+    return None
+
+
+def _extra_matcher(name: str, attrs: tuple[str, ...], wanted: str | bool | int) -> Predicate:
+    if isinstance(wanted, bool):
+        text = "true" if wanted else "false"
+        return lambda n: _extra_value(n, attrs) == text
+    if isinstance(wanted, int):
+        number = str(wanted)
+        return lambda n: _extra_value(n, attrs) == number
+    if name == "uniqueId":
+        return lambda n: _extra_value(n, attrs) == wanted
+    match = _full(wanted, name)
+
+    def pred(node: Node) -> bool:
+        value = _extra_value(node, attrs)
+        return value is not None and match(value)
+
+    return pred
+
+
+def missing_attributes(selector: NodeSelector, hierarchy: Hierarchy) -> list[str]:
+    """`field (attribute)` for each field of the selector (and its relations) that no node of this dump
+    carries the attribute for: such a selector cannot match here, and the failure should say why."""
+    out: list[str] = []
+    branch = selector.androidAccessibility
+    if branch is not None:
+        for name, attrs in EXTRA_FIELD_ATTRS.items():
+            if getattr(branch, name) is None:
+                continue
+            if not any(n.extra and any(a in n.extra for a in attrs) for n in hierarchy.nodes):
+                out.append(f"{name} (`{attrs[0]}`)")
+    subs = [getattr(selector, r) for r in ("below", "above", "leftOf", "rightOf", "childOf", "containsChild")]
+    for sub in [*subs, *(selector.containsDescendants or ())]:
+        if sub is not None:
+            out.extend(m for m in missing_attributes(sub, hierarchy) if m not in out)
+    return out
 
 
 def _android_maestro(sel: AndroidMaestroSelector) -> list[Predicate]:

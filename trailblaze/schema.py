@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+from trailblaze.tool_params import takes_text_only
 from trailblaze.trail import TrailConfig
 
 __all__ = ["SCHEMA_ID", "trail_json_schema"]
@@ -42,6 +43,10 @@ def _tool_schemas(defs: dict[str, Any]) -> list[dict[str, Any]]:
     needs_params: list[str] = []
     for name, model in sorted(RECORDED_TOOL_PARAMS.items()):
         defs[model.__name__] = _model_schema(model, defs)
+        props = defs[model.__name__].get("properties", {})
+        for field, info in model.model_fields.items():
+            if field in props and takes_text_only(info.annotation):  # `text: 480` is read as "480"
+                props[field] = {"anyOf": [props[field], {"type": "number"}]}
         params: dict[str, Any] = _ref(model.__name__)
         if not defs[model.__name__].get("required"):
             params = {"anyOf": [params, {"type": "null"}]}

@@ -44,6 +44,20 @@ class AndroidAccessibilitySelector(_Strict):
     isFocused: bool | None = None
     isScrollable: bool | None = None
     isPassword: bool | None = None
+    # Accessibility properties a stock uiautomator2 dump does not carry (docs/trailblaze-catalog.md):
+    # they match the dump attribute named in `trailblaze.resolve.EXTRA_FIELD_ATTRS` when present.
+    uniqueId: str | None = None
+    composeTestTagRegex: str | None = None
+    labeledByTextRegex: str | None = None
+    stateDescriptionRegex: str | None = None
+    paneTitleRegex: str | None = None
+    roleDescriptionRegex: str | None = None
+    isEditable: bool | None = None
+    isHeading: bool | None = None
+    isMultiLine: bool | None = None
+    inputType: int | None = None
+    collectionItemRowIndex: int | None = Field(default=None, ge=0)
+    collectionItemColumnIndex: int | None = Field(default=None, ge=0)
 
 
 class AndroidMaestroSelector(_Strict):

@@ -22,7 +22,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from trailblaze.sim.android_xml import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
-from trailblaze.sim.model import AppInfo, Key, SimDevice
+from trailblaze.sim.model import AppInfo, Key, SimDevice, deep_link_app
 
 if TYPE_CHECKING:
     from trailblaze.sim.u2_server import U2Service
@@ -558,6 +558,9 @@ class AndroidShell:
                     )
                 self._launch(pkg, stop_first=stop_first)
                 return _ok(f"Starting: Intent {{ cmp={opts['n']} }}\n")
+            if "d" in opts and (linked := deep_link_app(self.device, opts["d"])) is not None:
+                self._launch(linked)
+                return _ok(f"Starting: Intent {{ act={opts.get('a', 'android.intent.action.VIEW')} dat={opts['d']} }}\n")
             if "d" in opts:
                 return ShellResult(
                     f"Starting: Intent {{ act={opts.get('a', 'android.intent.action.VIEW')} dat={opts['d']} }}\n".encode(),

@@ -219,3 +219,15 @@ class SimDevice(Protocol):
     def go_home(self) -> None: ...
 
     clipboard: str
+
+
+def deep_link_app(device: SimDevice, url: str) -> str | None:
+    """The installed app a URL opens: the one whose id is the URL's scheme (`dev.trailblaze.demo://inbox`),
+    the custom-scheme deep links both platforms route to the app that declares them."""
+    scheme, sep, _ = url.partition("://")
+    if not sep:
+        return None
+    for app in device.installed_apps():
+        if app.app_id.lower() == scheme.lower():
+            return app.app_id
+    return None

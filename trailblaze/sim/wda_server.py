@@ -27,7 +27,7 @@ from trailblaze.errors import DeviceError
 from trailblaze.sim.faults import Conditions, RequestKind
 from trailblaze.sim.ios_query import QueryError, find_class_chain, find_predicate, find_xpath
 from trailblaze.sim.ios_source import SPRINGBOARD, IosElement, Snapshot, build_snapshot
-from trailblaze.sim.model import Frame, Key, SimDevice
+from trailblaze.sim.model import Frame, Key, SimDevice, deep_link_app
 
 __all__ = ["WdaSimServer"]
 
@@ -546,6 +546,16 @@ def _apps_launch(s: WdaSimServer, req: _Req) -> Any:
     if isinstance(env, dict) and env.get("TRAILBLAZE_CLEAR_STATE") == "1":  # trailblaze's CLEAR_STATE convention
         s.device.clear_app_data(req.string("bundleId"))
     _launch(s, req.string("bundleId"))
+    return None
+
+
+@_route("POST", "url", "action")
+def _open_url(s: WdaSimServer, req: _Req) -> Any:
+    url = req.string("url")
+    app = deep_link_app(s.device, url)
+    if app is None:  # what WDA answers when no app claims the URL's scheme
+        raise _WdaError(500, "unknown error", f"Failed to open url {url}")
+    s.device.launch(app)
     return None
 
 

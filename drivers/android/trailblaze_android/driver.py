@@ -161,7 +161,7 @@ class AndroidDriver:
         with self._guard(f"clearing the data of {app_id}"):
             self._d.app_clear(app_id)
 
-    # --- extras (SupportsClipboard, SupportsShell) -------------------------------------------------------
+    # --- extras (SupportsClipboard, SupportsOpenUrl, SupportsAppList, SupportsShell) ---------------------
     def get_clipboard(self) -> str:
         with self._guard("reading the clipboard"):
             return str(self._d.clipboard or "")
@@ -169,6 +169,17 @@ class AndroidDriver:
     def set_clipboard(self, text: str) -> None:
         with self._guard("setting the clipboard"):
             self._d.set_clipboard(text)
+
+    def open_url(self, url: str) -> bool:
+        # uiautomator2's `open_url` runs `am start -a VIEW -d URL` and drops the answer; run the same
+        # command and read it, so a URL no app handles is a failed step rather than a silent no-op.
+        with self._guard(f"opening {url}"):
+            out = self._d.shell(["am", "start", "-a", "android.intent.action.VIEW", "-d", url]).output
+        return "Error" not in str(out)
+
+    def list_apps(self) -> list[str]:
+        with self._guard("listing the installed apps"):
+            return [str(a) for a in self._d.app_list()]
 
     def shell(self, command: str) -> str:
         with self._guard(f"running `{command}`"):

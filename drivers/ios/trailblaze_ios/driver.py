@@ -8,6 +8,7 @@ as the XML form with our parser (both ~90 µs on the demo login screen) and, unl
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -177,6 +178,23 @@ class IosDriver:
             self._s.app_terminate(app_id)
             self._s.app_launch(app_id, environment={_CLEAR_ENV: "1"})
             self._s.app_terminate(app_id)
+
+    # --- extras (SupportsClipboard, SupportsOpenUrl) ------------------------------------------------
+    def get_clipboard(self) -> str:
+        # facebook-wda's `get_clipboard` first brings WDA's own app forward through Siri and sleeps
+        # 3 s; the endpoint itself (`/wda/getPasteboard`) answers in place, so call it directly.
+        with self._guard("reading the clipboard"):
+            raw = self._s._session_http.post("/wda/getPasteboard").value
+        return base64.b64decode(raw or "").decode("utf-8", errors="replace")
+
+    def set_clipboard(self, text: str) -> None:
+        with self._guard("setting the clipboard"):
+            self._s.set_clipboard(text)
+
+    def open_url(self, url: str) -> bool:
+        with self._guard(f"opening {url}"):
+            self._s.open_url(url)
+        return True
 
     def app_state(self, app_id: str) -> int:
         """1 not running, 2 background suspended, 3 background, 4 foreground."""

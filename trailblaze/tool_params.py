@@ -1,0 +1,69 @@
+"""Reading tool params the way Trailblaze does: a number where text is expected is that text.
+
+Trailblaze decodes a class-backed tool's params with kaml (YAML 1.2), so a `String` param receives
+the raw scalar: `text: 480` is "480", `text: 8:00` is "8:00". Our YAML layer keeps 1.1-only number
+forms such as `8:00` as text (`trailblaze._yaml`); this turns the remaining numbers into text for the
+params whose type is text, before strict validation.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = ["RecordedToolParams", "numbers_as_text", "takes_text_only"]
+
+_CACHE: dict[tuple[type[BaseModel], str], bool] = {}
+
+
+def takes_text_only(annotation: Any) -> bool:
+    """True when a field annotated so accepts text but no number (`str`, `str | None`)."""
+    args = typing.get_args(annotation) if _is_union(annotation) else (annotation,)
+    return str in args and not any(a in (int, float) for a in args)
+
+
+def _is_union(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def numbers_as_text(model: type[BaseModel], data: Any) -> Any:
+    """`data` with every int / float (not bool) under a text-only field of `model` as its text."""
+    if not isinstance(data, dict):
+        return data
+    out = data
+    for key, value in data.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not isinstance(key, str):
+            continue
+        cached = _CACHE.get((model, key))
+        if cached is None:
+            field = model.model_fields.get(key)
+            cached = _CACHE[(model, key)] = field is not None and takes_text_only(field.annotation)
+        if cached:
+            if out is data:
+                out = dict(data)
+            out[key] = str(value)
+    return out
+
+
+class RecordedToolParams(BaseModel):
+    """Base of every recorded tool's params: strict types, no unknown keys, optional `reason` and
+    `reasoning`; a number written where text is expected is read as its text (`text: 480` is "480",
+    as Trailblaze reads it)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    tool_name: ClassVar[str]
+    reason: str | None = Field(default=None, description="Why the tool was called; ignored on replay.")
+    reasoning: str | None = Field(default=None, description="Trailblaze's note on why; ignored on replay.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers_as_text(cls, data: Any) -> Any:
+        return numbers_as_text(cls, data)
+
+    def to_params(self) -> dict[str, Any]:
+        """The params as they are written into a recording (defaults and unset fields omitted)."""
+        return self.model_dump(mode="json", exclude_none=True, exclude_defaults=True)
