@@ -4,6 +4,8 @@ cannot run answers UNSUPPORTED with the reason."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import jsonschema
 import pytest
 
@@ -13,6 +15,7 @@ from trailblaze.execute import run_recorded_tool
 from trailblaze.hierarchy import parse_hierarchy
 from trailblaze.memory import Memory
 from trailblaze.resolve import resolve
+from trailblaze.runner import replay_trail
 from trailblaze.schema import trail_json_schema
 from trailblaze.selector import NodeSelector
 from trailblaze.session import DeviceSession
@@ -186,3 +189,19 @@ def test_validate_and_schema_know_the_catalog_tools() -> None:
     assert len(CATALOG_PARAMS) == 30
     with pytest.raises(Exception, match="dragTo takes either toRef or both toX and toY"):
         parse_tool("dragTo: {ref: a}")
+
+
+TRAIL = Path(__file__).parent / "data" / "trails" / "catalog.trail.yaml"
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_a_trailblaze_trail_of_catalog_tools_replays(platform: str, tmp_path: Path) -> None:
+    path = tmp_path / TRAIL.name
+    path.write_bytes(TRAIL.read_bytes())
+    with open_device(f"sim:{platform}", latency="zero", resolve_timeout=2.0) as session:
+        record = replay_trail(path, session)
+    assert record.status == "passed", record.error
+    names = {t.name for s in record.steps for t in s.tools}
+    assert {"openUrl", "tap", "tapOn", "mobile_pasteClipboard", "inputTextRandom", "clearText"} <= names
+    assert all(t.status == "OK" for s in record.steps for t in s.tools)
+    assert path.read_bytes() == TRAIL.read_bytes()  # replay leaves the file as it was
