@@ -9,9 +9,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from trailblaze.anthropic_llm import AnthropicLLM
 from trailblaze.catalog.params import CATALOG_PARAMS
 from trailblaze.devices import open_device
-from trailblaze.execute import run_recorded_tool
+from trailblaze.execute import ToolResult, run_recorded_tool
 from trailblaze.hierarchy import parse_hierarchy
 from trailblaze.memory import Memory
 from trailblaze.resolve import resolve
@@ -19,6 +20,7 @@ from trailblaze.runner import replay_trail
 from trailblaze.schema import trail_json_schema
 from trailblaze.selector import NodeSelector
 from trailblaze.session import DeviceSession
+from trailblaze.testing.messages_api import FakeMessagesAPI, tool_use_response
 from trailblaze.trail import parse_tool
 
 APP = "dev.trailblaze.demo"
@@ -106,7 +108,7 @@ def test_catalog_tools_replay_on_both_platforms(platform: str) -> None:
             assert apps.startswith('OK {"appIds": [') and f'"{APP}"' in apps
         else:
             assert apps.startswith("UNSUPPORTED") and "WebDriverAgent" in apps
-        # what needs an LLM, waypoints or airplane mode is refused with the reason
+        # what needs an LLM (and this run has none), waypoints or airplane mode: refused with the reason
         for tool in (
             "rememberText: {prompt: total, variable: t}",
             "assertWithAi: {prompt: all ok}",
@@ -205,3 +207,40 @@ def test_a_trailblaze_trail_of_catalog_tools_replays(platform: str, tmp_path: Pa
     assert {"openUrl", "tap", "tapOn", "mobile_pasteClipboard", "inputTextRandom", "clearText"} <= names
     assert all(t.status == "OK" for s in record.steps for t in s.tools)
     assert path.read_bytes() == TRAIL.read_bytes()  # replay leaves the file as it was
+
+
+@pytest.mark.parametrize("platform", ["android", "ios"])
+def test_tools_that_ask_the_llm_on_every_run_go_through_the_llm_seam(platform: str) -> None:
+    memory = Memory()
+    with FakeMessagesAPI() as api, open_device(f"sim:{platform}", latency="zero") as session:
+
+        def llm() -> AnthropicLLM:
+            return AnthropicLLM(base_url=api.url, api_key="sk-ant-test-catalog-0000", timeout=5.0)
+
+        def run(tool: str) -> ToolResult:
+            return run_recorded_tool(session, parse_tool(tool), memory, llm=llm)
+
+        api.enqueue(
+            tool_use_response("answer", {"value": "Welcome back"}),
+            tool_use_response("answer", {"value": "about 1,234.5 items"}),
+            tool_use_response("verdict", {"passed": True, "explanation": "The sign-in form is shown."}),
+            tool_use_response("verdict", {"passed": False, "explanation": "No inbox is shown."}),
+            tool_use_response("answer", {"value": "no digits here"}),
+            tool_use_response("answer", {"value": "12"}),
+        )
+        title = run("rememberText: {prompt: The screen title, variable: title}")
+        assert title.ok and title.ai and memory.lookup("title") == "Welcome back"
+        assert run("rememberNumber: {prompt: How many, variable: n}").ok and memory.lookup("n") == "1234.5"
+        assert (
+            str(run("assertWithAi: {prompt: The sign-in form is shown}"))
+            == "OK AI: The sign-in form is shown."
+        )
+        assert run("assertWithAi: {prompt: The inbox is shown}").status == "NOT_VISIBLE"
+        assert run("rememberNumber: {prompt: Count, variable: m}").status == "NOT_FOUND"
+        math = run("assertMath: {expression: '[[unread count]] * 2', expected: 24}")
+        assert str(math) == "OK 12 * 2 = 24" and math.ai
+        first = api.bodies[0]
+        assert first["tool_choice"] == {"type": "tool", "name": "answer"}
+        content = first["messages"][0]["content"]
+        assert content[0]["type"] == "image" and "The screen title" in content[1]["text"]
+        assert "Welcome back" in content[1]["text"]  # the compact view of the screen

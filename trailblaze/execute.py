@@ -41,6 +41,7 @@ from trailblaze.settle import same_screen
 if TYPE_CHECKING:
     from trailblaze.driver import Driver
     from trailblaze.hierarchy import Hierarchy, Node, Rect
+    from trailblaze.llm import LLMClient
     from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
     from trailblaze.trail import ToolCall
@@ -89,6 +90,8 @@ class ToolResult:
     kind: Kind
     no_change: bool = False
     """An OK gesture or key press after which the settled screen was the same as before it."""
+    ai: bool = False
+    """The tool asked the LLM (`rememberText`, `assertWithAi`, …): an AI step even on replay."""
 
     @property
     def ok(self) -> bool:
@@ -98,7 +101,13 @@ class ToolResult:
         return f"{self.status} {self.message}"
 
 
-def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) -> ToolResult:
+def run_recorded_tool(
+    session: DeviceSession,
+    call: ToolCall,
+    memory: Memory,
+    *,
+    llm: Callable[[], LLMClient] | None = None,
+) -> ToolResult:
     """Runs one recorded-form tool against `session` and reports how it went.
 
     Args:
@@ -106,6 +115,8 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
         call: The tool as recorded; its `{{templates}}` are interpolated from `memory` here and the
             call itself is left untouched.
         memory: Variables, args and secrets; `rememberTextBySelector` writes into it.
+        llm: Builds an LLM client for the catalog tools that ask one on every run (`rememberText`,
+            `assertWithAi`, …); without it they answer `UNSUPPORTED`.
 
     Returns:
         A `ToolResult`; trail-level failures are non-OK results.
@@ -126,7 +137,7 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
         where = ".".join(str(p) for p in first["loc"]) or call.name
         return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = _HANDLERS[type(typed)]
-    run = _Run(session, memory)
+    run = _Run(session, memory, llm)
     try:
         status, message = handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
@@ -134,7 +145,7 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
     no_change = status == "OK" and run.no_change
     if no_change:
         message = f"{message} {NO_CHANGE}"
-    return ToolResult(status, memory.redact(message), kind, no_change)
+    return ToolResult(status, memory.redact(message), kind, no_change, ai=run.ai)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -144,8 +155,10 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
 class _Run:
     session: DeviceSession
     memory: Memory
+    llm: Callable[[], LLMClient] | None = None
     no_change: bool = False
     """The gesture / key press of this tool left the screen as it was."""
+    ai: bool = False
 
     def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None:
         """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""

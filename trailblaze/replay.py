@@ -274,7 +274,7 @@ class StepEngine:
         from trailblaze.execute import run_recorded_tool
 
         t0 = time.monotonic()
-        result = run_recorded_tool(self.session, call, self.memory)
+        result = run_recorded_tool(self.session, call, self.memory, llm=self.llm_factory)
         ms = (time.monotonic() - t0) * 1000
         if self.rundir is not None:
             self.rundir.add_replayed(call, result, ms, auto=auto)
@@ -287,6 +287,7 @@ class StepEngine:
                     message=result.message,
                     source="auto" if auto else "recording",
                     no_change=result.no_change,
+                    ai=result.ai,
                     duration_ms=ms,
                 )
             )

@@ -561,6 +561,8 @@ class _Page:
                 origin.append('<span class="tag">recorded</span>')
             if tool.no_change:
                 origin.append('<span class="tag nochange" title="the screen looked the same after it">no-op</span>')
+            if tool.ai:
+                origin.append('<span class="tag src-agent" title="asked the LLM when it ran">AI</span>')
             shot = self._file_link(tool.screenshot_after, "screenshot") if tool.screenshot_after else ""
             yield (
                 f'<tr><td class="muted">{n}</td><td><code class="tname">{esc(tool.name)}</code> {" ".join(origin)}'

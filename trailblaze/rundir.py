@@ -203,6 +203,7 @@ class RunDir:
                 message=self._redact(result.message),
                 source="auto" if auto else "recording",
                 no_change=result.no_change,
+                ai=result.ai,
                 duration_ms=duration_ms,
             )
         )

@@ -85,6 +85,8 @@ class ToolRecord(_Model):
     """Whether it was written into the trail's recording."""
     no_change: bool = False
     """An OK tap / long-press / swipe / key press after which the screen looked the same (a no-op)."""
+    ai: bool = False
+    """A recorded tool that asked the LLM when it ran (`rememberText`, `assertWithAi`, …)."""
     duration_ms: float = 0.0
     screenshot_after: str | None = None
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import operator
 import random
+import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -22,6 +23,7 @@ from trailblaze.settle import same_screen
 if TYPE_CHECKING:
     from trailblaze.driver import Driver
     from trailblaze.hierarchy import Node, Rect
+    from trailblaze.llm import LLMClient
     from trailblaze.memory import Memory
     from trailblaze.selector import NodeSelector
     from trailblaze.session import DeviceSession
@@ -37,6 +39,10 @@ class RunContext(Protocol):
 
     session: DeviceSession
     memory: Memory
+    llm: Callable[[], LLMClient] | None
+    """Builds the run's LLM client, for the tools that ask one on every run; None without one."""
+    ai: bool
+    """Set by a tool that asked the LLM (replay reports it as an AI step)."""
 
     @property
     def platform(self) -> str: ...
@@ -332,21 +338,37 @@ def _evaluate(node: ast.AST) -> float:
     raise ValueError(f"unsupported part {ast.dump(node)[:40]}")
 
 
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_PROMPT_PART = re.compile(r"\[\[(.+?)\]\]")
+
+
 def _assert_math(run: RunContext, p: cp.AssertMath) -> Outcome:
-    if "[[" in p.expression:
-        return "UNSUPPORTED", (
-            "assertMath with [[prompt]] parts needs an LLM to read numbers off the screen; replay runs "
-            "without one (write the numbers with rememberTextBySelector and {{variables}} instead)"
-        )
-    text = p.expression.replace("^", "**").replace(",", "")
+    expression = p.expression
+    if _PROMPT_PART.search(expression):
+        if run.llm is None:
+            return "UNSUPPORTED", (
+                "assertMath with [[prompt]] parts asks an LLM for numbers on the screen and this run has none "
+                "(or write the numbers with rememberTextBySelector and {{variables}})"
+            )
+        from trailblaze.catalog.ask_screen import ask_screen
+
+        run.ai = True
+        llm = run.llm()
+        for part in _PROMPT_PART.findall(expression):
+            answer = ask_screen(llm, run.session, f"{part} (answer with the number only)").value
+            found = _NUMBER.search(answer.replace(",", ""))
+            if found is None:
+                return "NOT_FOUND", f"AI answered {answer!r} to {part!r}: no number in it"
+            expression = expression.replace(f"[[{part}]]", found.group(), 1)
+    text = expression.replace("^", "**").replace(",", "")
     try:
         value = _evaluate(ast.parse(text, mode="eval"))
         expected = float(p.expected.replace(",", ""))
     except (SyntaxError, ValueError, ZeroDivisionError, OverflowError) as exc:
-        return "ERROR", f"bad params for assertMath: cannot evaluate {p.expression!r} = {p.expected!r}: {exc}"
+        return "ERROR", f"bad params for assertMath: cannot evaluate {expression!r} = {p.expected!r}: {exc}"
     if abs(value - expected) <= 1e-4:
-        return "OK", f"{p.expression} = {value:g}"
-    return "NOT_VISIBLE", f"{p.expression} = {value:g}, expected {expected:g}"
+        return "OK", f"{expression} = {value:g}"
+    return "NOT_VISIBLE", f"{expression} = {value:g}, expected {expected:g}"
 
 
 def _dump_memory(run: RunContext, p: cp.DumpMemory) -> Outcome:
@@ -354,11 +376,31 @@ def _dump_memory(run: RunContext, p: cp.DumpMemory) -> Outcome:
     return "OK", "memory: " + ("; ".join(lines) if lines else "(empty)")
 
 
-def _needs_llm(run: RunContext, p: RecordedToolParams) -> Outcome:
-    return "UNSUPPORTED", (
-        f"{p.tool_name} asks an LLM on every run; trailblaze replays without one — "
-        "record the step instead (its selector-based recording replays with no LLM)"
-    )
+def _ask(
+    run: RunContext, p: cp.RememberText | cp.RememberNumber | cp.RememberWithAi | cp.AssertWithAi
+) -> Outcome:
+    if run.llm is None:
+        return "UNSUPPORTED", (
+            f"{p.tool_name} asks an LLM on every run and this run has none (replay with an LLM configured, "
+            "or record the step so its selector-based recording replays with no LLM)"
+        )
+    from trailblaze.catalog.ask_screen import ask_screen
+
+    run.ai = True
+    # an LLM failure is infrastructure (LLMError, exit 3), as in the agent: it propagates
+    answer = ask_screen(run.llm(), run.session, p.prompt, verdict=isinstance(p, cp.AssertWithAi))
+    if isinstance(p, cp.AssertWithAi):
+        return ("OK" if answer.passed else "NOT_VISIBLE"), f"AI: {answer.explanation or p.prompt}"
+    value = answer.value.strip()
+    if isinstance(p, cp.RememberNumber):
+        found = _NUMBER.search(value.replace(",", ""))
+        if found is None:
+            return "NOT_FOUND", f"AI answered {value!r} to {p.prompt!r}: no number in it"
+        value = found.group()
+    if not value:
+        return "NOT_FOUND", f"AI found no answer on screen to {p.prompt!r}"
+    run.memory.remember(p.variable, value)
+    return "OK", f"AI: remembered {p.variable} = {value!r}"
 
 
 def _waypoint(run: RunContext, p: cp.AssertWaypoint) -> Outcome:
@@ -391,10 +433,10 @@ CATALOG_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] 
     cp.AssertNotEquals: _assert_not_equals,
     cp.AssertMath: _assert_math,
     cp.DumpMemory: _dump_memory,
-    cp.RememberText: _needs_llm,
-    cp.RememberNumber: _needs_llm,
-    cp.RememberWithAi: _needs_llm,
-    cp.AssertWithAi: _needs_llm,
+    cp.RememberText: _ask,
+    cp.RememberNumber: _ask,
+    cp.RememberWithAi: _ask,
+    cp.AssertWithAi: _ask,
     cp.AssertWaypoint: _waypoint,
 }
 """Catalog params model → handler."""
