@@ -90,6 +90,17 @@ def test_catalog_tools_replay_on_both_platforms(platform: str) -> None:
         )
         accessibility = run("tapOnAccessibilityNode: {textRegex: 'Forgot.*'}")
         assert accessibility.startswith("OK tapped" if platform == "android" else "UNSUPPORTED")
+        # queries for scripted flows: never fail, answer what they found
+        found = run(f"findMatches: {{selector: {_field(platform, 'sign_in')}, timeoutMs: 100}}")
+        assert found.startswith("OK findMatches: 1 match [{") and '"resourceId": ' in found
+        assert (
+            run(f"findMatches: {{selector: {_field(platform, 'nowhere')}}}") == "OK findMatches: 0 matches []"
+        )
+        assert (
+            run(f"waitUntilNotVisible: {{nodeSelector: {_field(platform, 'sign_in')}, timeoutMs: 50}}")
+            == "OK false"
+        )
+        assert run(f"waitUntilNotVisible: {{nodeSelector: {_field(platform, 'nowhere')}}}") == "OK true"
         # screen, waits, snapshots
         assert run("takeSnapshot: {screenName: login, description: the form}").startswith(
             "OK snapshot 'login'"
@@ -188,7 +199,7 @@ def test_validate_and_schema_know_the_catalog_tools() -> None:
     bad = {"trail": [{"step": "s", "recording": {"android": [{"openUrl": {"link": "x"}}]}}]}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
-    assert len(CATALOG_PARAMS) == 30
+    assert len(CATALOG_PARAMS) == 32
     with pytest.raises(Exception, match="dragTo takes either toRef or both toX and toY"):
         parse_tool("dragTo: {ref: a}")
 

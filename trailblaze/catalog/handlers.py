@@ -8,6 +8,7 @@ answers `UNSUPPORTED` with the reason.
 from __future__ import annotations
 
 import ast
+import json
 import operator
 import random
 import re
@@ -403,6 +404,27 @@ def _ask(
     return "OK", f"AI: remembered {p.variable} = {value!r}"
 
 
+def _find_matches(run: RunContext, p: cp.FindMatches) -> Outcome:
+    timeout = 0.0 if p.timeoutMs is None else max(0, p.timeoutMs) / 1000
+    nodes = run.session.resolve(p.selector, timeout=timeout, until=bool).nodes
+    found = [
+        {
+            "text": n.text or n.label or n.hint,
+            "resourceId": n.resource_id,
+            "className": n.class_name,
+            "bounds": [round(v) for v in n.bounds],
+        }
+        for n in nodes
+    ]
+    return "OK", f"findMatches: {len(nodes)} match{'es' * (len(nodes) != 1)} {json.dumps(found)}"
+
+
+def _wait_until_not_visible(run: RunContext, p: cp.WaitUntilNotVisible) -> Outcome:
+    timeout = None if p.timeoutMs is None else p.timeoutMs / 1000
+    res = run.session.resolve(p.nodeSelector, timeout=timeout, until=lambda nodes: not nodes)
+    return "OK", "true" if not res.nodes else "false"
+
+
 def _waypoint(run: RunContext, p: cp.AssertWaypoint) -> Outcome:
     return "UNSUPPORTED", "assertWaypoint needs Trailblaze waypoint files, which trailblaze does not read"
 
@@ -438,5 +460,7 @@ CATALOG_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] 
     cp.RememberWithAi: _ask,
     cp.AssertWithAi: _ask,
     cp.AssertWaypoint: _waypoint,
+    cp.FindMatches: _find_matches,
+    cp.WaitUntilNotVisible: _wait_until_not_visible,
 }
 """Catalog params model → handler."""

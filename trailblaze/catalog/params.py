@@ -274,6 +274,23 @@ class AssertWaypoint(RecordedToolParams):
     pollIntervalMs: int = Field(default=250, ge=0)
 
 
+class FindMatches(RecordedToolParams):
+    """The elements `selector` matches (polling up to `timeoutMs` for at least one); never fails for
+    none: a query for scripted flows, not an assertion."""
+
+    tool_name = "findMatches"
+    selector: NodeSelector
+    timeoutMs: int | None = Field(default=None, le=600_000)
+
+
+class WaitUntilNotVisible(RecordedToolParams):
+    """Wait up to `timeoutMs` for `nodeSelector` to match nothing; answers `true` / `false`."""
+
+    tool_name = "waitUntilNotVisible"
+    nodeSelector: NodeSelector
+    timeoutMs: int | None = Field(default=None, ge=0, le=600_000)
+
+
 _KindName = Literal["action", "assertion", "other"]
 
 _TOOLS: tuple[tuple[type[RecordedToolParams], _KindName], ...] = (
@@ -307,6 +324,8 @@ _TOOLS: tuple[tuple[type[RecordedToolParams], _KindName], ...] = (
     (RememberWithAi, "other"),
     (AssertWithAi, "assertion"),
     (AssertWaypoint, "assertion"),
+    (FindMatches, "other"),
+    (WaitUntilNotVisible, "other"),
 )
 
 CATALOG_PARAMS: dict[str, type[RecordedToolParams]] = {m.tool_name: m for m, _ in _TOOLS}
