@@ -196,6 +196,31 @@ def test_validate_and_schema_know_the_catalog_tools() -> None:
         ]
     }
     jsonschema.validate(trail, schema)
+    numbers = {
+        "trail": [
+            {
+                "step": "s",
+                "recording": {
+                    "android": [
+                        {"inputText": {"text": 480}},
+                        {
+                            "assertVisibleBySelector": {
+                                "nodeSelector": {"androidAccessibility": {"textRegex": 480}}
+                            }
+                        },
+                    ]
+                },
+            }
+        ]
+    }
+    jsonschema.validate(numbers, schema)  # numbers where text is expected, as Trailblaze reads them
+    assert parse_tool("assertNotVisibleBySelector: {selector: {textRegex: 480}}").params == {
+        "selector": {"textRegex": 480}
+    }
+    typed = parse_tool(
+        "tapOnElementBySelector: {nodeSelector: {androidAccessibility: {textRegex: 480}}}"
+    ).model
+    assert typed is not None and typed.nodeSelector.androidAccessibility.textRegex == "480"  # type: ignore[attr-defined]
     bad = {"trail": [{"step": "s", "recording": {"android": [{"openUrl": {"link": "x"}}]}}]}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)

@@ -26,7 +26,7 @@ from pydantic import (
 
 from trailblaze.catalog.params import CATALOG_PARAMS
 from trailblaze.selector import NodeSelector
-from trailblaze.tool_params import RecordedToolParams
+from trailblaze.tool_params import RecordedToolParams, numbers_as_text
 
 __all__ = [
     "RECORDED_TOOL_PARAMS",
@@ -300,6 +300,12 @@ class LegacyElementSelector(BaseModel):
 
     textRegex: str | None = None
     idRegex: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers_as_text(cls, data: Any) -> Any:
+        return numbers_as_text(cls, data)
+
     index: CompatIndex = Field(default=None, ge=0)
     enabled: bool | None = None
     selected: bool | None = None

@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS, LegacyElementSelector
+from trailblaze.selector import AndroidAccessibilitySelector, AndroidMaestroSelector, IosMaestroSelector
 from trailblaze.tool_params import takes_text_only
 from trailblaze.trail import TrailConfig
 
@@ -43,10 +44,7 @@ def _tool_schemas(defs: dict[str, Any]) -> list[dict[str, Any]]:
     needs_params: list[str] = []
     for name, model in sorted(RECORDED_TOOL_PARAMS.items()):
         defs[model.__name__] = _model_schema(model, defs)
-        props = defs[model.__name__].get("properties", {})
-        for field, info in model.model_fields.items():
-            if field in props and takes_text_only(info.annotation):  # `text: 480` is read as "480"
-                props[field] = {"anyOf": [props[field], {"type": "number"}]}
+        _numbers_as_text(defs, model)
         params: dict[str, Any] = _ref(model.__name__)
         if not defs[model.__name__].get("required"):
             params = {"anyOf": [params, {"type": "null"}]}
@@ -82,6 +80,14 @@ def _tool_schemas(defs: dict[str, Any]) -> list[dict[str, Any]]:
     return variants
 
 
+def _numbers_as_text(defs: dict[str, Any], model: type[BaseModel]) -> None:
+    """A number is accepted where the model reads text (`text: 480` is read as "480")."""
+    props = defs.get(model.__name__, {}).get("properties", {})
+    for field, info in model.model_fields.items():
+        if field in props and takes_text_only(info.annotation):
+            props[field] = {"anyOf": [props[field], {"type": "number"}]}
+
+
 def _tighten_selector(defs: dict[str, Any]) -> None:
     """Add what the selector's validator checks: at most one driver branch, never empty."""
     selector = defs.get("NodeSelector")
@@ -98,6 +104,8 @@ def trail_json_schema() -> dict[str, Any]:
     launch = defs["LaunchApp"]["properties"]["launchMode"]
     launch["enum"] = [*launch["enum"], "REINSTALL"]  # read as CLEAR_STATE
     _tighten_selector(defs)
+    for branch in (AndroidAccessibilitySelector, AndroidMaestroSelector, IosMaestroSelector, LegacyElementSelector):
+        _numbers_as_text(defs, branch)
     config = _model_schema(TrailConfig, defs)
     defs["TrailConfig"] = config
     text = {"type": "string", "minLength": 1}

@@ -13,6 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from trailblaze.tool_params import numbers_as_text
+
 __all__ = [
     "AndroidAccessibilitySelector",
     "AndroidMaestroSelector",
@@ -26,6 +28,11 @@ _RELATIONS = ("below", "above", "leftOf", "rightOf", "childOf", "containsChild")
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers_as_text(cls, data: Any) -> Any:
+        return numbers_as_text(cls, data)  # `textRegex: 480` is "480", as Trailblaze reads it
 
 
 class AndroidAccessibilitySelector(_Strict):
