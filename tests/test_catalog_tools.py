@@ -113,6 +113,10 @@ def test_catalog_tools_replay_on_both_platforms(platform: str) -> None:
         assert (
             run(f"openUrl: {{url: '{APP}://inbox'}}").startswith("OK") and session.driver.current_app() == APP
         )
+        assert (
+            run("openUrl: {url: 'nobody-handles-this://x'}")
+            == "NOT_FOUND no app on the device handles nobody-handles-this://x"
+        )
         assert run(f"mobile_clearAppData: {{appId: {APP}}}").startswith("OK")
         apps = run("mobile_listInstalledApps")
         if platform == "android":

@@ -192,8 +192,13 @@ class IosDriver:
             self._s.set_clipboard(text)
 
     def open_url(self, url: str) -> bool:
-        with self._guard(f"opening {url}"):
-            self._s.open_url(url)
+        try:
+            with self._guard(f"opening {url}"):
+                self._s.open_url(url)
+        except DeviceError as exc:
+            if "failed to open" in str(exc).lower():  # WDA's answer when no app handles the URL
+                return False
+            raise
         return True
 
     def app_state(self, app_id: str) -> int:
