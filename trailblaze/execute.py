@@ -24,7 +24,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import ValidationError
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from trailblaze.session import DeviceSession
     from trailblaze.trail import ToolCall
 
-__all__ = ["TOOL_KINDS", "Status", "ToolResult", "covered_message", "run_recorded_tool"]
+__all__ = ["TOOL_KINDS", "CustomTools", "Status", "ToolResult", "covered_message", "run_recorded_tool"]
 
 Status = Literal["OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT"]
 Kind = Literal["action", "assertion", "other"]
@@ -94,7 +94,21 @@ class ToolResult:
         return f"{self.status} {self.message}"
 
 
-def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) -> ToolResult:
+class _CustomTool(Protocol):
+    def run(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: Any) -> ToolResult: ...
+
+
+class CustomTools(Protocol):
+    """The custom tools of a run by name (`trailblaze.custom_tools.ToolBox`)."""
+
+    def get(self, name: str) -> _CustomTool | None: ...
+
+    def unknown_hint(self, name: str) -> str | None: ...
+
+
+def run_recorded_tool(
+    session: DeviceSession, call: ToolCall, memory: Memory, tools: CustomTools | None = None
+) -> ToolResult:
     """Runs one recorded-form tool against `session` and reports how it went.
 
     Args:
@@ -102,6 +116,8 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
         call: The tool as recorded; its `{{templates}}` are interpolated from `memory` here and the
             call itself is left untouched.
         memory: Variables, args and secrets; `rememberTextBySelector` writes into it.
+        tools: The run's custom tools (Python and YAML, docs/adr/0020-custom-tools.md), looked up
+            by name when `call` is not a built-in tool.
 
     Returns:
         A `ToolResult`; trail-level failures are non-OK results.
@@ -113,7 +129,11 @@ def run_recorded_tool(session: DeviceSession, call: ToolCall, memory: Memory) ->
     kind = TOOL_KINDS.get(call.name, "other")
     model = rt.RECORDED_TOOL_PARAMS.get(call.name)
     if model is None:
-        return ToolResult("ERROR", rt.unknown_tool_hint(call.name) or f"unknown tool {call.name!r}", kind)
+        custom = tools.get(call.name) if tools is not None else None
+        if custom is not None:
+            return custom.run(session, call, memory, tools)
+        hint = tools.unknown_hint(call.name) if tools is not None else rt.unknown_tool_hint(call.name)
+        return ToolResult("ERROR", hint or f"unknown tool {call.name!r}", kind)
     params = memory.interpolate(call.params, where=f"{call.name} params")
     try:
         typed = model.model_validate(params, strict=True)
