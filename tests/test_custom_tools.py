@@ -370,3 +370,39 @@ def test_a_step_solved_with_a_python_tool_is_recorded_by_name_and_replays_with_n
         assert run["usage"]["llm_calls"] == 0
         assert [s["mode"] for s in run["trails"][0]["steps"]] == ["replay"] * 5
     assert trail.read_bytes() == before
+
+
+def test_the_schema_knows_the_params_of_the_projects_tools() -> None:
+    import jsonschema
+
+    from trailblaze.schema import trail_json_schema
+
+    box = toolbox_for(ROOT / "trails" / "login.trail.yaml").box
+    validator = jsonschema.Draft202012Validator(trail_json_schema(box))
+    good = yaml.safe_load((ROOT / "trails" / "settings-dark-mode.trail.yaml").read_text())
+    assert list(validator.iter_errors(good)) == []
+    good["trail"][1]["recording"]["android"] = [{"demo_openTab": {"tabb": "Settings"}}]
+    assert list(validator.iter_errors(good))
+    # without the project's tools, any params pass for an unknown name (ADR 0002)
+    assert list(jsonschema.Draft202012Validator(trail_json_schema()).iter_errors(good)) == []
+
+
+def test_the_agent_is_offered_the_listed_tools_with_reasoning_and_never_a_hidden_one(tmp_path: Path) -> None:
+    from trailblaze.tools import default_registry
+
+    project = demo_project(tmp_path)
+    write(
+        project / "tools" / "demo_reset.tool.yaml",
+        "id: demo_reset\nsurface_to_llm: false\ntools:\n  - pressBack\n",
+    )
+    box = toolbox_for(project / "t.trail.yaml").box
+    registry = default_registry()
+    for offered in box.llm_tools(["demo_signIn", "demo_reset", "demo_nothing"]):
+        registry.register(offered)
+    specs = {s.name: s for s in registry.specs()}
+    assert "demo_reset" not in specs and "demo_nothing" not in specs and "demo_openTab" not in specs
+    schema = specs["demo_signIn"].input_schema
+    assert set(schema["properties"]) == {"email", "password", "reasoning"}
+    assert schema["required"] == ["email", "password"]
+    assert specs["demo_signIn"].description.startswith("Sign in on the demo app's login screen")
+    assert "demo_signIn" not in registry.names(verify=True)  # an action, not offered on verify steps

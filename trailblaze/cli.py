@@ -179,12 +179,15 @@ def _echo(text: str, *, err: bool = False) -> None:
 @cli.command("schema", short_help="Print the JSON Schema of trail files.")
 @_debug_option
 def schema_command() -> None:
-    """Print the JSON Schema of trail files (for YAML editors)."""
+    """Print the JSON Schema of trail files (for YAML editors), with the params of the custom tools
+    found from the current folder (./trails/tools, [tool.trailblaze] tools, entry points)."""
     import json
 
     from trailblaze.schema import trail_json_schema
+    from trailblaze.tool_discovery import toolbox_for
 
-    click.echo(json.dumps(trail_json_schema(), indent=2, ensure_ascii=False))
+    custom = toolbox_for(None).box  # ./trails/tools (or [tool.trailblaze] tools) and entry points
+    click.echo(json.dumps(trail_json_schema(custom), indent=2, ensure_ascii=False))
 
 
 @cli.command(

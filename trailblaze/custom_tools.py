@@ -153,7 +153,8 @@ class ToolBox:
 
     def llm_tools(self, names: Iterable[str]) -> list[LLMTool]:
         """The named tools as tools the agent is offered (unknown names are skipped: preflight says so)."""
-        return [_Offered(t, self) for n in names if (t := self._tools.get(n)) is not None]
+        found = [t for n in names if (t := self._tools.get(n)) is not None]
+        return [_Offered(t, self) for t in found if getattr(t, "surface", True)]
 
 
 # --- running nested tools -----------------------------------------------------------------------------

@@ -81,6 +81,8 @@ class YamlTool:
     declared: tuple[str, ...] = ()
     samples: Mapping[str, Any] = field(default_factory=dict)
     verification: bool = False
+    surface: bool = True
+    """`surface_to_llm: false`: replayable and callable from other tools, never offered to the agent."""
     body_paths: tuple[_YPath, ...] = ()
     source: _yaml.YamlDocument | None = field(default=None, compare=False, repr=False)
     path: str = ""
@@ -229,6 +231,7 @@ def _read(r: _Reader, data: Any) -> YamlTool | None:
         declared=tuple(declared),
         samples=samples,
         verification=data.get("is_verification") is True,
+        surface=data.get("surface_to_llm") is not False,
         body_paths=tuple(paths),
         source=r.doc,
         path=str(r.path),
