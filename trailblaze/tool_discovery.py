@@ -6,7 +6,8 @@ For a trail, in this order:
    `.py` / `.tool.yaml` files (relative to that file) or importable module names. When set, it
    replaces the default below.
 2. Default: every `tools/` folder from the trail's folder up to the project root (the folder of
-   the nearest `pyproject.toml`), e.g. `trails/tools/` for `trails/login.trail.yaml`.
+   the nearest `pyproject.toml`, else of `.git`, else the trail's own folder), e.g. `trails/tools/`
+   for `trails/login.trail.yaml`.
 3. Always: the `trailblaze.tools` entry-point group of installed packages (each entry point names a
    module, a decorated function or a list of them).
 
@@ -64,8 +65,7 @@ def _project_root(start: Path) -> tuple[Path | None, dict[str, object]]:
 def tool_sources(trail_dir: Path) -> tuple[str, ...]:
     """Folders, files and module names to load tools from for trails in `trail_dir` (no entry points).
 
-    Raises:
-        UsageError-free: a bad `[tool.trailblaze] tools` value is reported by `discover` as a problem.
+    A bad `[tool.trailblaze] tools` value comes back as a `!message` entry that `discover` reports.
     """
     start = trail_dir.resolve()
     root, section = _project_root(start)
@@ -84,6 +84,8 @@ def tool_sources(trail_dir: Path) -> tuple[str, ...]:
                 else f"module:{entry}"
             )
         return tuple(out)
+    if root is None:  # no pyproject.toml: the repository's root, else only the trail's own folder
+        root = next((f for f in (start, *start.parents) if (f / ".git").exists()), start)
     folders = []
     for folder in (start, *start.parents):
         if (folder / "tools").is_dir():
