@@ -23,6 +23,7 @@ import importlib.metadata
 import importlib.util
 import os
 import sys
+import threading
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -37,6 +38,7 @@ __all__ = ["ENTRY_POINT_GROUP", "Discovered", "clear_cache", "discover", "tool_s
 
 ENTRY_POINT_GROUP = "trailblaze.tools"
 _PACKAGE_PREFIX = "_trailblaze_tools_"
+_LOADING = threading.RLock()
 
 
 @dataclass
@@ -105,9 +107,18 @@ def toolbox_for(trail_path: str | Path | None, *, entry_points: bool = True) -> 
     return discover(sources, entry_points=entry_points)
 
 
-@lru_cache(maxsize=32)
 def discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discovered:
-    """Load the tools of `sources` (see `tool_sources`) and of the entry points; cached per sources."""
+    """Load the tools of `sources` (see `tool_sources`) and of the entry points; cached per sources.
+
+    Trails replay in several threads at once (pytest-xdist aside, the tests' simulators do): one
+    thread loads while the others wait, so none sees a tools module half imported.
+    """
+    with _LOADING:
+        return _discover(sources, entry_points=entry_points)
+
+
+@lru_cache(maxsize=32)
+def _discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discovered:
     found: list[CustomTool] = []
     problems: list[str] = []
     for source in sources:
@@ -140,7 +151,7 @@ def _shown(source: str) -> Path:
 
 def clear_cache() -> None:
     """Forget discovered tools (tests; a long-lived process whose tools changed)."""
-    discover.cache_clear()
+    _discover.cache_clear()
 
 
 def _from_path(path: Path, problems: list[str]) -> list[CustomTool]:
@@ -191,8 +202,6 @@ def _package_for(folder: Path) -> str:
 
 def _import_file(file: Path, folder: Path, problems: list[str]) -> ModuleType | None:
     name = f"{_package_for(folder)}.{file.stem}"
-    if name in sys.modules:
-        return sys.modules[name]
     try:
         return importlib.import_module(name)
     except Exception as exc:  # the user's module: any error is theirs, reported where it is
