@@ -110,9 +110,25 @@ def test_the_tools_folder_next_to_the_trails_is_found(tmp_path: Path) -> None:
     assert found.sources == (str((project / "tools").resolve()),)
 
 
-def test_pyproject_names_the_tools_instead_of_the_default_folder(tmp_path: Path) -> None:
+def test_pyproject_names_the_tools_instead_of_the_default_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     demo_project(tmp_path / "trails")  # the default folder, which the configuration replaces
-    write(tmp_path / "pyproject.toml", '[tool.trailblaze]\ntools = ["qa/steps", "qa/extra.tool.yaml"]\n')
+    write(
+        tmp_path / "pyproject.toml",
+        '[tool.trailblaze]\ntools = ["qa/steps", "qa/extra.tool.yaml", "acme_more"]\n',
+    )
+    write(
+        tmp_path / "site" / "acme_more.py",
+        """
+        import trailblaze
+
+        @trailblaze.tool
+        def acme_more(ctx: trailblaze.ToolContext) -> None:
+            '''An installed module named in pyproject.toml.'''
+        """,
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
     write(
         tmp_path / "qa" / "steps" / "shop.py",
         """
@@ -133,7 +149,7 @@ def test_pyproject_names_the_tools_instead_of_the_default_folder(tmp_path: Path)
     trail = write(tmp_path / "trails" / "t.trail.yaml", "trail:\n  - step: x\n")
     found = toolbox_for(trail)
     assert found.problems == []
-    assert found.box.names() == ["extra", "shop_open"]  # relative imports work inside a tools folder
+    assert found.box.names() == ["acme_more", "extra", "shop_open"]  # relative imports work in a tools folder
 
 
 def test_an_installed_package_adds_tools_through_the_entry_point_group(
@@ -212,6 +228,31 @@ def test_python_and_yaml_tools_run_by_name_with_templates_from_memory(android: D
     assert missing.status == "NOT_FOUND" and missing.message.startswith(
         "demo_openTab: tool 1 tapOnElementWithText: no element"
     )
+
+
+def test_a_yaml_tool_composes_a_python_tool_with_its_params_and_the_runs_memory(
+    tmp_path: Path, android: DeviceSession
+) -> None:
+    project = demo_project(tmp_path)
+    write(
+        project / "tools" / "demo_start.tool.yaml",
+        """
+        id: demo_start
+        description: Launch the demo app clean and sign in.
+        parameters:
+          - {name: email, type: string}
+        tools:
+          - launchApp: {appId: dev.trailblaze.demo, launchMode: CLEAR_STATE}
+          - demo_signIn: {email: "{{params.email}}", password: "{{password}}"}
+          - assertVisibleWithText: {text: Inbox}
+        """,
+    )
+    found = toolbox_for(project / "t.trail.yaml")
+    assert found.problems == []
+    mem = Memory(secrets={"password": "hunter2"})
+    call = ToolCall(name="demo_start", params={"email": "user@example.com"})
+    started = run_recorded_tool(android, call, mem, found.box)
+    assert str(started) == "OK demo_start: ran launchApp, demo_signIn, assertVisibleWithText"
 
 
 def test_an_exception_in_a_tool_is_that_tools_one_line_error_with_the_traceback_only_under_debug(
