@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -43,9 +45,16 @@ def android_v2() -> Iterator[DeviceSession]:
         yield s
 
 
+_COPYING = threading.Lock()
+
+
 def copy_example(name: str, tmp_path: Path) -> Path:
+    """The example and, next to it, the demo's custom tools (trails/tools/) it may use."""
     target = tmp_path / name
     target.write_bytes((ROOT / "trails" / name).read_bytes())
+    with _COPYING:  # examples are copied from several threads; tools are loaded once per folder
+        if not (tmp_path / "tools").exists():
+            shutil.copytree(ROOT / "trails" / "tools", tmp_path / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     return target
 
 

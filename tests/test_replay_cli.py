@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,9 +41,16 @@ def trailblaze(*args: str, base_url: str = "http://127.0.0.1:9", timeout: float 
     )
 
 
+_COPYING = threading.Lock()
+
+
 def copy_example(name: str, tmp_path: Path) -> Path:
+    """The example and, next to it, the demo's custom tools (trails/tools/) it may use."""
     target = tmp_path / name
     target.write_bytes((ROOT / "trails" / name).read_bytes())
+    with _COPYING:  # examples are copied from several threads; tools are loaded once per folder
+        if not (tmp_path / "tools").exists():
+            shutil.copytree(ROOT / "trails" / "tools", tmp_path / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     return target
 
 
@@ -187,6 +196,7 @@ def test_committed_recordings_are_what_record_produces(api: FakeMessagesAPI, tmp
     copies: dict[str, list[str]] = {}
     for platform in platforms:
         (tmp_path / platform).mkdir()
+        shutil.copytree(ROOT / "trails" / "tools", tmp_path / platform / "tools", ignore=shutil.ignore_patterns("__pycache__"))
         for name in EXAMPLES:
             data = yaml.safe_load((ROOT / "trails" / name).read_text())
             for step in data["trail"]:

@@ -23,6 +23,7 @@ from trailblaze.errors import (
 
 if TYPE_CHECKING:
     __version__: str
+    from trailblaze.custom_tools import ToolContext, tool
     from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
     from trailblaze.selector import NodeSelector
     from trailblaze.trail import (
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "RECORDED_TOOL_PARAMS": "trailblaze.recorded_tools",
     "NodeSelector": "trailblaze.selector",
+    "ToolContext": "trailblaze.custom_tools",
+    "tool": "trailblaze.custom_tools",
     **{
         name: "trailblaze.trail"
         for name in (
@@ -87,6 +90,7 @@ __all__ = [
     "RECORDED_TOOL_PARAMS",
     "StepFailed",
     "ToolCall",
+    "ToolContext",
     "Trail",
     "TrailConfig",
     "TrailFailed",
@@ -103,6 +107,7 @@ __all__ = [
     "loads_trail",
     "parse_tool",
     "save_trail",
+    "tool",
 ]
 
 

@@ -246,15 +246,20 @@ class TrailRunner:
     def tool(self, tool: str | ToolCall, **memory: str) -> ToolResult:
         """Runs one tool in its recorded form, e.g. `"tapOnElementBySelector: {nodeSelector: …}"`.
 
+        A custom tool (docs/adr/0020-custom-tools.md) is looked up from the current folder
+        (`./trails/tools`, `[tool.trailblaze] tools`, entry points).
+
         Returns:
             The tool's result (`.ok`, `.status`, `.message`); a missing element is a result, not an error.
         """
         from trailblaze.execute import run_recorded_tool
+        from trailblaze.tool_discovery import toolbox_for
         from trailblaze.trail import parse_tool
 
         call = parse_tool(tool) if isinstance(tool, str) else tool
         self.session.invalidate()
-        return run_recorded_tool(self.session, call, Memory(memory, secrets=self.secrets))
+        custom = toolbox_for(None).box
+        return run_recorded_tool(self.session, call, Memory(memory, secrets=self.secrets), custom)
 
     def close(self) -> None:
         """Finishes the run directory (writes its final `run.json`)."""

@@ -123,6 +123,10 @@ class TrailConfig(BaseModel):
     )
     tags: list[str] | None = Field(default=None, description="Tags used to select trails.")
     context: str | None = Field(default=None, description="Free text appended to the agent's system prompt.")
+    tools: list[str] | None = Field(
+        default=None,
+        description="Custom tools (Python or YAML, from the tools folder) the agent is offered on this trail.",
+    )
     memory: dict[str, str] | None = Field(
         default=None, description="Initial memory for `{{name}}` templates."
     )

@@ -10,6 +10,7 @@ the bytes of one mapping entry, so comments, quoting and key order elsewhere sur
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -429,3 +430,15 @@ def replace_node(text: str, node: Node, value: Any) -> str:
     column = node.start_mark.column
     body = dump_block(value, column)[column:].rstrip("\n")
     return text[: node.start_mark.index] + body + text[content_end(text, node) :]
+
+
+def strings(path: Path, value: Any) -> Iterator[tuple[Path, str]]:
+    """Every text value in `value` (plain data) with its path below `path`, in document order."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from strings((*path, key), item)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from strings((*path, i), item)

@@ -138,18 +138,22 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
             bad.add(file)
             problems += 1
             _echo(f"{file}: {exc.message}")
-    notes = 0
+    notes = tool_problems = 0
     for finding in validate_trails(loaded):  # exactly replay's preflight (trailblaze/preflight.py)
         if finding.needs_value:
             notes += 1
             _echo(f"{finding.where}: note: {finding.message}")
             continue
         problems += 1
-        bad.update(file for file, _ in loaded if finding.where.startswith(f"{file}:"))
+        in_trail = {file for file, _ in loaded if finding.where.startswith(f"{file}:")}
+        bad.update(in_trail)
+        tool_problems += not in_trail
         _echo(str(finding))
     summary = [f"{len(files)} file{'s' * (len(files) != 1)} checked"]
-    if bad:
+    if bad or tool_problems:
         summary.append(f"{len(bad)} invalid with {problems} problem{'s' * (problems != 1)}")
+        if tool_problems:
+            summary.append(f"{tool_problems} in custom tools")
     elif files:
         summary.append("all valid")
     else:
@@ -160,7 +164,7 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
     if missing:
         summary.append(f"{len(missing)} path{'s' * (len(missing) != 1)} not found")
     _echo(", ".join(summary))
-    ctx.exit(EXIT_USAGE if bad or missing or not files else 0)
+    ctx.exit(EXIT_USAGE if bad or tool_problems or missing or not files else 0)
 
 
 def _echo(text: str, *, err: bool = False) -> None:
@@ -175,12 +179,15 @@ def _echo(text: str, *, err: bool = False) -> None:
 @cli.command("schema", short_help="Print the JSON Schema of trail files.")
 @_debug_option
 def schema_command() -> None:
-    """Print the JSON Schema of trail files (for YAML editors)."""
+    """Print the JSON Schema of trail files (for YAML editors), with the params of the custom tools
+    found from the current folder (./trails/tools, [tool.trailblaze] tools, entry points)."""
     import json
 
     from trailblaze.schema import trail_json_schema
+    from trailblaze.tool_discovery import toolbox_for
 
-    click.echo(json.dumps(trail_json_schema(), indent=2, ensure_ascii=False))
+    custom = toolbox_for(None).box  # ./trails/tools (or [tool.trailblaze] tools) and entry points
+    click.echo(json.dumps(trail_json_schema(custom), indent=2, ensure_ascii=False))
 
 
 @cli.command(
@@ -408,16 +415,17 @@ def tool_command(
     from trailblaze.errors import UsageError
     from trailblaze.execute import run_recorded_tool
     from trailblaze.memory import Memory
-    from trailblaze.preflight import unknown_tool_hint
+    from trailblaze.tool_discovery import toolbox_for
     from trailblaze.trail import parse_tool
 
     call = parse_tool(tool_text, "<tool>")
-    hint = unknown_tool_hint(call.name)
+    custom = toolbox_for(None)  # ./trails/tools or ./tools, [tool.trailblaze] tools, entry points
+    hint = custom.box.unknown_hint(call.name)
     if hint is not None:
-        raise UsageError(f"<tool>: {hint}")
+        raise UsageError("\n".join([*custom.problems, f"<tool>: {hint}"]))
     mem = Memory(_key_values(memory, "--memory"), secrets=_secrets(secrets, secret_files))
     with open_device(device, latency=_latency_for(device, latency), **session_options(element_timeout)) as session:
-        result = run_recorded_tool(session, call, mem)
+        result = run_recorded_tool(session, call, mem, custom.box)
     _echo(str(result))
     ctx.exit(0 if result.ok else 1)
 

@@ -25,7 +25,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import ValidationError
 
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from trailblaze.session import DeviceSession
     from trailblaze.trail import ToolCall
 
-__all__ = ["TOOL_KINDS", "Status", "ToolResult", "covered_message", "run_recorded_tool"]
+__all__ = ["TOOL_KINDS", "CustomTools", "Status", "ToolResult", "covered_message", "run_recorded_tool"]
 
 Status = Literal["OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT", "UNSUPPORTED"]
 Kind = Literal["action", "assertion", "other"]
@@ -101,10 +101,23 @@ class ToolResult:
         return f"{self.status} {self.message}"
 
 
+class _CustomTool(Protocol):
+    def run(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: Any) -> ToolResult: ...
+
+
+class CustomTools(Protocol):
+    """The custom tools of a run by name (`trailblaze.custom_tools.ToolBox`)."""
+
+    def get(self, name: str) -> _CustomTool | None: ...
+
+    def unknown_hint(self, name: str) -> str | None: ...
+
+
 def run_recorded_tool(
     session: DeviceSession,
     call: ToolCall,
     memory: Memory,
+    tools: CustomTools | None = None,
     *,
     llm: Callable[[], LLMClient] | None = None,
 ) -> ToolResult:
@@ -115,6 +128,8 @@ def run_recorded_tool(
         call: The tool as recorded; its `{{templates}}` are interpolated from `memory` here and the
             call itself is left untouched.
         memory: Variables, args and secrets; `rememberTextBySelector` writes into it.
+        tools: The run's custom tools (Python and YAML, docs/adr/0020-custom-tools.md), looked up
+            by name when `call` is not a built-in tool.
         llm: Builds an LLM client for the catalog tools that ask one on every run (`rememberText`,
             `assertWithAi`, …); without it they answer `UNSUPPORTED`.
 
@@ -128,7 +143,11 @@ def run_recorded_tool(
     kind = TOOL_KINDS.get(call.name, "other")
     model = rt.RECORDED_TOOL_PARAMS.get(call.name)
     if model is None:
-        return ToolResult("ERROR", rt.unknown_tool_hint(call.name) or f"unknown tool {call.name!r}", kind)
+        custom = tools.get(call.name) if tools is not None else None
+        if custom is not None:
+            return custom.run(session, call, memory, tools)
+        hint = tools.unknown_hint(call.name) if tools is not None else rt.unknown_tool_hint(call.name)
+        return ToolResult("ERROR", hint or f"unknown tool {call.name!r}", kind)
     params = memory.interpolate(call.params, where=f"{call.name} params")
     try:
         typed = model.model_validate(params, strict=True)

@@ -21,6 +21,7 @@ from trailblaze import _yaml
 from trailblaze.errors import UsageError
 from trailblaze.memory import TEMPLATE_RE
 from trailblaze.recorded_tools import unknown_tool_hint
+from trailblaze.tool_discovery import toolbox_for
 from trailblaze.trail import ANY_CLASSIFIER, Trail
 from trailblaze.variables import build_memory
 
@@ -113,6 +114,7 @@ def find_problems(
     """Everything `check_trails` reports, as findings (see `check_trails` for the arguments)."""
     found: list[Finding] = []
     missing: dict[str, tuple[str, int]] = {}  # template -> (first place, how many places)
+    reported: set[str] = set()
     for file, trail in trails:
         text = trail.source_text
         if text is None:
@@ -121,11 +123,25 @@ def find_problems(
             continue
         doc = _parsed(text)
         recorded = list(_recorded_tools(doc.data, platform))
+        custom = toolbox_for(trail.path or file)
+        for problem in custom.problems:  # a broken tool file: once, however many trails use the folder
+            if problem not in reported:
+                reported.add(problem)
+                where, _, message = _split_location(problem)
+                found.append(Finding(where, message))
+        for i, name in enumerate(trail.config.tools or [] if trail.config else []):
+            if name not in custom.box:
+                hint = custom.box.unknown_hint(name) or f"`{name}` is a built-in tool, always offered"
+                found.append(Finding(_at(file, doc, ("config", "tools", i)), f"config.tools: {hint}"))
         if tools:
             for tool in recorded:
-                hint = unknown_tool_hint(tool.name)
-                if hint is not None:
-                    found.append(Finding(_at(file, doc, (*tool.path, tool.name), key=True), hint))
+                unknown = custom.box.unknown_hint(tool.name)
+                if unknown is not None:
+                    found.append(Finding(_at(file, doc, (*tool.path, tool.name), key=True), unknown))
+                    continue
+                refused = _custom_params_problem(custom.box.get(tool.name), tool.params)
+                if refused is not None:
+                    found.append(Finding(_at(file, doc, (*tool.path, tool.name, *refused[0]), key=True), refused[1]))
         try:
             mem = build_memory(trail, memory, args, secrets)
         except UsageError as exc:  # a required `config.args` entry with no --arg
@@ -136,7 +152,7 @@ def find_problems(
             continue
         remembered = {t.params.get("variable") for t in recorded if isinstance(t.params, dict)}
         for tool in recorded:
-            for path, value in _strings((*tool.path, tool.name), tool.params):
+            for path, value in _yaml.strings((*tool.path, tool.name), tool.params):
                 for match in TEMPLATE_RE.finditer(value):
                     scope, name = (
                         (match.group(1), match.group(2)) if match.group(2) else (None, match.group(3))
@@ -150,6 +166,39 @@ def find_problems(
         also = f" (and {count - 1} more place{'s' * (count != 2)})" if count > 1 else ""
         found.append(Finding(where, f"{template} has no value{also}; {_how_to_give(template)}", needs_value=True))
     return found
+
+
+def _split_location(problem: str) -> tuple[str, str, str]:
+    """`file:line:col: message` → (`file:line:col`, `: `, message); a problem without one stays whole."""
+    head, sep, message = problem.partition(": ")
+    return (head, sep, message) if sep and ":" in head else ("", "", problem)
+
+
+def _custom_params_problem(custom: Any, params: Any) -> tuple[_YPath, str] | None:
+    """The first param of a custom tool call its params model refuses (templates count as text)."""
+    if custom is None or not isinstance(params, dict):
+        return None
+    from pydantic import ValidationError
+
+    given = {k: v for k, v in params.items() if k not in ("reason", "reasoning")}
+    fields = custom.params.model_fields
+    for key, value in given.items():  # a `{{template}}` in a typed param is only known at run time
+        if key in fields and isinstance(value, str) and TEMPLATE_RE.search(value):
+            given[key] = _sample(fields[key].annotation)
+    try:
+        custom.params.model_validate(given)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        loc = tuple(first["loc"])
+        return loc, f"bad params for `{custom.name}`: {'.'.join(str(p) for p in loc) or custom.name}: {first['msg']}"
+    return None
+
+
+def _sample(annotation: Any) -> Any:
+    for kind, value in ((bool, False), (int, 0), (float, 0.0)):
+        if annotation is kind or kind in getattr(annotation, "__args__", ()):
+            return value
+    return "text"
 
 
 @lru_cache(maxsize=8)
@@ -232,17 +281,6 @@ def _tool_at(path: _YPath, item: Any) -> Iterator[_Tool]:
     elif isinstance(item, dict) and len(item) == 1:
         name, params = next(iter(item.items()))
         yield _Tool(path, str(name), params if params is not None else {})
-
-
-def _strings(path: _YPath, value: Any) -> Iterator[tuple[_YPath, str]]:
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _strings((*path, key), item)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _strings((*path, i), item)
 
 
 def _agent_may_run(trail: Trail, platform: str) -> bool:

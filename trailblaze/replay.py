@@ -33,6 +33,7 @@ from trailblaze.variables import build_memory
 
 if TYPE_CHECKING:
     from trailblaze.agent import Agent, StepResult
+    from trailblaze.custom_tools import ToolBox
     from trailblaze.execute import ToolResult
     from trailblaze.llm import LLMClient
     from trailblaze.rundir import RunDir
@@ -117,18 +118,36 @@ class StepEngine:
         self.family = session.info.platform
         self.classifier = session.info.classifier
         self._agent: Agent | None = None
+        self._tools: ToolBox | None = None
+
+    @property
+    def tools(self) -> ToolBox:
+        """The custom tools of the trail's tools folder (docs/adr/0020-custom-tools.md)."""
+        if self._tools is None:
+            from trailblaze.tool_discovery import toolbox_for
+
+            found = toolbox_for(self.trail.path)
+            if found.problems:  # `replay` / `record` report these before the device (preflight)
+                raise UsageError("\n".join(found.problems))
+            self._tools = found.box
+        return self._tools
 
     @property
     def agent(self) -> Agent:
         # Built on first use: a fully recorded trail never constructs an LLM client.
         if self._agent is None:
             from trailblaze.agent import Agent
+            from trailblaze.tools import default_registry
 
             assert self.llm_factory is not None
+            registry = default_registry()
+            for offered in self.tools.llm_tools(self.trail.config.tools or () if self.trail.config else ()):
+                registry.register(offered)
             self._agent = Agent(
                 self.llm_factory(),
                 self.session,
                 self.memory,
+                registry=registry,
                 context=self.trail.config.context if self.trail.config else None,
                 max_llm_calls=self.mode.max_llm_calls,
                 screenshots=self.mode.screenshots,
@@ -274,7 +293,7 @@ class StepEngine:
         from trailblaze.execute import run_recorded_tool
 
         t0 = time.monotonic()
-        result = run_recorded_tool(self.session, call, self.memory, llm=self.llm_factory)
+        result = run_recorded_tool(self.session, call, self.memory, self.tools, llm=self.llm_factory)
         ms = (time.monotonic() - t0) * 1000
         if self.rundir is not None:
             self.rundir.add_replayed(call, result, ms, auto=auto)

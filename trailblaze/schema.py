@@ -10,8 +10,9 @@ messages) is left to `trailblaze validate`.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -19,6 +20,9 @@ from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS, LegacyElementSelecto
 from trailblaze.selector import AndroidAccessibilitySelector, AndroidMaestroSelector, IosMaestroSelector
 from trailblaze.tool_params import takes_text_only
 from trailblaze.trail import TrailConfig
+
+if TYPE_CHECKING:
+    from trailblaze.custom_tools import CustomTool
 
 __all__ = ["SCHEMA_ID", "trail_json_schema"]
 
@@ -39,12 +43,20 @@ def _model_schema(model: type[BaseModel], defs: dict[str, Any]) -> dict[str, Any
     return schema
 
 
-def _tool_schemas(defs: dict[str, Any]) -> list[dict[str, Any]]:
+def _tool_schemas(defs: dict[str, Any], custom: Iterable[CustomTool] = ()) -> list[dict[str, Any]]:
     variants: list[dict[str, Any]] = []
     needs_params: list[str] = []
-    for name, model in sorted(RECORDED_TOOL_PARAMS.items()):
+    models: dict[str, type[BaseModel]] = dict(RECORDED_TOOL_PARAMS)
+    docs = {name: model.__doc__ or name for name, model in models.items()}
+    for tool in custom:  # the project's own tools: their declared params, `reason` tolerated
+        models[tool.name] = tool.params
+        docs[tool.name] = tool.description
+    for name, model in sorted(models.items()):
         defs[model.__name__] = _model_schema(model, defs)
         _numbers_as_text(defs, model)
+        if name not in RECORDED_TOOL_PARAMS:
+            for note in ("reason", "reasoning"):
+                defs[model.__name__].setdefault("properties", {})[note] = {"type": "string"}
         params: dict[str, Any] = _ref(model.__name__)
         if not defs[model.__name__].get("required"):
             params = {"anyOf": [params, {"type": "null"}]}
@@ -56,7 +68,7 @@ def _tool_schemas(defs: dict[str, Any]) -> list[dict[str, Any]]:
                 "properties": {name: params},
                 "required": [name],
                 "additionalProperties": False,
-                "description": (model.__doc__ or name).strip().splitlines()[0],
+                "description": (docs[name].strip().splitlines() or [name])[0],
             }
         )
     variants.append(
@@ -65,7 +77,7 @@ def _tool_schemas(defs: dict[str, Any]) -> list[dict[str, Any]]:
             "description": "A custom tool: `toolName: {params}`; its params are passed through unchanged.",
             "minProperties": 1,
             "maxProperties": 1,
-            "propertyNames": {"not": {"enum": sorted(RECORDED_TOOL_PARAMS)}},
+            "propertyNames": {"not": {"enum": sorted(models)}},
             "additionalProperties": {"type": ["object", "null"]},
         }
     )
@@ -97,10 +109,15 @@ def _tighten_selector(defs: dict[str, Any]) -> None:
     selector["not"] = {"anyOf": [{"required": list(pair)} for pair in combinations(_BRANCHES, 2)]}
 
 
-def trail_json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of a `.trail.yaml` file, unified or v1."""
+def trail_json_schema(custom: Iterable[CustomTool] = ()) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a `.trail.yaml` file, unified or v1.
+
+    Args:
+        custom: The project's own tools (docs/adr/0020-custom-tools.md): their params are checked
+            too; any other unknown tool is still allowed with any params.
+    """
     defs: dict[str, Any] = {}
-    defs["Tool"] = {"anyOf": _tool_schemas(defs)}
+    defs["Tool"] = {"anyOf": _tool_schemas(defs, custom)}
     launch = defs["LaunchApp"]["properties"]["launchMode"]
     launch["enum"] = [*launch["enum"], "REINSTALL"]  # read as CLEAR_STATE
     _tighten_selector(defs)

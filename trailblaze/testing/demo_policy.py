@@ -29,9 +29,9 @@ __all__ = ["DEMO_APP_ID", "demo_llm", "demo_policy", "parse_screen"]
 DEMO_APP_ID = "dev.trailblaze.demo"
 _LINE = re.compile(r'^(?P<indent>\s*)\[(?P<ref>[a-z0-9]+)\] (?P<cls>\S+)(?: "(?P<label>[^"]*)")?(?P<notes>.*)$')
 _FIELDS = ("EditText", "TextField", "SecureTextField", "SearchField", "AutoCompleteTextView", "TextView")
-_ACTIONS = ("tap", "inputText", "eraseText", "launchApp", "pressBack", "pressKey", "swipe")
+_ACTIONS = ("tap", "inputText", "eraseText", "launchApp", "pressBack", "pressKey", "swipe", "demo_signIn", "demo_openTab")
 """Calls that advance the plan (hideKeyboard, scrolling and waiting only uncover things)."""
-_RECORDED_ACTIONS = ("launchApp", "tapOnElementBySelector", "tapOnPoint", "inputText", "eraseText", "pressBack",
+_RECORDED_ACTIONS = ("demo_signIn", "demo_openTab", "launchApp", "tapOnElementBySelector", "tapOnPoint", "inputText", "eraseText", "pressBack",
                      "pressKey", "swipe", "tapOnElementWithText", "tapOnElementWithAccessibilityText")
 _SYNONYMS = {"sign in": ("log in", "login"), "log in": ("sign in",)}
 """What a model would also accept for a label it was told (an app renames "Sign in" to "Log in")."""
@@ -87,6 +87,8 @@ class _Request:
     screen_text: str
     history: list[tuple[str, dict[str, Any], bool]]
     """(tool name, input, succeeded) of this step's calls, oldest first."""
+    offered: frozenset[str] = frozenset()
+    """The tools of the request: the demo's own tools (trails/tools/) are used when offered."""
 
 
 def _read(body: dict[str, Any]) -> _Request:
@@ -113,13 +115,14 @@ def _read(body: dict[str, Any]) -> _Request:
     ]
     tools = {t["name"] for t in body.get("tools", [])}
     seeded = sum(1 for m in re.finditer(r"^\d+\. (\w+)", note, re.MULTILINE) if m[1] in _RECORDED_ACTIONS)
-    return _Request(objective, "tap" not in tools, seeded, parse_screen(screen), screen, history)
+    return _Request(objective, "tap" not in tools, seeded, parse_screen(screen), screen, history, frozenset(tools))
 
 
 # --- planning -------------------------------------------------------------------------------------
 
 Plan = list[tuple[str, str]]
-"""(what, argument): launch / field / type / erase / tap / switch-on / switch-off."""
+"""(what, argument): launch / field / type / erase / tap / switch-on / switch-off, and with the demo's
+own tools offered: signin ("email\\tpassword") / tab."""
 
 
 def _value(raw: str) -> str:
@@ -130,13 +133,17 @@ def _value(raw: str) -> str:
     return raw.strip('"')
 
 
-def _plan(objective: str) -> Plan:
+def _plan(objective: str, offered: frozenset[str] = frozenset()) -> Plan:
     plan: Plan = []
     for clause in _SPLIT.split(objective.rstrip(".")):
         c = clause.strip()
         low = c.lower()
         if m := re.match(r"launch the (?:demo )?app", low):
             plan.append(("launch", "CLEAR_STATE" if "clean" in low or "sign in" in objective.lower() else "FORCE_RESTART"))
+        elif (m := re.match(r"sign in as (\S+) with (.+)", c, re.IGNORECASE)) and "demo_signIn" in offered:
+            plan.append(("signin", f"{m[1]}\t{_value(m[2])}"))
+        elif (m := re.match(r'open the "?(.+?)"? tab', c, re.IGNORECASE)) and "demo_openTab" in offered:
+            plan.append(("tab", m[1]))
         elif m := re.match(r"sign in as (\S+) with (.+)", c, re.IGNORECASE):
             plan += [("field", "Email"), ("type", m[1]), ("field", "Password"), ("type", _value(m[2])), ("tap", "Sign in")]
         elif m := re.match(r"type (.+?) into the (.+?) field", c, re.IGNORECASE):
@@ -192,6 +199,11 @@ def _act(item: tuple[str, str], req: _Request, last: bool) -> list[dict[str, Any
         return [_call("inputText", text=arg, reasoning=reasoning)]
     if what == "erase":
         return [_call("eraseText", reasoning=reasoning)]
+    if what == "signin":
+        email, password = arg.split("\t")
+        return [_call("demo_signIn", email=email, password=password, reasoning="next: sign in")]
+    if what == "tab":
+        return [_call("demo_openTab", tab=arg, reasoning=f"next: open the {arg} tab")]
     element = _find(req.screen, arg, field=what == "field")
     if element is None:
         if _loading(req):
@@ -248,7 +260,7 @@ def demo_policy(body: dict[str, Any]) -> Reply | None:
 
 
 def _next_action(req: _Request) -> list[dict[str, Any]]:
-    plan = _plan(req.objective)
+    plan = _plan(req.objective, req.offered)
     if not plan:
         return [_status("FAILED", "objective not understood: " + req.objective)]
     done = req.seeded + sum(1 for name, _, ok in req.history if ok and name in _ACTIONS)
