@@ -300,6 +300,7 @@ def test_every_design_tool_is_known_and_accepts_reason() -> None:
         "assertVisibleWithResourceId",
         "assertNotVisibleBySelector",
         "longPressOnElementWithText",
+        "runTrail",
     }
     assert set(RECORDED_TOOL_PARAMS) == expected
     for name, model in RECORDED_TOOL_PARAMS.items():

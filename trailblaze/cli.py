@@ -145,7 +145,8 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
             _echo(f"{finding.where}: note: {finding.message}")
             continue
         problems += 1
-        bad.update(file for file, _ in loaded if finding.where.startswith(f"{file}:"))
+        # a finding in a sub-trail (runTrail) names that file, which may not be among those checked
+        bad.update([file for file, _ in loaded if finding.where.startswith(f"{file}:")] or [Path(finding.where)])
         _echo(str(finding))
     summary = [f"{len(files)} file{'s' * (len(files) != 1)} checked"]
     if bad:

@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze import _yaml
-from trailblaze.errors import UsageError
+from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.memory import TEMPLATE_RE
 from trailblaze.recorded_tools import unknown_tool_hint
-from trailblaze.trail import ANY_CLASSIFIER, Trail
+from trailblaze.subtrail import cycle_text, resolve_subtrail_path, trail_key
+from trailblaze.trail import ANY_CLASSIFIER, Trail, load_trail
 from trailblaze.variables import build_memory
 
 __all__ = [
@@ -122,10 +123,8 @@ def find_problems(
         doc = _parsed(text)
         recorded = list(_recorded_tools(doc.data, platform))
         if tools:
-            for tool in recorded:
-                hint = unknown_tool_hint(tool.name)
-                if hint is not None:
-                    found.append(Finding(_at(file, doc, (*tool.path, tool.name), key=True), hint))
+            found += _unknown_tools(file, doc, recorded)
+        found += [f for f in _subtrail_problems(file, doc, recorded, platform, tools) if f not in found]
         try:
             mem = build_memory(trail, memory, args, secrets)
         except UsageError as exc:  # a required `config.args` entry with no --arg
@@ -150,6 +149,66 @@ def find_problems(
         also = f" (and {count - 1} more place{'s' * (count != 2)})" if count > 1 else ""
         found.append(Finding(where, f"{template} has no value{also}; {_how_to_give(template)}", needs_value=True))
     return found
+
+
+def _unknown_tools(file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool]) -> list[Finding]:
+    found = []
+    for tool in recorded:
+        hint = unknown_tool_hint(tool.name)
+        if hint is not None:
+            found.append(Finding(_at(file, doc, (*tool.path, tool.name), key=True), hint))
+    return found
+
+
+def _subtrail_problems(
+    file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], platform: str, tools: bool
+) -> list[Finding]:
+    """`runTrail` calls that cannot run: a missing or invalid file, a cycle, a required arg not given,
+    followed through every sub-trail (their unknown tools too)."""
+    found: list[Finding] = []
+
+    def walk(file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], chain: tuple[str, ...]) -> None:
+        for tool in recorded:
+            written = tool.params.get("path") if tool.name == "runTrail" and isinstance(tool.params, dict) else None
+            if not isinstance(written, str):
+                continue
+            where = _at(file, doc, (*tool.path, tool.name, "path"))
+            target = resolve_subtrail_path(file, written)
+            if not target.is_file():
+                found.append(Finding(where, f"runTrail {written}: no trail file at {target}; the path is relative to this trail's folder"))
+                continue
+            key = trail_key(target)
+            if key in chain:
+                found.append(Finding(where, f"runTrail {written}: a cycle ({cycle_text(chain, key)}); a trail cannot run itself, directly or through others"))
+                continue
+            try:
+                sub = load_trail(target)
+            except (TrailFileError, UsageError) as exc:
+                found.append(Finding(where, f"runTrail {written}: {exc.message.splitlines()[0]}"))
+                continue
+            given = tool.params.get("args")
+            for name in _required_args(sub, given if isinstance(given, dict) else {}):
+                found.append(Finding(where, f"runTrail {written}: its config.args.{name} has no default; give `{name}: VALUE` under this runTrail's `args:`"))
+            if sub.source_text is None or may_be_skipped(sub, platform):
+                continue
+            sub_doc = _parsed(sub.source_text)
+            sub_tools = list(_recorded_tools(sub_doc.data, platform))
+            if tools:
+                found.extend(_unknown_tools(target, sub_doc, sub_tools))
+            walk(target, sub_doc, sub_tools, (*chain, key))
+
+    walk(file, doc, recorded, (trail_key(file),))
+    return found
+
+
+def _required_args(trail: Trail, given: Mapping[str, Any]) -> list[str]:
+    """The trail's `config.args` declared without a default (Trailblaze's typed form) and not in `given`."""
+    declared = (trail.config.args if trail.config else None) or {}
+    return [
+        str(name)
+        for name, value in declared.items()
+        if isinstance(value, Mapping) and value.get("default") is None and name not in given
+    ]
 
 
 @lru_cache(maxsize=8)

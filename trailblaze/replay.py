@@ -28,6 +28,7 @@ from trailblaze._files import write_text
 from trailblaze.errors import InfrastructureError, TrailConflictError, UsageError
 from trailblaze.memory import Memory
 from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
+from trailblaze.subtrail import trail_key
 from trailblaze.trail import ToolCall, Trail, TrailStep, closest_classifier, load_trail
 from trailblaze.variables import build_memory
 
@@ -111,9 +112,12 @@ class StepEngine:
         llm_factory: Callable[[], LLMClient] | None,
         rundir: RunDir | None = None,
         on_step: Callable[[StepRecord], None] | None = None,
+        chain: tuple[str, ...] | None = None,
     ) -> None:
         self.trail, self.session, self.memory, self.mode = trail, session, memory, mode
         self.llm_factory, self.rundir, self.on_step = llm_factory, rundir, on_step
+        # the trails running now, outermost first (this one last): a runTrail back into one is a cycle
+        self.chain = chain if chain is not None else ((trail_key(trail.path),) if trail.path else ())
         self.family = session.info.platform
         self.classifier = session.info.classifier
         self._agent: Agent | None = None
@@ -188,7 +192,8 @@ class StepEngine:
                 failure = self._replay(rec, recorded)
                 if failure is None:
                     rec.status = "passed"
-                elif self.mode.self_heal and step is not None:  # trailhead failures are always fatal
+                elif self.mode.self_heal and step is not None and failure.call.name != "runTrail":
+                    # trailhead failures are always fatal; a sub-trail heals its own steps
                     rec.mode = "self-heal"
                     self._solve(rec, step, text, failure)
                 else:
@@ -274,7 +279,10 @@ class StepEngine:
         from trailblaze.execute import run_recorded_tool
 
         t0 = time.monotonic()
-        result = run_recorded_tool(self.session, call, self.memory)
+        if call.name == "runTrail":
+            result = self._run_subtrail(rec, call)
+        else:
+            result = run_recorded_tool(self.session, call, self.memory)
         ms = (time.monotonic() - t0) * 1000
         if self.rundir is not None:
             self.rundir.add_replayed(call, result, ms, auto=auto)
@@ -291,6 +299,44 @@ class StepEngine:
                 )
             )
         return result
+
+    def _run_subtrail(self, rec: StepRecord, call: ToolCall) -> ToolResult:
+        """Run a `runTrail`'s trail on this session; its record nests under `rec` (ADR 0021)."""
+        from trailblaze.execute import ToolResult
+        from trailblaze.subtrail import open_subtrail
+
+        sub = open_subtrail(self.trail, call, self.memory, self.chain)
+        recording = self.mode.name == "record"
+        # Record keeps new recordings in memory until the caller's proof replay, which loads the
+        # sub-trail afresh: so record replays a sub-trail and never solves its steps (ADR 0021).
+        mode = EngineMode(
+            "replay",
+            self_heal=self.mode.self_heal and not recording,
+            proof=self.mode.proof,
+            write_back=self.mode.write_back and not recording,
+            max_llm_calls=self.mode.max_llm_calls,
+            screenshots=self.mode.screenshots,
+        )
+        record = start_record(sub.trail, str(sub.path), self.session, "replay", "")
+        engine = StepEngine(
+            sub.trail,
+            self.session,
+            sub.memory,
+            mode,
+            llm_factory=None if recording else self.llm_factory,
+            rundir=self.rundir,
+            chain=(*self.chain, trail_key(sub.path)),
+        )
+        run_engine(sub.trail, record, engine, self.rundir, skipped=skip_reason(sub.trail, self.classifier), within=rec)
+        error = self.memory.redact(record.error) if record.error else None
+        name = sub.path.name
+        count = f"{len(record.steps)} step{'s' * (len(record.steps) != 1)}"
+        if record.status.startswith("passed") or record.status == "skipped":
+            return ToolResult("OK", f"{name} {record.status} ({count})", "other")
+        message = f"sub-trail {name} {record.status}: {error}"
+        if recording and error and "none is configured" in error:
+            message += f"; record the sub-trail first (trailblaze record {sub.path}): record only replays sub-trails"
+        return ToolResult("ERROR", message, "other")
 
     def _fail_replay(self, rec: StepRecord, failure: _Failure, tools: list[ToolCall]) -> None:
         from trailblaze.heal import closest_candidates, selector_of
@@ -479,14 +525,21 @@ def run_engine(
     *,
     skipped: str | None = None,
     proof_of: TrailRecord | None = None,
+    within: StepRecord | None = None,
 ) -> TrailRecord:
     """Runs `engine` over `trail`, keeps the run log in step, and diffs the file when it changed.
 
     `proof_of`: this run is the proof replay of that trail's record (its own sub-record and folder).
+    `within`: this run is a `runTrail` sub-trail of that step (nested under it, ADR 0021).
     """
     started = time.monotonic()
     before = _file_text(trail)
-    if rundir is not None:
+    if within is not None:
+        if rundir is not None:
+            rundir.start_subtrail(record)
+        else:
+            within.subtrails.append(record)
+    elif rundir is not None:
         rundir.memory = engine.memory
         if proof_of is not None:
             rundir.start_proof(proof_of, record)
@@ -523,7 +576,9 @@ def run_engine(
             record.heal_diff = trail_diff(before, after, Path(record.path).name)
             if rundir is not None:
                 write_text(rundir.root / record.directory / "trail.diff", record.heal_diff)
-        if rundir is not None:
+        if rundir is not None and within is not None:
+            rundir.end_subtrail(record.status, engine.memory.redact(error) if error else None, started)
+        elif rundir is not None:
             rundir.finish_trail(record.status, error, started)
         else:
             record.error = engine.memory.redact(error) if error else None
