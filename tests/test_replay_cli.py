@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.cli_support import trailblaze
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail import load_trail
@@ -29,14 +30,6 @@ EXAMPLES = sorted(p.name for p in (ROOT / "trails").glob("*.trail.yaml"))
 def api() -> Iterator[FakeMessagesAPI]:
     with FakeMessagesAPI(policy=demo_policy) as server:
         yield server
-
-
-def trailblaze(*args: str, base_url: str = "http://127.0.0.1:9", timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANTHROPIC_BASE_URL": base_url, "COLUMNS": "200"}
-    env.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args], env=env, capture_output=True, text=True, timeout=timeout
-    )
 
 
 def copy_example(name: str, tmp_path: Path) -> Path:

@@ -8,16 +8,14 @@ files before the device; a trail using runTrail round-trips through load → sav
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.cli_support import trailblaze
 from trailblaze.trail import ToolCall, Trail, TrailStep, load_trail, loads_trail
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,14 +26,6 @@ SIGN_IN_ARGS = """config:
     email:
       type: string
 """
-
-
-def trailblaze(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "COLUMNS": "200"}
-    env.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args], env=env, capture_output=True, text=True, timeout=timeout
-    )
 
 
 def sign_in_flow(folder: Path) -> Path:

@@ -155,7 +155,7 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
         summary.append("all valid")
     else:
         searched = ", ".join(p for p in paths if p not in missing)
-        summary.append(f"no *.trail.yaml or trail.yaml found{f' in {searched}' if searched else ''}")
+        summary.append(f"no *.trail.yaml, *.trail.md, trail.yaml or blaze.yaml found{f' in {searched}' if searched else ''}")
     if notes:
         summary.append(f"{notes} note{'s' * (notes != 1)} on values to pass at run time")
     if missing:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from trailblaze._discovery import folder_trail_id
 from trailblaze._files import write_text
 from trailblaze.errors import InfrastructureError, TrailConflictError, UsageError
 from trailblaze.memory import Memory
@@ -507,7 +508,7 @@ def start_record(trail: Trail, path: str, session: DeviceSession, mode: str, dev
     info = session.info
     return TrailRecord(
         path=path,
-        id=config.id if config else None,
+        id=config.id if config and config.id else folder_trail_id(Path(path)),
         title=config.title if config else None,
         device=device,
         classifier=info.classifier,

@@ -187,11 +187,13 @@ class _LLMs:
                 close()
 
 
-def _trail_files(paths: list[str]) -> list[Path]:
+def _trail_files(paths: list[str], device: str) -> list[Path]:
+    from trailblaze.devices import parse_device_spec
     from trailblaze.errors import UsageError
     from trailblaze.trail import find_trail_files
 
-    files, missing = find_trail_files(paths)
+    # a folder trail (trail.yaml, android-phone.trail.yaml, …) runs the file for this platform
+    files, missing = find_trail_files(paths, parse_device_spec(device).platform)
     if missing:
         raise UsageError(
             f"no trail file at {', '.join(missing)}: no such file or directory; check the path "
@@ -199,7 +201,7 @@ def _trail_files(paths: list[str]) -> list[Path]:
         )
     if not files:
         raise UsageError(
-            f"no trail file in {', '.join(paths)}: no *.trail.yaml or trail.yaml below; "
+            f"no trail file in {', '.join(paths)}: no *.trail.yaml, *.trail.md, trail.yaml or blaze.yaml below; "
             "pass trail files or the folder that holds them"
         )
     return files
@@ -305,7 +307,7 @@ def run_record_command(
     Raises:
         UsageError: no trail file found. Other `TrailblazeError`s propagate (exit 2 / 3).
     """
-    files = _trail_files(paths)
+    files = _trail_files(paths, device)
     trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
     options = replace(options, ask=ask) if ask is not None else options
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
@@ -322,8 +324,11 @@ def run_record_command(
     session = _open_session(device, latency, rundir, created, llms, element_timeout)
     interrupted = False
     try:
+        notes = {file: trail.note for file, trail in trails}
         for file in files:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
+            if notes.get(file):
+                console.print(f"  [dim]note: {_escape(str(notes[file]))}[/]")
             summary: list[str] = []
             record = record_trail(
                 file,
@@ -453,7 +458,7 @@ def run_replay_command(
     from trailblaze._files import check_writable
     from trailblaze.errors import InfrastructureError, UsageError
 
-    trails = [(file, load_trail(file)) for file in _trail_files(paths)]  # all load before the device
+    trails = [(file, load_trail(file)) for file in _trail_files(paths, device)]  # all load before the device
     if tags:
         wanted = set(tags)
         trails = [(f, t) for f, t in trails if wanted & set((t.config.tags if t.config else None) or [])]
@@ -485,6 +490,8 @@ def run_replay_command(
     try:
         for file, trail in trails:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
+            if trail.note:
+                console.print(f"  [dim]note: {_escape(trail.note)}[/]")
             try:
                 record = replay_trail(
                     trail,
