@@ -85,6 +85,7 @@ def test_replay_runs_the_sub_trail_then_continues(platform: str, tmp_path: Path)
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 trail: 1 passed" in done.stdout and "2/2" in done.stdout
+    assert "replayed 1 tool (runTrail sign-in.trail.yaml: 5/5 steps passed)" in done.stdout
     record = json.loads((run / "run.json").read_text())
     assert record["usage"]["llm_calls"] == 0
     (only,) = record["trails"]

@@ -636,6 +636,9 @@ def _step_line(rec: StepRecord) -> str:
     if rec.recording_written:
         n = sum(t.recorded for t in rec.tools) or len(rec.tools)
         what = f"{'healed, ' if rec.mode == 'self-heal' else ''}recorded {n} tool{'s' * (n != 1)}"
+    for sub in rec.subtrails:  # runTrail: which trail ran, and how far it got
+        done = sum(s.status.startswith("passed") for s in sub.steps)
+        what += f" (runTrail {Path(sub.path).name}: {done}/{len(sub.steps)} steps passed)"
     calls = f", {rec.usage.llm_calls} LLM calls" if rec.usage.llm_calls else ""
     seconds = f"{rec.duration_ms / 1000:.1f} s"
     text = rec.text if len(rec.text) <= 70 else rec.text[:69] + "…"
