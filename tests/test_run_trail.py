@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.cli_support import trailblaze
+from trailblaze.testing import FakeMessagesAPI
+from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail import ToolCall, Trail, TrailStep, load_trail, loads_trail
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,26 +128,66 @@ def test_a_failing_sub_step_fails_the_calling_step_naming_both(tmp_path: Path) -
     assert record["trails"][0]["steps"][1]["status"] == "skipped"
 
 
+@pytest.fixture
+def api() -> Iterator[FakeMessagesAPI]:
+    with FakeMessagesAPI(policy=demo_policy) as server:
+        yield server
+
+
 @pytest.mark.slow
-def test_record_replays_a_recorded_sub_trail_and_refuses_an_unrecorded_one(tmp_path: Path) -> None:
+def test_record_solves_a_sub_trails_unrecorded_step_and_writes_it_after_the_proof(
+    api: FakeMessagesAPI, tmp_path: Path
+) -> None:
     flow = sign_in_flow(tmp_path / "flows")
+    data = yaml.safe_load(flow.read_text())
+    data["trail"][-1].pop("recording")  # the sub-trail's verify step is not recorded yet
+    flow.write_text(yaml.safe_dump(data, sort_keys=False))
     trail = caller(tmp_path / "suite")
-    done = trailblaze(
-        "record", str(trail), "--device", "sim:android", "--secret", "password=hunter2",
-        "--run-dir", str(tmp_path / "run"),
-    )  # fmt: skip
+    caller_before = trail.read_bytes()
+    common = ["--device", "sim:android", "--secret", "password=hunter2"]
+    done = trailblaze("record", str(trail), *common, "--run-dir", str(tmp_path / "run"), base_url=api.url)
     assert done.returncode == 0, done.stdout + done.stderr
-    unrecorded = flow.read_text().replace("  - verify: The Inbox", "  - verify: The Inbox heading\n  - verify: The Inbox", 1)
-    flow.write_text(unrecorded)
+    assert "recorded 1 step · verified by replay" in " ".join(done.stdout.split())
+    assert trail.read_bytes() == caller_before  # the caller had nothing new
+    verify = load_trail(flow).steps[-1]
+    assert verify.kind == "verify" and [c.name for c in verify.recording_for("android") or []] == [
+        "assertVisibleBySelector"
+    ]
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    (rec,) = run["trails"]
+    assert rec["verification"] == "verified" and "sign-in.trail.yaml" in rec["heal_diff"]
+    sub = rec["steps"][0]["subtrails"][0]
+    assert sub["steps"][-1]["recording_written"] and sub["steps"][-1]["mode"] == "agent"
+    assert rec["proof"]["steps"][0]["subtrails"][0]["status"] == "passed"
+    calls = len(api.requests)
+    again = trailblaze("replay", str(trail), *common, "--run-dir", str(tmp_path / "run2"))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert len(api.requests) == calls
+
+
+@pytest.mark.slow
+def test_a_failed_proof_writes_neither_the_trail_nor_its_sub_trail(api: FakeMessagesAPI, tmp_path: Path) -> None:
+    flow = sign_in_flow(tmp_path / "flows")
+    data = yaml.safe_load(flow.read_text())
+    data["trail"][-1].pop("recording")
+    data["trail"][0]["recording"]["android"][0]["launchApp"]["launchMode"] = "RESUME"
+    flow.write_text(yaml.safe_dump(data, sort_keys=False))
     flow_before = flow.read_bytes()
+    trail = caller(tmp_path / "suite")
+    caller_before = trail.read_bytes()
+    # record signs in from the fresh app; the proof's RESUME finds it still signed in: no Email field
     done = trailblaze(
         "record", str(trail), "--device", "sim:android", "--secret", "password=hunter2",
-        "--run-dir", str(tmp_path / "run2"),
+        "--run-dir", str(tmp_path / "run"), "--element-timeout", "0.5", base_url=api.url,
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
     out = " ".join(done.stdout.split())
-    assert "record the sub-trail first" in out and "sign-in.trail.yaml" in out
-    assert flow.read_bytes() == flow_before
+    assert "NOT verified" in out and "nothing was written" in out
+    assert flow.read_bytes() == flow_before and trail.read_bytes() == caller_before
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    rec = run["trails"][0]
+    assert rec["verification"] == "failed" and "sign-in.trail.yaml" in rec["heal_diff"]
+    assert not any(s["recording_written"] for s in rec["steps"][0]["subtrails"][0]["steps"])
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -29,7 +29,7 @@ from trailblaze._files import write_text
 from trailblaze.errors import InfrastructureError, TrailConflictError, UsageError
 from trailblaze.memory import Memory
 from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
-from trailblaze.subtrail import trail_key
+from trailblaze.subtrail import SubTrails, trail_key
 from trailblaze.trail import ToolCall, Trail, TrailStep, closest_classifier, load_trail
 from trailblaze.variables import build_memory
 
@@ -114,11 +114,13 @@ class StepEngine:
         rundir: RunDir | None = None,
         on_step: Callable[[StepRecord], None] | None = None,
         chain: tuple[str, ...] | None = None,
+        subtrails: SubTrails | None = None,
     ) -> None:
         self.trail, self.session, self.memory, self.mode = trail, session, memory, mode
         self.llm_factory, self.rundir, self.on_step = llm_factory, rundir, on_step
         # the trails running now, outermost first (this one last): a runTrail back into one is a cycle
         self.chain = chain if chain is not None else ((trail_key(trail.path),) if trail.path else ())
+        self.subtrails: SubTrails = subtrails if subtrails is not None else {}
         self.family = session.info.platform
         self.classifier = session.info.classifier
         self._agent: Agent | None = None
@@ -306,27 +308,20 @@ class StepEngine:
         from trailblaze.execute import ToolResult
         from trailblaze.subtrail import open_subtrail
 
-        sub = open_subtrail(self.trail, call, self.memory, self.chain)
-        recording = self.mode.name == "record"
-        # Record keeps new recordings in memory until the caller's proof replay, which loads the
-        # sub-trail afresh: so record replays a sub-trail and never solves its steps (ADR 0021).
-        mode = EngineMode(
-            "replay",
-            self_heal=self.mode.self_heal and not recording,
-            proof=self.mode.proof,
-            write_back=self.mode.write_back and not recording,
-            max_llm_calls=self.mode.max_llm_calls,
-            screenshots=self.mode.screenshots,
-        )
-        record = start_record(sub.trail, str(sub.path), self.session, "replay", "")
+        sub = open_subtrail(self.trail, call, self.memory, self.chain, self.subtrails)
+        # Record solves a sub-trail's unrecorded steps too; like the caller's, its new recordings stay
+        # in memory (`self.subtrails`, shared with the proof replay) until trailblaze.proof writes them.
+        mode = replace(self.mode, rerecord=False, solve=None)
+        record = start_record(sub.trail, str(sub.path), self.session, self.mode.name, "")
         engine = StepEngine(
             sub.trail,
             self.session,
             sub.memory,
             mode,
-            llm_factory=None if recording else self.llm_factory,
+            llm_factory=self.llm_factory,
             rundir=self.rundir,
             chain=(*self.chain, trail_key(sub.path)),
+            subtrails=self.subtrails,
         )
         run_engine(sub.trail, record, engine, self.rundir, skipped=skip_reason(sub.trail, self.classifier), within=rec)
         error = self.memory.redact(record.error) if record.error else None
@@ -334,10 +329,7 @@ class StepEngine:
         count = f"{len(record.steps)} step{'s' * (len(record.steps) != 1)}"
         if record.status.startswith("passed") or record.status == "skipped":
             return ToolResult("OK", f"{name} {record.status} ({count})", "other")
-        message = f"sub-trail {name} {record.status}: {error}"
-        if recording and error and "none is configured" in error:
-            message += f"; record the sub-trail first (trailblaze record {sub.path}): record only replays sub-trails"
-        return ToolResult("ERROR", message, "other")
+        return ToolResult("ERROR", f"sub-trail {name} {record.status}: {error}", "other")
 
     def _fail_replay(self, rec: StepRecord, failure: _Failure, tools: list[ToolCall]) -> None:
         from trailblaze.heal import closest_candidates, selector_of

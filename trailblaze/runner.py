@@ -30,6 +30,7 @@ from trailblaze.replay import (
     start_record,
 )
 from trailblaze.runlog import StepRecord, TrailRecord
+from trailblaze.subtrail import SubTrails
 from trailblaze.trail import Trail, load_trail
 
 if TYPE_CHECKING:
@@ -119,7 +120,10 @@ def record_trail(
     )
     mode = replace(mode, ask=options.ask)
     record = start_record(trail, str(path), session, "record", device)
-    engine = StepEngine(trail, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step)
+    subtrails: SubTrails = {}  # runTrail's trails: their new recordings are written after the proof too
+    engine = StepEngine(
+        trail, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step, subtrails=subtrails
+    )
     run_engine(trail, record, engine, rundir)
     line = finish_recording(
         trail,
@@ -132,6 +136,7 @@ def record_trail(
         rundir=rundir,
         device=device,
         on_step=on_proof_step,
+        subtrails=subtrails,
     )
     if line is not None and on_summary is not None:
         on_summary(line)

@@ -20,7 +20,11 @@ from trailblaze.memory import TEMPLATE_RE, Memory
 from trailblaze.trail import ToolCall, Trail, load_trail
 from trailblaze.variables import declared_values
 
-__all__ = ["SubTrail", "cycle_text", "open_subtrail", "resolve_subtrail_path", "trail_key"]
+__all__ = ["SubTrail", "SubTrails", "cycle_text", "open_subtrail", "resolve_subtrail_path", "trail_key"]
+
+SubTrails = dict[str, tuple[Trail, str | None]]
+"""The sub-trails one run loaded, by `trail_key`, with their text as loaded: record's proof replay
+and its final write see the recordings record made in them (in memory until then)."""
 
 
 class SubTrail(NamedTuple):
@@ -50,7 +54,9 @@ def cycle_text(chain: Sequence[str], again: str) -> str:
     return " → ".join(Path(p).name for p in [*chain[start:], again])
 
 
-def open_subtrail(caller: Trail, call: ToolCall, memory: Memory, chain: Sequence[str]) -> SubTrail:
+def open_subtrail(
+    caller: Trail, call: ToolCall, memory: Memory, chain: Sequence[str], loaded: SubTrails | None = None
+) -> SubTrail:
     """Load the trail a `runTrail` call names and build its variables from the caller's `memory`.
 
     Args:
@@ -58,6 +64,7 @@ def open_subtrail(caller: Trail, call: ToolCall, memory: Memory, chain: Sequence
         call: The `runTrail` call as recorded.
         memory: The caller's variables: the `args` templates are filled from it, its secrets carry over.
         chain: Keys (`trail_key`) of the trails running now, outermost first, including the caller.
+        loaded: The run's sub-trails so far: a file loaded before is that same `Trail` again.
 
     Raises:
         UsageError: a cycle, a file that does not load, or a required sub-trail arg not given.
@@ -72,7 +79,12 @@ def open_subtrail(caller: Trail, call: ToolCall, memory: Memory, chain: Sequence
     key = trail_key(path)
     if key in chain:
         raise UsageError(f"runTrail {written}: a cycle ({cycle_text(chain, key)}); a trail cannot run itself")
-    sub = load_trail(path)
+    if loaded is not None and key in loaded:
+        sub = loaded[key][0]
+    else:
+        sub = load_trail(path)
+        if loaded is not None:
+            loaded[key] = (sub, sub.to_yaml() if sub.source_text is not None else None)
     raw: Mapping[str, Any] = call.params.get("args") or {}
     given: dict[str, str] = {}
     secret_args: dict[str, str] = {}
