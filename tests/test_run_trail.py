@@ -271,3 +271,22 @@ def test_load_save_keeps_the_bytes(tmp_path: Path) -> None:
     copy = tmp_path / "copy.trail.yaml"
     loads_trail(Trail(steps=trail.steps, config=trail.config).to_yaml()).save(copy)
     assert load_trail(copy) == trail
+
+
+@pytest.mark.slow
+def test_the_library_replay_nests_without_a_run_dir_and_refuses_a_cycle_at_run_time(tmp_path: Path) -> None:
+    from trailblaze.devices import open_device
+    from trailblaze.errors import UsageError
+    from trailblaze.replay import replay_trail
+    from trailblaze.variables import build_memory
+
+    sign_in_flow(tmp_path / "flows")
+    trail = load_trail(caller(tmp_path / "suite"))
+    loop = load_trail(caller(tmp_path / "suite", "loop.trail.yaml", name="loop.trail.yaml"))  # no preflight here
+    with open_device("sim:android", latency="zero", resolve_timeout=1.0) as session:
+        record = replay_trail(trail, session, memory=build_memory(trail, secrets={"password": "hunter2"}))
+        assert record.status == "passed"
+        (sub,) = record.steps[0].subtrails
+        assert sub.status == "passed" and len(sub.steps) == 5 and sub.duration_ms > 0
+        with pytest.raises(UsageError, match=r"loop.trail.yaml step 1 .*a cycle \(loop.trail.yaml → loop.trail.yaml\)"):
+            replay_trail(loop, session)

@@ -13,8 +13,9 @@ Fixtures, chained by scope (the cheapest to rebuild at the bottom):
   created only when a step needs the agent; override it in `conftest.py` with a test double) and
   `trail_runner` (`.replay(path)`, `.record(path)`, `.tool(text)`).
 
-`pytest trails/` collects every `*.trail.yaml` / `trail.yaml` under the `trailblaze_trail_paths`
-folders (default `trails/`) or named on the command line as one test item that replays it.
+`pytest trails/` collects every trail under the `trailblaze_trail_paths` folders (default `trails/`),
+found as `trailblaze.trail.find_trail_files` finds them for the device's platform, or named on the
+command line, as one test item that replays it.
 """
 
 from __future__ import annotations
