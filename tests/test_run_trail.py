@@ -290,3 +290,15 @@ def test_the_library_replay_nests_without_a_run_dir_and_refuses_a_cycle_at_run_t
         assert sub.status == "passed" and len(sub.steps) == 5 and sub.duration_ms > 0
         with pytest.raises(UsageError, match=r"loop.trail.yaml step 1 .*a cycle \(loop.trail.yaml → loop.trail.yaml\)"):
             replay_trail(loop, session)
+
+
+def test_a_sub_trails_template_with_no_value_is_refused_before_the_device(tmp_path: Path) -> None:
+    sign_in_flow(tmp_path / "flows")
+    trail = caller(tmp_path / "suite")
+    done = trailblaze("replay", str(trail), "--device", "sim:android", "--run-dir", str(tmp_path / "run"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    out = " ".join((done.stdout + done.stderr).split())
+    assert re.search(r"sign-in.trail.yaml:\d+:\d+: \{\{password\}\} has no value \(and 1 more place\); pass --secret password=VALUE", out), out
+    assert "{{args.email}}" not in out  # given by the runTrail's args
+    assert not (tmp_path / "run").exists()
+    assert trailblaze("validate", str(trail)).returncode == 0  # a value to pass at run time: a note

@@ -39,6 +39,8 @@ __all__ = [
 PLATFORMS = ("android", "ios")
 
 _YPath = tuple[str | int, ...]
+_Missing = dict[str, tuple[str, set[str]]]
+"""Template with no value -> (the first place it is used, every place), places as `file:line:col`."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ def find_problems(
 ) -> list[Finding]:
     """Everything `check_trails` reports, as findings (see `check_trails` for the arguments)."""
     found: list[Finding] = []
-    missing: dict[str, tuple[str, int]] = {}  # template -> (first place, how many places)
+    missing: _Missing = {}
     for file, trail in trails:
         text = trail.source_text
         if text is None:
@@ -124,7 +126,8 @@ def find_problems(
         recorded = list(_recorded_tools(doc.data, platform))
         if tools:
             found += _unknown_tools(file, doc, recorded)
-        found += [f for f in _subtrail_problems(file, doc, recorded, platform, tools) if f not in found]
+        sub_found = _subtrail_problems(file, doc, recorded, platform, tools, secrets, missing)
+        found += [f for f in sub_found if f not in found]
         try:
             mem = build_memory(trail, memory, args, secrets)
         except UsageError as exc:  # a required `config.args` entry with no --arg
@@ -142,12 +145,10 @@ def find_problems(
                     )
                     if mem.lookup(name, scope) is not None or name in remembered:
                         continue
-                    template = match.group(0)
-                    where, count = missing.get(template, (_at(file, doc, path), 0))
-                    missing[template] = (where, count + 1)
-    for template, (where, count) in missing.items():
-        also = f" (and {count - 1} more place{'s' * (count != 2)})" if count > 1 else ""
-        found.append(Finding(where, f"{template} has no value{also}; {_how_to_give(template)}", needs_value=True))
+                    _note_missing(missing, match.group(0), _at(file, doc, path))
+    for template, (where, places) in missing.items():
+        count = len(places)
+        found.append(Finding(where, f"{template} has no value{_more(count)}; {_how_to_give(template)}", needs_value=True))
     return found
 
 
@@ -161,10 +162,17 @@ def _unknown_tools(file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool]) -
 
 
 def _subtrail_problems(
-    file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], platform: str, tools: bool
+    file: Path,
+    doc: _yaml.YamlDocument,
+    recorded: list[_Tool],
+    platform: str,
+    tools: bool,
+    secrets: Mapping[str, str],
+    missing: _Missing,
 ) -> list[Finding]:
     """`runTrail` calls that cannot run: a missing or invalid file, a cycle, a required arg not given,
-    followed through every sub-trail (their unknown tools too)."""
+    followed through every sub-trail (their unknown tools too; templates with no value go to
+    `missing`, as the trail's own do)."""
     found: list[Finding] = []
 
     def walk(file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], chain: tuple[str, ...]) -> None:
@@ -195,10 +203,50 @@ def _subtrail_problems(
             sub_tools = list(_recorded_tools(sub_doc.data, platform))
             if tools:
                 found.extend(_unknown_tools(target, sub_doc, sub_tools))
+            if not _agent_may_run(sub, platform):
+                given_args = set(given) if isinstance(given, dict) else set()
+                _sub_templates(target, sub_doc, sub, sub_tools, given_args, secrets, missing)
             walk(target, sub_doc, sub_tools, (*chain, key))
 
     walk(file, doc, recorded, (trail_key(file),))
     return found
+
+
+def _sub_templates(
+    file: Path,
+    doc: _yaml.YamlDocument,
+    sub: Trail,
+    recorded: list[_Tool],
+    given_args: set[str],
+    secrets: Mapping[str, str],
+    missing: _Missing,
+) -> None:
+    """Add to `missing` the templates in a sub-trail's recordings that nothing fills: a sub-trail sees
+    its own memory and args, the `runTrail` args and the run's secrets (trailblaze.subtrail)."""
+    config = sub.config
+    tables = {
+        "memory": set((config.memory if config else None) or {}),
+        "args": set((config.args if config else None) or {}) | given_args,
+        "secrets": set(secrets),
+    }
+    remembered = {t.params.get("variable") for t in recorded if isinstance(t.params, dict)}
+    for tool in recorded:
+        for path, value in _strings((*tool.path, tool.name), tool.params):
+            for match in TEMPLATE_RE.finditer(value):
+                scope, name = (match.group(1), match.group(2)) if match.group(2) else (None, match.group(3))
+                known = any(name in tables[s] for s in ([scope] if scope else tables))
+                if not known and name not in remembered:
+                    _note_missing(missing, match.group(0), _at(file, doc, path))
+
+
+def _note_missing(missing: _Missing, template: str, where: str) -> None:
+    """One more place (`file:line:col`) where `template` has no value; a place is counted once."""
+    _, places = missing.setdefault(template, (where, set()))
+    places.add(where)
+
+
+def _more(count: int) -> str:
+    return f" (and {count - 1} more place{'s' * (count != 2)})" if count > 1 else ""
 
 
 def _required_args(trail: Trail, given: Mapping[str, Any]) -> list[str]:
