@@ -111,7 +111,7 @@ def test_missing_path_and_folder_without_trails_say_which(
     assert code == 2 and f"no trail file at {tmp_path / 'nope'}: no such file or directory" in one_line(err)
     (tmp_path / "empty").mkdir()
     code, _, err = run(capsys, "record", str(tmp_path / "empty"), "--device", NO_DEVICE)
-    assert code == 2 and "no *.trail.yaml or trail.yaml below" in one_line(err)
+    assert code == 2 and "no *.trail.yaml, *.trail.md, trail.yaml or blaze.yaml below" in one_line(err)
 
 
 def test_unknown_tool_fails_at_its_line_before_the_device(

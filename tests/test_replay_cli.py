@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.cli_support import trailblaze
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail import load_trail
@@ -33,24 +35,21 @@ def api() -> Iterator[FakeMessagesAPI]:
         yield server
 
 
-def trailblaze(*args: str, base_url: str = "http://127.0.0.1:9", timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANTHROPIC_BASE_URL": base_url, "COLUMNS": "200"}
-    env.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args], env=env, capture_output=True, text=True, timeout=timeout
-    )
-
-
 _COPYING = threading.Lock()
 
 
 def copy_example(name: str, tmp_path: Path) -> Path:
-    """The example and, next to it, the demo's custom tools (trails/tools/) it may use."""
+    """The example and, next to it, the demo's custom tools (trails/tools/) and the trails it runs
+    with `runTrail`."""
     target = tmp_path / name
-    target.write_bytes((ROOT / "trails" / name).read_bytes())
+    text = (ROOT / "trails" / name).read_text(encoding="utf-8")
+    target.write_text(text, encoding="utf-8")
     with _COPYING:  # examples are copied from several threads; tools are loaded once per folder
         if not (tmp_path / "tools").exists():
             shutil.copytree(ROOT / "trails" / "tools", tmp_path / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    for sub in sorted(set(re.findall(r"runTrail:\s*\n\s*path:\s*(\S+)", text))):
+        if not (tmp_path / sub).exists():
+            copy_example(sub, tmp_path)
     return target
 
 

@@ -82,7 +82,7 @@ def test_validate_missing_path_and_yaml_error(tmp_path: Path) -> None:
 def test_validate_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
     code, out = _run("validate", str(tmp_path))
     assert code == 2
-    assert f"no *.trail.yaml or trail.yaml found in {tmp_path}" in out
+    assert f"no *.trail.yaml, *.trail.md, trail.yaml or blaze.yaml found in {tmp_path}" in out
 
 
 def test_validate_needs_a_path() -> None:

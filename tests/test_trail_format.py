@@ -301,6 +301,7 @@ def test_every_design_tool_is_known_and_accepts_reason() -> None:
         "assertVisibleWithResourceId",
         "assertNotVisibleBySelector",
         "longPressOnElementWithText",
+        "runTrail",
     }
     assert set(RECORDED_TOOL_PARAMS) == expected | set(CATALOG_PARAMS)
     for name, model in RECORDED_TOOL_PARAMS.items():

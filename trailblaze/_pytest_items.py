@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from trailblaze._discovery import folder_trail_id
 from trailblaze._printable import printable
 from trailblaze.errors import TrailblazeError, TrailFileError
 
@@ -76,9 +77,10 @@ class TrailItem(pytest.Function):
 def _item_name(trail: Trail, path: Path) -> str:
     if trail.config is not None and trail.config.id:
         return printable(trail.config.id)  # pytest prints node ids as they are
-    if path.name == "trail.yaml":
-        return path.parent.name or "trail"
-    return path.name.removesuffix(".trail.yaml")
+    folder = folder_trail_id(path)  # trail.yaml, android-phone.trail.yaml, …: the folder is the trail
+    if folder is not None:
+        return printable(folder)
+    return path.name.removesuffix(".trail.yaml").removesuffix(".trail.md")
 
 
 def _trail_test(path: Path) -> Callable[..., None]:

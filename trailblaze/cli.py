@@ -146,6 +146,8 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
             continue
         problems += 1
         in_trail = {file for file, _ in loaded if finding.where.startswith(f"{file}:")}
+        if not in_trail and ".trail." in finding.where:  # a sub-trail (runTrail) the check walked into
+            in_trail = {Path(finding.where.split(":", 1)[0])}
         bad.update(in_trail)
         tool_problems += not in_trail
         _echo(str(finding))
@@ -158,7 +160,7 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
         summary.append("all valid")
     else:
         searched = ", ".join(p for p in paths if p not in missing)
-        summary.append(f"no *.trail.yaml or trail.yaml found{f' in {searched}' if searched else ''}")
+        summary.append(f"no *.trail.yaml, *.trail.md, trail.yaml or blaze.yaml found{f' in {searched}' if searched else ''}")
     if notes:
         summary.append(f"{notes} note{'s' * (notes != 1)} on values to pass at run time")
     if missing:

@@ -74,6 +74,7 @@ TOOL_KINDS: dict[str, Kind] = {
     "rememberTextBySelector": "other",
     "wait": "other",
     **CATALOG_KINDS,
+    "runTrail": "other",
 }
 """What each tool counts as for the agent's success validation."""
 
@@ -732,6 +733,11 @@ def _assert_not_visible_by_selector(run: _Run, p: rt.AssertNotVisibleBySelector)
     return _assert_gone(run, selector, shown, p.timeoutMs)
 
 
+def _run_trail(run: _Run, p: rt.RunTrail) -> Outcome:
+    # the step engine runs sub-trails (trailblaze.replay); a lone tool call has no calling trail
+    return "ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)"
+
+
 _HANDLERS: dict[type[rt.RecordedToolParams], Callable[[_Run, Any], Outcome]] = {
     rt.TapOnElementBySelector: _tap_on_element,
     rt.TapOnPoint: _tap_on_point,
@@ -747,6 +753,7 @@ _HANDLERS: dict[type[rt.RecordedToolParams], Callable[[_Run, Any], Outcome]] = {
     rt.AssertNotVisibleWithText: _assert_not_visible_with_text,
     rt.RememberTextBySelector: _remember_text,
     rt.Wait: _wait,
+    rt.RunTrail: _run_trail,
     rt.TapOnElementWithText: _tap_with_text,
     rt.LongPressOnElementWithText: _long_press_with_text,
     rt.TapOnElementWithAccessibilityText: _tap_with_accessibility_text,

@@ -63,6 +63,13 @@ class Memory:
         """Secret values, longest first (so a secret that contains another is redacted whole)."""
         return sorted((v for v in self._secrets.values() if v), key=len, reverse=True)
 
+    def for_subtrail(
+        self, memory: Mapping[str, str], args: Mapping[str, str], secret_args: Mapping[str, str]
+    ) -> Memory:
+        """A sub-trail's variables (`runTrail`): its own memory and args, this run's secrets, and
+        `secret_args` (args whose value came from a secret) kept secret too."""
+        return Memory(memory, args=args, secrets={**self._secrets, **secret_args})
+
     # --- templates ---------------------------------------------------------------------------------
     def interpolate(self, value: Any, *, where: str = "tool params") -> Any:
         """A deep copy of `value` with every template replaced; unknown names raise `UsageError`."""

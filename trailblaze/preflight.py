@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze import _yaml
-from trailblaze.errors import UsageError
+from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.memory import TEMPLATE_RE
 from trailblaze.recorded_tools import unknown_tool_hint
+from trailblaze.subtrail import cycle_text, resolve_subtrail_path, trail_key
 from trailblaze.tool_discovery import toolbox_for
-from trailblaze.trail import ANY_CLASSIFIER, Trail
+from trailblaze.trail import ANY_CLASSIFIER, Trail, load_trail
 from trailblaze.variables import build_memory
 
 __all__ = [
@@ -39,6 +40,8 @@ __all__ = [
 PLATFORMS = ("android", "ios")
 
 _YPath = tuple[str | int, ...]
+_Missing = dict[str, tuple[str, set[str]]]
+"""Template with no value -> (the first place it is used, every place), places as `file:line:col`."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +116,7 @@ def find_problems(
 ) -> list[Finding]:
     """Everything `check_trails` reports, as findings (see `check_trails` for the arguments)."""
     found: list[Finding] = []
-    missing: dict[str, tuple[str, int]] = {}  # template -> (first place, how many places)
+    missing: _Missing = {}
     reported: set[str] = set()
     for file, trail in trails:
         text = trail.source_text
@@ -134,14 +137,9 @@ def find_problems(
                 hint = custom.box.unknown_hint(name) or f"`{name}` is a built-in tool, always offered"
                 found.append(Finding(_at(file, doc, ("config", "tools", i)), f"config.tools: {hint}"))
         if tools:
-            for tool in recorded:
-                unknown = custom.box.unknown_hint(tool.name)
-                if unknown is not None:
-                    found.append(Finding(_at(file, doc, (*tool.path, tool.name), key=True), unknown))
-                    continue
-                refused = _custom_params_problem(custom.box.get(tool.name), tool.params)
-                if refused is not None:
-                    found.append(Finding(_at(file, doc, (*tool.path, tool.name, *refused[0]), key=True), refused[1]))
+            found += _unknown_tools(file, doc, recorded, custom.box)
+        sub_found = _subtrail_problems(file, doc, recorded, platform, tools, secrets, missing)
+        found += [f for f in sub_found if f not in found]
         try:
             mem = build_memory(trail, memory, args, secrets)
         except UsageError as exc:  # a required `config.args` entry with no --arg
@@ -159,12 +157,10 @@ def find_problems(
                     )
                     if mem.lookup(name, scope) is not None or name in remembered:
                         continue
-                    template = match.group(0)
-                    where, count = missing.get(template, (_at(file, doc, path), 0))
-                    missing[template] = (where, count + 1)
-    for template, (where, count) in missing.items():
-        also = f" (and {count - 1} more place{'s' * (count != 2)})" if count > 1 else ""
-        found.append(Finding(where, f"{template} has no value{also}; {_how_to_give(template)}", needs_value=True))
+                    _note_missing(missing, match.group(0), _at(file, doc, path))
+    for template, (where, places) in missing.items():
+        count = len(places)
+        found.append(Finding(where, f"{template} has no value{_more(count)}; {_how_to_give(template)}", needs_value=True))
     return found
 
 
@@ -199,6 +195,119 @@ def _sample(annotation: Any) -> Any:
         if annotation is kind or kind in getattr(annotation, "__args__", ()):
             return value
     return "text"
+
+
+def _unknown_tools(file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], box: Any) -> list[Finding]:
+    """Recorded tools that neither trailblaze nor the trail's own tools (`box`) can run, and custom
+    tool calls whose params the tool refuses."""
+    found = []
+    for tool in recorded:
+        unknown = box.unknown_hint(tool.name)
+        if unknown is not None:
+            found.append(Finding(_at(file, doc, (*tool.path, tool.name), key=True), unknown))
+            continue
+        refused = _custom_params_problem(box.get(tool.name), tool.params)
+        if refused is not None:
+            found.append(Finding(_at(file, doc, (*tool.path, tool.name, *refused[0]), key=True), refused[1]))
+    return found
+
+
+def _subtrail_problems(
+    file: Path,
+    doc: _yaml.YamlDocument,
+    recorded: list[_Tool],
+    platform: str,
+    tools: bool,
+    secrets: Mapping[str, str],
+    missing: _Missing,
+) -> list[Finding]:
+    """`runTrail` calls that cannot run: a missing or invalid file, a cycle, a required arg not given,
+    followed through every sub-trail (their unknown tools too; templates with no value go to
+    `missing`, as the trail's own do)."""
+    found: list[Finding] = []
+
+    def walk(file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], chain: tuple[str, ...]) -> None:
+        for tool in recorded:
+            written = tool.params.get("path") if tool.name == "runTrail" and isinstance(tool.params, dict) else None
+            if not isinstance(written, str):
+                continue
+            where = _at(file, doc, (*tool.path, tool.name, "path"))
+            target = resolve_subtrail_path(file, written)
+            if not target.is_file():
+                found.append(Finding(where, f"runTrail {written}: no trail file at {target}; the path is relative to this trail's folder"))
+                continue
+            key = trail_key(target)
+            if key in chain:
+                found.append(Finding(where, f"runTrail {written}: a cycle ({cycle_text(chain, key)}); a trail cannot run itself, directly or through others"))
+                continue
+            try:
+                sub = load_trail(target)
+            except (TrailFileError, UsageError) as exc:
+                found.append(Finding(where, f"runTrail {written}: {exc.message.splitlines()[0]}"))
+                continue
+            given = tool.params.get("args")
+            for name in _required_args(sub, given if isinstance(given, dict) else {}):
+                found.append(Finding(where, f"runTrail {written}: its config.args.{name} has no default; give `{name}: VALUE` under this runTrail's `args:`"))
+            if sub.source_text is None or may_be_skipped(sub, platform):
+                continue
+            sub_doc = _parsed(sub.source_text)
+            sub_tools = list(_recorded_tools(sub_doc.data, platform))
+            if tools:
+                found.extend(_unknown_tools(target, sub_doc, sub_tools, toolbox_for(target).box))
+            if not _agent_may_run(sub, platform):
+                given_args = set(given) if isinstance(given, dict) else set()
+                _sub_templates(target, sub_doc, sub, sub_tools, given_args, secrets, missing)
+            walk(target, sub_doc, sub_tools, (*chain, key))
+
+    walk(file, doc, recorded, (trail_key(file),))
+    return found
+
+
+def _sub_templates(
+    file: Path,
+    doc: _yaml.YamlDocument,
+    sub: Trail,
+    recorded: list[_Tool],
+    given_args: set[str],
+    secrets: Mapping[str, str],
+    missing: _Missing,
+) -> None:
+    """Add to `missing` the templates in a sub-trail's recordings that nothing fills: a sub-trail sees
+    its own memory and args, the `runTrail` args and the run's secrets (trailblaze.subtrail)."""
+    config = sub.config
+    tables = {
+        "memory": set((config.memory if config else None) or {}),
+        "args": set((config.args if config else None) or {}) | given_args,
+        "secrets": set(secrets),
+    }
+    remembered = {t.params.get("variable") for t in recorded if isinstance(t.params, dict)}
+    for tool in recorded:
+        for path, value in _yaml.strings((*tool.path, tool.name), tool.params):
+            for match in TEMPLATE_RE.finditer(value):
+                scope, name = (match.group(1), match.group(2)) if match.group(2) else (None, match.group(3))
+                known = any(name in tables[s] for s in ([scope] if scope else tables))
+                if not known and name not in remembered:
+                    _note_missing(missing, match.group(0), _at(file, doc, path))
+
+
+def _note_missing(missing: _Missing, template: str, where: str) -> None:
+    """One more place (`file:line:col`) where `template` has no value; a place is counted once."""
+    _, places = missing.setdefault(template, (where, set()))
+    places.add(where)
+
+
+def _more(count: int) -> str:
+    return f" (and {count - 1} more place{'s' * (count != 2)})" if count > 1 else ""
+
+
+def _required_args(trail: Trail, given: Mapping[str, Any]) -> list[str]:
+    """The trail's `config.args` declared without a default (Trailblaze's typed form) and not in `given`."""
+    declared = (trail.config.args if trail.config else None) or {}
+    return [
+        str(name)
+        for name, value in declared.items()
+        if isinstance(value, Mapping) and value.get("default") is None and name not in given
+    ]
 
 
 @lru_cache(maxsize=8)

@@ -13,14 +13,16 @@ numbered from 1 over `trail:`, as replay prints them; the trailhead is not a num
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze._files import write_text
-from trailblaze.errors import UsageError
+from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.replay import EngineMode, StepEngine, run_engine, start_record
+from trailblaze.subtrail import SubTrails, resolve_subtrail_path, trail_key
+from trailblaze.trail import ToolCall, load_trail
 
 if TYPE_CHECKING:
     from trailblaze.llm import LLMClient
@@ -98,21 +100,38 @@ def chosen_steps(
     return frozenset(chosen)
 
 
-def start_problem(trail: Trail, classifier: str) -> str | None:
+def start_problem(trail: Trail, classifier: str, subtrails: SubTrails | None = None, depth: int = 0) -> str | None:
     """Why a proof replay cannot reproduce the trail's start state, or None when it can.
 
     A trail starts the same way every time when it has a trailhead or its first step's recording
-    begins with `launchApp`; otherwise its recordings depend on whatever screen the device showed.
+    begins with `launchApp`, or with a `runTrail` whose trail starts so; otherwise its recordings
+    depend on whatever screen the device showed.
     """
     if trail.trailhead is not None:
         return None
     first = trail.steps[0].recording_for(classifier)
     if first and first[0].name == "launchApp":
         return None
+    if first and first[0].name == "runTrail" and depth < 8:
+        sub = _subtrail(trail, first[0], subtrails or {})
+        if sub is not None and start_problem(sub, classifier, subtrails, depth + 1) is None:
+            return None
     return (
         "the trail does not start with a trailhead or a launchApp, so a relaunch cannot reproduce "
         "its start state; add one to have recordings verified"
     )
+
+
+def _subtrail(trail: Trail, call: ToolCall, subtrails: SubTrails) -> Trail | None:
+    """The trail a `runTrail` names: the run's loaded copy, else the file (None when it does not load)."""
+    path = resolve_subtrail_path(trail.path, str(call.params.get("path", "")))
+    loaded = subtrails.get(trail_key(path))
+    if loaded is not None:
+        return loaded[0]
+    try:
+        return load_trail(path)
+    except TrailblazeError:
+        return None
 
 
 def finish_recording(
@@ -127,11 +146,14 @@ def finish_recording(
     rundir: RunDir | None,
     device: str,
     on_step: Callable[[StepRecord], None] | None = None,
+    subtrails: SubTrails | None = None,
 ) -> str | None:
     """After a record run: prove the new recordings by replay, then write them (or not).
 
     `before` is the file's text when the record started; `memory` builds a fresh memory for the
-    proof (what the record run remembered must not leak into it).
+    proof (what the record run remembered must not leak into it). `subtrails` are the `runTrail`
+    trails the record run loaded: their new recordings are proven and written (or not) with the
+    trail's own (ADR 0021).
 
     Returns:
         The summary line (`recorded 5 steps · verified by replay in 3.1 s`), or None when the run
@@ -141,19 +163,20 @@ def finish_recording(
         DeviceError / LLMError: the device failed during the proof replay (nothing is written).
         UsageError: the file could not be written.
     """
-    recorded = sum(s.recording_written for s in record.steps)
+    subs = subtrails if subtrails is not None else {}
+    recorded = sum(s.recording_written for s in _all_steps(record))
     if record.status != "passed" or not recorded:
         return None
     what = f"recorded {recorded} step{'s' * (recorded != 1)}"
     problem = None if options.verify else "not verified (--no-verify)"
-    if problem is None and (why := start_problem(trail, session.info.classifier)) is not None:
+    if problem is None and (why := start_problem(trail, session.info.classifier, subs)) is not None:
         problem = f"not verified: {why}"
     if problem is not None:
         record.verification, record.verification_note = "skipped", problem
-        _write(trail, record, before, rundir)
+        _write(trail, record, before, rundir, subs)
         return f"{what} · {problem}"
     try:
-        proof = _prove(trail, record, session, memory(), llm_factory, rundir, device, on_step)
+        proof = _prove(trail, record, session, memory(), llm_factory, rundir, device, on_step, subs)
     except BaseException as exc:  # the device died or Ctrl-C: unproven, so nothing is written
         _reject(record, "NOT verified: the proof replay did not finish; nothing was written")
         record.status = "error"
@@ -164,7 +187,7 @@ def finish_recording(
     seconds = f"{proof.duration_ms / 1000:.1f} s"
     if proof.status.startswith("passed"):
         record.verification, record.verification_note = "verified", f"verified by replay in {seconds}"
-        _write(trail, record, before, rundir)
+        _write(trail, record, before, rundir, subs)
         return f"{what} · {record.verification_note}"
     failed = next((s for s in proof.steps if s.status == "failed"), None)
     reason = (failed.error if failed is not None else None) or proof.error or "the proof replay failed"
@@ -176,10 +199,10 @@ def finish_recording(
         record.verification_note = (
             f"NOT verified: {number} did not replay; written anyway (--keep-unverified)"
         )
-        _write(trail, record, before, rundir)
+        _write(trail, record, before, rundir, subs)
     else:
         _reject(record, f"NOT verified: {number} did not replay; nothing was written")
-        _keep_diff(trail, record, before, rundir)
+        _keep_diff(trail, record, before, rundir, subs)
     record.status = "failed"
     record.error = f"proof replay: {reason}"
     if rundir is not None:
@@ -196,6 +219,7 @@ def _prove(
     rundir: RunDir | None,
     device: str,
     on_step: Callable[[StepRecord], None] | None,
+    subtrails: SubTrails,
 ) -> TrailRecord:
     # Only `recordable: false` steps may use the model, as they would in `trailblaze replay`; every
     # other step must replay from its recording, so no LLM client is built for a fully recorded trail.
@@ -211,6 +235,7 @@ def _prove(
         llm_factory=llm_factory if agent_steps else None,
         rundir=rundir,
         on_step=on_step,
+        subtrails=subtrails,
     )
     started = time.monotonic()
     try:
@@ -224,29 +249,50 @@ def _prove(
     return proof
 
 
+def _all_steps(record: TrailRecord) -> Iterator[StepRecord]:
+    """The trail's steps and, nested under them, its sub-trails' (runTrail)."""
+    for step in record.steps:
+        yield step
+        for sub in step.subtrails:
+            yield from _all_steps(sub)
+
+
 def _reject(record: TrailRecord, note: str) -> None:
     record.verification, record.verification_note = "failed", note
-    for step in record.steps:
+    for step in _all_steps(record):
         step.recording_written = False
         for tool in step.tools:
             tool.recorded = False
 
 
-def _write(trail: Trail, record: TrailRecord, before: str | None, rundir: RunDir | None) -> None:
-    _keep_diff(trail, record, before, rundir)
+def _write(
+    trail: Trail, record: TrailRecord, before: str | None, rundir: RunDir | None, subtrails: SubTrails
+) -> None:
+    _keep_diff(trail, record, before, rundir, subtrails)
     if before is None or trail.to_yaml() != before:
         trail.save()
+    for sub, loaded in subtrails.values():  # sub-trails that got recordings in this run
+        if sub.to_yaml() != loaded:
+            sub.save()
     if rundir is not None:
         rundir.write()  # run.json says how the recording was verified
 
 
-def _keep_diff(trail: Trail, record: TrailRecord, before: str | None, rundir: RunDir | None) -> None:
+def _keep_diff(
+    trail: Trail, record: TrailRecord, before: str | None, rundir: RunDir | None, subtrails: SubTrails
+) -> None:
     from trailblaze.heal import trail_diff
 
+    diffs = []
     after = trail.to_yaml()
-    if before is None or after == before:
+    if before is not None and after != before:
+        diffs.append(trail_diff(before, after, Path(record.path).name))
+    for sub, loaded in subtrails.values():  # runTrail's trails recorded in this run
+        if loaded is not None and sub.to_yaml() != loaded:
+            diffs.append(trail_diff(loaded, sub.to_yaml(), Path(sub.path or "sub-trail").name))
+    if not diffs:
         return
-    record.heal_diff = trail_diff(before, after, Path(record.path).name)
+    record.heal_diff = "".join(diffs)
     if rundir is not None:
         write_text(rundir.trail_file(record, RECORDING_DIFF), record.heal_diff)
 

@@ -13,8 +13,9 @@ Fixtures, chained by scope (the cheapest to rebuild at the bottom):
   created only when a step needs the agent; override it in `conftest.py` with a test double) and
   `trail_runner` (`.replay(path)`, `.record(path)`, `.tool(text)`).
 
-`pytest trails/` collects every `*.trail.yaml` / `trail.yaml` under the `trailblaze_trail_paths`
-folders (default `trails/`) or named on the command line as one test item that replays it.
+`pytest trails/` collects every trail under the `trailblaze_trail_paths` folders (default `trails/`),
+found as `trailblaze.trail.find_trail_files` finds them for the device's platform, or named on the
+command line, as one test item that replays it.
 """
 
 from __future__ import annotations
@@ -383,8 +384,9 @@ def worker_device_spec(config: pytest.Config) -> str:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    name = file_path.name
-    if not (name == "trail.yaml" or name.endswith(".trail.yaml")):
+    from trailblaze._discovery import is_trail_name
+
+    if not is_trail_name(file_path.name):
         return None
     if not _collectable(parent.config, file_path):
         return None
@@ -397,14 +399,32 @@ def _collectable(config: pytest.Config, path: Path) -> bool:
     """A trail file is a test when it is named on the command line or lies under a trail folder.
 
     Trail files elsewhere (test fixtures under `tests/data/`, half-written drafts) are data, so a
-    plain `pytest` or `pytest tests/` never turns them into items.
+    plain `pytest` or `pytest tests/` never turns them into items. Under a trail folder, discovery
+    follows `trailblaze.trail.find_trail_files`: `build/` and hidden folders are skipped, a folder
+    trail (`trail.yaml`, `android-phone.trail.yaml`, …) is the one file for the worker's platform,
+    and a `*.trail.md` whose `.trail.yaml` exists is not collected (the .yaml is).
     """
     resolved = path.resolve()
     base = config.invocation_params.dir
     for arg in config.args:
         if (base / arg.split("::")[0]).resolve() == resolved:
             return True
-    return any(resolved.is_relative_to(folder) for folder in config.stash[_CONFIG_KEY].trail_paths)
+    folder = next((f for f in config.stash[_CONFIG_KEY].trail_paths if resolved.is_relative_to(f)), None)
+    return folder is not None and _discovered(config, folder, resolved)
+
+
+def _discovered(config: pytest.Config, folder: Path, path: Path) -> bool:
+    from trailblaze._discovery import walk_trails
+    from trailblaze.devices import parse_device_spec
+
+    platform = parse_device_spec(worker_device_spec(config)).platform
+    cache: dict[tuple[Path, str], frozenset[Path]] = config.stash.setdefault(_FOUND_KEY, {})
+    if (folder, platform) not in cache:
+        cache[(folder, platform)] = frozenset(p.resolve() for p in walk_trails(folder, platform))
+    return path in cache[(folder, platform)]
+
+
+_FOUND_KEY = pytest.StashKey[dict[tuple[Path, str], frozenset[Path]]]()
 
 
 # --- running ------------------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ __all__ = [
     "PressKey",
     "RecordedToolParams",
     "RememberTextBySelector",
+    "RunTrail",
     "ScrollUntilTextIsVisible",
     "Swipe",
     "TapOnElementBySelector",
@@ -197,6 +198,20 @@ class Wait(RecordedToolParams):
 
     tool_name = "wait"
     timeToWaitInSeconds: float = Field(default=5, ge=0)
+
+
+ArgValue = str | int | float | bool
+
+
+class RunTrail(RecordedToolParams):
+    """Run another trail's steps here, with its own `config.args` (ADR 0021).
+
+    `path` is relative to the calling trail's folder; `args` values may use the caller's `{{templates}}`.
+    """
+
+    tool_name = "runTrail"
+    path: str = Field(min_length=1)
+    args: dict[str, ArgValue] | None = None
 
 
 # --- read-compat: older Trailblaze recordings ------------------------------------------------------
@@ -351,6 +366,7 @@ _RECORDED: tuple[type[RecordedToolParams], ...] = (
     AssertNotVisibleWithText,
     RememberTextBySelector,
     Wait,
+    RunTrail,
 )
 _READ_COMPAT: tuple[type[RecordedToolParams], ...] = (
     TapOnElementWithText,

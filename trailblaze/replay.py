@@ -20,14 +20,16 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from trailblaze._discovery import folder_trail_id
 from trailblaze._files import write_text
 from trailblaze.errors import InfrastructureError, TrailConflictError, UsageError
 from trailblaze.memory import Memory
 from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
+from trailblaze.subtrail import SubTrails, trail_key
 from trailblaze.trail import ToolCall, Trail, TrailStep, closest_classifier, load_trail
 from trailblaze.variables import build_memory
 
@@ -112,9 +114,14 @@ class StepEngine:
         llm_factory: Callable[[], LLMClient] | None,
         rundir: RunDir | None = None,
         on_step: Callable[[StepRecord], None] | None = None,
+        chain: tuple[str, ...] | None = None,
+        subtrails: SubTrails | None = None,
     ) -> None:
         self.trail, self.session, self.memory, self.mode = trail, session, memory, mode
         self.llm_factory, self.rundir, self.on_step = llm_factory, rundir, on_step
+        # the trails running now, outermost first (this one last): a runTrail back into one is a cycle
+        self.chain = chain if chain is not None else ((trail_key(trail.path),) if trail.path else ())
+        self.subtrails: SubTrails = subtrails if subtrails is not None else {}
         self.family = session.info.platform
         self.classifier = session.info.classifier
         self._agent: Agent | None = None
@@ -207,7 +214,8 @@ class StepEngine:
                 failure = self._replay(rec, recorded)
                 if failure is None:
                     rec.status = "passed"
-                elif self.mode.self_heal and step is not None:  # trailhead failures are always fatal
+                elif self.mode.self_heal and step is not None and failure.call.name != "runTrail":
+                    # trailhead failures are always fatal; a sub-trail heals its own steps
                     rec.mode = "self-heal"
                     self._solve(rec, step, text, failure)
                 else:
@@ -293,7 +301,10 @@ class StepEngine:
         from trailblaze.execute import run_recorded_tool
 
         t0 = time.monotonic()
-        result = run_recorded_tool(self.session, call, self.memory, self.tools, llm=self.llm_factory)
+        if call.name == "runTrail":
+            result = self._run_subtrail(rec, call)
+        else:
+            result = run_recorded_tool(self.session, call, self.memory, self.tools, llm=self.llm_factory)
         ms = (time.monotonic() - t0) * 1000
         if self.rundir is not None:
             self.rundir.add_replayed(call, result, ms, auto=auto)
@@ -311,6 +322,34 @@ class StepEngine:
                 )
             )
         return result
+
+    def _run_subtrail(self, rec: StepRecord, call: ToolCall) -> ToolResult:
+        """Run a `runTrail`'s trail on this session; its record nests under `rec` (ADR 0021)."""
+        from trailblaze.execute import ToolResult
+        from trailblaze.subtrail import open_subtrail
+
+        sub = open_subtrail(self.trail, call, self.memory, self.chain, self.subtrails)
+        # Record solves a sub-trail's unrecorded steps too; like the caller's, its new recordings stay
+        # in memory (`self.subtrails`, shared with the proof replay) until trailblaze.proof writes them.
+        mode = replace(self.mode, rerecord=False, solve=None)
+        record = start_record(sub.trail, str(sub.path), self.session, self.mode.name, "")
+        engine = StepEngine(
+            sub.trail,
+            self.session,
+            sub.memory,
+            mode,
+            llm_factory=self.llm_factory,
+            rundir=self.rundir,
+            chain=(*self.chain, trail_key(sub.path)),
+            subtrails=self.subtrails,
+        )
+        run_engine(sub.trail, record, engine, self.rundir, skipped=skip_reason(sub.trail, self.classifier), within=rec)
+        error = self.memory.redact(record.error) if record.error else None
+        name = sub.path.name
+        count = f"{len(record.steps)} step{'s' * (len(record.steps) != 1)}"
+        if record.status.startswith("passed") or record.status == "skipped":
+            return ToolResult("OK", f"{name} {record.status} ({count})", "other")
+        return ToolResult("ERROR", f"sub-trail {name} {record.status}: {error}", "other")
 
     def _fail_replay(self, rec: StepRecord, failure: _Failure, tools: list[ToolCall]) -> None:
         from trailblaze.heal import closest_candidates, selector_of
@@ -481,7 +520,7 @@ def start_record(trail: Trail, path: str, session: DeviceSession, mode: str, dev
     info = session.info
     return TrailRecord(
         path=path,
-        id=config.id if config else None,
+        id=config.id if config and config.id else folder_trail_id(Path(path)),
         title=config.title if config else None,
         device=device,
         classifier=info.classifier,
@@ -499,14 +538,21 @@ def run_engine(
     *,
     skipped: str | None = None,
     proof_of: TrailRecord | None = None,
+    within: StepRecord | None = None,
 ) -> TrailRecord:
     """Runs `engine` over `trail`, keeps the run log in step, and diffs the file when it changed.
 
     `proof_of`: this run is the proof replay of that trail's record (its own sub-record and folder).
+    `within`: this run is a `runTrail` sub-trail of that step (nested under it, ADR 0021).
     """
     started = time.monotonic()
     before = _file_text(trail)
-    if rundir is not None:
+    if within is not None:
+        if rundir is not None:
+            rundir.start_subtrail(record)
+        else:
+            within.subtrails.append(record)
+    elif rundir is not None:
         rundir.memory = engine.memory
         if proof_of is not None:
             rundir.start_proof(proof_of, record)
@@ -543,7 +589,9 @@ def run_engine(
             record.heal_diff = trail_diff(before, after, Path(record.path).name)
             if rundir is not None:
                 write_text(rundir.root / record.directory / "trail.diff", record.heal_diff)
-        if rundir is not None:
+        if rundir is not None and within is not None:
+            rundir.end_subtrail(record.status, engine.memory.redact(error) if error else None, started)
+        elif rundir is not None:
             rundir.finish_trail(record.status, error, started)
         else:
             record.error = engine.memory.redact(error) if error else None

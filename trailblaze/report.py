@@ -521,7 +521,22 @@ class _Page:
             links.append('<span class="tag">recording saved to the trail</span>')
         if links:
             yield f'<p class="links">{" · ".join(links)}</p>\n'
-        yield "</div></div>\n</div></details>\n"
+        yield "</div></div>\n"
+        for k, sub in enumerate(step.subtrails):
+            yield from self._subtrail(number, f"{prefix}step-{i}-sub-{k}-", sub, trail)
+        yield "</div></details>\n"
+
+    def _subtrail(self, number: int, prefix: str, sub: TrailRecord, caller: TrailRecord) -> Iterator[str]:
+        """A `runTrail`'s trail, its steps nested under the calling step (ADR 0021)."""
+        self.trail_dir = sub.directory
+        yield (
+            f'<section class="subtrail"><h4>runTrail {esc(Path(sub.path).name)} {_badge(sub.status)} '
+            f'<span class="dur">{esc(_dur(sub.duration_ms, sub.status))}</span></h4>\n<div class="steps">\n'
+        )
+        for j, step in enumerate(sub.steps):
+            yield from self._step(number, j, step, sub, prefix=prefix)
+        yield "</div>\n</section>\n"
+        self.trail_dir = caller.directory
 
     def _shots(self, step: StepRecord) -> Iterator[str]:
         shots = [("Before", step.screenshot_before), ("After", step.screenshot_after)]
@@ -717,6 +732,7 @@ white-space:nowrap}
 .error-box{background:var(--bad-bg);border:1px solid var(--bad-bd);border-radius:6px;padding:10px 12px;margin:8px 0;color:#5c0011}
 .error-box pre{font-size:13px;margin-top:4px;color:var(--bad-fg)}
 .proof{margin-top:14px;border-top:1px dashed var(--line);padding-top:8px}.proof h3{font-size:15px;margin:4px 0}
+.subtrail{margin:8px 0 4px 18px;border-left:3px solid var(--line);padding-left:10px}.subtrail h4{font-size:14px;margin:4px 0}
 .note-box{background:var(--skip-bg);border:1px solid var(--skip-bd);border-radius:6px;padding:8px 12px;margin:8px 0}
 .cands{margin-top:8px}.cands ol{margin:4px 0 0;padding-left:22px}.cands li{margin:1px 0}
 .step-grid{display:flex;gap:20px;align-items:flex-start}

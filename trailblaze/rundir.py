@@ -99,6 +99,7 @@ class RunDir:
         self._trail_dir = self.root
         self._started = time.monotonic()
         self._last_after: _Capture | None = None
+        self._stack: list[tuple[TrailRecord, StepRecord, Path]] = []
         self.write()  # from the start: a run killed before its first trail still reads `running`
 
     # --- structure ---------------------------------------------------------------------------------
@@ -126,6 +127,26 @@ class RunDir:
         self.trail = record
         self.write()
         return record
+
+    def start_subtrail(self, record: TrailRecord) -> None:
+        """Run `record` (a `runTrail`'s sub-trail) inside the current step, in a folder of its own
+        below the current trail's; `end_subtrail` returns to the calling step."""
+        assert self.trail is not None and self.step is not None
+        self._stack.append((self.trail, self.step, self._trail_dir))
+        number = sum(len(s.subtrails) for s in self.trail.steps) + 1
+        name = f"{self._rel_dir()}/sub-{number:02d}-{_slug(Path(record.path).name.removesuffix('.yaml'))}"
+        self._trail_dir = self.root / name
+        (self._trail_dir / "llm").mkdir(parents=True, exist_ok=True)
+        record.directory = name
+        record.status = "running"
+        self.step.subtrails.append(record)
+        self.trail = record
+        self.write()
+
+    def end_subtrail(self, status: str, error: str | None, started: float) -> None:
+        """The sub-trail finished: record how, and make the calling step current again."""
+        self.finish_trail(status, error, started)
+        self.trail, self.step, self._trail_dir = self._stack.pop()
 
     def resume_trail(self, record: TrailRecord) -> None:
         """Make `record` (a trail of this run) the current trail again, e.g. after its proof replay."""

@@ -127,6 +127,8 @@ class StepRecord(_Model):
     hierarchy_before: str | None = None
     hierarchy_after: str | None = None
     recording_written: bool = False
+    subtrails: list[TrailRecord] = Field(default_factory=list)
+    """The trails this step's `runTrail` tools ran, with their own steps (ADR 0021)."""
 
 
 class TrailRecord(_Model):
@@ -156,6 +158,9 @@ class TrailRecord(_Model):
     usage: UsageTotals = Field(default_factory=UsageTotals)
     directory: str = ""
     """This trail's artifact folder, relative to the run directory."""
+
+
+StepRecord.model_rebuild()
 
 
 class RunRecord(_Model):

@@ -30,6 +30,7 @@ from trailblaze.replay import (
     start_record,
 )
 from trailblaze.runlog import StepRecord, TrailRecord
+from trailblaze.subtrail import SubTrails
 from trailblaze.trail import Trail, load_trail
 
 if TYPE_CHECKING:
@@ -119,7 +120,10 @@ def record_trail(
     )
     mode = replace(mode, ask=options.ask)
     record = start_record(trail, str(path), session, "record", device)
-    engine = StepEngine(trail, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step)
+    subtrails: SubTrails = {}  # runTrail's trails: their new recordings are written after the proof too
+    engine = StepEngine(
+        trail, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step, subtrails=subtrails
+    )
     run_engine(trail, record, engine, rundir)
     line = finish_recording(
         trail,
@@ -132,6 +136,7 @@ def record_trail(
         rundir=rundir,
         device=device,
         on_step=on_proof_step,
+        subtrails=subtrails,
     )
     if line is not None and on_summary is not None:
         on_summary(line)
@@ -187,11 +192,13 @@ class _LLMs:
                 close()
 
 
-def _trail_files(paths: list[str]) -> list[Path]:
+def _trail_files(paths: list[str], device: str) -> list[Path]:
+    from trailblaze.devices import parse_device_spec
     from trailblaze.errors import UsageError
     from trailblaze.trail import find_trail_files
 
-    files, missing = find_trail_files(paths)
+    # a folder trail (trail.yaml, android-phone.trail.yaml, …) runs the file for this platform
+    files, missing = find_trail_files(paths, parse_device_spec(device).platform)
     if missing:
         raise UsageError(
             f"no trail file at {', '.join(missing)}: no such file or directory; check the path "
@@ -199,7 +206,7 @@ def _trail_files(paths: list[str]) -> list[Path]:
         )
     if not files:
         raise UsageError(
-            f"no trail file in {', '.join(paths)}: no *.trail.yaml or trail.yaml below; "
+            f"no trail file in {', '.join(paths)}: no *.trail.yaml, *.trail.md, trail.yaml or blaze.yaml below; "
             "pass trail files or the folder that holds them"
         )
     return files
@@ -305,7 +312,7 @@ def run_record_command(
     Raises:
         UsageError: no trail file found. Other `TrailblazeError`s propagate (exit 2 / 3).
     """
-    files = _trail_files(paths)
+    files = _trail_files(paths, device)
     trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
     options = replace(options, ask=ask) if ask is not None else options
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
@@ -322,8 +329,11 @@ def run_record_command(
     session = _open_session(device, latency, rundir, created, llms, element_timeout)
     interrupted = False
     try:
+        notes = {file: trail.note for file, trail in trails}
         for file in files:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
+            if notes.get(file):
+                console.print(f"  [dim]note: {_escape(str(notes[file]))}[/]")
             summary: list[str] = []
             record = record_trail(
                 file,
@@ -453,7 +463,7 @@ def run_replay_command(
     from trailblaze._files import check_writable
     from trailblaze.errors import InfrastructureError, UsageError
 
-    trails = [(file, load_trail(file)) for file in _trail_files(paths)]  # all load before the device
+    trails = [(file, load_trail(file)) for file in _trail_files(paths, device)]  # all load before the device
     if tags:
         wanted = set(tags)
         trails = [(f, t) for f, t in trails if wanted & set((t.config.tags if t.config else None) or [])]
@@ -485,6 +495,8 @@ def run_replay_command(
     try:
         for file, trail in trails:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
+            if trail.note:
+                console.print(f"  [dim]note: {_escape(trail.note)}[/]")
             try:
                 record = replay_trail(
                     trail,
@@ -629,6 +641,9 @@ def _step_line(rec: StepRecord) -> str:
     if rec.recording_written:
         n = sum(t.recorded for t in rec.tools) or len(rec.tools)
         what = f"{'healed, ' if rec.mode == 'self-heal' else ''}recorded {n} tool{'s' * (n != 1)}"
+    for sub in rec.subtrails:  # runTrail: which trail ran, and how far it got
+        done = sum(s.status.startswith("passed") for s in sub.steps)
+        what += f" (runTrail {Path(sub.path).name}: {done}/{len(sub.steps)} steps passed)"
     calls = f", {rec.usage.llm_calls} LLM calls" if rec.usage.llm_calls else ""
     seconds = f"{rec.duration_ms / 1000:.1f} s"
     text = rec.text if len(rec.text) <= 70 else rec.text[:69] + "…"

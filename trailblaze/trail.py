@@ -28,8 +28,10 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, Field, PrivateAttr
 
 from trailblaze import _yaml
+from trailblaze._discovery import MARKDOWN_SUFFIX, YAML_SUFFIX, is_trail_name, walk_trails
 from trailblaze._files import atomic_write, locked
 from trailblaze._trail_file import read_trail_bytes
+from trailblaze._trail_markdown import markdown_to_yaml, remap
 from trailblaze._trail_parts import (
     ANY_CLASSIFIER,
     CLASSIFIER_RE,
@@ -90,6 +92,7 @@ class Trail(BaseModel):
     _disk_text: str | None = PrivateAttr(default=None)
     _disk_shape: Any = PrivateAttr(default=None)
     _edits: dict[tuple[int, str], _Edit] = PrivateAttr(default_factory=dict)
+    _note: str | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trail):
@@ -102,6 +105,11 @@ class Trail(BaseModel):
     def path(self) -> str | None:
         """The file this trail was loaded from or last saved to."""
         return self._path
+
+    @property
+    def note(self) -> str | None:
+        """Something to tell the user about how the file was read (a `.trail.md` whose `.trail.yaml` won)."""
+        return self._note
 
     @property
     def source_text(self) -> str | None:
@@ -275,6 +283,13 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
         TrailFileError: the file is not a valid trail; lists every problem with its position.
     """
     name = os.fspath(path)
+    markdown = name.endswith(MARKDOWN_SUFFIX)
+    if markdown:
+        sibling = name.removesuffix(MARKDOWN_SUFFIX) + YAML_SUFFIX
+        if os.path.exists(sibling):  # recorded already: the .yaml wins
+            trail = load_trail(sibling)
+            trail._note = f"{Path(name).name} is not read: {Path(sibling).name} beside it holds the trail and its recordings"
+            return trail
     raw = read_trail_bytes(name)
     try:
         text = raw.decode("utf-8")
@@ -282,6 +297,13 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
         raise TrailFileError(
             name, [Problem(1, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")]
         ) from None
+    if markdown:
+        # A Markdown test case: its recordings go to the sibling .trail.yaml, created on first save.
+        md = markdown_to_yaml(text, name)
+        try:
+            return loads_trail(md.text, sibling)
+        except TrailFileError as exc:
+            raise remap(exc, md, name) from None
     trail = loads_trail(text, name)
     trail._disk_text, trail._disk_shape = text, trail._shape()
     return trail
@@ -302,24 +324,26 @@ def loads_trail(text: str, path: str = "<string>") -> Trail:
 
 
 def is_trail_file(path: Path) -> bool:
-    """Whether a file name is a trail's: `*.trail.yaml` or `trail.yaml`."""
-    return path.name == "trail.yaml" or path.name.endswith(".trail.yaml")
+    """Whether a file name is a trail's: `*.trail.yaml`, `*.trail.md`, `trail.yaml` or `blaze.yaml`."""
+    return is_trail_name(path.name)
 
 
-def find_trail_files(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[str]]:
+def find_trail_files(
+    paths: Iterable[str | os.PathLike[str]], classifier: str | None = None
+) -> tuple[list[Path], list[str]]:
     """The trail files named by `paths` (folders searched recursively, sorted) and the paths that do not exist.
 
-    A file named explicitly is taken whatever its name; hidden folders are skipped.
+    A file named explicitly is taken whatever its name. In a folder, hidden and `build/` folders are
+    skipped, and a folder holding `trail.yaml`, `blaze.yaml` or `<classifier>.trail.yaml` files is one
+    trail: the file for `classifier` (a device classifier or a platform, closest first) is taken, or
+    every one of them when `classifier` is None (`validate`).
     """
     found: list[Path] = []
     missing: list[str] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            for candidate in sorted(path.rglob("*.yaml")):
-                hidden = any(part.startswith(".") for part in candidate.relative_to(path).parts[:-1])
-                if not candidate.is_dir() and is_trail_file(candidate) and not hidden:
-                    found.append(candidate)
+            found += walk_trails(path, classifier)
         elif path.is_file() or os.path.lexists(path):  # a FIFO or a symlink loop: load_trail says which
             found.append(path)
         else:

@@ -9,7 +9,7 @@ from trailblaze.errors import UsageError
 from trailblaze.memory import Memory
 from trailblaze.trail import Trail
 
-__all__ = ["build_memory"]
+__all__ = ["build_memory", "declared_values"]
 
 
 def build_memory(
@@ -26,9 +26,19 @@ def build_memory(
     Raises:
         UsageError: a required arg (declared without a default) was not passed with `--arg`.
     """
+    given = dict(args or {})
+    base_memory, base_args = declared_values(trail, given)
+    return Memory({**base_memory, **(memory or {})}, args={**base_args, **given}, secrets=secrets)
+
+
+def declared_values(trail: Trail, given: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The trail's `config.memory` and the defaults of its `config.args`.
+
+    Raises:
+        UsageError: a required arg (declared without a default) is not in `given`.
+    """
     config = trail.config
     base_memory = dict(config.memory or {}) if config else {}
-    given = dict(args or {})
     base_args: dict[str, str] = {}
     for name, declared in ((config.args or {}) if config else {}).items():
         if not isinstance(declared, Mapping):
@@ -40,7 +50,7 @@ def build_memory(
                 f"{_arg_position(trail, name)}: config.args.{name} has no default and no value was given; "
                 f"pass --arg {name}=VALUE (or give it a `default:`)"
             )
-    return Memory({**base_memory, **(memory or {})}, args={**base_args, **given}, secrets=secrets)
+    return base_memory, base_args
 
 
 def _arg_text(value: object) -> str:
