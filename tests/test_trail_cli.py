@@ -33,7 +33,7 @@ def test_validate_examples_pass_with_a_note_on_the_secret() -> None:
     # the secret the examples type is a note (it comes from --secret at run time), said once
     assert [line for line in lines if ": note: " in line] == [
         f"{ROOT / 'trails' / 'archive-message.trail.yaml'}:31:19: note: {{{{password}}}} has no value "
-        "(and 8 more places); pass --secret password=VALUE (or --memory / --arg password=VALUE), "
+        "(and 10 more places); pass --secret password=VALUE (or --memory / --arg password=VALUE), "
         "or set it in config.memory"
     ]
 

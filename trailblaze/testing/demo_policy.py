@@ -152,6 +152,9 @@ def _plan(objective: str, offered: frozenset[str] = frozenset()) -> Plan:
             plan += [("field", m[1].strip('"')), ("erase", "")]
         elif m := re.match(r"type (.+)", c, re.IGNORECASE):
             plan.append(("type", _value(m[1])))
+        elif m := re.match(r"confirm (?:signing|sign) out", c, re.IGNORECASE):
+            # The dialog's own button: the covered one behind it is not in the compact view.
+            plan.append(("tap", "Sign out"))
         elif m := re.match(r'turn (on|off) the "?(.+?)"? switch', c, re.IGNORECASE):
             plan.append((f"switch-{m[1].lower()}", m[2]))
         elif m := re.match(r'(?:tap|open|press|select)(?: the)? "?(.+?)"?(?: button| tab.*| link| icon)?$', c, re.IGNORECASE):
