@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -11,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli_support import copy_example
 from trailblaze.devices import open_device
 from trailblaze.execute import ToolResult
 from trailblaze.heal import ambiguity, closest_candidates, seed_text, trail_diff
@@ -43,19 +42,6 @@ def android() -> Iterator[DeviceSession]:
 def android_v2() -> Iterator[DeviceSession]:
     with open_device("sim:android:demo@v2", latency="zero", resolve_timeout=1.0) as s:
         yield s
-
-
-_COPYING = threading.Lock()
-
-
-def copy_example(name: str, tmp_path: Path) -> Path:
-    """The example and, next to it, the demo's custom tools (trails/tools/) it may use."""
-    target = tmp_path / name
-    target.write_bytes((ROOT / "trails" / name).read_bytes())
-    with _COPYING:  # examples are copied from several threads; tools are loaded once per folder
-        if not (tmp_path / "tools").exists():
-            shutil.copytree(ROOT / "trails" / "tools", tmp_path / "tools", ignore=shutil.ignore_patterns("__pycache__"))
-    return target
 
 
 def replay(path: Path, session: DeviceSession, **kwargs: object) -> object:
