@@ -71,7 +71,10 @@ def _closed_port_url() -> str:
 def _nl_copy(source: Path, target: Path) -> None:
     data = yaml.safe_load(source.read_text())
     for step in data["trail"]:
-        step.pop("recording", None)
+        # A `runTrail` recording is composed by hand (the agent does not offer it): keep it.
+        tools = [t for ts in (step.get("recording") or {}).values() for t in ts]
+        if not any("runTrail" in t for t in tools):
+            step.pop("recording", None)
     target.write_text(yaml.safe_dump(data, sort_keys=False))
 
 
@@ -143,6 +146,7 @@ def _replay(platform: str, latency: str, work: Path, runs: Path, count: int, row
             shutil.copy(work / name, recorded / name)
     if not any(recorded.iterdir()):
         return
+    shutil.copytree(work / "tools", recorded / "tools")
     no_llm = _closed_port_url()
     for i in range(count):
         run_dir = runs / f"replay-{i:02d}"
@@ -180,6 +184,8 @@ def main() -> None:
             work.mkdir()
             for source in sources:
                 _nl_copy(source, work / source.name)
+            # the demo's own tools (trails/tools/), which the examples' config.tools offer the agent
+            shutil.copytree(_ROOT / "trails" / "tools", work / "tools", ignore=shutil.ignore_patterns("__pycache__"))
             rows = _record(platform, args.latency, work, runs, api.url)
             _replay(platform, args.latency, work, runs, args.runs, rows)
             print(f"\nsim:{platform} ({time.perf_counter() - t0:.0f} s)")
