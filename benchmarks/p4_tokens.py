@@ -5,7 +5,7 @@ is recorded (NL-only copies, in a temp dir) through the real `anthropic` SDK aga
 `FakeMessagesAPI` answering with the scripted demo policy. Tokens are estimated the way
 `FakeMessagesAPI` counts them: ceil(characters of each tool / system block / message block as JSON
 / 4), summed — the screenshot block is left out (the fake bills it as 1,000). Goal: ≤ 4,000 per
-request (DESIGN §5). Figures are printed per screen (named by the first element of its compact view).
+request. Figures are printed per screen (named by the first element of its compact view).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Run: `python benchmarks/p5_calls_per_step.py [--device sim:android|sim:ios]`. Ev
 `trails/` is recorded (NL-only copies) with the demo policy answering in process (`demo_llm`, the
 same request translation as the real SDK path). Printed: calls per action step, per verify step, and
 per recorded tool — an action step with k device actions needs at least k calls, because the loop
-runs one action per call and looks at the screen again before the next one (DESIGN §5). Goal: ≤ 1.5
-calls per recorded action (DESIGN §11 names the figure; a single-action step takes one call because
+runs one action per call and looks at the screen again before the next one. Goal: ≤ 1.5
+calls per recorded action (the P5 figure; a single-action step takes one call because
 the action and `objectiveStatus COMPLETED` may share an answer).
 """
 

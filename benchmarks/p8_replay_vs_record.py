@@ -34,7 +34,7 @@ from trailblaze.testing.demo_policy import demo_policy
 
 _ROOT = Path(__file__).resolve().parents[1]
 _ANSWER_S = 1.5
-_SIGN_IN_S = 1.0  # DESIGN §7: "Signing in…" for 1 s, in record and replay alike
+_SIGN_IN_S = 1.0  # the demo app shows "Signing in…" for 1 s, in record and replay alike
 
 
 def _slow_policy(body: dict[str, Any]) -> Any:

@@ -1,4 +1,4 @@
-"""The bundled demo app (DESIGN §7) driven through the real uiautomator2 client."""
+"""The bundled demo app driven through the real uiautomator2 client."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The agent: a handwritten loop that solves one trail step with an LLM and the tool registry.
 
-Per LLM call (DESIGN §5): capture the screen; build the request from scratch (cached system prompt,
+Per LLM call: capture the screen; build the request from scratch (cached system prompt,
 objective, reminder, this step's paired tool calls, the current screen); force a tool call; run the
 first tool (a `verify:` step runs all of its assertions); stop on objectiveStatus, on a fatal error
 or after `max_llm_calls`. Success validation and loop detection are plain code below.

@@ -1,4 +1,4 @@
-"""Typed parameters of the tools a trail can record (DESIGN §4), keyed by their Trailblaze names.
+"""Typed parameters of the tools a trail can record, keyed by their Trailblaze names.
 
 A recording stores a tool as `{toolName: {params}}`. For the names below the params are validated
 against these models when a trail loads (unknown keys, wrong types and out-of-range enums are

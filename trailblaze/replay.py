@@ -1,4 +1,4 @@
-"""The step engine record and replay share, and `replay_trail` (DESIGN §6).
+"""The step engine record and replay share, and `replay_trail`.
 
 For the trailhead and then every step, the engine picks what to run on this device:
 

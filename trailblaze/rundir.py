@@ -1,4 +1,4 @@
-"""The run directory a record run leaves behind (DESIGN §10), in the `trailblaze.runlog` format.
+"""The run directory a record run leaves behind, in the `trailblaze.runlog` format.
 
 ```
 RUN_DIR/

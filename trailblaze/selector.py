@@ -1,4 +1,4 @@
-"""The `nodeSelector` shape of Trailblaze recordings (DESIGN §3), as pydantic models.
+"""The `nodeSelector` shape of Trailblaze recordings, as pydantic models.
 
 A selector is exactly one driver branch (`androidAccessibility`, `androidMaestro` or `iosMaestro`)
 plus optional relations to other selectors and a last-resort `index`. Field names are Trailblaze's,

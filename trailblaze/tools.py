@@ -1,4 +1,4 @@
-"""The tool registry: the tools the model may call, and what each one records (DESIGN §4).
+"""The tool registry: the tools the model may call, and what each one records.
 
 An LLM-facing tool is a pydantic params model (its JSON schema, with field descriptions, is what the
 model sees) plus a `run` function. Every tool that touches the device delegates to a recorded-form
@@ -451,7 +451,7 @@ class ToolRegistry:
 
 
 def default_registry() -> ToolRegistry:
-    """A registry with the built-in tools (DESIGN §4)."""
+    """A registry with the built-in tools."""
     return ToolRegistry(DEFAULT_TOOLS)
 
 

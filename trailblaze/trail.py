@@ -1,4 +1,4 @@
-"""The trail file: load, validate, edit and save `.trail.yaml` files (DESIGN §3).
+"""The trail file: load, validate, edit and save `.trail.yaml` files.
 
 The unified format (a mapping with `config`, `trailhead`, `trail`) is the one we write; the older v1
 list format (`- config:`, `- prompts:`, `- tools:`, `- trailhead:`) is read into the same model and

@@ -36,7 +36,7 @@ class LatencyProfile:
 
 LATENCY_PROFILES: dict[str, LatencyProfile] = {
     "zero": LatencyProfile("zero"),
-    # What a mid-range phone over USB costs (DESIGN §7): dumps 150-400 ms, actions 30-80 ms.
+    # What a mid-range phone over USB costs: dumps 150-400 ms, actions 30-80 ms.
     "realistic": LatencyProfile(
         "realistic", dump=(0.15, 0.40), action=(0.03, 0.08), screenshot=(0.08, 0.20), other=(0.005, 0.02)
     ),

@@ -1,6 +1,6 @@
 """Element queries of WebDriverAgent: NSPredicate strings, class chains and XPath.
 
-Grammar (device-protocols.md §B.4):
+Grammar:
 
 * NSPredicate subset: comparisons `== = != <> < <= > >=`, `CONTAINS BEGINSWITH ENDSWITH LIKE MATCHES`,
   `IN {…}`, `BETWEEN {a, b}`, each with optional `[c]` / `[d]` / `[cd]` flags; `AND && OR || NOT !`,

@@ -3,7 +3,7 @@
 A `Snapshot` maps one `SimDevice.tree()` to WDA elements (`IosElement`) with the attribute values
 WebDriverAgent computes (`name` falls back to `label`, `value` of a switch is `"0"`/`"1"`, nil
 attributes are absent, rects are integral points) and renders them as the XML, JSON and
-accessible-source documents of `GET /source` (device-protocols.md §B.5). The same snapshot backs
+accessible-source documents of `GET /source`. The same snapshot backs
 element finding, so what a query matches is exactly what the source shows.
 """
 

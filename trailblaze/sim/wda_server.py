@@ -1,6 +1,6 @@
 """A WebDriverAgent HTTP server in front of a simulated iOS device.
 
-It speaks what the unmodified `facebook-wda` client sends (device-protocols.md part B): every answer
+It speaks what the unmodified `facebook-wda` client sends: every answer
 is `{"value": …, "sessionId": …}` with the active session id (or null), errors are W3C error objects
 with WDA's HTTP status, and routes work with and without the `/session/<sid>` prefix and with a
 trailing slash. Elements found by `/elements` get ids that stay valid while an element with the same
