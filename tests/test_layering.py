@@ -112,3 +112,10 @@ def test_engine_layers_do_not_reach_up() -> None:
     }
     for module in low:
         assert not (graph[module] & high), module
+
+
+def test_the_mcp_server_sits_on_top() -> None:
+    """`trailblaze mcp` is a thin layer over run orchestration: only the CLI reaches into it."""
+    graph = import_graph()
+    users = {m for m, deps in graph.items() if any(d.startswith("trailblaze.mcp") for d in deps)}
+    assert {m for m in users if not m.startswith("trailblaze.mcp")} == {"trailblaze.cli"}

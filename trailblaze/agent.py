@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from trailblaze.session import DeviceSession
     from trailblaze.trail import ToolCall
 
-__all__ = ["Agent", "AgentObserver", "Screen", "StepResult", "ToolRun"]
+__all__ = ["Agent", "AgentObserver", "Screen", "StepResult", "ToolRun", "model_image"]
 
 _MAX_IMAGE_SIDES = (768, 1024)  # short side, long side of the screenshot the model sees
 _WINDOW = 30  # calls kept for loop detection
@@ -268,7 +268,7 @@ class Agent:
         """The current screen: hierarchy, compact view and (optionally) the annotated screenshot."""
         hierarchy = self.session.screen()
         view = compact_view(hierarchy)
-        image = _model_image(self.session.screenshot(), view, hierarchy) if self.screenshots else None
+        image = model_image(self.session.screenshot(), view, hierarchy) if self.screenshots else None
         return Screen(hierarchy, view, image)
 
 
@@ -286,8 +286,11 @@ def _explanation(use: ToolUseBlock) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _model_image(png: bytes, view: CompactView, hierarchy: Hierarchy) -> bytes:
-    """Downscale the screenshot, draw the refs on it, and encode it as a JPEG."""
+def model_image(png: bytes, view: CompactView, hierarchy: Hierarchy, *, marks: bool = True) -> bytes:
+    """Downscale the screenshot, draw the refs on it (unless `marks` is off), and encode it as a JPEG.
+
+    The model's image: the agent sends it with every request, `trailblaze mcp` returns it from
+    `screenshot`."""
     from PIL import Image
 
     with Image.open(io.BytesIO(png)) as src:
@@ -298,7 +301,7 @@ def _model_image(png: bytes, view: CompactView, hierarchy: Hierarchy) -> bytes:
         image = image.resize((max(1, round(image.width * factor)), max(1, round(image.height * factor))))
     buffer = io.BytesIO()
     image.save(buffer, format="PNG")
-    marked = draw_set_of_mark(buffer.getvalue(), view, hierarchy.scale * factor)
+    marked = draw_set_of_mark(buffer.getvalue(), view, hierarchy.scale * factor) if marks else buffer.getvalue()
     with Image.open(io.BytesIO(marked)) as final:
         out = io.BytesIO()
         final.convert("RGB").save(out, format="JPEG", quality=75)

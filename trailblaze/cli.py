@@ -624,6 +624,53 @@ def replay_command(
     ctx.exit(code)
 
 
+@cli.command(
+    "mcp",
+    short_help="Serve the device and trail authoring to an MCP client (Claude Code, …).",
+    epilog=_EX + "  trailblaze mcp --device sim:android --secret password   # stdio, for Claude Code / Desktop\n"
+    + "  trailblaze mcp --device android --http 8765               # streamable HTTP on 127.0.0.1:8765/mcp",
+)
+@click.option("--device", default=None, metavar="SPEC", help=_DEVICE_HELP + " Omit to pick one with use_device.")
+@click.option("--latency", type=click.Choice(_LATENCIES), default=None,
+              help="How slow a sim:* device is: zero (default) or realistic.")
+@click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
+              help="Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio.")
+@_secret_options
+@_element_timeout_option
+@_debug_option
+def mcp_command(
+    device: str | None,
+    latency: str | None,
+    http_port: int | None,
+    secrets: tuple[str, ...],
+    secret_files: tuple[str, ...],
+    element_timeout: float | None,
+) -> None:
+    """Serve MCP tools that drive the device by refs and record what succeeds into a trail file.
+
+    Tools: list_devices, use_device, device_info; snapshot, screenshot; the agent's device tools
+    (tap, inputText, …, assertVisible); trail_start, trail_step, trail_verify, trail_save,
+    trail_replay, trail_validate. Secrets are typed as {{name}} and never returned or saved.
+    """
+    from trailblaze.devices import open_device, session_options
+    from trailblaze.mcp.bench import Workbench
+    from trailblaze.mcp.server import serve
+    from trailblaze.memory import Memory
+    from trailblaze.session import DeviceSession
+
+    if latency is not None and device is not None:
+        _latency_for(device, latency)
+    found = _secrets(secrets, secret_files)
+
+    def open_session(spec: str) -> DeviceSession:
+        simulated = spec.strip().startswith("sim:")
+        return open_device(spec, latency=latency if simulated else None, **session_options(element_timeout))
+
+    session = open_session(device) if device is not None else None  # a bad --device fails before serving
+    bench = Workbench(Memory(secrets=found), session=session, open_session=open_session, secrets=found)
+    serve(bench, http_port=http_port, announce=lambda line: click.echo(line, err=True))
+
+
 def _timeout_args(element_timeout: float | None) -> list[str]:
     return [] if element_timeout is None else ["--element-timeout", f"{element_timeout:g}"]
 

@@ -43,9 +43,11 @@ __all__ = [
     "Tool",
     "FAIL_AT",
     "WARN_AT",
+    "argument_problems",
     "default_registry",
     "detect_cycle",
     "fingerprint",
+    "params_schema",
 ]
 
 Kind = Literal["action", "assertion", "other"]
@@ -388,7 +390,7 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
 )
 
 
-def _schema(model: type[BaseModel]) -> dict[str, Any]:
+def params_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The params' JSON schema without pydantic's `title` noise (fewer tokens, same meaning)."""
     schema = _strip_titles(model.model_json_schema())
     assert isinstance(schema, dict)
@@ -428,7 +430,7 @@ class ToolRegistry:
     def specs(self, *, verify: bool = False) -> tuple[ToolSpec, ...]:
         """The tool definitions sent to the model."""
         return tuple(
-            ToolSpec(name=t.name, description=t.description, input_schema=_schema(t.params))
+            ToolSpec(name=t.name, description=t.description, input_schema=params_schema(t.params))
             for t in self._tools.values()
             if t.verification or not verify
         )
@@ -442,12 +444,15 @@ class ToolRegistry:
         try:
             args = tool.params.model_validate(dict(raw))
         except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}"
-                for e in exc.errors(include_url=False)
-            )
-            return ToolOutcome(_result("ERROR", f"invalid arguments for `{name}`: {problems}"))
+            return ToolOutcome(_result("ERROR", f"invalid arguments for `{name}`: {argument_problems(exc)}"))
         return tool.run(args, ctx)
+
+
+def argument_problems(exc: ValidationError) -> str:
+    """A params validation error on one line, `field: problem; …`, for the model to fix its call."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}" for e in exc.errors(include_url=False)
+    )
 
 
 def default_registry() -> ToolRegistry:

@@ -1,0 +1,184 @@
+"""The MCP error model and secret handling, in-process (the workbench the server serves, on a
+simulated phone): every problem is a result with a status word and a hint, never a raise."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.device_support import Rig, rig
+from trailblaze.driver import DeviceInfo
+from trailblaze.errors import DeviceError
+from trailblaze.mcp.bench import Reply, Workbench
+from trailblaze.mcp.server import call_tool
+from trailblaze.mcp.surface import McpTool, mcp_tools
+from trailblaze.memory import Memory
+from trailblaze.session import DeviceSession
+
+PASSWORD = "hunter2"
+
+
+@pytest.fixture(scope="module")
+def android() -> Iterator[Rig]:
+    with rig("android") as r:
+        yield r
+
+
+@pytest.fixture
+def bench(android: Rig) -> Iterator[Workbench]:
+    bench = Workbench(Memory(secrets={"password": PASSWORD}), session=android.session, secrets={"password": PASSWORD})
+    tools = {t.name: t for t in mcp_tools(bench.registry)}
+    bench.call = lambda name, **args: call_tool(bench, tools, name, args)  # type: ignore[attr-defined]
+    call(bench, "launchApp", appId="dev.trailblaze.demo", launchMode="CLEAR_STATE")
+    yield bench
+    bench.session = None  # the module's rig owns the device
+
+
+def call(bench: Workbench, name: str, **args: Any) -> Reply:
+    reply: Reply = bench.call(name, **args)  # type: ignore[attr-defined]
+    assert PASSWORD not in reply.text
+    return reply
+
+
+def ref(reply: Reply, label: str) -> str:
+    import re
+
+    found = re.search(r"\[(\w+)\] \w+ \"" + re.escape(label) + '"', reply.text)
+    assert found, reply.text
+    return found.group(1)
+
+
+def _status(reply: Reply, status: str) -> None:
+    assert reply.status == status and reply.text.startswith(status + " "), reply.text
+    if status != "OK":
+        assert "\nhint: " in reply.text, reply.text
+
+
+def test_without_a_device_or_a_trail_every_tool_answers_with_a_status(tmp_path: Path) -> None:
+    bench = Workbench(Memory())
+    tools = {t.name: t for t in mcp_tools(bench.registry)}
+    _status(call_tool(bench, tools, "snapshot", {}), "NO_DEVICE")
+    _status(call_tool(bench, tools, "tap", {"ref": "abc"}), "NO_DEVICE")
+    _status(call_tool(bench, tools, "use_device", {"device": "toaster"}), "ERROR")  # no opener: not a raise
+    _status(call_tool(bench, tools, "trail_step", {"text": "Sign in"}), "NO_TRAIL")
+    _status(call_tool(bench, tools, "trail_save", {}), "NO_TRAIL")
+    _status(call_tool(bench, tools, "trail_replay", {}), "ERROR")
+    _status(call_tool(bench, tools, "no_such_tool", {}), "ERROR")
+    bad = call_tool(bench, tools, "trail_start", {"path": str(tmp_path / "x.trail.yaml")})
+    _status(bad, "ERROR")
+    assert "title: Field required" in bad.text
+    _status(call_tool(bench, tools, "trail_start", {"path": str(tmp_path / "x.yaml"), "title": "t"}), "ERROR")
+    (tmp_path / "old.trail.yaml").write_text("trail:\n  - step: x\n", encoding="utf-8")
+    exists = call_tool(bench, tools, "trail_start", {"path": str(tmp_path / "old.trail.yaml"), "title": "t"})
+    _status(exists, "ERROR")
+    assert "overwrite: true" in exists.text
+
+
+def test_a_bug_inside_a_tool_is_an_error_result_not_a_protocol_error() -> None:
+    def broken(bench: Workbench, raw: Mapping[str, Any]) -> Reply:
+        raise RuntimeError(f"boom {PASSWORD}")
+
+    bench = Workbench(Memory(secrets={"password": PASSWORD}))
+    tools = {"broken": McpTool("broken", "d", {"type": "object"}, "actions", broken)}
+    reply = call_tool(bench, tools, "broken", None)
+    assert reply.status == "ERROR" and "internal error in `broken`: RuntimeError: boom {{password}}" in reply.text
+
+
+class _DeadDriver:
+    """A driver whose device stopped answering after it connected."""
+
+    info = DeviceInfo("android", "android-phone", "emulator-5554", "Pixel", 1080, 2400, 1.0)
+
+    def hierarchy(self) -> Any:
+        raise DeviceError("emulator-5554: the device went away (adb: device offline)")
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_dead_device_is_a_device_error_result() -> None:
+    bench = Workbench(Memory(), session=DeviceSession(_DeadDriver()))  # type: ignore[arg-type]
+    tools = {t.name: t for t in mcp_tools(bench.registry)}
+    for name, args in (("snapshot", {}), ("tap", {"ref": "abc"}), ("pressBack", {})):
+        reply = call_tool(bench, tools, name, args)
+        _status(reply, "DEVICE_ERROR")
+        assert "device offline" in reply.text
+    _status(call_tool(bench, tools, "device_info", {}), "OK")
+
+
+def test_device_tool_errors_are_results_with_hints(bench: Workbench) -> None:
+    _status(call(bench, "tap", ref="zz9"), "NOT_FOUND")
+    invalid = call(bench, "tap")
+    _status(invalid, "ERROR")
+    assert "ref: Field required" in invalid.text
+    screen = call(bench, "snapshot")
+    call(bench, "tap", ref=ref(screen, "Email"))
+    unknown = call(bench, "inputText", text="{{nope}}")  # a template the server has no value for
+    _status(unknown, "ERROR")
+    assert "nope" in unknown.text
+
+
+def test_secrets_are_typed_but_never_returned_or_saved(bench: Workbench, tmp_path: Path) -> None:
+    path = tmp_path / "login.trail.yaml"
+    _status(call(bench, "trail_start", path=str(path), title="Sign in"), "OK")
+    screen = call(bench, "snapshot")
+    not_recorded = call(bench, "tap", ref=ref(screen, "Password"))  # before any step: run, not recorded
+    assert "not recorded: no step is open" in not_recorded.text
+    call(bench, "trail_step", text=f"Type {PASSWORD} into the Password field")
+    typed = call(bench, "inputText", text=PASSWORD)  # the literal value: typed, then redacted everywhere
+    _status(typed, "OK")
+    assert "{{password}}" in typed.text and "recorded in step 1" in typed.text
+    assert '"' + "•" * len(PASSWORD) + '"' in typed.text  # the device got the value (masked), not the template
+    refused = call(bench, "trail_verify", text="The field is filled")
+    _status(refused, "OK")
+    tap = call(bench, "tap", ref=ref(screen, "Email"))
+    _status(tap, "ERROR")
+    assert "verify step" in tap.text
+    _status(call(bench, "trail_save"), "OK")  # the empty verify step is left out
+    text = path.read_text(encoding="utf-8")
+    assert PASSWORD not in text
+    assert "text: '{{password}}'" in text and "Type {{password}} into the Password field" in text
+    assert "verify:" not in text
+
+
+def test_trail_replay_reports_the_failing_step(bench: Workbench, tmp_path: Path) -> None:
+    path = tmp_path / "broken.trail.yaml"
+    path.write_text(
+        "trail:\n"
+        "  - step: Tap the Register button\n"
+        "    recording:\n"
+        "      android:\n"
+        "        - tapOnElementBySelector:\n"
+        "            nodeSelector:\n"
+        "              androidAccessibility:\n"
+        "                textRegex: Register\n",
+        encoding="utf-8",
+    )
+    _status(call(bench, "trail_validate", path=str(path)), "OK")
+    failed = call(bench, "trail_replay", path=str(path))
+    _status(failed, "FAILED")
+    assert "0/1 steps" in failed.text
+    assert "step 1 ('Tap the Register button'): recorded tool 1 of 1 tapOnElementBySelector failed: NOT_FOUND" in failed.text
+    assert 'closest on screen: TextView "Forgot password?"' in failed.text
+    assert "screen (refs valid until the screen changes):" in failed.text
+    (tmp_path / "bad.trail.yaml").write_text("trail:\n  - stepp: x\n", encoding="utf-8")
+    invalid = call(bench, "trail_validate", path=str(tmp_path / "bad.trail.yaml"))
+    _status(invalid, "INVALID")
+    assert "bad.trail.yaml:2:" in invalid.text
+
+
+def test_screenshot_is_a_downscaled_jpeg_with_or_without_marks(bench: Workbench) -> None:
+    marked, plain = call(bench, "screenshot"), call(bench, "screenshot", setOfMark=False)
+    for reply in (marked, plain):
+        _status(reply, "OK")
+        assert reply.image is not None and reply.image[:2] == b"\xff\xd8"
+    assert marked.image != plain.image
+    from io import BytesIO
+
+    from PIL import Image
+
+    with Image.open(BytesIO(plain.image or b"")) as image:
+        assert max(image.size) <= 1024

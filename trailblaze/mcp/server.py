@@ -1,0 +1,149 @@
+"""`trailblaze mcp`: the `Workbench` served over MCP with the official `mcp` SDK (stdio or streamable HTTP).
+
+The only module here that imports the SDK, and only inside functions: `pip install 'trailblaze[mcp]'`
+is optional. Tool calls run one at a time in a worker thread (device calls block; one device cannot
+do two things at once), and every outcome — a missing ref, a dead device, a bug — comes back as a
+tool result starting with a status word, never as a protocol error.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.errors import UsageError
+from trailblaze.mcp.bench import Reply, Workbench, answer
+from trailblaze.mcp.surface import McpTool, mcp_tools
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+__all__ = ["build_server", "call_tool", "serve"]
+
+INSTRUCTIONS = """\
+trailblaze drives a phone (or the simulators sim:android / sim:ios) and turns what you do into a \
+replayable trail file.
+1. `snapshot` shows the screen: one line per element with a ref like [k4f].
+2. Act by ref: tap, inputText (type secrets as {{name}}), eraseText, swipe, scrollUntilTextIsVisible, \
+launchApp, pressBack, pressKey, hideKeyboard; check with assertVisible / assertNotVisibleWithText. Every \
+action settles and returns the new screen.
+3. To author a test: trail_start {path, title}; trail_step {text} before the actions of each step; \
+trail_verify {text} before its assertions; trail_save. trail_replay replays it with no LLM.
+Every result starts with a status word (OK, NOT_FOUND, NOT_VISIBLE, AMBIGUOUS, TIMEOUT, ERROR, \
+DEVICE_ERROR, NO_DEVICE, NO_TRAIL, INVALID, FAILED) and a hint when it is not OK."""
+
+
+def _require_sdk() -> None:
+    try:
+        import mcp  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "`trailblaze mcp` needs the MCP SDK: pip install 'trailblaze[mcp]' (or pip install mcp)"
+        ) from None
+
+
+def call_tool(
+    bench: Workbench, tools: Mapping[str, McpTool], name: str, raw: Mapping[str, Any] | None
+) -> Reply:
+    """One tool call, whatever happens inside it, as a `Reply`."""
+    tool = tools.get(name)
+    if tool is None:
+        return answer("ERROR", f"no tool `{name}`; call one of: {', '.join(tools)}")
+    try:
+        return tool.call(bench, raw or {})
+    except Exception as exc:  # a bug in trailblaze: still a result the client can show
+        return bench.redacted(answer("ERROR", f"internal error in `{name}`: {type(exc).__name__}: {exc}"))
+
+
+def build_server(bench: Workbench) -> Server[Any]:
+    """The low-level MCP server: `tools/list` and `tools/call` over `bench`."""
+    import anyio
+    from mcp import types
+    from mcp.server.lowlevel import Server
+
+    tools = {t.name: t for t in mcp_tools(bench.registry)}
+    listed = [
+        types.Tool(
+            name=t.name,
+            description=t.description,
+            input_schema=t.input_schema,
+            annotations=types.ToolAnnotations(read_only_hint=t.read_only),
+        )
+        for t in tools.values()
+    ]
+    one_at_a_time = threading.Lock()
+
+    def run(name: str, raw: Mapping[str, Any] | None) -> Reply:
+        with one_at_a_time:
+            return call_tool(bench, tools, name, raw)
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        reply = await anyio.to_thread.run_sync(run, params.name, params.arguments)
+        content: list[Any] = [types.TextContent(type="text", text=reply.text)]
+        if reply.image is not None:
+            import base64
+
+            data = base64.b64encode(reply.image).decode("ascii")
+            content.append(types.ImageContent(type="image", data=data, mime_type="image/jpeg"))
+        return types.CallToolResult(content=content, is_error=not reply.ok)
+
+    from importlib.metadata import version
+
+    return Server(
+        "trailblaze",
+        version=version("trailblaze"),
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call,
+    )
+
+
+def serve(bench: Workbench, *, http_port: int | None = None, announce: Callable[[str], None] = print) -> None:
+    """Serve until the client disconnects (stdio) or Ctrl-C (HTTP); closes the device afterwards.
+
+    Args:
+        http_port: Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio.
+        announce: Told the URL once the HTTP server listens (stderr: stdout may be the MCP channel).
+    """
+    _require_sdk()
+    import anyio
+
+    server = build_server(bench)
+    try:
+        if http_port is None:
+            anyio.run(_serve_stdio, server)
+        else:
+            anyio.run(_serve_http, server, http_port, announce)
+    finally:
+        bench.close()
+
+
+async def _serve_stdio(server: Server[Any]) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+async def _serve_http(server: Server[Any], port: int, announce: Callable[[str], None]) -> None:
+    import socket
+
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise UsageError(
+            f"--http {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})"
+        ) from None
+    app = server.streamable_http_app(host="127.0.0.1")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    announce(f"trailblaze mcp: streamable HTTP on http://127.0.0.1:{sock.getsockname()[1]}/mcp")
+    await uvicorn.Server(config).serve(sockets=[sock])
