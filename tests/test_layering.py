@@ -8,6 +8,7 @@ in a function body is still a cycle a reader has to hold in their head (CLI / py
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "trailblaze"
@@ -22,6 +23,7 @@ def _modules() -> dict[str, Path]:
     return out
 
 
+@functools.cache  # parsing the package takes a while; the tests only read the graph
 def import_graph() -> dict[str, set[str]]:
     """Module → the `trailblaze` modules it imports; `from pkg import sub` is an edge to `pkg.sub`."""
     modules = _modules()

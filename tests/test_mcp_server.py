@@ -120,3 +120,14 @@ def test_stdio_and_http_sessions_author_trails_that_replay(tmp_path: Path) -> No
         ]
         for replay in replays:
             replay.result()
+
+
+def test_a_bad_device_fails_before_serving_with_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from trailblaze.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["mcp", "--device", "toaster"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "error: unknown device 'toaster': use android[:SERIAL], ios[:WDA_URL], sim:android[:APP] or sim:ios[:APP]"
+    ]
