@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.device_support import Rig, rig
+from trailblaze.devices import open_device
 from trailblaze.driver import DeviceInfo
 from trailblaze.errors import DeviceError
 from trailblaze.mcp.bench import Reply, Workbench
@@ -27,20 +28,28 @@ def android() -> Iterator[Rig]:
         yield r
 
 
+class _Client:
+    """Calls tools the way the server does (by name, raw arguments), checking every reply for the secret."""
+
+    def __init__(self, bench: Workbench) -> None:
+        self.bench = bench
+        self.tools = {t.name: t for t in mcp_tools(bench.registry)}
+
+    def __call__(self, name: str, **args: Any) -> Reply:
+        reply = call_tool(self.bench, self.tools, name, args)
+        assert PASSWORD not in reply.text
+        return reply
+
+
 @pytest.fixture
-def bench(android: Rig) -> Iterator[Workbench]:
-    bench = Workbench(Memory(secrets={"password": PASSWORD}), session=android.session, secrets={"password": PASSWORD})
-    tools = {t.name: t for t in mcp_tools(bench.registry)}
-    bench.call = lambda name, **args: call_tool(bench, tools, name, args)  # type: ignore[attr-defined]
-    call(bench, "launchApp", appId="dev.trailblaze.demo", launchMode="CLEAR_STATE")
-    yield bench
+def call(android: Rig) -> Iterator[_Client]:
+    bench = Workbench(
+        Memory(secrets={"password": PASSWORD}), session=android.session, secrets={"password": PASSWORD}
+    )
+    client = _Client(bench)
+    client("launchApp", appId="dev.trailblaze.demo", launchMode="CLEAR_STATE")
+    yield client
     bench.session = None  # the module's rig owns the device
-
-
-def call(bench: Workbench, name: str, **args: Any) -> Reply:
-    reply: Reply = bench.call(name, **args)  # type: ignore[attr-defined]
-    assert PASSWORD not in reply.text
-    return reply
 
 
 def ref(reply: Reply, label: str) -> str:
@@ -58,23 +67,45 @@ def _status(reply: Reply, status: str) -> None:
 
 
 def test_without_a_device_or_a_trail_every_tool_answers_with_a_status(tmp_path: Path) -> None:
-    bench = Workbench(Memory())
-    tools = {t.name: t for t in mcp_tools(bench.registry)}
-    _status(call_tool(bench, tools, "snapshot", {}), "NO_DEVICE")
-    _status(call_tool(bench, tools, "tap", {"ref": "abc"}), "NO_DEVICE")
-    _status(call_tool(bench, tools, "use_device", {"device": "toaster"}), "ERROR")  # no opener: not a raise
-    _status(call_tool(bench, tools, "trail_step", {"text": "Sign in"}), "NO_TRAIL")
-    _status(call_tool(bench, tools, "trail_save", {}), "NO_TRAIL")
-    _status(call_tool(bench, tools, "trail_replay", {}), "ERROR")
-    _status(call_tool(bench, tools, "no_such_tool", {}), "ERROR")
-    bad = call_tool(bench, tools, "trail_start", {"path": str(tmp_path / "x.trail.yaml")})
+    call = _Client(Workbench(Memory()))
+    _status(call("snapshot"), "NO_DEVICE")
+    _status(call("tap", ref="abc"), "NO_DEVICE")
+    _status(call("use_device", device="sim:android"), "ERROR")  # this bench cannot open devices: not a raise
+    _status(call("trail_step", text="Sign in"), "NO_TRAIL")
+    _status(call("trail_save"), "NO_TRAIL")
+    _status(call("trail_replay"), "ERROR")
+    _status(call("no_such_tool"), "ERROR")
+    bad = call("trail_start", path=str(tmp_path / "x.trail.yaml"))
     _status(bad, "ERROR")
     assert "title: Field required" in bad.text
-    _status(call_tool(bench, tools, "trail_start", {"path": str(tmp_path / "x.yaml"), "title": "t"}), "ERROR")
+    _status(call("trail_start", path=str(tmp_path / "x.yaml"), title="t"), "ERROR")
     (tmp_path / "old.trail.yaml").write_text("trail:\n  - step: x\n", encoding="utf-8")
-    exists = call_tool(bench, tools, "trail_start", {"path": str(tmp_path / "old.trail.yaml"), "title": "t"})
+    exists = call("trail_start", path=str(tmp_path / "old.trail.yaml"), title="t")
     _status(exists, "ERROR")
     assert "overwrite: true" in exists.text
+
+
+def test_list_devices_then_use_one() -> None:
+    bench = Workbench(Memory(), open_session=open_device)
+    call = _Client(bench)
+    listed = call("list_devices")
+    _status(listed, "OK")
+    assert (
+        "no device in use" in listed.text
+        and "\nsim:android  available" in listed.text
+        and "\nsim:ios  available" in listed.text
+    )
+    _status(call("use_device", device="toaster"), "ERROR")
+    try:
+        used = call("use_device", device="sim:ios")
+        _status(used, "OK")
+        assert (
+            "platform: ios" not in used.text and "ios ios-" in used.text and 'Button "Sign in"' in used.text
+        )
+        assert call("device_info").text.startswith("OK ios ios-")
+    finally:
+        bench.close()
+    assert bench.session is None
 
 
 def test_a_bug_inside_a_tool_is_an_error_result_not_a_protocol_error() -> None:
@@ -84,7 +115,10 @@ def test_a_bug_inside_a_tool_is_an_error_result_not_a_protocol_error() -> None:
     bench = Workbench(Memory(secrets={"password": PASSWORD}))
     tools = {"broken": McpTool("broken", "d", {"type": "object"}, "actions", broken)}
     reply = call_tool(bench, tools, "broken", None)
-    assert reply.status == "ERROR" and "internal error in `broken`: RuntimeError: boom {{password}}" in reply.text
+    assert (
+        reply.status == "ERROR"
+        and "internal error in `broken`: RuntimeError: boom {{password}}" in reply.text
+    )
 
 
 class _DeadDriver:
@@ -109,42 +143,44 @@ def test_a_dead_device_is_a_device_error_result() -> None:
     _status(call_tool(bench, tools, "device_info", {}), "OK")
 
 
-def test_device_tool_errors_are_results_with_hints(bench: Workbench) -> None:
-    _status(call(bench, "tap", ref="zz9"), "NOT_FOUND")
-    invalid = call(bench, "tap")
+def test_device_tool_errors_are_results_with_hints(call: _Client) -> None:
+    _status(call("tap", ref="zz9"), "NOT_FOUND")
+    invalid = call("tap")
     _status(invalid, "ERROR")
     assert "ref: Field required" in invalid.text
-    screen = call(bench, "snapshot")
-    call(bench, "tap", ref=ref(screen, "Email"))
-    unknown = call(bench, "inputText", text="{{nope}}")  # a template the server has no value for
+    screen = call("snapshot")
+    call("tap", ref=ref(screen, "Email"))
+    unknown = call("inputText", text="{{nope}}")  # a template the server has no value for
     _status(unknown, "ERROR")
     assert "nope" in unknown.text
 
 
-def test_secrets_are_typed_but_never_returned_or_saved(bench: Workbench, tmp_path: Path) -> None:
+def test_secrets_are_typed_but_never_returned_or_saved(call: _Client, tmp_path: Path) -> None:
     path = tmp_path / "login.trail.yaml"
-    _status(call(bench, "trail_start", path=str(path), title="Sign in"), "OK")
-    screen = call(bench, "snapshot")
-    not_recorded = call(bench, "tap", ref=ref(screen, "Password"))  # before any step: run, not recorded
+    _status(call("trail_start", path=str(path), title="Sign in"), "OK")
+    screen = call("snapshot")
+    not_recorded = call("tap", ref=ref(screen, "Password"))  # before any step: run, not recorded
     assert "not recorded: no step is open" in not_recorded.text
-    call(bench, "trail_step", text=f"Type {PASSWORD} into the Password field")
-    typed = call(bench, "inputText", text=PASSWORD)  # the literal value: typed, then redacted everywhere
+    call("trail_step", text=f"Type {PASSWORD} into the Password field")
+    typed = call("inputText", text=PASSWORD)  # the literal value: typed, then redacted everywhere
     _status(typed, "OK")
     assert "{{password}}" in typed.text and "recorded in step 1" in typed.text
-    assert '"' + "•" * len(PASSWORD) + '"' in typed.text  # the device got the value (masked), not the template
-    refused = call(bench, "trail_verify", text="The field is filled")
+    assert (
+        '"' + "•" * len(PASSWORD) + '"' in typed.text
+    )  # the device got the value (masked), not the template
+    refused = call("trail_verify", text="The field is filled")
     _status(refused, "OK")
-    tap = call(bench, "tap", ref=ref(screen, "Email"))
+    tap = call("tap", ref=ref(screen, "Email"))
     _status(tap, "ERROR")
     assert "verify step" in tap.text
-    _status(call(bench, "trail_save"), "OK")  # the empty verify step is left out
+    _status(call("trail_save"), "OK")  # the empty verify step is left out
     text = path.read_text(encoding="utf-8")
     assert PASSWORD not in text
     assert "text: '{{password}}'" in text and "Type {{password}} into the Password field" in text
     assert "verify:" not in text
 
 
-def test_trail_replay_reports_the_failing_step(bench: Workbench, tmp_path: Path) -> None:
+def test_trail_replay_reports_the_failing_step(call: _Client, tmp_path: Path) -> None:
     path = tmp_path / "broken.trail.yaml"
     path.write_text(
         "trail:\n"
@@ -157,21 +193,24 @@ def test_trail_replay_reports_the_failing_step(bench: Workbench, tmp_path: Path)
         "                textRegex: Register\n",
         encoding="utf-8",
     )
-    _status(call(bench, "trail_validate", path=str(path)), "OK")
-    failed = call(bench, "trail_replay", path=str(path))
+    _status(call("trail_validate", path=str(path)), "OK")
+    failed = call("trail_replay", path=str(path))
     _status(failed, "FAILED")
     assert "0/1 steps" in failed.text
-    assert "step 1 ('Tap the Register button'): recorded tool 1 of 1 tapOnElementBySelector failed: NOT_FOUND" in failed.text
+    assert (
+        "step 1 ('Tap the Register button'): recorded tool 1 of 1 tapOnElementBySelector failed: NOT_FOUND"
+        in failed.text
+    )
     assert 'closest on screen: TextView "Forgot password?"' in failed.text
     assert "screen (refs valid until the screen changes):" in failed.text
     (tmp_path / "bad.trail.yaml").write_text("trail:\n  - stepp: x\n", encoding="utf-8")
-    invalid = call(bench, "trail_validate", path=str(tmp_path / "bad.trail.yaml"))
+    invalid = call("trail_validate", path=str(tmp_path / "bad.trail.yaml"))
     _status(invalid, "INVALID")
     assert "bad.trail.yaml:2:" in invalid.text
 
 
-def test_screenshot_is_a_downscaled_jpeg_with_or_without_marks(bench: Workbench) -> None:
-    marked, plain = call(bench, "screenshot"), call(bench, "screenshot", setOfMark=False)
+def test_screenshot_is_a_downscaled_jpeg_with_or_without_marks(call: _Client) -> None:
+    marked, plain = call("screenshot"), call("screenshot", setOfMark=False)
     for reply in (marked, plain):
         _status(reply, "OK")
         assert reply.image is not None and reply.image[:2] == b"\xff\xd8"

@@ -84,7 +84,7 @@ async def _author_over_http(url: str, trail: Path) -> Client:
 def test_stdio_and_http_sessions_author_trails_that_replay(tmp_path: Path) -> None:
     """sim:android over stdio and over streamable HTTP, sim:ios over stdio (the iOS session types the
     literal password: it is recorded as its template all the same). The three sessions run at once,
-    as do the two replays: each waits on its own simulator, not on the CPU."""
+    as do the three replays: each waits on its own simulator, not on the CPU."""
     android, ios, http = (tmp_path / d for d in ("android", "ios", "http"))
     for folder in (android, ios, http):
         folder.mkdir()
@@ -113,11 +113,9 @@ def test_stdio_and_http_sessions_author_trails_that_replay(tmp_path: Path) -> No
         anyio.run(sessions, url)
     for name, client in clients.items():
         _assert_no_secret(client, trails[name])
-    with ThreadPoolExecutor(2) as pool:
-        replays = [
-            pool.submit(_replay_passes, [trails["android"], trails["http"]], "sim:android"),
-            pool.submit(_replay_passes, [trails["ios"]], "sim:ios"),
-        ]
+    with ThreadPoolExecutor(3) as pool:
+        replays = [pool.submit(_replay_passes, [trail], "sim:ios" if name == "ios" else "sim:android")
+                   for name, trail in trails.items()]  # fmt: skip
         for replay in replays:
             replay.result()
 

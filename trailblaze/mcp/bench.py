@@ -130,8 +130,8 @@ class Workbench:
             return self.redacted(answer("ERROR", exc.message))
         self.close()
         self.session = session
-        info = self.device_info()
-        return self._with_screen(answer("OK", f"using {spec}", info.text.partition("\n")[2]))
+        head, _, rest = self.device_info().text.partition("\n")
+        return self._with_screen(answer("OK", f"using {spec}: {head.removeprefix('OK ')}", rest))
 
     def device_info(self) -> Reply:
         if self.session is None:
