@@ -4,6 +4,7 @@ over streamable HTTP), authors the demo sign-in by refs with a secret password, 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -129,3 +130,17 @@ def test_a_bad_device_fails_before_serving_with_a_usage_error(capsys: pytest.Cap
     assert capsys.readouterr().err.strip().splitlines() == [
         "error: unknown device 'toaster': use android[:SERIAL], ios[:WDA_URL], sim:android[:APP] or sim:ios[:APP]"
     ]
+
+
+def test_without_the_sdk_the_command_says_how_to_install_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trailblaze.cli import main
+
+    monkeypatch.setitem(sys.modules, "mcp", None)  # what `import mcp` sees when the extra is not installed
+    with pytest.raises(SystemExit) as exited:
+        main(["mcp", "--device", "sim:android"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: `trailblaze mcp` needs the MCP SDK: pip install 'trailblaze[mcp]' (or pip install mcp)"
+    )

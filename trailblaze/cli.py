@@ -654,10 +654,11 @@ def mcp_command(
     """
     from trailblaze.devices import open_device, session_options
     from trailblaze.mcp.bench import Workbench
-    from trailblaze.mcp.server import serve
+    from trailblaze.mcp.server import require_sdk, serve
     from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
 
+    require_sdk()  # before a simulator starts for nothing
     if latency is not None and device is not None:
         _latency_for(device, latency)
     found = _secrets(secrets, secret_files)

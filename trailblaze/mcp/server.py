@@ -19,7 +19,7 @@ from trailblaze.mcp.surface import McpTool, mcp_tools
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-__all__ = ["build_server", "call_tool", "serve"]
+__all__ = ["build_server", "call_tool", "require_sdk", "serve"]
 
 INSTRUCTIONS = """\
 trailblaze drives a phone (or the simulators sim:android / sim:ios) and turns what you do into a \
@@ -34,7 +34,8 @@ Every result starts with a status word (OK, NOT_FOUND, NOT_VISIBLE, AMBIGUOUS, T
 DEVICE_ERROR, NO_DEVICE, NO_TRAIL, INVALID, FAILED) and a hint when it is not OK."""
 
 
-def _require_sdk() -> None:
+def require_sdk() -> None:
+    """Raises `UsageError` (exit 2) with the install command when the `mcp` SDK is missing."""
     try:
         import mcp  # noqa: F401
     except ImportError:
@@ -109,7 +110,7 @@ def serve(bench: Workbench, *, http_port: int | None = None, announce: Callable[
         http_port: Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio.
         announce: Told the URL once the HTTP server listens (stderr: stdout may be the MCP channel).
     """
-    _require_sdk()
+    require_sdk()
     import anyio
 
     server = build_server(bench)
