@@ -73,6 +73,7 @@ def test_without_a_device_or_a_trail_every_tool_answers_with_a_status(tmp_path: 
     _status(call("use_device", device="sim:android"), "ERROR")  # this bench cannot open devices: not a raise
     _status(call("trail_step", text="Sign in"), "NO_TRAIL")
     _status(call("trail_save"), "NO_TRAIL")
+    _status(call("trail_show"), "NO_TRAIL")
     _status(call("trail_replay"), "ERROR")
     _status(call("no_such_tool"), "ERROR")
     bad = call("trail_start", path=str(tmp_path / "x.trail.yaml"))
@@ -173,6 +174,9 @@ def test_secrets_are_typed_but_never_returned_or_saved(call: _Client, tmp_path: 
     tap = call("tap", ref=ref(screen, "Email"))
     _status(tap, "ERROR")
     assert "verify step" in tap.text
+    shown = call("trail_show")
+    _status(shown, "OK")
+    assert "(not saved yet) would be:" in shown.text and "text: '{{password}}'" in shown.text
     _status(call("trail_save"), "OK")  # the empty verify step is left out
     text = path.read_text(encoding="utf-8")
     assert PASSWORD not in text

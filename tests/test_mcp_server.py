@@ -22,7 +22,7 @@ _GROUPS = {
     "observation": {"snapshot", "screenshot"},
     "actions": {"tap", "inputText", "eraseText", "hideKeyboard", "swipe", "scrollUntilTextIsVisible",
                 "launchApp", "pressBack", "pressKey", "assertVisible", "assertNotVisibleWithText"},
-    "trails": {"trail_start", "trail_step", "trail_verify", "trail_save", "trail_replay", "trail_validate"},
+    "trails": {"trail_start", "trail_step", "trail_verify", "trail_show", "trail_save", "trail_replay", "trail_validate"},
 }  # fmt: skip
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from trailblaze.memory import Memory
     from trailblaze.runlog import TrailRecord
     from trailblaze.session import DeviceSession
-    from trailblaze.trail import Trail
+    from trailblaze.trail import ToolCall, Trail
 
 __all__ = ["HINTS", "Reply", "Workbench", "answer"]
 
@@ -188,7 +188,7 @@ class Workbench:
 
         return self._device_call(run)
 
-    def _record(self, session: DeviceSession, calls: list[Any]) -> str:
+    def _record(self, session: DeviceSession, calls: list[ToolCall]) -> str:
         draft = self.draft
         if draft is None:
             return ""
@@ -231,6 +231,18 @@ class Workbench:
             else "successful actions are recorded into it"
         )
         return self.redacted(answer("OK", note, then))
+
+    def trail_show(self) -> Reply:
+        draft = self.draft
+        if draft is None:
+            return answer("NO_TRAIL", "no trail is being recorded")
+        if all(s.empty for s in draft.steps):
+            steps = "".join(
+                f"\n{s.label(n)}: nothing recorded yet" for n, s in enumerate(draft.steps, start=1)
+            )
+            return self.redacted(answer("OK", f"{draft.path}: nothing recorded yet{steps}"))
+        state = "saved" if draft.saved else "not saved yet"
+        return self.redacted(answer("OK", f"{draft.path} ({state}) would be:", draft.to_trail().to_yaml()))
 
     def trail_save(self) -> Reply:
         draft = self.draft

@@ -29,7 +29,7 @@ replayable trail file.
 launchApp, pressBack, pressKey, hideKeyboard; check with assertVisible / assertNotVisibleWithText. Every \
 action settles and returns the new screen.
 3. To author a test: trail_start {path, title}; trail_step {text} before the actions of each step; \
-trail_verify {text} before its assertions; trail_save. trail_replay replays it with no LLM.
+trail_verify {text} before its assertions; trail_show to review; trail_save. trail_replay replays it with no LLM.
 Every result starts with a status word (OK, NOT_FOUND, NOT_VISIBLE, AMBIGUOUS, TIMEOUT, ERROR, \
 DEVICE_ERROR, NO_DEVICE, NO_TRAIL, INVALID, FAILED) and a hint when it is not OK."""
 

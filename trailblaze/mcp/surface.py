@@ -147,6 +147,9 @@ _TRAIL_TOOLS = (
          "Open the next verify step (a check) of the trail being recorded; only assertions are allowed in it "
          "(assertVisible, assertNotVisibleWithText) and they are recorded into it.",
          _StepText, lambda b, a: b.trail_step(a.text, verify=True)),
+    _own("trail_show", "trails",
+         "The trail being recorded as the YAML `trail_save` would write: its steps and their recorded tools.",
+         _NoArgs, lambda b, a: b.trail_show(), read_only=True),
     _own("trail_save", "trails",
          "Write the trail being recorded to its .trail.yaml file (atomically). Secrets stay `{{name}}`.",
          _NoArgs, lambda b, a: b.trail_save()),
