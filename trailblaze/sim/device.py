@@ -23,6 +23,7 @@ from trailblaze.sim.app import (
     FIELD_ROLES,
     AppSpec,
     BackStep,
+    ClearStep,
     CloseDialogStep,
     Condition,
     DialogStep,
@@ -143,6 +144,7 @@ class _Binding:
 
     steps: Sequence[Step] = ()
     long_steps: Sequence[Step] = ()
+    double_steps: Sequence[Step] = ()
     field_id: str = ""
     bind: str = ""
     item: dict[str, str] | None = None
@@ -189,6 +191,7 @@ class SimulatedDevice:
         self.model = self.profile.model
         self.screen_width = self.profile.width
         self.screen_height = self.profile.height
+        self.orientation = "portrait"
         self.scale = self.profile.scale
         self.os_version = self.profile.os_version
         self.clipboard = ""
@@ -225,13 +228,25 @@ class SimulatedDevice:
         """Where the app draws: below the status bar and above the Android navigation bar; on iOS
         the whole screen (the safe areas are inside it)."""
         if self.platform == "android":
-            p = self.profile
-            return Frame(0, p.inset_top, p.width, p.height - p.inset_top - p.inset_bottom)
+            return self._layout_frame()
         return Frame(0, 0, self.screen_width, self.screen_height)
 
     def _layout_frame(self) -> Frame:
         p = self.profile
-        return Frame(0, p.inset_top, p.width, p.height - p.inset_top - p.inset_bottom)
+        return Frame(0, p.inset_top, self.screen_width, self.screen_height - p.inset_top - p.inset_bottom)
+
+    def rotate(self, orientation: str) -> bool:
+        """Turns the device (`portrait` / `landscape`); False when the app spec does not allow it.
+        The screen's width and height swap; the app lays itself out again."""
+        with self._lock:
+            if orientation not in self.spec.orientations:
+                return False
+            if orientation != self.orientation:
+                self._action()
+                self.orientation = orientation
+                self.screen_width, self.screen_height = self.screen_height, self.screen_width
+                self._keyboard = False  # rotating dismisses and re-lays the keyboard; keep it simple
+            return True
 
     def keyboard_frame(self) -> Frame | None:
         """The on-screen keyboard's frame (points) while it is shown, else None."""
@@ -243,8 +258,8 @@ class SimulatedDevice:
         if not (self._keyboard and self._foreground and self._focus):
             return None
         p = self.profile
-        bottom = p.height - p.inset_bottom if self.platform == "android" else p.height
-        return Frame(0, bottom - p.keyboard_height, p.width, p.keyboard_height)
+        bottom = self.screen_height - p.inset_bottom if self.platform == "android" else self.screen_height
+        return Frame(0, bottom - p.keyboard_height, self.screen_width, p.keyboard_height)
 
     def time_of_day(self) -> str:
         """The device's wall clock as HH:MM:SS (what the status bar and `{clock}` show)."""
@@ -354,11 +369,24 @@ class SimulatedDevice:
             self._touch(x, y, long=True)
 
     def double_tap(self, x: float, y: float) -> None:
+        """An element's `on_double_tap` when it has one (the deepest under the finger), else two taps."""
         with self._lock:
             self._action()
+            if self._pending is None and self._foreground:
+                built = self._build()
+                for node in reversed(self._hit_path(built, x, y)):
+                    binding = built.bindings.get(id(node))
+                    if binding is not None and binding.double_steps:
+                        self._run(list(binding.double_steps), binding.item)
+                        return
             self._touch(x, y, long=False)
             self._tick()
             self._touch(x, y, long=False)
+
+    def pinch(self, x: float, y: float, scale: float) -> None:
+        """Two fingers around (x, y); no app element zooms, so only the action itself registers."""
+        with self._lock:
+            self._action()
 
     def swipe(self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.2) -> None:
         """A finger moving from (x1, y1) to (x2, y2); scrolls the list under the start point."""
@@ -573,6 +601,9 @@ class SimulatedDevice:
             self._keyboard = True
         elif isinstance(step, HideKeyboardStep):
             self._keyboard = False
+        elif isinstance(step, ClearStep):
+            if self._stack:
+                self._stack[-1].fields[step.clear] = ""
 
     def _navigate(self, change: Any) -> None:
         change()
@@ -836,7 +867,8 @@ class SimulatedDevice:
             hint=el.hint,
             enabled=el.enabled,
         )
-        binding = _Binding(steps=el.on_tap, long_steps=el.on_long_press, item=item)
+        binding = _Binding(steps=el.on_tap, long_steps=el.on_long_press, double_steps=el.on_double_tap, item=item)
+        node.opacity = el.opacity
         if el.role in FIELD_ROLES:
             value = top.fields.get(el.id, "")
             node.text = "•" * len(value) if el.role == "secure_field" else value
@@ -861,6 +893,11 @@ class SimulatedDevice:
             frames = layout.place(el, kids, frame, self.platform, lambda e: self._visible(e.children, item))
             for kid, kid_frame in zip(kids, frames, strict=True):
                 node.children.append(self._node(kid, kid_frame, item, bindings, top))
+        if el.opacity < 0.01 and self.platform == "ios":
+            # UIKit hides a view with alpha < 0.01 (and its subtree) from hit-testing and reports it
+            # not visible; Android ignores alpha for both (visible-to-user stays true, touches land).
+            for n in node.walk():
+                n.visible = False
         if not el.enabled:
             node.clickable = False
         else:
