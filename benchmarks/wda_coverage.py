@@ -9,8 +9,10 @@ Run: `python benchmarks/wda_coverage.py [TEST_FILE ...]`.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,6 +59,13 @@ def instrument(seen: set[str]) -> list[str]:
                 names.append(name)
                 if setter is not None:
                     names.append(name + " (set)")
+            elif isinstance(value, functools.cached_property):
+                if attr in ("alibaba", "taobao"):  # shortcuts to sessions of two specific apps
+                    continue
+                cached = functools.cached_property(_recording(name, value.func, seen))
+                cached.__set_name__(cls, attr)
+                setattr(cls, attr, cached)
+                names.append(name)
             elif callable(value) and not isinstance(value, type):
                 setattr(cls, attr, _recording(name, value, seen))
                 names.append(name)
@@ -64,6 +73,9 @@ def instrument(seen: set[str]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))  # `tests.device_support`, as `python -m pytest` from the root sees it
+    os.chdir(root)
     seen: set[str] = set()
     names = instrument(seen)
     code = pytest.main(["-q", "-p", "no:cacheprovider", *(argv or DEFAULT_TESTS)])

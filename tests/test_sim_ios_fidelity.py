@@ -315,3 +315,24 @@ def test_spec_checks_the_clear_steps_field() -> None:
     raw["orientations"] = ["sideways"]
     with pytest.raises(UsageError, match="orientations"):
         parse_app_spec(raw)
+
+
+def test_the_rest_of_the_upstream_clients_calls(client: wda.Client) -> None:
+    assert client.wait_ready(timeout=1, noprint=True)
+    s = client.session(BUNDLE)
+    s.implicitly_wait(0.2)
+    assert s.info["isSimulator"] is True
+    assert s.xpath("//XCUIElementTypeButton[@name='sign_in']").exists
+    assert s(id="sign_in").click_exists(timeout=0.2) is True
+    assert s(id="nope").click_exists() is False
+    s.swipe_left()
+    s.swipe_right()
+    s.swipe_up()
+    assert s(id="sign_in").exists  # nothing scrolls on the login screen
+    assert s(id="email").wait_gone(timeout=0.2, raise_error=False) is False
+    s.app_stop(BUNDLE)
+    assert s(id="email").wait_gone(timeout=0.2) is True
+    assert s.app_state(BUNDLE).value == 1
+    s.app_start(BUNDLE)
+    assert s.alert.wait(timeout=0.2) is False
+    assert s.alert.click_exists("OK") is None  # no alert: nothing to click
