@@ -68,8 +68,11 @@ def test_replay_of_a_trail_launching_a_missing_app_fails_the_step(
         "trail:\n  - step: Launch the app\n    recording:\n"
         f"      ios:\n        - launchApp: {{appId: {MISSING}}}\n"
     )
+    # --self-heal would hand a failed step to the agent; no agent can install an app, so it does not
+    # (the closed LLM port would turn that attempt into exit 3).
     with pytest.raises(SystemExit) as exc:
-        main(["replay", str(trail), "--device", "sim:ios", "--run-dir", str(tmp_path / "run")])
+        main(["replay", str(trail), "--device", "sim:ios", "--run-dir", str(tmp_path / "run"), "--self-heal"])
     out, err = capsys.readouterr()
     assert exc.value.code == 1, (out, err)
-    assert "NOT_INSTALLED" in out + err and PKG in out + err
+    assert f"launchApp failed: NOT_INSTALLED {MISSING} is not installed" in out
+    assert PKG in out and "closest on screen" not in out

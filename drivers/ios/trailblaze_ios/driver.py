@@ -206,7 +206,8 @@ class IosDriver:
             with self._guard(f"opening {url}"):
                 self._s.open_url(url)
         except DeviceError as exc:
-            if "failed to open" in str(exc).lower():  # WDA's answer when no app handles the URL
+            text = str(exc).lower()
+            if "failed to open" in text or "not a valid url" in text:  # WDA: no app handles it / malformed
                 return False
             raise
         return True
