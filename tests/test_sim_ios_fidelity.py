@@ -254,7 +254,7 @@ def test_orientation_follows_what_the_app_spec_allows(
     client: wda.Client, gestures: tuple[WdaSimServer, wda.Client]
 ) -> None:
     demo = client.session()
-    with pytest.raises(WDARequestError, match="Unable To Rotate Device to LANDSCAPE"):
+    with pytest.raises(WDARequestError, match="Unable To Rotate Device"):
         demo.orientation = "LANDSCAPE"
     assert demo.orientation == "PORTRAIT" and tuple(demo.window_size()) == (390, 844)
 
@@ -265,9 +265,15 @@ def test_orientation_follows_what_the_app_spec_allows(
     assert tuple(s.window_size()) == (844, 390)
     assert s(id="query").bounds.width > portrait_width  # laid out again in the wider screen
     assert s.screenshot().size == (844 * 3, 390 * 3)
-    s.orientation = "UIA_DEVICE_ORIENTATION_PORTRAIT"
+    with pytest.raises(WDARequestError, match="Unable To Rotate Device"):
+        s.orientation = "UIA_DEVICE_ORIENTATION_PORTRAIT_UPSIDEDOWN"  # iPhones do not turn upside down
+    s.orientation = "PORTRAIT"
     assert tuple(s.window_size()) == (390, 844)
     assert _raw(server, "GET", "/rotation")[1]["value"] == {"x": 0, "y": 0, "z": 0}
+    assert _raw(server, "POST", "/rotation", {"x": 0, "y": 0, "z": 90})[0] == 200
+    assert s.orientation == "LANDSCAPE"
+    status, doc = _raw(server, "POST", "/rotation", {"x": 0, "y": 0, "z": 45})
+    assert status == 400 and "rotation is not supported" in doc["value"]["message"]
 
 
 # --- item 9: app-spec features --------------------------------------------------------------------

@@ -732,13 +732,14 @@ def _screen(s: WdaSimServer, req: _Req) -> Any:
     }
 
 
+# WDA's orientation names (FBOrientationCommands); iPhones never turn upside down.
 _ORIENTATIONS = {
     "PORTRAIT": "portrait",
-    "UIA_DEVICE_ORIENTATION_PORTRAIT": "portrait",
     "LANDSCAPE": "landscape",
-    "UIA_DEVICE_ORIENTATION_LANDSCAPELEFT": "landscape",
     "UIA_DEVICE_ORIENTATION_LANDSCAPERIGHT": "landscape",
+    "UIA_DEVICE_ORIENTATION_PORTRAIT_UPSIDEDOWN": "upside down",
 }
+_ROTATIONS = {0: "portrait", 90: "landscape", 270: "landscape", 180: "upside down"}
 
 
 @_route("GET", "orientation")
@@ -752,13 +753,30 @@ def _set_orientation(s: WdaSimServer, req: _Req) -> Any:
     target = _ORIENTATIONS.get(wanted)
     if target is None or not s.device.rotate(target):
         # WDA's answer when XCUIDevice refuses the rotation (an app that only supports portrait).
-        raise _WdaError(500, "unknown error", f"Unable To Rotate Device to {wanted}")
+        raise _WdaError(500, "unknown error", "Unable To Rotate Device")
     return None
 
 
 @_route("GET", "rotation")
 def _get_rotation(s: WdaSimServer, req: _Req) -> Any:
     return {"x": 0, "y": 0, "z": 90 if s.device.orientation == "landscape" else 0}
+
+
+@_route("POST", "rotation", "action")
+def _set_rotation(s: WdaSimServer, req: _Req) -> Any:
+    if not all(k in req.body for k in ("x", "y", "z")):
+        raise _bad_arg(f"x, y and z arguments must exist in the request body: {req.body}")
+    x, y, z = (req.num(k) for k in ("x", "y", "z"))
+    target = _ROTATIONS.get(int(z)) if x == 0 and y == 0 and z == int(z) else None
+    if target is None:
+        raise _bad_arg(f"{{x: {x:g}, y: {y:g}, z: {z:g}}} rotation is not supported. Only z of 0, 90, 180 "
+                       "or 270 (x and y 0) is supported")
+    if not s.device.rotate(target):
+        app = s.device.current_app()
+        raise _WdaError(400, "invalid element state",
+                        f"The current rotation cannot be set to z={z:g}. Make sure the "
+                        f"{(app or SPRINGBOARD).app_id} application supports it")
+    return None
 
 
 @_route("GET", "wda/batteryInfo")
@@ -894,11 +912,9 @@ _HID_CONSUMER_PAGE = 0x0C
 def _io_hid_event(s: WdaSimServer, req: _Req) -> Any:
     page, usage = int(req.num("page")), int(req.num("usage"))
     duration = req.num("duration") if "duration" in req.body else 0.005
-    if page != _HID_CONSUMER_PAGE or usage not in (0x30, 0x40, 0x65, 0xE9, 0xEA):
-        # XCUIDevice accepts any page/usage and the device ignores what it does not know.
-        s._gesture_time(duration)
-        return None
     s._gesture_time(duration)
+    if page != _HID_CONSUMER_PAGE:
+        return None  # XCUIDevice sends any page/usage; the device ignores what it does not know
     if usage == 0x40:  # menu: the home button
         s.device.go_home()
     elif usage == 0xE9:
