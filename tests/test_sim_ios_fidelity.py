@@ -14,6 +14,7 @@ import wda
 from lxml import etree
 from wda.exceptions import WDARequestError
 
+from tests.device_support import rig
 from tests.wda_support import raw_wda
 from trailblaze.errors import UsageError
 from trailblaze.sim import create_device, load_app_spec
@@ -282,12 +283,14 @@ def test_orientation_follows_what_the_app_spec_allows(
 def test_double_tap_handler_transparent_element_and_clear_action(
     gestures: tuple[WdaSimServer, wda.Client],
 ) -> None:
-    _, s = gestures
+    server, s = gestures
     photo = s(id="photo")
     photo.tap()  # a single tap is not a double tap
-    assert s(id="title").label == "Likes: 0"
+    assert s(id="title").label == "Liked: false"
     s.double_tap(*photo.bounds.center)
-    assert s(id="title").label == "Likes: 1"
+    assert s(id="title").label == "Liked: true"
+    _raw(server, "POST", f"/wda/element/{photo.get().id}/doubleTap")  # the client has no element call for it
+    assert s(id="title").label == "Liked: false"
 
     ghost = s(id="ghost").get()  # in the tree, laid out, but transparent: not visible, not hittable
     assert ghost.visible is False and ghost.bounds.height > 0
@@ -299,6 +302,15 @@ def test_double_tap_handler_transparent_element_and_clear_action(
     assert s(id="query").value == "cats"
     s(id="clear_query").click()
     assert s(id="query").value == "Search"  # back to the placeholder
+
+
+def test_android_double_tap_through_uiautomator2_runs_the_handler() -> None:
+    # u2's double_click is two separate taps 0.1 s apart: the device pairs them.
+    with rig("android", app=str(GESTURES)) as r:
+        r.driver.double_tap(*r.by_id("photo").center)
+        assert r.by_id("title").text == "Liked: true"
+        r.driver.tap(*r.by_id("photo").center)  # one tap after it is not another double tap
+        assert r.device.state["liked"] is True
 
 
 def test_android_ignores_alpha_for_visibility_and_touches() -> None:

@@ -95,6 +95,8 @@ IOS_TYPES: dict[str, str] = {
 _CLICKABLE_ROLES = frozenset({"button", "icon_button", "link", "switch", "tab", "row"})
 _TEMPLATE = re.compile(r"\{([A-Za-z_][\w.]*)\}")
 _PIDS = itertools.count(4211)
+_DOUBLE_TAP_S = 0.3  # Android's ViewConfiguration.getDoubleTapTimeout()
+_DOUBLE_TAP_SLOP = 24.0  # points, about Android's double-tap slop
 
 
 @dataclass(frozen=True)
@@ -217,6 +219,7 @@ class SimulatedDevice:
         self._snackbar: tuple[str, float] | None = None
         self._pending: _Pending | None = None
         self._last_action: float | None = None
+        self._last_tap: tuple[float, float, float] | None = None
         self._anim_ticks = 0
         self._last: _Built | None = None
         self._png_cache: tuple[str, bytes] | None = None
@@ -359,8 +362,21 @@ class SimulatedDevice:
 
     # --- actions --------------------------------------------------------------------------------
     def tap(self, x: float, y: float) -> None:
+        """A tap; a second one within 0.3 s (device time) and 24 pt of the last is a double tap
+        when the element under it has `on_double_tap` (how Android clients send double taps)."""
         with self._lock:
             self._action()
+            now = self.clock.now()
+            last, self._last_tap = self._last_tap, (now, x, y)
+            if (
+                last is not None
+                and now - last[0] <= _DOUBLE_TAP_S
+                and abs(x - last[1]) < _DOUBLE_TAP_SLOP
+                and abs(y - last[2]) < _DOUBLE_TAP_SLOP
+                and self._double_tap_handler(x, y)
+            ):
+                self._last_tap = None
+                return
             self._touch(x, y, long=False)
 
     def long_press(self, x: float, y: float, duration: float = 0.5) -> None:
@@ -372,16 +388,27 @@ class SimulatedDevice:
         """An element's `on_double_tap` when it has one (the deepest under the finger), else two taps."""
         with self._lock:
             self._action()
-            if self._pending is None and self._foreground:
-                built = self._build()
-                for node in reversed(self._hit_path(built, x, y)):
-                    binding = built.bindings.get(id(node))
-                    if binding is not None and binding.double_steps:
-                        self._run(list(binding.double_steps), binding.item)
-                        return
+            self._last_tap = None
+            if self._double_tap_handler(x, y):
+                return
             self._touch(x, y, long=False)
             self._tick()
             self._touch(x, y, long=False)
+
+    def _double_tap_handler(self, x: float, y: float) -> bool:
+        """Runs the `on_double_tap` of the deepest element under (x, y) that has one."""
+        if self._pending is not None or not self._foreground:
+            return False
+        kb = self._keyboard_frame()
+        if kb is not None and kb.contains(x, y):
+            return False
+        built = self._build()
+        for node in reversed(self._hit_path(built, x, y)):
+            binding = built.bindings.get(id(node))
+            if binding is not None and binding.double_steps:
+                self._run(list(binding.double_steps), binding.item)
+                return True
+        return False
 
     def pinch(self, x: float, y: float, scale: float) -> None:
         """Two fingers around (x, y); no app element zooms, so only the action itself registers."""
