@@ -150,7 +150,8 @@ def test_settings_are_wdas_full_set_and_post_updates_them(client: wda.Client, se
     s = client.session()
     settings = s.appium_settings()
     assert settings == default_settings()
-    assert len(settings) >= 30
+    assert len(settings) == 23  # WDA 7's set, what `/status` reports
+    assert (settings["keyboardPrediction"], settings["customSnapshotTimeout"]) == (0, 15)
     assert settings["elementResponseAttributes"] == "type,label"
     assert settings["activeAppDetectionPoint"] == "64.00,64.00"
     updated = s.appium_settings(
@@ -158,10 +159,13 @@ def test_settings_are_wdas_full_set_and_post_updates_them(client: wda.Client, se
             "useFirstMatch": True,
             "activeAppDetectionPoint": "10,20",
             "defaultAlertAction": "ACCEPT",
+            "keyboardPrediction": True,
+            "waitForIdleTimeout": 2.5,
             "noSuchSetting": 1,
         }
     )
     assert updated["useFirstMatch"] is True and updated["activeAppDetectionPoint"] == "10.00,20.00"
+    assert (updated["keyboardPrediction"], updated["waitForIdleTimeout"]) == (1, 2.5)
     assert updated["defaultAlertAction"] == "accept" and "noSuchSetting" not in updated
     with pytest.raises(WDARequestError, match="screenshot orientation 'sideways' is not known"):
         s.appium_settings({"screenshotOrientation": "sideways"})

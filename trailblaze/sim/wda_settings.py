@@ -19,7 +19,9 @@ class SettingsError(ValueError):
 
 
 def default_settings() -> dict[str, Any]:
-    """The settings of a fresh WDA session, in the order WDA lists them."""
+    """The settings of a fresh session of WDA 7 (the version `/status` reports), exactly the keys it
+    lists, with its JSON types: `keyboardAutocorrection` / `keyboardPrediction` come out as 0/1 and
+    the timeouts as whole numbers (NSNumber doubles serialise without a fraction)."""
     return {
         "shouldUseCompactResponses": True,
         "elementResponseAttributes": "type,label",
@@ -28,13 +30,13 @@ def default_settings() -> dict[str, Any]:
         "mjpegScalingFactor": 100,
         "mjpegFixOrientation": False,
         "screenshotQuality": 3,
-        "keyboardAutocorrection": False,
-        "keyboardPrediction": False,
-        "customSnapshotTimeout": 15.0,
+        "keyboardAutocorrection": 0,
+        "keyboardPrediction": 0,
+        "customSnapshotTimeout": 15,
         "snapshotMaxDepth": 50,
         "useFirstMatch": False,
-        "waitForIdleTimeout": 10.0,
-        "animationCoolOffTimeout": 2.0,
+        "waitForIdleTimeout": 10,
+        "animationCoolOffTimeout": 2,
         "boundElementsByIndex": False,
         "reduceMotion": False,
         "defaultActiveApplication": "auto",
@@ -44,15 +46,11 @@ def default_settings() -> dict[str, Any]:
         "dismissAlertButtonSelector": "",
         "defaultAlertAction": "",
         "screenshotOrientation": "auto",
-        "maxTypingFrequency": 60,
-        "respectSystemAlerts": False,
-        "useClearTextShortcut": True,
-        "limitXpathContextScope": True,
-        "autoClickAlertSelector": "",
-        "includeHittableInPageSource": False,
-        "includeNativeFrameInPageSource": False,
-        "includeMinMaxValueInPageSource": False,
     }
+
+
+_FLAGS_AS_NUMBERS = frozenset({"keyboardAutocorrection", "keyboardPrediction"})
+_SECONDS = frozenset({"customSnapshotTimeout", "waitForIdleTimeout", "animationCoolOffTimeout"})
 
 
 def _coerce(key: str, old: Any, value: Any) -> Any:
@@ -62,6 +60,10 @@ def _coerce(key: str, old: Any, value: Any) -> Any:
         if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
             return value.lower() in ("true", "yes", "1")
         raise SettingsError(f"'{key}' must be a boolean, got {value!r}")
+    if key in _FLAGS_AS_NUMBERS:
+        if not isinstance(value, bool | int | float):
+            raise SettingsError(f"'{key}' must be a boolean, got {value!r}")
+        return int(bool(value))
     if isinstance(old, int | float):
         if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise SettingsError(f"'{key}' must be a number, got {value!r}")
@@ -69,7 +71,9 @@ def _coerce(key: str, old: Any, value: Any) -> Any:
             number = float(value)
         except ValueError:
             raise SettingsError(f"'{key}' must be a number, got {value!r}") from None
-        return int(number) if isinstance(old, int) else number
+        if key in _SECONDS:
+            return int(number) if number.is_integer() else number
+        return int(number)
     if not isinstance(value, str):
         raise SettingsError(f"'{key}' must be a string, got {value!r}")
     return value
