@@ -297,7 +297,8 @@ def test_double_tap_handler_transparent_element_and_clear_action(
     assert s(id="title").label == "Liked: false"
 
     ghost = s(id="ghost").get()  # in the tree, laid out, but transparent: not visible, not hittable
-    assert ghost.visible is False and ghost.bounds.height > 0
+    assert ghost.visible is False and ghost.displayed is False and ghost.bounds.height > 0
+    assert ghost.accessible is False
     assert s(id="ghost").info["label"] == "Ghost"
     s.tap(*ghost.bounds.center)  # the touch passes through it
     assert s(id="ghost_count").label == "Ghost taps: 0"

@@ -302,8 +302,8 @@ class ElementSpec(_Strict):
     show_if: Condition | None = None
     enabled: bool = True
     opacity: float = Field(default=1.0, ge=0, le=1)
-    """0 makes a transparent element: laid out and in the tree, never drawn; iOS reports it
-    `visible="false"` and touches pass through it (UIKit skips views with alpha < 0.01)."""
+    """0 makes a transparent element: laid out and in the tree, never drawn; iOS reports it not
+    visible and not accessible, and touches pass through it (UIKit skips views with alpha < 0.01)."""
     # layout (points)
     height: float | None = Field(default=None, ge=0)
     width: float | None = Field(default=None, ge=0)

@@ -228,6 +228,8 @@ def _make(node: SimNode, index: int, key: str, app: AppInfo | None = None) -> Io
             value = None
     name = _nil(node.id) or _nil(label or "")
     accessible = t in _ACCESSIBLE or (not node.children and label is not None and t != "XCUIElementTypeOther")
+    if node.opacity < 0.01:  # a transparent view is not an accessibility element (as on a phone)
+        accessible = False
     return IosElement(
         node=node,
         type=t,
