@@ -218,8 +218,13 @@ def test_drags_take_their_duration_scaled_by_the_latency_profile(server: WdaSimS
     s._fast_swipe(195, 200, 195, 600, velocity=400)  # POST /wda/drag: 400 pt at 400 pt/s
     assert s(label="Message 1").exists
     assert server.stats.gesture_seconds == pytest.approx(3.1)
+    # A drag that starts beside the 390-pt screen lands on its edge, as on a phone.
+    s.swipe(500, 600, 500, 200, 0)
+    assert s(label="Message 12").exists
+    s.swipe(500, 200, 500, 600, 0)
+    assert server.stats.gesture_seconds == pytest.approx(3.3)
     s.tap_hold(20, 20, 0.7)
-    assert server.stats.gesture_seconds == pytest.approx(3.8)
+    assert server.stats.gesture_seconds == pytest.approx(4.0)
     table = s(id="messages").get()
     status, _ = _raw(
         server,

@@ -684,6 +684,8 @@ def _apps_state(s: WdaSimServer, req: _Req) -> Any:
 def _deactivate(s: WdaSimServer, req: _Req) -> Any:
     app = s.device.current_app()
     s.device.go_home()
+    # WDA stays on the home screen for `duration` seconds (at least 3 on a phone).
+    s._gesture_time(max(req.num("duration") if "duration" in req.body else 3.0, 3.0))
     if app is not None:
         s.device.launch(app.app_id)
     return None
@@ -869,14 +871,22 @@ _DRAG_MOVE_S = 0.1
 """How long XCTest takes to move the finger after `pressForDuration:thenDragToCoordinate:`'s press."""
 
 
+def _on_screen(s: WdaSimServer, x: float, y: float) -> tuple[float, float]:
+    # A phone delivers a synthesized touch outside the screen at its nearest edge: facebook-wda's e2e
+    # suite drags a list from x=500 on a 390-pt iPhone 13 Pro, and the list scrolls.
+    w, h = s.device.screen_width, s.device.screen_height
+    return min(max(x, 0.0), w - 1.0), min(max(y, 0.0), h - 1.0)
+
+
 def _drag_path(s: WdaSimServer, req: _Req, duration: float, origin: Frame | None = None) -> None:
     # `duration` is how long the finger presses before it moves (XCUICoordinate's press-then-drag).
     ox, oy = (origin.x, origin.y) if origin is not None else (0.0, 0.0)
     if duration < 0:
         raise _bad_arg(f"'duration' must not be negative, got {duration:g}")
     s._gesture_time(duration + _DRAG_MOVE_S)
-    s.device.swipe(ox + req.num("fromX"), oy + req.num("fromY"), ox + req.num("toX"), oy + req.num("toY"),
-                   max(duration, 0.05))
+    start = _on_screen(s, ox + req.num("fromX"), oy + req.num("fromY"))
+    end = _on_screen(s, ox + req.num("toX"), oy + req.num("toY"))
+    s.device.swipe(*start, *end, max(duration, 0.05))
 
 
 @_route("POST", "wda/dragfromtoforduration", "action")
@@ -901,7 +911,7 @@ def _drag_velocity(s: WdaSimServer, req: _Req) -> Any:
     x1, y1, x2, y2 = req.num("fromX"), req.num("fromY"), req.num("toX"), req.num("toY")
     seconds = math.hypot(x2 - x1, y2 - y1) / velocity
     s._gesture_time(seconds)
-    s.device.swipe(x1, y1, x2, y2, max(seconds, 0.05))
+    s.device.swipe(*_on_screen(s, x1, y1), *_on_screen(s, x2, y2), max(seconds, 0.05))
     return None
 
 
