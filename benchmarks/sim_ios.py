@@ -14,6 +14,7 @@ from collections.abc import Callable
 import wda
 
 from trailblaze.sim import create_device
+from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
 from trailblaze.sim.ios_source import build_snapshot
 from trailblaze.sim.model import ManualClock
 from trailblaze.sim.wda_server import WdaSimServer
@@ -69,6 +70,21 @@ def main() -> None:
         print(f"client tap() through facebook-wda: {_rate(lambda: s.tap(x, y)):.0f} req/s")
         print(f"client find s(id='compose').exists: {_rate(lambda: s(id='compose').exists):.0f} req/s")
         assert s(id="messages").exists, "the tap benchmark left the Inbox"
+    _gesture_durations()
+
+
+def _gesture_durations() -> None:
+    """A 2 s press-and-drag (`swipe(..., duration=2)`) takes its time with `realistic`, none with `zero`."""
+    for name in ("zero", "realistic"):
+        conditions = Conditions(latency=LATENCY_PROFILES[name])
+        device = create_device("ios", app="demo", clock=ManualClock(), conditions=conditions)
+        with WdaSimServer(device, conditions=conditions) as server:
+            s = wda.Client(server.url).session()
+            t0 = time.perf_counter()
+            s.swipe(195, 600, 195, 200, 2.0)
+            took = time.perf_counter() - t0
+            print(f"swipe with a 2 s press, {name} profile: {took:.2f} s "
+                  f"(device gesture time {server.stats.gesture_seconds:.2f} s)")
 
 
 if __name__ == "__main__":

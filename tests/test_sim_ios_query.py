@@ -95,12 +95,13 @@ def test_xml_source_header_root_and_attribute_order(snap: Snapshot) -> None:
 def test_xml_source_values_nil_omission_and_escaping(snap: Snapshot) -> None:
     doc = etree.fromstring(snap.xml().encode())
     field = _xp(doc, '//XCUIElementTypeTextField')[0]
-    # Empty label is nil -> omitted; value falls back to the placeholder; rect is CGRectIntegral.
-    assert "label" not in field.attrib
+    # A text field keeps its empty label as "" (WDA's wdLabel; real dumps show label=""), other
+    # types omit a nil one; value falls back to the placeholder; rect is CGRectIntegral.
+    assert field.get("label") == ""
     assert field.get("value") == "Search messages"
     assert field.get("placeholderValue") == "Search messages"
     assert (field.get("y"), field.get("height")) == ("100", "21")
-    assert list(field.attrib)[:4] == ["type", "value", "name", "enabled"]
+    assert list(field.attrib)[:5] == ["type", "value", "name", "label", "enabled"]
     switch = _xp(doc, '//XCUIElementTypeSwitch')[0]
     assert (switch.get("value"), switch.get("label"), switch.get("name")) == ("1", "Dark mode", "dark_mode")
     secure = _xp(doc, '//XCUIElementTypeSecureTextField')[0]
@@ -168,7 +169,8 @@ def test_json_and_accessible_source(snap: Snapshot) -> None:
         ("label ==[cd] 'cafe <\"deja\"> & CO'", ["Café <\"déjà\"> & co"]),
         ("label == 'Caf\\u00e9'", []),
         ("value == '1' AND type == 'XCUIElementTypeSwitch'", ["dark_mode"]),
-        ("label == nil AND type == 'XCUIElementTypeTextField'", ["query"]),
+        ("label == '' AND type == 'XCUIElementTypeTextField'", ["query"]),
+        ("label == nil AND type == 'XCUIElementTypeTextField'", []),
         ("rect.y >= 700 AND rect.height == 56", ["compose"]),
         ("wdName == 'compose' AND wdType == 'XCUIElementTypeButton'", ["compose"]),
         ("name == 'it\\'s'", []),

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import http.client
 import json
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 import wda
 from lxml import etree
 from wda.exceptions import WDARequestError, WDAStaleElementReferenceError
 
+from tests.wda_support import raw_wda
 from trailblaze.sim import create_device
 from trailblaze.sim.device import SimulatedDevice
 from trailblaze.sim.model import ManualClock
@@ -52,15 +51,7 @@ def s(client: wda.Client) -> wda.Client:
     return client.session()
 
 
-def _raw(server: WdaSimServer, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
-    try:
-        data = json.dumps(body) if body is not None else None
-        conn.request(method, path, data, {"Content-Type": "application/json"} if data else {})
-        resp = conn.getresponse()
-        return resp.status, json.loads(resp.read())
-    finally:
-        conn.close()
+_raw = raw_wda
 
 
 def _sign_in(s: wda.Client, clock: ManualClock) -> None:
@@ -307,7 +298,7 @@ def test_home_and_app_lifecycle(s: wda.Client) -> None:
     assert s.app_state(BUNDLE).value == 1
     s.app_start(BUNDLE)
     assert s.app_state(BUNDLE).value == 4
-    with pytest.raises(WDARequestError, match="not installed"):
+    with pytest.raises(WDARequestError, match="unknown to FrontBoard"):
         s.app_launch("com.example.missing")
 
 

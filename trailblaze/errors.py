@@ -13,16 +13,19 @@ TrailblazeError
 │   └── StepFailed             exit 1  one step failed (tool, selector, candidates)
 └── InfrastructureError        exit 3  nothing wrong with the trail: the world around it broke
     ├── DeviceError            exit 3  device unreachable, protocol error, driver missing
+    │   └── AppNotInstalledError        launchApp of a missing app (tools answer NOT_INSTALLED, exit 1)
     └── LLMError               exit 3  model endpoint unreachable, auth, rate limit exhausted
 ```
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "AppNotInstalledError",
     "DeviceError",
     "InfrastructureError",
     "LLMError",
@@ -107,6 +110,22 @@ class InfrastructureError(TrailblazeError):
 
 class DeviceError(InfrastructureError):
     """The device could not be reached or answered with a protocol error."""
+
+
+class AppNotInstalledError(DeviceError):
+    """The device does not have the app a launch named. `launchApp` turns it into a `NOT_INSTALLED`
+    result (a failed step, exit 1): the trail or the device set-up is wrong, not the connection."""
+
+    def __init__(self, app_id: str, known: Sequence[str], *, where: str, known_what: str = "installed") -> None:
+        self.app_id = app_id
+        self.near = difflib.get_close_matches(app_id, list(known), n=3, cutoff=0.6)
+        if self.near:
+            hint = f"near-matching {known_what} ids: {', '.join(self.near)}"
+        elif known:
+            hint = f"no {known_what} id is close to it"
+        else:
+            hint = f"no {known_what} ids to compare with"
+        super().__init__(f"{app_id} is not installed on {where} ({hint}); install it or fix the app id")
 
 
 class LLMError(InfrastructureError):

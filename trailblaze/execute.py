@@ -12,7 +12,8 @@ act at the centre of that node's visible part, and settle (every action goes thr
   covered by a dialog or the keyboard (docs/adr/0014-occlusion.md);
 - `TIMEOUT` — something that should go away did not;
 - `ERROR` — the tool itself cannot run (unknown tool, bad params);
-- `UNSUPPORTED` — a Trailblaze tool this platform or this library cannot run (says why).
+- `UNSUPPORTED` — a Trailblaze tool this platform or this library cannot run (says why);
+- `NOT_INSTALLED` — `launchApp` named an app the device does not have (lists near-matching ids).
 
 Trail-level failures are results, never exceptions. A broken device raises `DeviceError`; an unknown
 `{{variable}}` raises `UsageError` (the trail or the command line is wrong, not the app).
@@ -32,6 +33,7 @@ from pydantic import ValidationError
 from trailblaze import recorded_tools as rt
 from trailblaze.catalog.handlers import CATALOG_HANDLERS
 from trailblaze.catalog.params import CATALOG_KINDS
+from trailblaze.errors import AppNotInstalledError
 from trailblaze.noop import NO_CHANGE, act_and_compare
 from trailblaze.patterns import PatternTooSlow, full_match
 from trailblaze.resolve import describe_selector, missing_attributes
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TOOL_KINDS", "CustomTools", "Status", "ToolResult", "covered_message", "run_recorded_tool"]
 
-Status = Literal["OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT", "UNSUPPORTED"]
+Status = Literal["OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT", "UNSUPPORTED", "NOT_INSTALLED"]
 Kind = Literal["action", "assertion", "other"]
 
 TOOL_KINDS: dict[str, Kind] = {
@@ -516,7 +518,11 @@ def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]
 
 
 def _launch_app(run: _Run, p: rt.LaunchApp) -> Outcome:
-    run.session.act(lambda d: d.launch_app(p.appId, p.launchMode))
+    try:
+        run.session.act(lambda d: d.launch_app(p.appId, p.launchMode))
+    except AppNotInstalledError as exc:  # the trail (or the device set-up) is wrong, not the device link
+        run.session.invalidate()
+        return "NOT_INSTALLED", exc.message
     return "OK", f"launched {p.appId} ({p.launchMode})"
 
 

@@ -214,8 +214,14 @@ class StepEngine:
                 failure = self._replay(rec, recorded)
                 if failure is None:
                     rec.status = "passed"
-                elif self.mode.self_heal and step is not None and failure.call.name != "runTrail":
-                    # trailhead failures are always fatal; a sub-trail heals its own steps
+                elif (
+                    self.mode.self_heal
+                    and step is not None
+                    and failure.call.name != "runTrail"
+                    and failure.result.status != "NOT_INSTALLED"
+                ):
+                    # trailhead failures are always fatal; a sub-trail heals its own steps; no agent
+                    # can install a missing app
                     rec.mode = "self-heal"
                     self._solve(rec, step, text, failure)
                 else:
@@ -364,6 +370,9 @@ class StepEngine:
         selector = selector_of(call)
         if selector is not None and describe_selector(selector) not in result.message:
             error += f"; selector {describe_selector(selector)}"
+        if result.status == "NOT_INSTALLED":  # the screen is beside the point: the device lacks the app
+            rec.error = self.memory.redact(error)
+            return
         if rec.candidates and "closest on screen" not in result.message:
             error += "; closest on screen: " + "; ".join(rec.candidates[:3])
         if self.mode.proof:

@@ -74,7 +74,7 @@ class ToolRecord(_Model):
     name: str
     params: dict[str, Any] = Field(default_factory=dict)
     status: str
-    """OK, NOT_FOUND, AMBIGUOUS, NOT_VISIBLE, ERROR, TIMEOUT or UNSUPPORTED."""
+    """OK, NOT_FOUND, AMBIGUOUS, NOT_VISIBLE, ERROR, TIMEOUT, UNSUPPORTED or NOT_INSTALLED."""
     message: str = ""
     source: Literal["recording", "agent", "self-heal", "auto"] = "recording"
     """Where the call came from: the trail's recording, the agent, a self-heal, or `auto` — added by

@@ -588,7 +588,9 @@ class AndroidShell:
     def _monkey(self, args: list[str], stdin: bytes) -> ShellResult:
         pkg = args[args.index("-p") + 1] if "-p" in args and args.index("-p") + 1 < len(args) else None
         if pkg is None or not self._launch(pkg):
-            return ShellResult(b"  bash arg: -p\n", b"** No activities found to run, monkey aborted.\n", 252)
+            # What a phone's monkey prints for a package with no launcher activity (or none at all).
+            echoed = "".join(f"  bash arg: {a}\n" for a in args).encode()
+            return ShellResult(echoed, b"** No activities found to run, monkey aborted.\n", 252)
         return _ok(
             "Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n"
         )

@@ -23,6 +23,7 @@ from trailblaze.errors import UsageError
 __all__ = [
     "ROLES",
     "AppSpec",
+    "ClearStep",
     "Condition",
     "DataSource",
     "DialogButtonSpec",
@@ -197,6 +198,12 @@ class HideKeyboardStep(_Strict):
     hide_keyboard: Literal[True]
 
 
+class ClearStep(_Strict):
+    """Empty a field of the current screen (a clear button, a "reset form" action)."""
+
+    clear: str
+
+
 _STEP_TYPES: dict[str, type[_Strict]] = {
     "go": GoStep,
     "reset": ResetStep,
@@ -212,6 +219,7 @@ _STEP_TYPES: dict[str, type[_Strict]] = {
     "remove": RemoveStep,
     "focus": FocusStep,
     "hide_keyboard": HideKeyboardStep,
+    "clear": ClearStep,
 }
 
 
@@ -244,7 +252,8 @@ Step = Annotated[
     | Annotated[CloseDialogStep, Tag("close_dialog")]
     | Annotated[RemoveStep, Tag("remove")]
     | Annotated[FocusStep, Tag("focus")]
-    | Annotated[HideKeyboardStep, Tag("hide_keyboard")],
+    | Annotated[HideKeyboardStep, Tag("hide_keyboard")]
+    | Annotated[ClearStep, Tag("clear")],
     Discriminator(
         _step_kind,
         custom_error_type="unknown_step",
@@ -292,6 +301,9 @@ class ElementSpec(_Strict):
     platforms: tuple[PlatformName, ...] = ("android", "ios")
     show_if: Condition | None = None
     enabled: bool = True
+    opacity: float = Field(default=1.0, ge=0, le=1)
+    """0 makes a transparent element: laid out and in the tree, never drawn; iOS reports it not
+    visible and not accessible, and touches pass through it (UIKit skips views with alpha < 0.01)."""
     # layout (points)
     height: float | None = Field(default=None, ge=0)
     width: float | None = Field(default=None, ge=0)
@@ -307,6 +319,8 @@ class ElementSpec(_Strict):
     # behaviour
     on_tap: list[Step] = Field(default_factory=list)
     on_long_press: list[Step] = Field(default_factory=list)
+    on_double_tap: list[Step] = Field(default_factory=list)
+    """What a double tap does; without it a double tap is two taps."""
     on_submit: list[Step] = Field(default_factory=list)
     bind: str = ""
     """switch: the state name it shows and toggles (`state.dark_mode`)."""
@@ -322,7 +336,9 @@ class ElementSpec(_Strict):
     ios_type: str = ""
 
     _parse_conditions = field_validator("show_if", "selected_if", mode="before")(_condition)
-    _parse_steps = field_validator("on_tap", "on_long_press", "on_submit", mode="before")(_steps)
+    _parse_steps = field_validator(
+        "on_tap", "on_long_press", "on_double_tap", "on_submit", mode="before"
+    )(_steps)
     _parse_box = field_validator("margin", "padding", mode="before")(_box)
 
     @field_validator("platforms", mode="before")
@@ -386,6 +402,8 @@ class AppSpec(_Strict):
     data: dict[str, DataSource] = Field(default_factory=dict)
     screens: dict[str, ScreenSpec] = Field(min_length=1)
     variant: str = ""
+    orientations: tuple[Literal["portrait", "landscape"], ...] = ("portrait",)
+    """The orientations the app supports; the device refuses to rotate to others."""
 
 
 IfStep.model_rebuild()
@@ -654,7 +672,7 @@ class _ScreenChecker:
                 problems.append(f"{where}: a list needs a `row` template")
             else:
                 self._visit(el.row, f"{where}.row", True)
-        for kind in ("on_tap", "on_long_press", "on_submit"):
+        for kind in ("on_tap", "on_long_press", "on_double_tap", "on_submit"):
             self.actions.append((f"{where}.{kind}", getattr(el, kind)))
         for i, child in enumerate(el.children):
             self._visit(child, f"{where}.children[{i}]", in_row)
@@ -667,8 +685,11 @@ class _ScreenChecker:
                 self.problems.append(f"{where}: unknown screen {target!r}; screens are {', '.join(screens)}")
         elif isinstance(step, DialogStep) and step.dialog not in self.screen.dialogs:
             self.problems.append(f"{where}: screen {self.name!r} has no dialog {step.dialog!r}")
-        elif isinstance(step, (RequireStep, FocusStep)):
-            fid = step.require if isinstance(step, RequireStep) else step.focus
+        elif isinstance(step, (RequireStep, FocusStep, ClearStep)):
+            if isinstance(step, RequireStep):
+                fid = step.require
+            else:
+                fid = step.focus if isinstance(step, FocusStep) else step.clear
             if fid not in self.fields:
                 self.problems.append(f"{where}: screen {self.name!r} has no text field {fid!r}")
         elif isinstance(step, RemoveStep) and step.remove not in self.spec.data:

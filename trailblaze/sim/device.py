@@ -23,6 +23,7 @@ from trailblaze.sim.app import (
     FIELD_ROLES,
     AppSpec,
     BackStep,
+    ClearStep,
     CloseDialogStep,
     Condition,
     DialogStep,
@@ -94,6 +95,8 @@ IOS_TYPES: dict[str, str] = {
 _CLICKABLE_ROLES = frozenset({"button", "icon_button", "link", "switch", "tab", "row"})
 _TEMPLATE = re.compile(r"\{([A-Za-z_][\w.]*)\}")
 _PIDS = itertools.count(4211)
+_DOUBLE_TAP_S = 0.3  # Android's ViewConfiguration.getDoubleTapTimeout()
+_DOUBLE_TAP_SLOP = 24.0  # points, about Android's double-tap slop
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,7 @@ class _Binding:
 
     steps: Sequence[Step] = ()
     long_steps: Sequence[Step] = ()
+    double_steps: Sequence[Step] = ()
     field_id: str = ""
     bind: str = ""
     item: dict[str, str] | None = None
@@ -189,6 +193,7 @@ class SimulatedDevice:
         self.model = self.profile.model
         self.screen_width = self.profile.width
         self.screen_height = self.profile.height
+        self.orientation = "portrait"
         self.scale = self.profile.scale
         self.os_version = self.profile.os_version
         self.clipboard = ""
@@ -214,6 +219,7 @@ class SimulatedDevice:
         self._snackbar: tuple[str, float] | None = None
         self._pending: _Pending | None = None
         self._last_action: float | None = None
+        self._last_tap: tuple[float, float, float] | None = None
         self._anim_ticks = 0
         self._last: _Built | None = None
         self._png_cache: tuple[str, bytes] | None = None
@@ -225,13 +231,25 @@ class SimulatedDevice:
         """Where the app draws: below the status bar and above the Android navigation bar; on iOS
         the whole screen (the safe areas are inside it)."""
         if self.platform == "android":
-            p = self.profile
-            return Frame(0, p.inset_top, p.width, p.height - p.inset_top - p.inset_bottom)
+            return self._layout_frame()
         return Frame(0, 0, self.screen_width, self.screen_height)
 
     def _layout_frame(self) -> Frame:
         p = self.profile
-        return Frame(0, p.inset_top, p.width, p.height - p.inset_top - p.inset_bottom)
+        return Frame(0, p.inset_top, self.screen_width, self.screen_height - p.inset_top - p.inset_bottom)
+
+    def rotate(self, orientation: str) -> bool:
+        """Turns the device (`portrait` / `landscape`); False when the app spec does not allow it.
+        The screen's width and height swap; the app lays itself out again."""
+        with self._lock:
+            if orientation not in self.spec.orientations:
+                return False
+            if orientation != self.orientation:
+                self._action()
+                self.orientation = orientation
+                self.screen_width, self.screen_height = self.screen_height, self.screen_width
+                self._keyboard = False  # rotating dismisses and re-lays the keyboard; keep it simple
+            return True
 
     def keyboard_frame(self) -> Frame | None:
         """The on-screen keyboard's frame (points) while it is shown, else None."""
@@ -243,8 +261,8 @@ class SimulatedDevice:
         if not (self._keyboard and self._foreground and self._focus):
             return None
         p = self.profile
-        bottom = p.height - p.inset_bottom if self.platform == "android" else p.height
-        return Frame(0, bottom - p.keyboard_height, p.width, p.keyboard_height)
+        bottom = self.screen_height - p.inset_bottom if self.platform == "android" else self.screen_height
+        return Frame(0, bottom - p.keyboard_height, self.screen_width, p.keyboard_height)
 
     def time_of_day(self) -> str:
         """The device's wall clock as HH:MM:SS (what the status bar and `{clock}` show)."""
@@ -344,8 +362,21 @@ class SimulatedDevice:
 
     # --- actions --------------------------------------------------------------------------------
     def tap(self, x: float, y: float) -> None:
+        """A tap; a second one within 0.3 s (device time) and 24 pt of the last is a double tap
+        when the element under it has `on_double_tap` (how Android clients send double taps)."""
         with self._lock:
             self._action()
+            now = self.clock.now()
+            last, self._last_tap = self._last_tap, (now, x, y)
+            if (
+                last is not None
+                and now - last[0] <= _DOUBLE_TAP_S
+                and abs(x - last[1]) < _DOUBLE_TAP_SLOP
+                and abs(y - last[2]) < _DOUBLE_TAP_SLOP
+                and self._double_tap_handler(x, y)
+            ):
+                self._last_tap = None
+                return
             self._touch(x, y, long=False)
 
     def long_press(self, x: float, y: float, duration: float = 0.5) -> None:
@@ -354,11 +385,35 @@ class SimulatedDevice:
             self._touch(x, y, long=True)
 
     def double_tap(self, x: float, y: float) -> None:
+        """An element's `on_double_tap` when it has one (the deepest under the finger), else two taps."""
         with self._lock:
             self._action()
+            self._last_tap = None
+            if self._double_tap_handler(x, y):
+                return
             self._touch(x, y, long=False)
             self._tick()
             self._touch(x, y, long=False)
+
+    def _double_tap_handler(self, x: float, y: float) -> bool:
+        """Runs the `on_double_tap` of the deepest element under (x, y) that has one."""
+        if self._pending is not None or not self._foreground:
+            return False
+        kb = self._keyboard_frame()
+        if kb is not None and kb.contains(x, y):
+            return False
+        built = self._build()
+        for node in reversed(self._hit_path(built, x, y)):
+            binding = built.bindings.get(id(node))
+            if binding is not None and binding.double_steps:
+                self._run(list(binding.double_steps), binding.item)
+                return True
+        return False
+
+    def pinch(self, x: float, y: float, scale: float) -> None:
+        """Two fingers around (x, y); no app element zooms, so only the action itself registers."""
+        with self._lock:
+            self._action()
 
     def swipe(self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.2) -> None:
         """A finger moving from (x1, y1) to (x2, y2); scrolls the list under the start point."""
@@ -573,6 +628,9 @@ class SimulatedDevice:
             self._keyboard = True
         elif isinstance(step, HideKeyboardStep):
             self._keyboard = False
+        elif isinstance(step, ClearStep):
+            if self._stack:
+                self._stack[-1].fields[step.clear] = ""
 
     def _navigate(self, change: Any) -> None:
         change()
@@ -836,7 +894,8 @@ class SimulatedDevice:
             hint=el.hint,
             enabled=el.enabled,
         )
-        binding = _Binding(steps=el.on_tap, long_steps=el.on_long_press, item=item)
+        binding = _Binding(steps=el.on_tap, long_steps=el.on_long_press, double_steps=el.on_double_tap, item=item)
+        node.opacity = el.opacity
         if el.role in FIELD_ROLES:
             value = top.fields.get(el.id, "")
             node.text = "•" * len(value) if el.role == "secure_field" else value
@@ -861,6 +920,11 @@ class SimulatedDevice:
             frames = layout.place(el, kids, frame, self.platform, lambda e: self._visible(e.children, item))
             for kid, kid_frame in zip(kids, frames, strict=True):
                 node.children.append(self._node(kid, kid_frame, item, bindings, top))
+        if el.opacity < 0.01 and self.platform == "ios":
+            # UIKit hides a view with alpha < 0.01 (and its subtree) from hit-testing and reports it
+            # not visible; Android ignores alpha for both (visible-to-user stays true, touches land).
+            for n in node.walk():
+                n.visible = False
         if not el.enabled:
             node.clickable = False
         else:

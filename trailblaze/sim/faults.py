@@ -28,6 +28,9 @@ class LatencyProfile:
     action: tuple[float, float] = (0.0, 0.0)
     screenshot: tuple[float, float] = (0.0, 0.0)
     other: tuple[float, float] = (0.0, 0.0)
+    gesture_time: float = 0.0
+    """Share of a gesture's own duration (a 2 s press-and-drag, a long press) the server waits for
+    in real time: 1.0 on a realistic phone, 0 in the `zero` profile so tests stay fast."""
 
     def delay(self, kind: RequestKind, rng: random.Random) -> float:
         lo, hi = getattr(self, kind)
@@ -38,7 +41,12 @@ LATENCY_PROFILES: dict[str, LatencyProfile] = {
     "zero": LatencyProfile("zero"),
     # What a mid-range phone over USB costs: dumps 150-400 ms, actions 30-80 ms.
     "realistic": LatencyProfile(
-        "realistic", dump=(0.15, 0.40), action=(0.03, 0.08), screenshot=(0.08, 0.20), other=(0.005, 0.02)
+        "realistic",
+        dump=(0.15, 0.40),
+        action=(0.03, 0.08),
+        screenshot=(0.08, 0.20),
+        other=(0.005, 0.02),
+        gesture_time=1.0,
     ),
 }
 

@@ -37,6 +37,7 @@ _TEXT_INPUT = frozenset(
         "XCUIElementTypeTextView",
     }
 )
+_EMPTY_LABEL_KEPT = frozenset({"XCUIElementTypeTextField", "XCUIElementTypeSecureTextField"})
 _STATIC = frozenset({"XCUIElementTypeStaticText"})
 _TOGGLES = frozenset({"XCUIElementTypeSwitch", "XCUIElementTypeToggle", "XCUIElementTypeCheckBox"})
 # Types UIKit exposes as single accessibility elements; containers (Other, Window, Table, Cell with
@@ -206,7 +207,8 @@ def _traits(wd_type: str, node: SimNode) -> str:
 def _make(node: SimNode, index: int, key: str, app: AppInfo | None = None) -> IosElement:
     t = node.ios_type or "XCUIElementTypeOther"
     if t in _TEXT_INPUT:
-        label = _nil(node.label)
+        # WDA's wdLabel keeps a text field's empty label as "" (other types turn "" into nil).
+        label = node.label if t in _EMPTY_LABEL_KEPT else _nil(node.label)
         secure = node.password or t == "XCUIElementTypeSecureTextField"
         # The model keeps the typed password; iOS reports one bullet per character.
         typed = "\u2022" * len(node.text) if secure and set(node.text) != {"\u2022"} else node.text
@@ -224,8 +226,10 @@ def _make(node: SimNode, index: int, key: str, app: AppInfo | None = None) -> Io
             value = node.text
         else:
             value = None
-    name = _nil(node.id) or label
+    name = _nil(node.id) or _nil(label or "")
     accessible = t in _ACCESSIBLE or (not node.children and label is not None and t != "XCUIElementTypeOther")
+    if node.opacity < 0.01:  # a transparent view is not an accessibility element (as on a phone)
+        accessible = False
     return IosElement(
         node=node,
         type=t,
@@ -481,7 +485,20 @@ def _json(el: IosElement) -> dict[str, Any]:
 
 
 def _accessible(el: IosElement) -> dict[str, Any] | None:
-    if el.accessible and el.visible:
-        return {"value": el.value, "label": el.label}
-    kids = [a for a in (_accessible(c) for c in el.children) if a is not None]
-    return {"children": kids} if kids else None
+    # WDA's accessibilityInfoForElement: an accessible element reports its value and label when
+    # visible (and nothing when hidden); others report their accessible descendants; every node
+    # that reports anything also carries its type, raw identifier and name.
+    info: dict[str, Any]
+    if el.accessible:
+        if not el.visible:
+            return None
+        info = {"value": el.value, "label": el.label}
+    else:
+        kids = [a for a in (_accessible(c) for c in el.children) if a is not None]
+        if not kids:
+            return None
+        info = {"children": kids}
+    info["type"] = short_type(el.type)
+    info["rawIdentifier"] = _nil(el.node.id)
+    info["name"] = el.name
+    return info

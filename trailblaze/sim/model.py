@@ -85,6 +85,8 @@ class SimNode:
     password: bool = False
     visible: bool = True
     """False for nodes that exist but are scrolled off-screen (u2 `visible-to-user="false"`)."""
+    opacity: float = 1.0
+    """0 for a transparent element (never drawn; iOS also reports it invisible and lets touches through)."""
     children: list[SimNode] = field(default_factory=list)
 
     def walk(self) -> list[SimNode]:
@@ -175,6 +177,13 @@ class SimDevice(Protocol):
 
     def keyboard_shown(self) -> bool: ...
 
+    orientation: str
+    """`portrait` or `landscape` (`screen_width` / `screen_height` follow it)."""
+
+    def rotate(self, orientation: str) -> bool:
+        """Turns the device; False (and no change) when the app spec does not allow that orientation."""
+        ...
+
     def alert(self) -> Alert | None:
         """The dialog on screen, if any."""
         ...
@@ -185,6 +194,10 @@ class SimDevice(Protocol):
     def long_press(self, x: float, y: float, duration: float = 0.5) -> None: ...
 
     def double_tap(self, x: float, y: float) -> None: ...
+
+    def pinch(self, x: float, y: float, scale: float) -> None:
+        """Two fingers around (x, y) spreading (scale > 1) or closing (scale < 1)."""
+        ...
 
     def swipe(self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.2) -> None:
         """A finger moving from (x1, y1) to (x2, y2); scrolls lists under the start point."""

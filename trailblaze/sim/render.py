@@ -266,7 +266,7 @@ class _Renderer:
         self.launcher = launcher
 
     def node(self, n: SimNode) -> None:
-        if not n.visible:
+        if not n.visible or n.opacity <= 0:
             return
         p, t, f = self.p, self.t, n.frame
         role = n.role

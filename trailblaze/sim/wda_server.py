@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +30,7 @@ from trailblaze.sim.faults import Conditions, RequestKind
 from trailblaze.sim.ios_query import QueryError, find_class_chain, find_predicate, find_xpath
 from trailblaze.sim.ios_source import SPRINGBOARD, IosElement, Snapshot, build_snapshot
 from trailblaze.sim.model import Frame, Key, SimDevice, deep_link_app
+from trailblaze.sim.wda_settings import SettingsError, default_settings, update_settings
 
 __all__ = ["WdaSimServer"]
 
@@ -113,6 +116,8 @@ _DROP = object()
 class _Stats:
     requests: int = 0
     faults: dict[str, int] = field(default_factory=dict)
+    gesture_seconds: float = 0.0
+    """Device time the gestures asked for (press and drag durations), whatever the latency profile slept."""
 
 
 class WdaSimServer:
@@ -147,13 +152,10 @@ class WdaSimServer:
         self._session_id: str | None = None
         self._session_bundle: str | None = None
         self._locked = False
-        self._orientation = "PORTRAIT"
-        self._settings: dict[str, Any] = {
-            "snapshotMaxDepth": 50,
-            "useFirstMatch": False,
-            "boundElementsByIndex": False,
-            "defaultAlertAction": "",
-        }
+        self._settings: dict[str, Any] = default_settings()
+        self._launched_with: dict[str, dict[str, Any]] = {}
+        """Per bundle: the `args` and `env` of its last launch (what `/wda/activeAppInfo` reports)."""
+        self._wait_for_quiescence = False
         self._ids_by_key: dict[str, str] = {}
         self._keys_by_id: dict[str, str] = {}
         self.stats = _Stats()
@@ -351,6 +353,15 @@ class WdaSimServer:
         raise _WdaError(400, "invalid selector", f"Unsupported locator strategy {using!r}")
 
     # --- gestures helpers -----------------------------------------------------------------------
+    def _gesture_time(self, seconds: float) -> None:
+        """A gesture that lasts `seconds` on a phone takes that long here too, scaled by the latency
+        profile's `gesture_time` (0 in the `zero` profile, so tests stay fast)."""
+        seconds = max(0.0, seconds)
+        self.stats.gesture_seconds += seconds
+        wait = seconds * self.conditions.latency.gesture_time
+        if wait > 0:
+            time.sleep(wait)
+
     def _tap_element(self, req: _Req, el: IosElement) -> None:
         if not el.visible:
             el = self._scroll_to_visible(req, el)
@@ -446,33 +457,87 @@ def _healthcheck(s: WdaSimServer, req: _Req) -> Any:
     return None
 
 
+def _not_created(message: str) -> _WdaError:
+    return _WdaError(500, "session not created", message)
+
+
+def _capabilities(body: dict[str, Any]) -> dict[str, Any]:
+    """W3C `alwaysMatch` merged with the first `firstMatch`, else the legacy `desiredCapabilities`."""
+    caps = body.get("capabilities")
+    if not isinstance(caps, dict):
+        raise _not_created("'capabilities' is mandatory to create a new session")
+    merged: dict[str, Any] = {}
+    always = caps.get("alwaysMatch")
+    if isinstance(always, dict):
+        merged.update(always)
+    first = caps.get("firstMatch")
+    if isinstance(first, list) and first and isinstance(first[0], dict):
+        merged.update(first[0])
+    desired = body.get("desiredCapabilities")
+    if not merged and isinstance(desired, dict):
+        merged.update(desired)
+    return merged
+
+
+def _launch_options(where: dict[str, Any], fail: Callable[[str], _WdaError]) -> tuple[list[str], dict[str, str]]:
+    args = where.get("arguments") or []
+    env = where.get("environment") or {}
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise fail(f"'arguments' must be a list of strings, got {args!r}")
+    if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+        raise fail(f"'environment' must map strings to strings, got {env!r}")
+    return list(args), dict(env)
+
+
 @_route("POST", "session", "action")
 def _new_session(s: WdaSimServer, req: _Req) -> Any:
-    caps = req.body.get("capabilities") or {}
-    always = caps.get("alwaysMatch") if isinstance(caps, dict) else None
-    desired = req.body.get("desiredCapabilities") or {}
-    bundle = None
-    for source in (always, desired):
-        if isinstance(source, dict) and isinstance(source.get("bundleId"), str) and source["bundleId"]:
-            bundle = source["bundleId"]
-            break
-    # A new session replaces the old one (WDA kills it), whatever happens next.
+    # A new session replaces the old one (WDA kills it first), whatever happens next; its element
+    # ids and settings die with it.
+    s._session_id = None
+    s._session_bundle = None
+    s._ids_by_key.clear()
+    s._keys_by_id.clear()
+    s._settings = default_settings()
+    caps = _capabilities(req.body)
+    bundle = caps.get("bundleId")
+    if bundle is not None and (not isinstance(bundle, str) or not bundle):
+        raise _not_created(f"'bundleId' must be a non-empty string, got {bundle!r}")
+    if bundle is not None:
+        args, env = _launch_options(caps, _not_created)
+        force = caps.get("forceAppLaunch", True) is not False  # WDA: YES unless the client says NO
+        state = s.device.app_state(bundle) if _installed(s, bundle) else 1
+        if state < 2 or force:
+            # `-[XCUIApplication launch]`: a running app is terminated and started afresh.
+            s._wait_for_quiescence = caps.get("shouldWaitForQuiescence", True) is not False
+            if not _installed(s, bundle):
+                raise _not_created(
+                    f"Cannot launch {bundle} application. Make sure the correct bundle identifier has been "
+                    "provided in capabilities and check the device log for possible crash report occurrences"
+                )
+            _start(s, bundle, args, env, cold=True)
+        elif state < 4:
+            s.device.launch(bundle)
+    action = caps.get("defaultAlertAction")
+    if isinstance(action, str):
+        s._settings["defaultAlertAction"] = action.lower()
     s._session_id = str(uuid.uuid4()).upper()
     s._session_bundle = bundle
-    if bundle is not None:
-        _launch(s, bundle)
-    capabilities: dict[str, Any] = {"device": "iphone", "sdkVersion": _OS_VERSION}
-    if bundle is not None:
-        capabilities["CFBundleIdentifier"] = bundle
-    return {"sessionId": s._session_id, "capabilities": capabilities}
+    return {"sessionId": s._session_id, "capabilities": _session_caps(s)}
+
+
+def _session_caps(s: WdaSimServer) -> dict[str, Any]:
+    app = s.device.current_app()
+    return {
+        "device": "iphone",
+        "sdkVersion": _OS_VERSION,
+        "browserName": app.name if app is not None else SPRINGBOARD.name,
+        "CFBundleIdentifier": app.app_id if app is not None else SPRINGBOARD.app_id,
+    }
 
 
 @_route("GET", ":session")
 def _session_info(s: WdaSimServer, req: _Req) -> Any:
-    caps: dict[str, Any] = {"device": "iphone", "sdkVersion": _OS_VERSION}
-    if s._session_bundle is not None:
-        caps["CFBundleIdentifier"] = s._session_bundle
-    return {"sessionId": s._session_id, "capabilities": caps}
+    return {"sessionId": s._session_id, "capabilities": _session_caps(s)}
 
 
 @_route("DELETE", ":session")
@@ -522,7 +587,8 @@ def _press_button(s: WdaSimServer, req: _Req) -> Any:
 
 def _app_info(s: WdaSimServer) -> Any:
     app = s.device.current_app() or SPRINGBOARD
-    return {"pid": app.pid, "bundleId": app.app_id, "name": "", "processArguments": {"env": {}, "args": []}}
+    launched = s._launched_with.get(app.app_id, {"env": {}, "args": []})
+    return {"pid": app.pid, "bundleId": app.app_id, "name": "", "processArguments": launched}
 
 
 _route("GET", "wda/activeAppInfo")(lambda s, req: _app_info(s))
@@ -534,27 +600,62 @@ def _apps_list(s: WdaSimServer, req: _Req) -> Any:
     return [{"pid": app.pid, "bundleId": app.app_id}]
 
 
+def _installed(s: WdaSimServer, bundle: str) -> bool:
+    return bundle in {a.app_id for a in s.device.installed_apps()}
+
+
+def _unknown_bundle(bundle: str) -> _WdaError:
+    # What XCTest's failed `-[XCUIApplication launch]` turns into through WDA's exception handler.
+    return _WdaError(
+        500,
+        "unknown error",
+        f'Failed to launch {bundle}: The request to open "{bundle}" failed. The request was denied by service '
+        f'delegate (SBMainWorkspace) for reason: NotFound ("Application "{bundle}" is unknown to FrontBoard").',
+    )
+
+
 def _launch(s: WdaSimServer, bundle: str) -> None:
-    if bundle not in {a.app_id for a in s.device.installed_apps()}:
-        raise _WdaError(500, "unknown error", f"The application '{bundle}' is not installed on the device")
+    if not _installed(s, bundle):
+        raise _unknown_bundle(bundle)
     s.device.launch(bundle)
+
+
+def _start(s: WdaSimServer, bundle: str, args: list[str], env: dict[str, str], *, cold: bool) -> None:
+    """Launch with process arguments and environment (they only reach a process that starts now)."""
+    if not _installed(s, bundle):
+        raise _unknown_bundle(bundle)
+    starts = cold or s.device.app_state(bundle) < 2
+    if starts and env.get("TRAILBLAZE_CLEAR_STATE") == "1":  # trailblaze's CLEAR_STATE convention
+        s.device.clear_app_data(bundle)
+    s.device.launch(bundle, stop_first=cold)
+    if starts:
+        s._launched_with[bundle] = {"env": env, "args": args}
 
 
 @_route("POST", "wda/apps/launch", "action")
 def _apps_launch(s: WdaSimServer, req: _Req) -> Any:
-    env = req.body.get("environment")
-    if isinstance(env, dict) and env.get("TRAILBLAZE_CLEAR_STATE") == "1":  # trailblaze's CLEAR_STATE convention
-        s.device.clear_app_data(req.string("bundleId"))
-    _launch(s, req.string("bundleId"))
+    # WDA launches an app that is not running and only activates a running one.
+    args, env = _launch_options(req.body, _bad_arg)
+    _start(s, req.string("bundleId"), args, env, cold=False)
     return None
 
 
 @_route("POST", "url", "action")
 def _open_url(s: WdaSimServer, req: _Req) -> Any:
+    if "url" not in req.body:
+        raise _bad_arg("URL is required")
     url = req.string("url")
-    app = deep_link_app(s.device, url)
+    scheme, sep, _ = url.partition("://")
+    if not sep or not scheme:
+        raise _WdaError(500, "unknown error", f"'{url}' is not a valid URL")
+    if "bundleId" in req.body:  # open the URL with a given app
+        app: str | None = req.string("bundleId")
+        if not _installed(s, app or ""):
+            raise _unknown_bundle(app or "")
+    else:
+        app = deep_link_app(s.device, url)
     if app is None:  # what WDA answers when no app claims the URL's scheme
-        raise _WdaError(500, "unknown error", f"Failed to open url {url}")
+        raise _WdaError(500, "unknown error", f"Failed to open url {url}: the URL cannot be opened")
     s.device.launch(app)
     return None
 
@@ -569,7 +670,8 @@ def _apps_activate(s: WdaSimServer, req: _Req) -> Any:
 def _apps_terminate(s: WdaSimServer, req: _Req) -> Any:
     bundle = req.string("bundleId")
     was_running = s.device.app_state(bundle) > 1
-    s.device.terminate(bundle)
+    if was_running:  # WDA answers false for an app that is not running (or not installed)
+        s.device.terminate(bundle)
     return was_running
 
 
@@ -582,6 +684,8 @@ def _apps_state(s: WdaSimServer, req: _Req) -> Any:
 def _deactivate(s: WdaSimServer, req: _Req) -> Any:
     app = s.device.current_app()
     s.device.go_home()
+    # WDA stays on the home screen for `duration` seconds (at least 3 on a phone).
+    s._gesture_time(max(req.num("duration") if "duration" in req.body else 3.0, 3.0))
     if app is not None:
         s.device.launch(app.app_id)
     return None
@@ -630,17 +734,50 @@ def _screen(s: WdaSimServer, req: _Req) -> Any:
     }
 
 
+# WDA's orientation names (FBOrientationCommands); iPhones never turn upside down.
+_ORIENTATIONS = {
+    "PORTRAIT": "portrait",
+    "LANDSCAPE": "landscape",
+    "UIA_DEVICE_ORIENTATION_LANDSCAPERIGHT": "landscape",
+    "UIA_DEVICE_ORIENTATION_PORTRAIT_UPSIDEDOWN": "upside down",
+}
+_ROTATIONS = {0: "portrait", 90: "landscape", 270: "landscape", 180: "upside down"}
+
+
 @_route("GET", "orientation")
 def _get_orientation(s: WdaSimServer, req: _Req) -> Any:
-    return s._orientation
+    return s.device.orientation.upper()
 
 
 @_route("POST", "orientation", "action")
 def _set_orientation(s: WdaSimServer, req: _Req) -> Any:
     wanted = req.string("orientation").upper()
-    if wanted != "PORTRAIT":
-        raise _WdaError(500, "unknown error", f"Unable to change device orientation to {wanted}: "
-                        "the simulated app supports PORTRAIT only")
+    target = _ORIENTATIONS.get(wanted)
+    if target is None or not s.device.rotate(target):
+        # WDA's answer when XCUIDevice refuses the rotation (an app that only supports portrait).
+        raise _WdaError(500, "unknown error", "Unable To Rotate Device")
+    return None
+
+
+@_route("GET", "rotation")
+def _get_rotation(s: WdaSimServer, req: _Req) -> Any:
+    return {"x": 0, "y": 0, "z": 90 if s.device.orientation == "landscape" else 0}
+
+
+@_route("POST", "rotation", "action")
+def _set_rotation(s: WdaSimServer, req: _Req) -> Any:
+    if not all(k in req.body for k in ("x", "y", "z")):
+        raise _bad_arg(f"x, y and z arguments must exist in the request body: {req.body}")
+    x, y, z = (req.num(k) for k in ("x", "y", "z"))
+    target = _ROTATIONS.get(int(z)) if x == 0 and y == 0 and z == int(z) else None
+    if target is None:
+        raise _bad_arg(f"{{x: {x:g}, y: {y:g}, z: {z:g}}} rotation is not supported. Only z of 0, 90, 180 "
+                       "or 270 (x and y 0) is supported")
+    if not s.device.rotate(target):
+        app = s.device.current_app()
+        raise _WdaError(400, "invalid element state",
+                        f"The current rotation cannot be set to z={z:g}. Make sure the "
+                        f"{(app or SPRINGBOARD).app_id} application supports it")
     return None
 
 
@@ -674,7 +811,10 @@ def _set_settings(s: WdaSimServer, req: _Req) -> Any:
     new = req.body.get("settings")
     if not isinstance(new, dict):
         raise _bad_arg("'settings' must be an object")
-    s._settings.update(new)
+    try:
+        s._settings = update_settings(s._settings, new)
+    except SettingsError as exc:
+        raise _bad_arg(str(exc)) from None
     return dict(s._settings)
 
 
@@ -722,14 +862,78 @@ def _double_tap(s: WdaSimServer, req: _Req) -> Any:
 @_route("POST", "wda/touchAndHold", "action")
 def _touch_and_hold(s: WdaSimServer, req: _Req) -> Any:
     duration = req.num("duration") if "duration" in req.body else 1.0
+    s._gesture_time(duration)
     s.device.long_press(req.num("x"), req.num("y"), duration)
     return None
 
 
+_DRAG_MOVE_S = 0.1
+"""How long XCTest takes to move the finger after `pressForDuration:thenDragToCoordinate:`'s press."""
+
+
+def _on_screen(s: WdaSimServer, x: float, y: float) -> tuple[float, float]:
+    # A phone delivers a synthesized touch outside the screen at its nearest edge: facebook-wda's e2e
+    # suite drags a list from x=500 on a 390-pt iPhone 13 Pro, and the list scrolls.
+    w, h = s.device.screen_width, s.device.screen_height
+    return min(max(x, 0.0), w - 1.0), min(max(y, 0.0), h - 1.0)
+
+
+def _drag_path(s: WdaSimServer, req: _Req, duration: float, origin: Frame | None = None) -> None:
+    # `duration` is how long the finger presses before it moves (XCUICoordinate's press-then-drag).
+    ox, oy = (origin.x, origin.y) if origin is not None else (0.0, 0.0)
+    if duration < 0:
+        raise _bad_arg(f"'duration' must not be negative, got {duration:g}")
+    s._gesture_time(duration + _DRAG_MOVE_S)
+    start = _on_screen(s, ox + req.num("fromX"), oy + req.num("fromY"))
+    end = _on_screen(s, ox + req.num("toX"), oy + req.num("toY"))
+    s.device.swipe(*start, *end, max(duration, 0.05))
+
+
 @_route("POST", "wda/dragfromtoforduration", "action")
 def _drag(s: WdaSimServer, req: _Req) -> Any:
-    duration = req.num("duration") if "duration" in req.body else 0.0
-    s.device.swipe(req.num("fromX"), req.num("fromY"), req.num("toX"), req.num("toY"), max(duration, 0.05))
+    _drag_path(s, req, req.num("duration") if "duration" in req.body else 0.0)
+    return None
+
+
+@_route("POST", "wda/element/:id/dragfromtoforduration", "action")
+def _el_drag(s: WdaSimServer, req: _Req) -> Any:
+    # Coordinates relative to the element's frame, as WDA's element variant takes them.
+    _drag_path(s, req, req.num("duration") if "duration" in req.body else 0.0, s._element(req).frame)
+    return None
+
+
+@_route("POST", "wda/drag", "action")
+def _drag_velocity(s: WdaSimServer, req: _Req) -> Any:
+    # facebook-wda's fast swipe: no press, the finger moves at `velocity` points per second.
+    velocity = req.num("velocity") if "velocity" in req.body else 500.0
+    if velocity <= 0:
+        raise _bad_arg(f"'velocity' must be positive, got {velocity:g}")
+    x1, y1, x2, y2 = req.num("fromX"), req.num("fromY"), req.num("toX"), req.num("toY")
+    seconds = math.hypot(x2 - x1, y2 - y1) / velocity
+    s._gesture_time(seconds)
+    s.device.swipe(*_on_screen(s, x1, y1), *_on_screen(s, x2, y2), max(seconds, 0.05))
+    return None
+
+
+_HID_CONSUMER_PAGE = 0x0C
+
+
+@_route("POST", "wda/performIoHidEvent", "action")
+def _io_hid_event(s: WdaSimServer, req: _Req) -> Any:
+    page, usage = int(req.num("page")), int(req.num("usage"))
+    duration = req.num("duration") if "duration" in req.body else 0.005
+    s._gesture_time(duration)
+    if page != _HID_CONSUMER_PAGE:
+        return None  # XCUIDevice sends any page/usage; the device ignores what it does not know
+    if usage == 0x40:  # menu: the home button
+        s.device.go_home()
+    elif usage == 0xE9:
+        s.device.press_key("volume_up")
+    elif usage == 0xEA:
+        s.device.press_key("volume_down")
+    elif usage == 0x30:  # power: a short press locks, a second one wakes the lock screen
+        s._locked = not s._locked
+    # 0x65 (snapshot, power+home) takes a screenshot: nothing on screen changes.
     return None
 
 
@@ -973,7 +1177,26 @@ def _el_clear(s: WdaSimServer, req: _Req) -> Any:
 def _el_touch_and_hold(s: WdaSimServer, req: _Req) -> Any:
     el = s._element(req)
     duration = req.num("duration") if "duration" in req.body else 1.0
+    s._gesture_time(duration)
     s.device.long_press(*el.frame.center, duration)
+    return None
+
+
+@_route("POST", "wda/element/:id/pinch", "action")
+def _el_pinch(s: WdaSimServer, req: _Req) -> Any:
+    el = s._element(req)
+    scale, velocity = req.num("scale"), req.num("velocity")
+    if scale <= 0:
+        raise _bad_arg(f"'scale' must be greater than zero, got {scale:g}")
+    if (scale < 1 and velocity > 0) or (scale > 1 and velocity < 0):
+        # XCTest's own rule for pinchWithScale:velocity: (WDA passes the exception on).
+        raise _WdaError(500, "unknown error",
+                        f"velocity must be less than zero when scale is less than 1 (scale {scale:g}, "
+                        f"velocity {velocity:g})")
+    # Two fingers move from the centre by the scale change, at |velocity| scale factors per second.
+    seconds = abs(math.log(scale)) / abs(velocity) if velocity else 0.0
+    s._gesture_time(seconds)
+    s.device.pinch(*el.frame.center, scale)
     return None
 
 

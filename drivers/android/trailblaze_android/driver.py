@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
-from trailblaze.errors import DeviceError, UsageError
+from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.hierarchy import DumpCache, Hierarchy
 from trailblaze_android._errors import translating
 
@@ -31,6 +31,10 @@ __all__ = ["AndroidDriver", "AndroidPlugin"]
 
 _KEYS: dict[str, str | int] = {"BACK": "back", "HOME": "home", "ENTER": "enter", "BACKSPACE": "delete", "TAB": 61}
 _LAUNCHERS = ("launcher", "nexuslauncher", "trebuchet", "com.android.systemui")
+
+
+def _monkey_launch(app_id: str) -> list[str]:
+    return ["monkey", "-p", app_id, "-c", "android.intent.category.LAUNCHER", "1"]
 
 
 def _address(options: Mapping[str, str]) -> tuple[str, int]:
@@ -148,10 +152,25 @@ class AndroidDriver:
 
     # --- apps ----------------------------------------------------------------------------------------
     def launch_app(self, app_id: str, mode: LaunchMode = "FORCE_RESTART") -> None:
-        with self._guard(f"launching {app_id} ({mode})"):
+        what = f"launching {app_id} ({mode})"
+        with self._guard(what):
             if mode == "CLEAR_STATE":
                 self._d.app_clear(app_id)
-            self._d.app_start(app_id, stop=mode == "FORCE_RESTART")
+            if mode == "FORCE_RESTART":
+                self._d.app_stop(app_id)
+            # What `app_start` runs without an activity, but read: it drops monkey's answer, so a
+            # package that is not installed "launched" fine and the next step failed on the launcher.
+            out = str(self._d.shell(_monkey_launch(app_id)).output)
+        if "No activities found" not in out and "monkey aborted" not in out:
+            return
+        with self._guard(f"listing the installed apps after {what}"):
+            installed = [str(a) for a in self._d.app_list()]
+        if app_id not in installed:
+            raise AppNotInstalledError(app_id, installed, where=f"android device {self._serial}")
+        raise DeviceError(
+            f"{what} failed on android device {self._serial}: it has no launcher activity "
+            f"(monkey: {out.strip().splitlines()[-1]!r}); launch one of its activities with `am start -n`"
+        )
 
     def stop_app(self, app_id: str) -> None:
         with self._guard(f"stopping {app_id}"):

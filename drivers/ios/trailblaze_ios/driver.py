@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
-from trailblaze.errors import DeviceError, UsageError
+from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.hierarchy import DumpCache, Hierarchy, Node
 from trailblaze_ios._errors import translating
 
@@ -160,14 +160,24 @@ class IosDriver:
 
     # --- apps ----------------------------------------------------------------------------------------
     def launch_app(self, app_id: str, mode: LaunchMode = "FORCE_RESTART") -> None:
-        with self._guard(f"launching {app_id} ({mode})"):
-            if mode != "RESUME":
-                self._s.app_terminate(app_id)
-            # WebDriverAgent cannot wipe an app's data (that takes a reinstall through devicectl /
-            # simctl). CLEAR_STATE asks the app to reset itself through a launch environment variable,
-            # the convention apps under test (and the bundled simulator) honour.
-            env = {_CLEAR_ENV: "1"} if mode == "CLEAR_STATE" else {}
-            self._s.app_launch(app_id, environment=env)
+        try:
+            with self._guard(f"launching {app_id} ({mode})"):
+                if mode != "RESUME":
+                    self._s.app_terminate(app_id)
+                # WebDriverAgent cannot wipe an app's data (that takes a reinstall through devicectl /
+                # simctl). CLEAR_STATE asks the app to reset itself through a launch environment
+                # variable, the convention apps under test (and the bundled simulator) honour.
+                env = {_CLEAR_ENV: "1"} if mode == "CLEAR_STATE" else {}
+                self._s.app_launch(app_id, environment=env)
+        except DeviceError as exc:
+            if not _missing_app(exc.__cause__):
+                raise
+            # WDA cannot list installed apps; the running ones are the only ids it knows.
+            with self._guard(f"listing the running apps after launching {app_id}"):
+                running = [str(a.get("bundleId")) for a in self._s.app_list() or [] if isinstance(a, dict)]
+            raise AppNotInstalledError(
+                app_id, running, where=f"the iOS device at {self._url}", known_what="running"
+            ) from exc
 
     def stop_app(self, app_id: str) -> None:
         with self._guard(f"stopping {app_id}"):
@@ -196,7 +206,8 @@ class IosDriver:
             with self._guard(f"opening {url}"):
                 self._s.open_url(url)
         except DeviceError as exc:
-            if "failed to open" in str(exc).lower():  # WDA's answer when no app handles the URL
+            text = str(exc).lower()
+            if "failed to open" in text or "not a valid url" in text:  # WDA: no app handles it / malformed
                 return False
             raise
         return True
@@ -222,6 +233,18 @@ class IosDriver:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+_MISSING_APP = ("unknown to FrontBoard", "is not installed", "Make sure the correct bundle identifier")
+
+
+def _missing_app(cause: BaseException | None) -> bool:
+    """WebDriverAgent's answer when XCTest cannot find the bundle (launch, or a session with bundleId)."""
+    if cause is None:
+        return False
+    value = getattr(cause, "value", None)
+    text = str(value.get("message") if isinstance(value, dict) else "") + " " + str(cause)
+    return any(marker in text for marker in _MISSING_APP)
 
 
 def _i(value: float) -> int:
