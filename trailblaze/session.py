@@ -247,15 +247,13 @@ class DeviceSession:
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def close(self) -> None:
-        """Ends the trail scope (best effort), closes the driver, then whatever the session owns
-        (a simulator). Idempotent."""
+        """Closes the driver, then whatever the session owns (a simulator). Idempotent.
+
+        What `on_trail_end` registered stays undone: a lone `trailblaze tool setNetwork …` is
+        meant to last."""
         if self._closed:
             return
         self._closed = True
-        try:
-            self.end_trail()
-        except Exception:  # closing a broken device must still close it
-            pass
         try:
             self.driver.close()
         finally:

@@ -105,6 +105,7 @@ class Workbench:
     def close(self) -> None:
         """Closes the device (and the simulator the session owns)."""
         if self.session is not None:
+            self._end_trail()  # the client went away mid-trail: put the network back
             session, self.session = self.session, None
             session.close()
 
