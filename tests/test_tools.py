@@ -15,14 +15,18 @@ from trailblaze.tools import ToolContext, ToolRegistry, default_registry, finger
 
 LLM_TOOLS = [
     "tap", "inputText", "eraseText", "hideKeyboard", "swipe", "scrollUntilTextIsVisible", "launchApp",
-    "pressBack", "pressKey", "assertVisible", "assertNotVisibleWithText", "rememberText", "wait", "objectiveStatus",
+    "pressBack", "pressKey", "assertVisible", "assertNotVisibleWithText", "rememberText", "wait",
+    "readPrefs", "assertPref", "queryDatabase", "assertQuery", "setNetwork", "objectiveStatus",
 ]  # fmt: skip
 
 
 def test_the_model_sees_exactly_the_design_tools() -> None:
     registry = default_registry()
     assert registry.names() == LLM_TOOLS
-    assert registry.names(verify=True) == ["assertVisible", "assertNotVisibleWithText", "objectiveStatus"]
+    assert registry.names(verify=True) == [
+        "assertVisible", "assertNotVisibleWithText", "readPrefs", "assertPref", "queryDatabase", "assertQuery",
+        "objectiveStatus",
+    ]  # fmt: skip
     specs = {s.name: s.input_schema for s in registry.specs()}
     for name, schema in specs.items():
         assert schema["type"] == "object"

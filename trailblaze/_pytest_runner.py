@@ -262,9 +262,11 @@ class TrailRunner:
         return run_recorded_tool(self.session, call, Memory(memory, secrets=self.secrets), custom)
 
     def close(self) -> None:
-        """Finishes the run directory (writes its final `run.json`)."""
+        """Finishes the run directory (writes its final `run.json`) and puts back the device state
+        this test's tools changed (`setNetwork`)."""
         if self._rundir is not None:
             self._rundir.finish()
+        self.session.end_trail()
 
     def _llm(self) -> LLMClient:
         self.llm_calls += 1

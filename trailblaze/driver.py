@@ -31,7 +31,9 @@ __all__ = [
     "SupportsAppList",
     "SupportsClipboard",
     "SupportsOpenUrl",
+    "ShellOutput",
     "SupportsShell",
+    "SupportsShellStatus",
 ]
 
 Platform = Literal["android", "ios"]
@@ -153,6 +155,25 @@ class SupportsAppList(Protocol):
 @runtime_checkable
 class SupportsShell(Protocol):
     def shell(self, command: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class ShellOutput:
+    """What a device shell command answered."""
+
+    exit_code: int
+    output: str
+    """stdout and stderr as the device wrote them."""
+
+
+@runtime_checkable
+class SupportsShellStatus(Protocol):
+    """A device shell that reports the exit code (the app-state probes read app files through
+    `run-as`, which fails in ways only the exit code tells apart)."""
+
+    def shell_status(self, command: str) -> ShellOutput:
+        """Runs one shell command line (the caller quotes its words for the device's sh)."""
+        ...
 
 
 class DriverPlugin(Protocol):

@@ -36,6 +36,8 @@ from trailblaze.catalog.params import CATALOG_KINDS
 from trailblaze.errors import AppNotInstalledError
 from trailblaze.noop import NO_CHANGE, act_and_compare
 from trailblaze.patterns import PatternTooSlow, full_match
+from trailblaze.probes.handlers import PROBE_HANDLERS
+from trailblaze.probes.params import PROBE_KINDS
 from trailblaze.resolve import describe_selector, missing_attributes
 from trailblaze.selector import NodeSelector
 from trailblaze.settle import same_screen
@@ -76,6 +78,7 @@ TOOL_KINDS: dict[str, Kind] = {
     "rememberTextBySelector": "other",
     "wait": "other",
     **CATALOG_KINDS,
+    **PROBE_KINDS,
     "runTrail": "other",
 }
 """What each tool counts as for the agent's success validation."""
@@ -768,4 +771,5 @@ _HANDLERS: dict[type[rt.RecordedToolParams], Callable[[_Run, Any], Outcome]] = {
     rt.AssertVisibleWithResourceId: _assert_visible_with_resource_id,
     rt.AssertNotVisibleBySelector: _assert_not_visible_by_selector,
     **CATALOG_HANDLERS,
+    **PROBE_HANDLERS,
 }

@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from trailblaze.catalog.params import CATALOG_PARAMS
+from trailblaze.probes.params import PROBE_PARAMS
 from trailblaze.selector import NodeSelector
 from trailblaze.tool_params import RecordedToolParams, numbers_as_text
 
@@ -381,6 +382,7 @@ _READ_COMPAT: tuple[type[RecordedToolParams], ...] = (
 RECORDED_TOOL_PARAMS: dict[str, type[RecordedToolParams]] = {
     **{m.tool_name: m for m in (*_RECORDED, *_READ_COMPAT)},
     **CATALOG_PARAMS,
+    **PROBE_PARAMS,
 }
 """Every tool name a trail may record, mapped to the model of its params."""
 

@@ -607,7 +607,17 @@ def run_engine(
             for step_record in record.steps:
                 record.usage.add(step_record.usage)
             record.duration_ms = (time.monotonic() - started) * 1000
+        if within is None:  # the device state a trail changed (setNetwork) goes back as it was
+            _end_trail(engine.session, quiet=record.status in ("error", "interrupted"))
     return record
+
+
+def _end_trail(session: DeviceSession, *, quiet: bool) -> None:
+    try:
+        session.end_trail()
+    except Exception:
+        if not quiet:  # an error already on its way out is the one to report
+            raise
 
 
 def _file_text(trail: Trail) -> str | None:

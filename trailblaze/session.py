@@ -105,6 +105,7 @@ class DeviceSession:
         self._cache = _Cache()
         self._on_close = on_close
         self._closed = False
+        self._trail_end: dict[str, Callable[[], None]] = {}
         self.info: DeviceInfo = self._timed(lambda: driver.info)
 
     def __repr__(self) -> str:
@@ -218,9 +219,38 @@ class DeviceSession:
             time.sleep(min(self.poll_interval, max(0.0, bound - waited)))
             hierarchy = self.refresh()
 
+    # --- trail scope -------------------------------------------------------------------------------
+    def on_trail_end(self, key: str, undo: Callable[[], None]) -> bool:
+        """Runs `undo` when the current trail ends (`end_trail`), unless something is already
+        registered under `key`: the first registration keeps the state from before the trail.
+
+        Returns:
+            Whether `undo` was registered.
+        """
+        if key in self._trail_end:
+            return False
+        self._trail_end[key] = undo
+        return True
+
+    def end_trail(self) -> None:
+        """Runs what `on_trail_end` registered, newest first, and forgets it. Every undo runs even
+        when one fails; the first failure is raised afterwards."""
+        pending, self._trail_end = self._trail_end, {}
+        first: BaseException | None = None
+        for undo in reversed(list(pending.values())):
+            try:
+                undo()
+            except Exception as exc:  # the others must still run
+                first = first or exc
+        if first is not None:
+            raise first
+
     # --- lifecycle ---------------------------------------------------------------------------------
     def close(self) -> None:
-        """Closes the driver, then whatever the session owns (a simulator). Idempotent."""
+        """Closes the driver, then whatever the session owns (a simulator). Idempotent.
+
+        What `on_trail_end` registered stays undone: a lone `trailblaze tool setNetwork …` is
+        meant to last."""
         if self._closed:
             return
         self._closed = True

@@ -17,13 +17,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic.json_schema import SkipJsonSchema
 
 from trailblaze.errors import UsageError
 from trailblaze.llm import ToolSpec
+from trailblaze.probes.params import PROBE_PARAMS
 from trailblaze.recorded_tools import Direction, KeyCode, LaunchMode
 from trailblaze.selector import NodeSelector
 from trailblaze.selector_gen import generate_selector, selector_for
+from trailblaze.tool_params import RecordedToolParams
 from trailblaze.trail import ToolCall
 
 if TYPE_CHECKING:
@@ -204,7 +207,7 @@ def _result(status: str, message: str, kind: Kind = "other") -> ToolResult:
     return ToolResult(status, message, kind)  # type: ignore[arg-type]
 
 
-def _reason(args: _Params, ctx: ToolContext) -> dict[str, Any]:
+def _reason(args: _Params | RecordedToolParams, ctx: ToolContext) -> dict[str, Any]:
     if not args.reasoning:
         return {}
     reason = " ".join(str(ctx.memory.redact(args.reasoning)).split())
@@ -360,6 +363,24 @@ def _objective_status(args: ObjectiveStatus, ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome(_result("OK", f"status {args.status} noted"), status=args.status)
 
 
+def _as_is(model: type[RecordedToolParams], *, verification: bool) -> Tool:
+    """A recorded tool offered to the model with its own params (no refs to turn into selectors):
+    what the model passes is what the trail records (secret values as their `{{name}}`)."""
+    offered = create_model(
+        f"{model.__name__}Call",
+        __base__=model,
+        reason=(SkipJsonSchema[str | None], None),  # type: ignore[misc]
+        reasoning=(str | None, _Params.model_fields["reasoning"]),
+    )
+
+    def run(args: RecordedToolParams, ctx: ToolContext) -> ToolOutcome:
+        params = {k: v for k, v in args.to_params().items() if k not in ("reason", "reasoning")}
+        return _run(ToolCall(name=model.tool_name, params={**ctx.memory.redact(params), **_reason(args, ctx)}), ctx)
+
+    description = " ".join((model.__doc__ or model.tool_name).split())
+    return Tool(model.tool_name, description, offered, run, verification)
+
+
 DEFAULT_TOOLS: tuple[Tool, ...] = (
     Tool("tap", "Tap (or long-press) an element by its ref.", TapParams, _tap),
     Tool("inputText", "Type text into the focused field (tap the field first).", InputTextParams, _input_text),
@@ -380,6 +401,7 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
     ),
     Tool("rememberText", "Store an element's text in memory.", RememberTextParams, _remember_text),
     Tool("wait", "Wait for the app, e.g. while something loads.", WaitParams, _wait),
+    *(_as_is(model, verification=name != "setNetwork") for name, model in PROBE_PARAMS.items()),
     Tool(
         "objectiveStatus",
         "Report the objective's status: COMPLETED when done, FAILED when it cannot be done.",

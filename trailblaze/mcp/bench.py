@@ -105,6 +105,7 @@ class Workbench:
     def close(self) -> None:
         """Closes the device (and the simulator the session owns)."""
         if self.session is not None:
+            self._end_trail()  # the client went away mid-trail: put the network back
             session, self.session = self.session, None
             session.close()
 
@@ -263,8 +264,19 @@ class Workbench:
                 f"saved {draft.path} ({steps} step{'s' * (steps != 1)}, {tools} recorded tool{'s' * (tools != 1)})",
                 f"replay it with `trail_replay`, or in CI: trailblaze replay {draft.path} --device …"
                 + "".join(f" --secret {name}" for name in sorted(self._secrets)),
+                self._end_trail(),
             )
         )
+
+    def _end_trail(self) -> str:
+        """The authored trail ended: what it changed on the device (setNetwork) goes back."""
+        if self.session is None:
+            return ""
+        try:
+            self.session.end_trail()
+        except TrailblazeError as exc:
+            return f"note: the device state the trail changed could not be restored: {exc.message}"
+        return ""
 
     def trail_replay(self, path: str | None) -> Reply:
         from trailblaze.replay import build_memory, replay_trail

@@ -21,6 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from trailblaze.sim.android_probes import probe_commands
 from trailblaze.sim.android_xml import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
 from trailblaze.sim.model import AppInfo, Key, SimDevice, deep_link_app
 
@@ -284,6 +285,7 @@ class AndroidShell:
             "which": self._which,
             "svc": lambda a, i: _ok(),
         }
+        self._commands.update(probe_commands(device, self._commands, ShellResult))
 
     # --- interpreter -------------------------------------------------------------------
 

@@ -41,6 +41,7 @@ from trailblaze.sim.app import (
     ToggleStep,
     WaitStep,
 )
+from trailblaze.sim.app_data import AppDataDir, NetworkState
 from trailblaze.sim.faults import Conditions
 from trailblaze.sim.model import Alert, AppInfo, Frame, Key, Platform, RealClock, SimClock, SimNode
 
@@ -223,6 +224,10 @@ class SimulatedDevice:
         self._anim_ticks = 0
         self._last: _Built | None = None
         self._png_cache: tuple[str, bytes] | None = None
+        self.network = NetworkState()
+        """Wi-Fi, mobile data and airplane mode (`device.online` in the spec; `svc` in the shell)."""
+        self.app_data = AppDataDir(spec.app_id)
+        """The app's data dir: its prefs file and database (`run-as` in the shell)."""
         self._reset_data()
 
     # --- geometry -------------------------------------------------------------------------------
@@ -534,6 +539,7 @@ class SimulatedDevice:
     def _reset_data(self) -> None:
         self._state: dict[str, Any] = dict(self.spec.state)
         self._data: dict[str, list[dict[str, str]]] = {k: v.generate() for k, v in self.spec.data.items()}
+        self.app_data.reset(self._data)
 
     def _launch(self) -> None:
         if not self._running:
@@ -623,6 +629,7 @@ class SimulatedDevice:
             value = self._render(step.value, item)
             items = self._data.get(step.remove, [])
             self._data[step.remove] = [i for i in items if i.get(step.key) != value]
+            self.app_data.archive(step.remove, step.key, value)
         elif isinstance(step, FocusStep):
             self._focus = step.focus
             self._keyboard = True
@@ -691,12 +698,15 @@ class SimulatedDevice:
             return top.fields.get(key, "") if top else ""
         if scope == "item":
             return (item or {}).get(key, "")
+        if scope == "device" and key in ("online", "wifi", "data", "airplane"):
+            return getattr(self.network, key)
         return ""
 
     def _assign(self, name: str, value: Any, item: dict[str, str] | None) -> None:
         scope, _, key = name.partition(".")
         if scope == "state":
             self._state[key] = value
+            self.app_data.save_prefs(self._state)
         elif scope == "screen" and self._stack:
             self._stack[-1].locals[key] = value
         elif scope == "field" and self._stack:

@@ -19,7 +19,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
+from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.hierarchy import DumpCache, Hierarchy
 from trailblaze_android._errors import translating
@@ -180,7 +180,7 @@ class AndroidDriver:
         with self._guard(f"clearing the data of {app_id}"):
             self._d.app_clear(app_id)
 
-    # --- extras (SupportsClipboard, SupportsOpenUrl, SupportsAppList, SupportsShell) ---------------------
+    # --- extras (SupportsClipboard, SupportsOpenUrl, SupportsAppList, SupportsShell[Status]) --------------------
     def get_clipboard(self) -> str:
         with self._guard("reading the clipboard"):
             return str(self._d.clipboard or "")
@@ -203,6 +203,11 @@ class AndroidDriver:
     def shell(self, command: str) -> str:
         with self._guard(f"running `{command}`"):
             return str(self._d.shell(command).output)
+
+    def shell_status(self, command: str) -> ShellOutput:
+        with self._guard(f"running `{command}`"):
+            answer = self._d.shell(command)
+        return ShellOutput(int(answer.exit_code), str(answer.output))
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def close(self) -> None:

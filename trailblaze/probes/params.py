@@ -1,0 +1,101 @@
+"""Params of the app-state probes (recorded tools; their JSON schemas are also what the model and an
+MCP client see)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from trailblaze.tool_params import RecordedToolParams
+
+__all__ = ["PROBE_KINDS", "PROBE_PARAMS", "Scalar"]
+
+_NAME = r"^[A-Za-z0-9_][A-Za-z0-9._-]*$"
+"""A file name inside the app's data dir: no path, so nothing outside it can be named."""
+_APP_ID = r"^[A-Za-z][\w]*(\.[A-Za-z][\w]*)+$"
+
+Scalar = str | int | float | bool
+
+
+class _AppTool(RecordedToolParams):
+    appId: str | None = Field(
+        default=None, pattern=_APP_ID, description="The app's package; omit for the app in the foreground."
+    )
+
+
+class ReadPrefs(_AppTool):
+    """Read the app's shared preferences (Android, debuggable build) as JSON: one file, or all."""
+
+    tool_name = "readPrefs"
+    file: str | None = Field(
+        default=None,
+        pattern=_NAME,
+        description="Preferences file name under shared_prefs/ (`.xml` optional); omit to read every file.",
+    )
+
+
+class AssertPref(_AppTool):
+    """Assert a shared preference holds `value` (compared as text: true/false, numbers as written;
+    a string set as its members sorted and joined with `,`)."""
+
+    tool_name = "assertPref"
+    file: str = Field(
+        pattern=_NAME,
+        description="Preferences file name under shared_prefs/, e.g. `dev.trailblaze.demo_preferences`.",
+    )
+    key: str = Field(min_length=1, description="The preference's name.")
+    value: Scalar = Field(description="The value it must hold.")
+
+
+class QueryDatabase(_AppTool):
+    """Run one read-only SQL statement (SELECT or a read-only PRAGMA) on the app's SQLite database
+    (Android, debuggable build) and return its columns and rows."""
+
+    tool_name = "queryDatabase"
+    db: str = Field(pattern=_NAME, description="Database file name under databases/, e.g. `app.db`.")
+    sql: str = Field(min_length=1, description="One SELECT or read-only PRAGMA statement.")
+
+
+class AssertQuery(QueryDatabase):
+    """Assert a read-only query's result: a scalar `expected` needs exactly one row with one column
+    equal to it; a list of rows (lists) needs exactly those rows, in order. Values compare as text
+    (numbers also by value; true/false as 1/0; null as SQL NULL)."""
+
+    tool_name = "assertQuery"
+    expected: Scalar | list[list[Scalar | None]] = Field(
+        description="A single value (e.g. a COUNT), or every row as a list of column values."
+    )
+
+
+class SetNetwork(RecordedToolParams):
+    """Switch Wi-Fi, mobile data and airplane mode (Android); each radio is put back as it was at
+    the start of the trail when the trail ends, passed or failed."""
+
+    tool_name = "setNetwork"
+    wifi: bool | None = Field(default=None, description="Wi-Fi on (true) or off (false); omit to leave it.")
+    data: bool | None = Field(default=None, description="Mobile data on or off; omit to leave it.")
+    airplane: bool | None = Field(default=None, description="Airplane mode on or off; omit to leave it.")
+
+    @model_validator(mode="after")
+    def _something_to_switch(self) -> SetNetwork:
+        if self.wifi is None and self.data is None and self.airplane is None:
+            raise ValueError("setNetwork needs at least one of wifi, data, airplane")
+        return self
+
+
+_KindName = Literal["action", "assertion", "other"]
+
+_TOOLS: tuple[tuple[type[RecordedToolParams], _KindName], ...] = (
+    (ReadPrefs, "other"),
+    (AssertPref, "assertion"),
+    (QueryDatabase, "other"),
+    (AssertQuery, "assertion"),
+    (SetNetwork, "action"),
+)
+
+PROBE_PARAMS: dict[str, type[RecordedToolParams]] = {m.tool_name: m for m, _ in _TOOLS}
+"""Probe tool name → params model."""
+
+PROBE_KINDS: dict[str, _KindName] = {m.tool_name: k for m, k in _TOOLS}
+"""What each probe counts as for the agent's success validation."""
