@@ -22,8 +22,14 @@ pytest_plugins = ["pytester"]
     ("spec", "parsed"),
     [
         ("android@10.0.0.7:5037", DeviceSpec("android", False, None, ("10.0.0.7", 5037))),
-        ("android@farm.local:5038:emulator-5556", DeviceSpec("android", False, "emulator-5556", ("farm.local", 5038))),
-        ("android@10.0.0.7:5037:10.0.0.9:5555", DeviceSpec("android", False, "10.0.0.9:5555", ("10.0.0.7", 5037))),
+        (
+            "android@farm.local:5038:emulator-5556",
+            DeviceSpec("android", False, "emulator-5556", ("farm.local", 5038)),
+        ),
+        (
+            "android@10.0.0.7:5037:10.0.0.9:5555",
+            DeviceSpec("android", False, "10.0.0.9:5555", ("10.0.0.7", 5037)),
+        ),
         ("android@[::1]:5037:R58M", DeviceSpec("android", False, "R58M", ("::1", 5037))),
         ("ios@http://10.0.0.8:8100", DeviceSpec("ios", False, "http://10.0.0.8:8100", None)),
         ("ios@10.0.0.8:8100", DeviceSpec("ios", False, "http://10.0.0.8:8100", None)),
@@ -34,7 +40,9 @@ def test_remote_specs_parse_and_print_back(spec: str, parsed: DeviceSpec) -> Non
     assert parse_device_spec(str(parsed)) == parsed
 
 
-@pytest.mark.parametrize("spec", ["android@10.0.0.7", "android@:5037", "android@host:99999", "android@host:x", "ios@"])
+@pytest.mark.parametrize(
+    "spec", ["android@10.0.0.7", "android@:5037", "android@host:99999", "android@host:x", "ios@"]
+)
 def test_a_bad_remote_spec_names_the_form(spec: str) -> None:
     with pytest.raises(UsageError, match=r"android@HOST:PORT\[:SERIAL\]|ios@http://HOST:PORT"):
         parse_device_spec(spec)
@@ -64,15 +72,21 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_remote_android_and_ios_open_through_the_real_clients(remote_android: Simulator, remote_ios: Simulator) -> None:
-    nowhere = {"ANDROID_ADB_SERVER_PORT": str(_closed_port())}  # the spec's server wins over the environment's
+def test_remote_android_and_ios_open_through_the_real_clients(
+    remote_android: Simulator, remote_ios: Simulator
+) -> None:
+    nowhere = {
+        "ANDROID_ADB_SERVER_PORT": str(_closed_port())
+    }  # the spec's server wins over the environment's
     with open_device(f"android@127.0.0.1:{remote_android.port}:emulator-5554", env=nowhere) as session:
         assert repr(session.driver) == f"<AndroidDriver emulator-5554 via 127.0.0.1:{remote_android.port}>"
         assert session.driver.current_app() == "dev.trailblaze.demo"
     with open_device(f"ios@http://127.0.0.2:{remote_ios.ports[0]}") as session:
         assert repr(session.driver) == f"<IosDriver http://127.0.0.2:{remote_ios.ports[0]}>"
         assert session.screen().nodes
-    with pytest.raises(DeviceError, match=rf"no android device 'emulator-9' on adb server 127.0.0.1:{remote_android.port}"):
+    with pytest.raises(
+        DeviceError, match=rf"no android device 'emulator-9' on adb server 127.0.0.1:{remote_android.port}"
+    ):
         open_device(f"android@127.0.0.1:{remote_android.port}:emulator-9")
 
 

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from cli_support import EXAMPLES_DIR, copy_example, trailblaze
+from cli_support import EXAMPLES_DIR, NO_LLM, copy_example, trailblaze
 
 from trailblaze.errors import UsageError
 from trailblaze.runlog import RunRecord, TrailRecord, write_run
@@ -19,6 +23,7 @@ from trailblaze.shard import Shard, assign_shards, load_durations, parse_shard, 
 pytest_plugins = ["pytester"]
 
 EXAMPLES = sorted(p.name for p in EXAMPLES_DIR.glob("*.trail.yaml"))
+REPO = Path(__file__).resolve().parents[1]
 SUBSET = ["login.trail.yaml", "search.trail.yaml", "sign-out.trail.yaml"]
 
 
@@ -32,7 +37,9 @@ def test_shards_are_even_disjoint_and_stable() -> None:
     keys = [f"trails/t{i:02d}.trail.yaml" for i in range(23)]
     owner = assign_shards(keys, 4)
     assert sorted(Counter(owner.values()).values()) == [5, 6, 6, 6]  # sizes differ by at most one
-    assert assign_shards(list(reversed(keys)), 4) == owner  # the order the files were found in does not matter
+    assert (
+        assign_shards(list(reversed(keys)), 4) == owner
+    )  # the order the files were found in does not matter
     chosen = [select_shard(keys, Shard(i, 4), str) for i in range(1, 5)]
     assert sorted(k for part in chosen for k in part) == sorted(keys)  # every key exactly once
     assert chosen[0] == [k for k in keys if owner[k] == 1]  # kept in their original order
@@ -51,10 +58,17 @@ def test_durations_balance_the_shards_longest_first() -> None:
 
 def test_durations_come_from_run_json_and_junit(tmp_path: Path) -> None:
     run = RunRecord(run_id="r", started_at="2026-01-01T00:00:00Z", device="sim:android")
-    run.trails.append(TrailRecord(path="trails/login.trail.yaml", id="demo/login", device="sim:ios", duration_ms=2500))
+    run.trails.append(
+        TrailRecord(path="trails/login.trail.yaml", id="demo/login", device="sim:ios", duration_ms=2500)
+    )
     write_run(run, tmp_path / "run")
     from_run = load_durations(tmp_path / "run" / "run.json")
-    assert from_run["trails/login.trail.yaml"] == from_run["demo/login"] == from_run["demo/login[sim:ios]"] == 2.5
+    assert (
+        from_run["trails/login.trail.yaml"]
+        == from_run["demo/login"]
+        == from_run["demo/login[sim:ios]"]
+        == 2.5
+    )
     junit = tmp_path / "junit.xml"
     junit.write_text(
         '<testsuites><testsuite><testcase classname="trails.login.trail.yaml" name="demo/login[sim:ios]" '
@@ -70,7 +84,10 @@ def test_durations_come_from_run_json_and_junit(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["--shard", "4/3"], "error: --shard '4/3': use i/N with 1 <= i <= N"),
-        (["--shard", "1/3", "--shard-durations", "nope.xml"], "error: --shard-durations nope.xml: no such file"),
+        (
+            ["--shard", "1/3", "--shard-durations", "nope.xml"],
+            "error: --shard-durations nope.xml: no such file",
+        ),
         (["--shard-durations", "x.xml"], "error: --shard-durations balances shards: add --shard I/N"),
     ],
 )
@@ -93,38 +110,54 @@ trail:
 """
 
 
+def _readme_commands(marker: str) -> list[list[str]]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split(f"<!-- {marker} -->", 1)[1].split(f"<!-- /{marker} -->", 1)[0]
+    return [shlex.split(line) for line in block.splitlines() if line.startswith("trailblaze ")]
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ANTHROPIC_BASE_URL": NO_LLM, "COLUMNS": "200"}
+    env.pop("ANTHROPIC_API_KEY", None)
+    return subprocess.run(
+        [sys.executable, "-m", "trailblaze", *args[1:]],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 @pytest.mark.slow
-def test_three_shards_replay_every_trail_once_and_merge_into_one_report(tmp_path: Path) -> None:
-    """3 `replay --shard i/3` jobs (run at the same time, as a CI matrix would) over example trails plus
-    one that fails, then `report --merge` of their run directories: the set of results one unsharded
-    run gives. (That the example trails all pass is test_pytest_plugin's matrix test.)"""
+def test_the_readme_shards_replay_every_trail_once_and_merge_into_one_report(tmp_path: Path) -> None:
+    """The README's CI recipe, run as written in a project whose `trails/` holds example trails plus
+    one that fails (with `--element-timeout 0.5` added so it fails fast): the 3 shard jobs at the same
+    time, as a CI matrix runs them, then `report --merge`. The merged results are the set one unsharded
+    run gives. (That every example passes on both platforms is test_pytest_plugin's matrix test.)"""
+    *shard_commands, merge_command = _readme_commands("ci-shards")
+    assert [c[:2] for c in shard_commands] == [["trailblaze", "replay"]] * 3 and "--merge" in merge_command
     trails = tmp_path / "trails"
     trails.mkdir()
     for name in SUBSET:
         copy_example(name, trails)
     (trails / "broken.trail.yaml").write_text(BROKEN)
 
-    def shard(i: int) -> tuple[int, str]:
-        result = trailblaze(
-            "replay", str(trails), "--device", "sim:android", "--secret", "password=hunter2", "--element-timeout",
-            "0.5", "--shard", f"{i}/3", "--run-dir", str(tmp_path / "shards" / str(i)),
-        )  # fmt: skip
-        return result.returncode, result.stdout + result.stderr
-
     with ThreadPoolExecutor(3) as pool:
-        outcomes = list(pool.map(shard, (1, 2, 3)))
+        outcomes = list(pool.map(lambda c: _run([*c, "--element-timeout", "0.5"], tmp_path), shard_commands))
     runs = [json.loads((tmp_path / "shards" / str(i) / "run.json").read_text()) for i in (1, 2, 3)]
     per_shard = [[t["id"] for t in run["trails"]] for run in runs]
-    expected = {**{f"demo/{n.removesuffix('.trail.yaml')}": "passed" for n in SUBSET}, "demo/broken": "failed"}
+    expected = {
+        **{f"demo/{n.removesuffix('.trail.yaml')}": "passed" for n in SUBSET},
+        "demo/broken": "failed",
+    }
     assert [run["shard"] for run in runs] == ["1/3", "2/3", "3/3"]
     assert sorted(i for ids in per_shard for i in ids) == sorted(expected)  # every trail exactly once
     assert sorted(len(ids) for ids in per_shard) == [1, 1, 2]  # 4 trails over 3 shards
-    assert sorted(code for code, _ in outcomes) == [0, 0, 1], outcomes  # only the broken trail's shard fails
+    codes = sorted(r.returncode for r in outcomes)
+    assert codes == [0, 0, 1], [r.stdout + r.stderr for r in outcomes]  # only the broken trail's shard fails
 
-    merged = trailblaze(
-        "report", "--merge", str(tmp_path / "shards"), "--report", str(tmp_path / "report.html"),
-        "--junit", str(tmp_path / "junit.xml"),
-    )  # fmt: skip
+    merged = _run(merge_command, tmp_path)
     assert merged.returncode == 0, merged.stderr
     assert "merged 3 runs: 4 trails (" in merged.stdout
     suite = ET.parse(tmp_path / "junit.xml").getroot()
@@ -144,7 +177,7 @@ def test_three_shards_replay_every_trail_once_and_merge_into_one_report(tmp_path
 
     # the next run balances its shards by this run's durations, found by the trails' paths
     durations = load_durations(tmp_path / "junit.xml")
-    assert {str(trails / n) for n in [*SUBSET, "broken.trail.yaml"]} <= set(durations)
+    assert {f"trails/{n}" for n in [*SUBSET, "broken.trail.yaml"]} <= set(durations)
 
 
 def test_merge_refuses_a_folder_without_runs(tmp_path: Path) -> None:

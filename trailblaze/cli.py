@@ -27,8 +27,8 @@ class _Group(click.Group):
 
 
 _DEVICE_HELP = (
-    "android[:SERIAL], ios[:WDA_URL], sim:android[:APP] or sim:ios[:APP] "
-    "(APP: demo, demo@restyled, demo@v2 or a spec file)."
+    "android[:SERIAL], android@HOST:PORT[:SERIAL] (a remote adb server), ios[:WDA_URL], ios@http://HOST:PORT, "
+    "sim:android[:APP] or sim:ios[:APP] (APP: demo, demo@restyled, demo@v2 or a spec file)."
 )
 _LATENCIES = ("zero", "realistic")  # trailblaze.sim.faults.LATENCY_PROFILES (not imported: keeps --help fast)
 

@@ -115,8 +115,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         dest="trailblaze_devices",
         metavar="SPEC",
-        help="device for trails and the `driver` fixture: android[:SERIAL], ios[:WDA_URL], "
-        "sim:android[:APP], sim:ios[:APP]; repeat to form a pool for `-n N` (default sim:android)",
+        help="device for trails and the `driver` fixture: android[:SERIAL], android@HOST:PORT[:SERIAL], "
+        "ios[:WDA_URL], ios@http://HOST:PORT, sim:android[:APP], sim:ios[:APP]; repeat to form a pool for "
+        "`-n N` (default sim:android)",
     )
     group.addoption(
         "--self-heal",

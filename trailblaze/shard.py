@@ -59,7 +59,9 @@ def _hash(key: str) -> str:
     return hashlib.blake2b(key.encode("utf-8"), digest_size=8).hexdigest()
 
 
-def assign_shards(keys: Sequence[str], total: int, durations: Mapping[str, float] | None = None) -> dict[str, int]:
+def assign_shards(
+    keys: Sequence[str], total: int, durations: Mapping[str, float] | None = None
+) -> dict[str, int]:
     """The 1-based shard of every key. Duplicate keys share one shard."""
     unique = sorted(set(keys), key=lambda k: (_hash(k), k))
     if not durations:
@@ -135,7 +137,13 @@ def load_durations(path: str | os.PathLike[str], flag: str = "--shard-durations"
             continue
         name, classname = case.get("name", ""), case.get("classname", "")
         props = {p.get("name"): p.get("value") for p in case.iter("property")}
-        for alias in (name, f"{classname}::{name}", f"{classname}.{name}", props.get("trailblaze.path"), classname):
+        for alias in (
+            name,
+            f"{classname}::{name}",
+            f"{classname}.{name}",
+            props.get("trailblaze.path"),
+            classname,
+        ):
             if alias:
                 found.setdefault(alias, seconds)
     return found
