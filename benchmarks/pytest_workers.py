@@ -5,10 +5,11 @@ them in a fresh interpreter per N (pytest-xdist workers, each starting its own s
 `--trailblaze-report` so that the trails' own replay time is known. Prints per N: the wall time, the
 speed-up over -n 1 and its efficiency (speed-up / N); then what a run pays besides replaying:
 
-- session start: `pytest trails/ --collect-only` (interpreter, plugins, collecting the trails);
+- per trail: a trail item's time in pytest's JUnit (setup + call + teardown) minus the trail's own
+  replay time in `run.json` (fixtures, run directory), median and worst over the trails;
 - device start: opening `sim:android` in-process (simulator + uiautomator2 handshake), once per worker;
-- per trail: what is left of the wall time without xdist (`-n 0`) after those and the trails' replay
-  time, divided by the number of trails (fixtures, run directory, report writing).
+- session start: `pytest trails/ --collect-only` (interpreter, plugins, collecting the trails), and
+  what the run without xdist spends outside its items (that, plus writing the merged report).
 
 The machine's core count and load average are printed too: on a shared machine the figures scale with
 the load. `--copies K` runs K copies of every example (distinct ids) for more items per worker.
@@ -26,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -82,11 +84,16 @@ def main() -> None:
         device = _device_start()
         walls: dict[int, float] = {}
         for n in [0, *workers]:
+            extra = ["--junitxml", "junit-0.xml"] if n == 0 else []
             walls[n] = _pytest(
-                root, "--device", "sim:android", "-n", str(n), "--trailblaze-report", f"report-{n}"
+                root, "--device", "sim:android", "-n", str(n), "--trailblaze-report", f"report-{n}", *extra
             )
         run = json.loads((root / "report-0" / "run.json").read_text())
-        replay_s = sum(t["duration_ms"] for t in run["trails"]) / 1000
+        replay = {t["id"]: t["duration_ms"] / 1000 for t in run["trails"]}
+        items = {
+            c.get("name"): float(c.get("time") or 0) for c in ET.parse(root / "junit-0.xml").iter("testcase")
+        }
+        overhead = [items[name] - seconds for name, seconds in replay.items() if name in items]
         print(f"pytest trails/ --device sim:android: {count} trails")
         print(f"  no xdist (-n 0): {walls[0]:6.1f} s wall")
         base = walls[workers[0]]
@@ -95,14 +102,18 @@ def main() -> None:
             print(
                 f"  -n {n}: {walls[n]:6.1f} s wall   speed-up {speedup:4.2f}x   efficiency {speedup / n:4.0%}"
             )
-        per_trail = (walls[0] - collect - device - replay_s) / count
-        print(f"session start (pytest --collect-only): {collect:.2f} s")
-        print(f"device start (open sim:android, once per worker): {device:.2f} s")
         print(
-            f"replay time of the trails themselves (-n 0): {replay_s:.1f} s, {replay_s / count:.2f} s per trail"
+            f"replay time of the trails themselves: {sum(replay.values()):.1f} s, {statistics.mean(replay.values()):.2f} s per trail"
         )
         print(
-            f"start-up cost per trail (-n 0 wall - session start - device start - replay) / trails: {per_trail:.2f} s"
+            f"start-up cost per trail (pytest item time - its replay time): median {statistics.median(overhead):.3f} s, "
+            f"max {max(overhead):.3f} s (the first item also opens the device)"
+        )
+        print(f"device start (open sim:android, once per worker): {device:.2f} s")
+        print(f"session start (pytest --collect-only): {collect:.2f} s")
+        print(
+            f"session cost outside the items (-n 0 wall - item times: start-up, collection, device, the merged report): "
+            f"{walls[0] - sum(items.values()):.1f} s"
         )
 
 

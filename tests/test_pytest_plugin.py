@@ -349,7 +349,7 @@ def test_the_example_trails_pass_on_both_platforms_in_a_matrix_run(pytester: pyt
     shutil.copytree(repo / "trails", pytester.path / "trails")
     result = pytester.runpytest_subprocess(
         "trails", "--device", "sim:android", "--device", "sim:ios", "--trailblaze-each-device", "-n", "2",
-        "-p", "no:cacheprovider", "-v", "--junitxml", "junit.xml",
+        "-p", "no:cacheprovider", "-v", "--junitxml", "junit.xml", "--trailblaze-report", "report",
     )  # fmt: skip
     ids = {f"{trail.id}[{spec}]" for trail in _example_trails(repo) for spec in ("sim:android", "sim:ios")}
     result.assert_outcomes(passed=len(ids))
@@ -359,6 +359,10 @@ def test_the_example_trails_pass_on_both_platforms_in_a_matrix_run(pytester: pyt
     assert {(c.get("name"), _property(c, "trailblaze_device")) for c in cases} == {
         (i, i.rsplit("[", 1)[1].rstrip("]")) for i in ids
     }
+    run = json.loads((pytester.path / "report" / "run.json").read_text())
+    assert {f"{t['id']}[{t['device']}]" for t in run["trails"]} == ids
+    html = (pytester.path / "report" / "report.html").read_text()
+    assert "login.trail.yaml on sim:ios" in html and "login.trail.yaml on sim:android" in html
     # replay never rewrites a passing trail
     for source in (repo / "trails").glob("*.trail.yaml"):
         assert (pytester.path / "trails" / source.name).read_bytes() == source.read_bytes()

@@ -296,7 +296,7 @@ def reset_report_dir(root: Path) -> None:
             shutil.rmtree(child)
 
 
-def write_merged_report(root: Path, *, command: list[str]) -> Path | None:
+def write_merged_report(root: Path, *, command: list[str], shard: str | None = None) -> Path | None:
     """Merges the per-test run directories under `root` into `root/run.json`, `report.html`, `junit.xml`.
 
     Returns:
@@ -316,6 +316,7 @@ def write_merged_report(root: Path, *, command: list[str]) -> Path | None:
         finished_at=now_iso(),
         command=command,
         device=", ".join(sorted({run.device for _, run in runs if run.device})),
+        shard=shard,
     )
     for sub, run in runs:
         for trail in run.trails:

@@ -699,11 +699,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    report = session.config.stash[_CONFIG_KEY].report_dir
+    settings = session.config.stash[_CONFIG_KEY]
+    report = settings.report_dir
     if report is not None and not _is_worker(session.config):
         from trailblaze._pytest_runner import write_merged_report
 
-        write_merged_report(report, command=["pytest", *session.config.invocation_params.args])
+        shard = str(settings.shard) if settings.shard is not None else None
+        write_merged_report(report, command=["pytest", *session.config.invocation_params.args], shard=shard)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

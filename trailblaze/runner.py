@@ -553,13 +553,19 @@ def run_replay_command(
 def _shard_trails(
     trails: list[tuple[Path, Trail]], shard: Shard, durations: Mapping[str, float] | None
 ) -> list[tuple[Path, Trail]]:
+    import os
+
     from trailblaze.shard import select_shard
 
-    def ident(entry: tuple[Path, Trail]) -> list[str]:
-        config = entry[1].config
-        return [config.id] if config is not None and config.id else []
+    def key(entry: tuple[Path, Trail]) -> str:
+        # every job must name a trail alike however its folder was spelled (`trails/`, `./trails`)
+        return Path(os.path.relpath(entry[0].resolve())).as_posix()
 
-    return select_shard(trails, shard, lambda entry: entry[0].as_posix(), durations, ident)
+    def aliases(entry: tuple[Path, Trail]) -> list[str]:
+        config = entry[1].config
+        return [str(entry[0]), *([config.id] if config is not None and config.id else [])]
+
+    return select_shard(trails, shard, key, durations, aliases)
 
 
 def _never_started(
