@@ -204,3 +204,17 @@ def test_pytest_shards_cover_every_matrix_item_once(pytester: pytest.Pytester) -
     assert {line.rsplit("[", 1)[1] for line in seen} == {"sim:android]", "sim:ios]"}
     bad = pytester.runpytest_inprocess(*common, "--trailblaze-shard", "0/3")
     assert bad.ret == 4 and "--trailblaze-shard '0/3': use i/N" in "\n".join(bad.errlines)
+
+
+def test_a_shard_with_no_trail_passes_with_empty_reports_and_opens_no_device(tmp_path: Path) -> None:
+    trail = copy_example("login.trail.yaml", tmp_path)
+    owner = assign_shards([Path(os.path.relpath(trail.resolve())).as_posix()], 2)  # the key replay uses
+    empty = 3 - next(iter(owner.values()))  # one trail, two shards: the other one is empty
+    result = trailblaze(
+        "replay", str(trail), "--device", "android@127.0.0.1:9", "--shard", f"{empty}/2",
+        "--run-dir", str(tmp_path / "run"), "--junit", str(tmp_path / "junit.xml"),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr  # the device (a closed port) was never opened
+    assert f"shard {empty}/2: no trail falls in this shard" in result.stdout
+    assert ET.parse(tmp_path / "junit.xml").getroot().get("tests") == "0"
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["shard"] == f"{empty}/2"
