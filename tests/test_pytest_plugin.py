@@ -8,6 +8,7 @@ import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -339,15 +340,80 @@ def test_unreachable_device_fails_tests_with_one_line(
 
 
 @pytest.mark.slow
-def test_the_example_trails_pass_as_pytest_items_on_two_simulated_devices(pytester: pytest.Pytester) -> None:
-    """The issue's acceptance: `pytest trails/ -n 2` on the shipped examples, secrets from trails/conftest.py."""
+def test_the_example_trails_pass_on_both_platforms_in_a_matrix_run(pytester: pytest.Pytester) -> None:
+    """The issues' acceptance: `pytest trails/ --device sim:android --device sim:ios --trailblaze-each-device
+    -n 2` on the shipped examples (secrets from trails/conftest.py) runs every trail on both platforms,
+    two workers each starting the simulators their items need; the device is in every test id and in
+    the JUnit file."""
     repo = Path(__file__).resolve().parents[1]
     shutil.copytree(repo / "trails", pytester.path / "trails")
-    result = pytester.runpytest_subprocess("trails", "--device", "sim:android", "-n", "2", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=len(list((repo / "trails").glob("*.trail.yaml"))))
+    result = pytester.runpytest_subprocess(
+        "trails", "--device", "sim:android", "--device", "sim:ios", "--trailblaze-each-device", "-n", "2",
+        "-p", "no:cacheprovider", "-v", "--junitxml", "junit.xml", "--trailblaze-report", "report",
+    )  # fmt: skip
+    ids = {f"{trail.id}[{spec}]" for trail in _example_trails(repo) for spec in ("sim:android", "sim:ios")}
+    result.assert_outcomes(passed=len(ids))
+    passed = set(re.findall(r"PASSED \S+::(\S+\[sim:(?:android|ios)\])", _stdout(result)))
+    assert passed == ids
+    cases = ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
+    assert {(c.get("name"), _property(c, "trailblaze_device")) for c in cases} == {
+        (i, i.rsplit("[", 1)[1].rstrip("]")) for i in ids
+    }
+    run = json.loads((pytester.path / "report" / "run.json").read_text())
+    assert {f"{t['id']}[{t['device']}]" for t in run["trails"]} == ids
+    html = (pytester.path / "report" / "report.html").read_text()
+    assert "login.trail.yaml on sim:ios" in html and "login.trail.yaml on sim:android" in html
     # replay never rewrites a passing trail
     for source in (repo / "trails").glob("*.trail.yaml"):
         assert (pytester.path / "trails" / source.name).read_bytes() == source.read_bytes()
+
+
+def _example_trails(repo: Path) -> list[Any]:
+    from trailblaze.trail import load_trail
+
+    return [load_trail(p).config for p in sorted((repo / "trails").glob("*.trail.yaml"))]
+
+
+def _property(case: ET.Element, name: str) -> str | None:
+    return next((p.get("value") for p in case.iter("property") if p.get("name") == name), None)
+
+
+FOLDER_TRAIL = """\
+trail:
+  - step: Launch the demo app with a clean state
+    recording:
+      android:
+        - launchApp: {appId: dev.trailblaze.demo, launchMode: CLEAR_STATE}
+"""
+
+
+def test_a_matrix_skips_each_trail_where_its_config_or_recordings_say_it_does_not_run(
+    project: pytest.Pytester,
+) -> None:
+    """Android-only recordings skip iOS, `config.skip` skips its platform, a folder trail with no file
+    for a platform skips it; every skip names why. (No iOS item runs, so no iOS simulator starts.)"""
+    (project.path / "trails" / "clock").mkdir()
+    (project.path / "trails" / "clock" / "android-phone.trail.yaml").write_text(FOLDER_TRAIL)
+    result = project.runpytest_subprocess(
+        "trails", "--device", "sim:android", "--device", "sim:ios", "--trailblaze-each-device", "-k", "not forgot",
+        "-rs", "-v",
+    )  # fmt: skip
+    result.assert_outcomes(passed=2, skipped=4)
+    text = _stdout(result)
+    assert re.search(r"::demo/email\[sim:android\] PASSED", text)
+    assert re.search(r"::clock\[sim:android\] PASSED", text)
+    assert "the trail has recordings for android only, none for ios; not run on sim:ios" in text
+    assert "the Android build has no such screen yet" in text
+    assert "the folder trail clock/ has no file for ios (android-phone.trail.yaml); not run on sim:ios" in text
+
+
+def test_a_matrix_on_phones_over_several_workers_needs_loadgroup(project: pytest.Pytester) -> None:
+    result = project.runpytest_subprocess(
+        "trails", "--collect-only", "--device", "android:A", "--device", "sim:ios", "--trailblaze-each-device",
+        "-n", "2",
+    )  # fmt: skip
+    assert result.ret == 4
+    assert "add --dist loadgroup so that every trail on one phone runs on one worker" in "\n".join(result.errlines)
 
 
 def test_llm_limits_reach_the_llm_fixture(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:

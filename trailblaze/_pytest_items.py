@@ -34,6 +34,10 @@ class TrailFailure(AssertionError):
 class TrailFile(pytest.File):
     """A `*.trail.yaml` / `trail.yaml` file collected as a test (see `_collectable` in the plugin)."""
 
+    matrix: list[tuple[str, str | None]] | None = None
+    """With `--trailblaze-each-device`: the devices to run on, each with why it is skipped there (or
+    None); one item per device, named `<trail>[<spec>]`. None: one item on the worker's device."""
+
     def collect(self) -> Iterator[pytest.Item]:
         from trailblaze.trail import load_trail
 
@@ -43,21 +47,56 @@ class TrailFile(pytest.File):
             raise self.CollectError(printable(exc.message)) from None
         except TrailblazeError as exc:
             raise self.CollectError(printable(f"{self.path}: {exc.message}")) from None
-        item = TrailItem.from_parent(self, name=_item_name(trail, self.path), callobj=_trail_test(self.path))
+        name = _item_name(trail, self.path)
+        if self.matrix is None:
+            yield self._item(trail, name, None)
+            return
+        for spec, skip in self.matrix:
+            item = self._item(trail, f"{name}[{printable(spec)}]", spec)
+            reason = skip or _unrecorded_platform(trail, spec)
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=f"{reason}; not run on {spec}"))
+            if not spec.startswith("sim:"):  # a phone takes one worker's items only (--dist loadgroup)
+                item.add_marker(pytest.mark.xdist_group(name=spec))
+            yield item
+
+    def _item(self, trail: Trail, name: str, spec: str | None) -> TrailItem:
+        item: TrailItem = TrailItem.from_parent(self, name=name, callobj=_trail_test(self.path))
         item.trail = trail
+        item.device_spec = spec
+        if spec is not None:
+            item.user_properties.append(("trailblaze_device", spec))  # a <property> in --junitxml
         item.add_marker(pytest.mark.trail)
         for tag in (trail.config.tags if trail.config else None) or []:
             if tag in _RESERVED:
                 continue
             _register_marker(self.config, tag)
             item.add_marker(getattr(pytest.mark, tag))
-        yield item
+        return item
+
+
+def _unrecorded_platform(trail: Trail, spec: str) -> str | None:
+    """Why a recorded trail does not run on `spec`'s platform: it has recordings, none for that one.
+
+    Such a trail would need the agent (an LLM) on every step there; in a matrix run that is a platform
+    the trail was never made for, so it is skipped rather than solved.
+    """
+    from trailblaze.devices import parse_device_spec
+
+    platform = parse_device_spec(spec).platform
+    recorded = [step for step in trail.steps if step.recording]
+    if not recorded or any(step.recording_for(platform) is not None for step in trail.steps):
+        return None
+    others = sorted({key.split("-")[0] for step in recorded for key in step.recording or {}})
+    return f"the trail has recordings for {', '.join(others)} only, none for {platform}"
 
 
 class TrailItem(pytest.Function):
     """One trail file, run in replay mode on the worker's device."""
 
     trail: Trail | None = None
+    device_spec: str | None = None
+    """The device of a matrix item (`--trailblaze-each-device`); None: the worker's device."""
 
     def reportinfo(self) -> tuple[os.PathLike[str] | str, int | None, str]:
         return self.path, 0, f"trail: {self.name}"

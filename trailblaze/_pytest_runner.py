@@ -298,13 +298,14 @@ def reset_report_dir(root: Path) -> None:
             shutil.rmtree(child)
 
 
-def write_merged_report(root: Path, *, command: list[str]) -> Path | None:
+def write_merged_report(root: Path, *, command: list[str], shard: str | None = None) -> Path | None:
     """Merges the per-test run directories under `root` into `root/run.json`, `report.html`, `junit.xml`.
 
     Returns:
         The HTML report, or None when no test ran a trail.
     """
     from trailblaze.junit import write_junit
+    from trailblaze.merge import rebase_trail
     from trailblaze.report import write_html_report
     from trailblaze.rundir import now_iso
 
@@ -317,33 +318,12 @@ def write_merged_report(root: Path, *, command: list[str]) -> Path | None:
         finished_at=now_iso(),
         command=command,
         device=", ".join(sorted({run.device for _, run in runs if run.device})),
+        shard=shard,
     )
     for sub, run in runs:
         for trail in run.trails:
-            merged.trails.append(_rebase(trail, sub))
+            merged.trails.append(rebase_trail(trail, sub))
             merged.usage.add(trail.usage)
     write_run(merged, root)
     write_junit(merged, root / "junit.xml", suite_name="trailblaze (pytest)")
     return write_html_report(root)
-
-
-def _rebase(trail: TrailRecord, sub: str) -> TrailRecord:
-    """The trail with every artifact path made relative to the parent folder `sub` lives in."""
-
-    def join(rel: str | None) -> str | None:
-        return f"{sub}/{rel}" if rel else rel
-
-    trail = trail.model_copy(deep=True)
-    trail.directory = join(trail.directory) or sub
-    for step in trail.steps:
-        step.screenshot_before = join(step.screenshot_before)
-        step.screenshot_after = join(step.screenshot_after)
-        step.hierarchy_before = join(step.hierarchy_before)
-        step.hierarchy_after = join(step.hierarchy_after)
-        for tool in step.tools:
-            tool.screenshot_after = join(tool.screenshot_after)
-        for call in step.llm_calls:
-            call.transcript = join(call.transcript)
-    if trail.proof is not None:
-        trail.proof = _rebase(trail.proof, sub)
-    return trail

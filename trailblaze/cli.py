@@ -27,8 +27,8 @@ class _Group(click.Group):
 
 
 _DEVICE_HELP = (
-    "android[:SERIAL], ios[:WDA_URL], sim:android[:APP] or sim:ios[:APP] "
-    "(APP: demo, demo@restyled, demo@v2 or a spec file)."
+    "android[:SERIAL], android@HOST:PORT[:SERIAL] (a remote adb server), ios[:WDA_URL], ios@http://HOST:PORT, "
+    "sim:android[:APP] or sim:ios[:APP] (APP: demo, demo@restyled, demo@v2 or a spec file)."
 )
 _LATENCIES = ("zero", "realistic")  # trailblaze.sim.faults.LATENCY_PROFILES (not imported: keeps --help fast)
 
@@ -259,23 +259,40 @@ def _serve_fake_llm(port: int) -> None:
 
 @cli.command(
     "report",
-    short_help="Re-render the HTML report (and JUnit XML) of a run directory.",
-    epilog=_EX + "  trailblaze report .trailblaze/runs/20250101-120000 -o report.html --junit junit.xml",
+    short_help="Re-render the HTML report (and JUnit XML) of a run directory, or merge shards' runs.",
+    epilog=_EX + "  trailblaze report .trailblaze/runs/20250101-120000 -o report.html --junit junit.xml\n"
+    + "  trailblaze report --merge shards/1 shards/2 shards/3 --report report.html --junit junit.xml",
 )
-@click.argument("run_dir", type=click.Path(path_type=str))
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=str), help="HTML file (default RUN_DIR/report.html).")
+@click.argument("run_dirs", nargs=-1, required=True, metavar="RUN_DIR...", type=click.Path(path_type=str))
+@click.option("--output", "-o", "--report", "output", type=click.Path(dir_okay=False, path_type=str),
+              help="HTML file (default RUN_DIR/report.html; with --merge, report.html in the current folder).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Also write JUnit XML here.")
+@click.option("--merge", is_flag=True,
+              help="Merge several run directories (the shards of a CI matrix, or a folder holding them) into one "
+              "report and one JUnit file.")
 @_debug_option
-def report_command(run_dir: str, output: str | None, junit_path: str | None) -> None:
-    """Render the HTML report (and JUnit XML) of a run directory from its run.json."""
+def report_command(run_dirs: tuple[str, ...], output: str | None, junit_path: str | None, merge: bool) -> None:
+    """Render the HTML report (and JUnit XML) of a run directory from its run.json.
+
+    With --merge: one report and one JUnit file for every trail of several run directories, e.g. the
+    `replay --shard I/N` runs of a CI matrix downloaded next to each other.
+    """
     from pathlib import Path
 
+    from trailblaze.errors import UsageError
     from trailblaze.junit import write_junit
     from trailblaze.report import write_html_report
     from trailblaze.runlog import RUN_FILE, load_run
 
+    if merge:
+        _merge_reports(list(run_dirs), output, junit_path)
+        return
+    if len(run_dirs) > 1:
+        raise UsageError(
+            f"{len(run_dirs)} run directories given: pass one, or add --merge to merge them into one report"
+        )
     # `report runs/x/run.json` means the same as `report runs/x`
-    directory = Path(run_dir)
+    directory = Path(run_dirs[0])
     if directory.name == RUN_FILE and directory.is_file():
         directory = directory.parent
     run = load_run(directory)
@@ -283,6 +300,32 @@ def report_command(run_dir: str, output: str | None, junit_path: str | None) -> 
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB)")
     if junit_path:
         click.echo(f"junit:  {write_junit(run, junit_path)}")
+
+
+def _merge_reports(paths: list[str], output: str | None, junit_path: str | None) -> None:
+    from trailblaze._files import check_writable
+    from trailblaze.junit import write_junit
+    from trailblaze.merge import merge_runs, run_dirs
+    from trailblaze.report import write_html_report
+
+    target = output or "report.html"
+    check_writable(target, "--report")
+    if junit_path:
+        check_writable(junit_path, "--junit")
+    merged = merge_runs(run_dirs(paths))
+    for name in merged.duplicates:
+        _echo(f"warning: {name} is in more than one of the merged runs (were two shards given the same --shard?)",
+              err=True)
+    html_path = write_html_report(merged.root, target, run=merged.run)
+    counts: dict[str, int] = {}
+    for trail in merged.run.trails:
+        counts[trail.status] = counts.get(trail.status, 0) + 1
+    summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no trails"
+    n, runs = len(merged.run.trails), len(merged.sources)
+    click.echo(f"merged {runs} run{'s' * (runs != 1)}: {n} trail{'s' * (n != 1)} ({summary})")
+    click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB)")
+    if junit_path:
+        click.echo(f"junit:  {write_junit(merged.run, junit_path)}")
 
 
 @cli.command("devices", short_help="List connected devices.")
@@ -556,7 +599,8 @@ def record_command(
     short_help="Replay recorded trails with no LLM (CI).",
     epilog=_EX + "  trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html\n"
     + "  trailblaze replay trails/ --device android --junit junit.xml --tags smoke\n"
-    + "  trailblaze replay trails/login.trail.yaml --device sim:ios:demo@v2 --self-heal",
+    + "  trailblaze replay trails/login.trail.yaml --device sim:ios:demo@v2 --self-heal\n"
+    + "  trailblaze replay trails/ --device sim:android --secret password=hunter2 --shard 1/3 --run-dir shards/1",
 )
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @_device_options
@@ -574,6 +618,10 @@ def record_command(
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
+@click.option("--shard", "shard_text", default=None, metavar="I/N",
+              help="Replay only shard I of N (1-based; one per CI job): an even, stable split of the trails.")
+@click.option("--shard-durations", type=click.Path(path_type=str), default=None, metavar="FILE",
+              help="Balance the shards by the trail durations of a previous run (its run.json or JUnit XML).")
 @_debug_option
 @click.pass_context
 def replay_command(
@@ -595,9 +643,22 @@ def replay_command(
     llm_timeout: float | None,
     llm_retries: int | None,
     run_dir: str | None,
+    shard_text: str | None,
+    shard_durations: str | None,
 ) -> None:
-    """Replay trail files or folders with their recordings: no LLM unless a step needs one."""
+    """Replay trail files or folders with their recordings: no LLM unless a step needs one.
+
+    With --shard I/N each CI job replays its share; `trailblaze report --merge` joins their run
+    directories into one HTML report and one JUnit file.
+    """
+    from trailblaze.errors import UsageError
     from trailblaze.runner import run_replay_command
+    from trailblaze.shard import load_durations, parse_shard
+
+    shard = parse_shard(shard_text) if shard_text is not None else None
+    if shard_durations is not None and shard is None:
+        raise UsageError("--shard-durations balances shards: add --shard I/N")
+    durations = load_durations(shard_durations) if shard_durations is not None else None
 
     code = run_replay_command(
         list(paths),
@@ -614,8 +675,11 @@ def replay_command(
         command=[
             "trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else []),
             *_timeout_args(element_timeout), *_llm_args(llm_timeout, llm_retries),
+            *(["--shard", str(shard)] if shard is not None else []),
         ],  # fmt: skip
         max_llm_calls=max_llm_calls,
+        shard=shard,
+        durations=durations,
         latency=_latency_for(device, latency),
         element_timeout=element_timeout,
         llm_timeout=llm_timeout,

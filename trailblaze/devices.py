@@ -1,7 +1,9 @@
 """Device specs (`--device`) and the driver plugins behind them.
 
 Specs: `android[:SERIAL]`, `ios[:WDA_URL]`, `sim:android[:APP]`, `sim:ios[:APP]` where APP is a bundled
-app name with an optional variant (`demo`, `demo@restyled`) or a path to an app spec YAML.
+app name with an optional variant (`demo`, `demo@restyled`) or a path to an app spec YAML; and remote
+devices: `android@HOST:PORT[:SERIAL]` (a device on the adb server at HOST:PORT, e.g. a device farm's)
+and `ios@http://HOST:PORT` (a WebDriverAgent on another host).
 """
 
 from __future__ import annotations
@@ -30,24 +32,60 @@ class DeviceSpec:
     simulated: bool
     target: str | None
     """Serial or WDA URL for a real device; app name/path for a simulated one."""
+    adb_server: tuple[str, int] | None = None
+    """`android@HOST:PORT`: the adb server the device is on (else `ANDROID_ADB_SERVER_*`, 127.0.0.1:5037)."""
 
     def __str__(self) -> str:
+        if self.adb_server is not None:
+            host, port = self.adb_server
+            head = f"android@{f'[{host}]' if ':' in host else host}:{port}"
+            return f"{head}:{self.target}" if self.target else head
         head = f"sim:{self.platform}" if self.simulated else self.platform
         return f"{head}:{self.target}" if self.target else head
+
+
+_FORMS = (
+    "use android[:SERIAL], android@HOST:PORT[:SERIAL], ios[:WDA_URL], ios@http://HOST:PORT, "
+    "sim:android[:APP] or sim:ios[:APP]"
+)
 
 
 def parse_device_spec(spec: str) -> DeviceSpec:
     """Parses a `--device` value; raises `UsageError` with the accepted forms on anything else."""
     text = spec.strip()
+    if text.startswith(("android@", "ios@")):
+        return _remote(spec, text)
     simulated = text.startswith("sim:")
     if simulated:
         text = text[4:]
     platform, _, target = text.partition(":")
     if platform not in ("android", "ios"):
-        raise UsageError(
-            f"unknown device {spec!r}: use android[:SERIAL], ios[:WDA_URL], sim:android[:APP] or sim:ios[:APP]"
-        )
+        raise UsageError(f"unknown device {spec!r}: {_FORMS}")
     return DeviceSpec(cast(Literal["android", "ios"], platform), simulated, target or None)
+
+
+def _remote(spec: str, text: str) -> DeviceSpec:
+    """`android@HOST:PORT[:SERIAL]` (HOST may be `[IPv6]`; SERIAL may hold colons, `10.0.0.5:5555`)
+    or `ios@[http://]HOST:PORT[/path]`."""
+    platform, _, rest = text.partition("@")
+    if platform == "ios":
+        if not rest:
+            raise UsageError(f"device {spec!r} names no WebDriverAgent: use ios@http://HOST:PORT")
+        url = rest if "://" in rest else f"http://{rest}"
+        return DeviceSpec("ios", False, url)
+    if rest.startswith("["):
+        host, bracket, tail = rest[1:].partition("]")
+        tail = tail.removeprefix(":") if bracket else ""
+    else:
+        host, _, tail = rest.partition(":")
+    port_text, _, serial = tail.partition(":")
+    port = int(port_text) if port_text.isdigit() else 0
+    if not host or not 1 <= port <= 65535:
+        raise UsageError(
+            f"device {spec!r}: use android@HOST:PORT[:SERIAL] with the adb server's host and port "
+            "(e.g. android@10.0.0.7:5037 or android@10.0.0.7:5037:emulator-5554)"
+        )
+    return DeviceSpec("android", False, serial or None, (host, port))
 
 
 def load_driver_plugin(platform: str) -> DriverPlugin:
@@ -96,7 +134,7 @@ def open_device(
     or `app_override`) on a free port and open the matching driver plugin against it through the
     real client; closing the session stops the simulator. Other specs connect to real devices (or to
     an external `trailblaze sim`): `android[:SERIAL]` through the adb server in `ANDROID_ADB_SERVER_*`,
-    `ios[:WDA_URL]`.
+    `android@HOST:PORT[:SERIAL]` through the adb server at HOST:PORT, `ios[:WDA_URL]` / `ios@URL`.
 
     Args:
         spec: The device spec.
@@ -117,6 +155,8 @@ def open_device(
     plugin = load_driver_plugin(parsed.platform)
     if not parsed.simulated:
         options = plugin_options(os.environ if env is None else env)
+        if parsed.adb_server is not None:  # the spec's server wins over the environment's
+            options["adb_host"], options["adb_port"] = parsed.adb_server[0], str(parsed.adb_server[1])
         driver = plugin.open(parsed.target, options)
         return DeviceSession(driver, **session_options)
 

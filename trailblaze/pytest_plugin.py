@@ -32,10 +32,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from trailblaze._pytest_devices import DevicePool
     from trailblaze._pytest_runner import TrailRunner
     from trailblaze.driver import Driver
     from trailblaze.llm import LLMClient
     from trailblaze.session import DeviceSession
+    from trailblaze.shard import Shard
 
 __all__ = ["TrailblazeConfig"]
 
@@ -79,6 +81,13 @@ class TrailblazeConfig:
     llm_retries: int | None = None
     """Retries of a failed model call (`--trailblaze-llm-retries`, ini `trailblaze_llm_retries`);
     None keeps `AnthropicLLM`'s default (2)."""
+    each_device: bool = False
+    """`--trailblaze-each-device` (ini `trailblaze_each_device`): every trail item runs on every
+    device of the pool, parametrized by its spec (`demo/login[sim:ios]`), instead of on the worker's."""
+    shard: Shard | None = None
+    """`--trailblaze-shard i/N`: only this CI job's share of the collected tests runs."""
+    shard_durations: dict[str, float] | None = None
+    """Seconds per test of a previous run (`--trailblaze-shard-durations`), to balance the shards."""
 
     @property
     def artifacts_root(self) -> Path:
@@ -106,8 +115,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="append",
         dest="trailblaze_devices",
         metavar="SPEC",
-        help="device for trails and the `driver` fixture: android[:SERIAL], ios[:WDA_URL], "
-        "sim:android[:APP], sim:ios[:APP]; repeat to form a pool for `-n N` (default sim:android)",
+        help="device for trails and the `driver` fixture: android[:SERIAL], android@HOST:PORT[:SERIAL], "
+        "ios[:WDA_URL], ios@http://HOST:PORT, sim:android[:APP], sim:ios[:APP]; repeat to form a pool for "
+        "`-n N` (default sim:android)",
     )
     group.addoption(
         "--self-heal",
@@ -174,7 +184,29 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="secrets from a .env file (NAME=VALUE lines, # comments); repeatable",
     )
+    group.addoption(
+        "--trailblaze-each-device",
+        action="store_true",
+        dest="trailblaze_each_device",
+        default=None,
+        help="run every trail on every --device (test ids end in [SPEC]) instead of spreading them over the pool",
+    )
+    group.addoption(
+        "--trailblaze-shard",
+        dest="trailblaze_shard",
+        metavar="I/N",
+        help="run only shard I of N (1-based) of the collected tests: one per CI job; an even, stable split",
+    )
+    group.addoption(
+        "--trailblaze-shard-durations",
+        dest="trailblaze_shard_durations",
+        metavar="FILE",
+        help="balance the shards by the test durations of a previous run (JUnit XML or a trailblaze run.json)",
+    )
     parser.addini("trailblaze_devices", "device pool used when --device is not given", type="linelist")
+    parser.addini(
+        "trailblaze_each_device", "run every trail on every device of the pool", type="bool", default=False
+    )
     parser.addini(
         "trailblaze_trail_paths",
         "folders whose *.trail.yaml files are collected as tests (default: trails)",
@@ -210,6 +242,8 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "platform(*names): run only on devices of these platforms (android, ios); skip elsewhere"
     )
     config.addinivalue_line("markers", "trail: a trail file collected by trailblaze")
+    if not config.pluginmanager.hasplugin("xdist"):  # matrix items on a phone carry xdist's group marker
+        config.addinivalue_line("markers", "xdist_group(name): run in one pytest-xdist worker (--dist loadgroup)")
     named = _named_trail_problem(config)
     if named:
         raise pytest.UsageError(named)
@@ -218,9 +252,21 @@ def pytest_configure(config: pytest.Config) -> None:
     workers = getattr(config.option, "numprocesses", None)
     if isinstance(workers, int) and workers > 0 and not _is_worker(config):
         # Fail before any worker starts rather than once per test on every worker.
-        problem = pool_problem(settings.devices, workers)
+        problem = pool_problem(settings.devices, workers) or _matrix_problem(config, settings, workers)
         if problem:
             raise pytest.UsageError(problem)
+
+
+def _matrix_problem(config: pytest.Config, settings: TrailblazeConfig, workers: int) -> str | None:
+    """A matrix run on several workers sends each real device's items to one worker (`xdist_group`),
+    which only xdist's `loadgroup` scheduling honours."""
+    real = sorted(set(settings.devices) - _simulated(settings.devices))
+    if not settings.each_device or workers < 2 or not real or config.getoption("dist", "load") == "loadgroup":
+        return None
+    return (
+        f"--trailblaze-each-device with -n {workers} and the device(s) {', '.join(real)}: add --dist loadgroup "
+        "so that every trail on one phone runs on one worker (a phone is never driven by two at once)"
+    )
 
 
 def _named_trail_problem(config: pytest.Config) -> str | None:
@@ -257,6 +303,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         raise pytest.UsageError(
             f"trailblaze_launch_mode = {launch_mode!r}: use one of {', '.join(_LAUNCH_MODES)}"
         )
+    _check_specs(devices)
     base = config.invocation_params.dir
     report = option("trailblaze_report")
     output = option("trailblaze_output") or str(config.getini("trailblaze_output"))
@@ -277,7 +324,41 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         element_timeout=_element_timeout(config),
         llm_timeout=_number(config, "llm_timeout", float),
         llm_retries=_number(config, "llm_retries", int),
+        each_device=bool(
+            config.getini("trailblaze_each_device") if option("trailblaze_each_device") is None else True
+        ),
+        **_shard_settings(option("trailblaze_shard"), option("trailblaze_shard_durations"), base),
     )
+
+
+def _check_specs(devices: list[str]) -> None:
+    from trailblaze.devices import parse_device_spec
+    from trailblaze.errors import UsageError
+
+    for spec in devices:
+        try:
+            parse_device_spec(str(spec))
+        except UsageError as exc:
+            raise pytest.UsageError(f"--device: {exc.message}") from None
+
+
+def _shard_settings(shard: str | None, durations: str | None, base: Path) -> dict[str, Any]:
+    from trailblaze.errors import UsageError
+    from trailblaze.shard import load_durations, parse_shard
+
+    if shard is None:
+        if durations is not None:
+            raise pytest.UsageError("--trailblaze-shard-durations balances shards: add --trailblaze-shard I/N")
+        return {}
+    try:
+        return {
+            "shard": parse_shard(shard, "--trailblaze-shard"),
+            "shard_durations": None
+            if durations is None
+            else load_durations(base / durations, "--trailblaze-shard-durations"),
+        }
+    except UsageError as exc:
+        raise pytest.UsageError(exc.message) from None
 
 
 def _number(config: pytest.Config, name: str, kind: type[float] | type[int]) -> Any:
@@ -392,7 +473,40 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     from trailblaze._pytest_items import TrailFile
 
-    return TrailFile.from_parent(parent, path=file_path)
+    trail_file: TrailFile = TrailFile.from_parent(parent, path=file_path)
+    if parent.config.stash[_CONFIG_KEY].each_device:
+        trail_file.matrix = _matrix_devices(parent.config, file_path)
+    return trail_file
+
+
+def _matrix_devices(config: pytest.Config, path: Path) -> list[tuple[str, str | None]]:
+    """The devices a trail file runs on in a matrix run, each with why it is skipped there (or None).
+
+    A folder trail's file runs on the devices it is the folder's trail for; a device for which the
+    folder has no file gets a skipped item (on the folder's first file, so it is listed once).
+    """
+    from trailblaze._discovery import is_folder_trail_name, pick_folder_trail
+    from trailblaze.devices import parse_device_spec
+
+    devices = config.stash[_CONFIG_KEY].devices
+    if not is_folder_trail_name(path.name) or _named(config, path):
+        return [(spec, None) for spec in devices]
+    names = sorted(p.name for p in path.parent.iterdir() if is_folder_trail_name(p.name))
+    out: list[tuple[str, str | None]] = []
+    for spec in devices:
+        platform = parse_device_spec(spec).platform
+        chosen = pick_folder_trail(names, platform)
+        if path.name in chosen:
+            out.append((spec, None))
+        elif not chosen and names and path.name == names[0]:
+            out.append((spec, f"the folder trail {path.parent.name}/ has no file for {platform} ({', '.join(names)})"))
+    return out
+
+
+def _named(config: pytest.Config, path: Path) -> bool:
+    resolved = path.resolve()
+    base = config.invocation_params.dir
+    return any((base / arg.split("::")[0]).resolve() == resolved for arg in config.args)
 
 
 def _collectable(config: pytest.Config, path: Path) -> bool:
@@ -405,10 +519,8 @@ def _collectable(config: pytest.Config, path: Path) -> bool:
     and a `*.trail.md` whose `.trail.yaml` exists is not collected (the .yaml is).
     """
     resolved = path.resolve()
-    base = config.invocation_params.dir
-    for arg in config.args:
-        if (base / arg.split("::")[0]).resolve() == resolved:
-            return True
+    if _named(config, path):
+        return True
     folder = next((f for f in config.stash[_CONFIG_KEY].trail_paths if resolved.is_relative_to(f)), None)
     return folder is not None and _discovered(config, folder, resolved)
 
@@ -417,11 +529,15 @@ def _discovered(config: pytest.Config, folder: Path, path: Path) -> bool:
     from trailblaze._discovery import walk_trails
     from trailblaze.devices import parse_device_spec
 
-    platform = parse_device_spec(worker_device_spec(config)).platform
+    settings = config.stash[_CONFIG_KEY]
+    specs = settings.devices if settings.each_device else (worker_device_spec(config),)
     cache: dict[tuple[Path, str], frozenset[Path]] = config.stash.setdefault(_FOUND_KEY, {})
-    if (folder, platform) not in cache:
-        cache[(folder, platform)] = frozenset(p.resolve() for p in walk_trails(folder, platform))
-    return path in cache[(folder, platform)]
+    for platform in sorted({parse_device_spec(spec).platform for spec in specs}):
+        if (folder, platform) not in cache:
+            cache[(folder, platform)] = frozenset(p.resolve() for p in walk_trails(folder, platform))
+        if path in cache[(folder, platform)]:
+            return True
+    return False
 
 
 _FOUND_KEY = pytest.StashKey[dict[tuple[Path, str], frozenset[Path]]]()
@@ -430,25 +546,62 @@ _FOUND_KEY = pytest.StashKey[dict[tuple[Path, str], frozenset[Path]]]()
 # --- running ------------------------------------------------------------------------------------------
 
 
+@pytest.hookimpl(trylast=True)  # after `-k` / `-m` deselected theirs: the shards split what is left
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _skip_other_platforms(config, items)
+    _shard_items(config, items)
+
+
+def _skip_other_platforms(config: pytest.Config, items: list[pytest.Item]) -> None:
     marked = [(item, wanted) for item in items if (wanted := _platforms(item))]
     if not marked:
         return
     from trailblaze.devices import parse_device_spec
     from trailblaze.errors import UsageError
 
-    spec = worker_device_spec(config)
-    try:
-        platform = parse_device_spec(spec).platform
-    except UsageError as exc:
-        raise pytest.UsageError(exc.message) from None
     for item, wanted in marked:
+        spec = getattr(item, "device_spec", None) or worker_device_spec(config)  # a matrix item names its own
+        try:
+            platform = parse_device_spec(spec).platform
+        except UsageError as exc:
+            raise pytest.UsageError(exc.message) from None
         if platform not in wanted:
             item.add_marker(
                 pytest.mark.skip(
                     reason=f"needs a {' or '.join(sorted(wanted))} device; this run drives {spec}"
                 )
             )
+
+
+def _shard_items(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`--trailblaze-shard i/N`: keep this job's share of what `-k` / `-m` left (runs after them)."""
+    settings = config.stash[_CONFIG_KEY]
+    if settings.shard is None:
+        return
+    from trailblaze.shard import select_shard
+
+    kept = select_shard(items, settings.shard, lambda item: item.nodeid, settings.shard_durations, _duration_names)
+    chosen = {id(item) for item in kept}
+    dropped = [item for item in items if id(item) not in chosen]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
+
+
+def _duration_names(item: pytest.Item) -> list[str]:
+    """Where a previous run may have recorded this test's time: pytest's `--junitxml` (`classname.name`)
+    or a trailblaze run.json / JUnit (the trail's id, with its device in a matrix run)."""
+    path, bracket, params = item.nodeid.partition("[")
+    names = path.split("::")
+    names[0] = re.sub(r"\.py$", "", names[0].replace("/", "."))
+    names[-1] += bracket + params
+    out = [".".join(names)]
+    trail = getattr(item, "trail", None)
+    trail_id = trail.config.id if trail is not None and trail.config is not None else None
+    if trail_id:
+        spec = getattr(item, "device_spec", None)
+        out.extend([f"{trail_id}[{spec}]", trail_id] if spec else [trail_id])
+    return out
 
 
 def _platforms(item: pytest.Item) -> set[str]:
@@ -546,11 +699,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    report = session.config.stash[_CONFIG_KEY].report_dir
+    settings = session.config.stash[_CONFIG_KEY]
+    report = settings.report_dir
     if report is not None and not _is_worker(session.config):
         from trailblaze._pytest_runner import write_merged_report
 
-        write_merged_report(report, command=["pytest", *session.config.invocation_params.args])
+        shard = str(settings.shard) if settings.shard is not None else None
+        write_merged_report(report, command=["pytest", *session.config.invocation_params.args], shard=shard)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -597,22 +752,25 @@ def trailblaze_app_id(trailblaze_config: TrailblazeConfig) -> str:
 
 
 @pytest.fixture(scope="session")
-def trailblaze_device(
-    trailblaze_device_spec: str, trailblaze_config: TrailblazeConfig, trailblaze_session_args: dict[str, Any]
-) -> Iterator[DeviceSession]:
-    """The device of this process for the whole session; a `sim:*` spec runs its own simulator."""
-    from trailblaze.devices import open_device, session_options
-    from trailblaze.errors import TrailblazeError
+def trailblaze_device_pool(
+    trailblaze_config: TrailblazeConfig, trailblaze_session_args: dict[str, Any]
+) -> Iterator[DevicePool]:
+    """Every device this process drives, opened on first use (`.get(spec)`) and closed at the end."""
+    from trailblaze._pytest_devices import DevicePool
+    from trailblaze.devices import session_options
 
     options = {**trailblaze_session_args, **session_options(trailblaze_config.element_timeout)}
+    pool = DevicePool(trailblaze_config.latency, options)
     try:
-        session = open_device(trailblaze_device_spec, latency=trailblaze_config.latency, **options)
-    except TrailblazeError as exc:
-        pytest.fail(
-            f"{type(exc).__name__}: cannot open {trailblaze_device_spec}: {exc.message}", pytrace=False
-        )
-    with session:
-        yield session
+        yield pool
+    finally:
+        pool.close()
+
+
+@pytest.fixture(scope="session")
+def trailblaze_device(trailblaze_device_spec: str, trailblaze_device_pool: DevicePool) -> DeviceSession:
+    """The device of this process for the whole session; a `sim:*` spec runs its own simulator."""
+    return trailblaze_device_pool.get(trailblaze_device_spec)
 
 
 @pytest.fixture
@@ -656,15 +814,22 @@ def llm(trailblaze_config: TrailblazeConfig) -> Iterator[LLMClient]:
 @pytest.fixture
 def trail_runner(
     request: pytest.FixtureRequest,
-    trailblaze_device: DeviceSession,
-    trailblaze_device_spec: str,
     trailblaze_config: TrailblazeConfig,
     trailblaze_secrets: dict[str, str],
 ) -> Iterator[TrailRunner]:
-    """Replays / records trails and runs single tools on this test's device; one run directory per test."""
+    """Replays / records trails and runs single tools on this test's device; one run directory per test.
+
+    The device is the process's (`trailblaze_device`), or a matrix item's own (`--trailblaze-each-device`).
+    """
     from trailblaze._pytest_runner import TrailRunner
 
     item = request.node
+    spec: str | None = getattr(item, "device_spec", None)
+    if spec is None:
+        spec = request.getfixturevalue("trailblaze_device_spec")
+        device: DeviceSession = request.getfixturevalue("trailblaze_device")
+    else:
+        device = request.getfixturevalue("trailblaze_device_pool").get(spec)
     directory = (
         None
         if trailblaze_config.artifacts == "off" and trailblaze_config.report_dir is None
@@ -673,8 +838,8 @@ def trail_runner(
     if directory is not None and directory.exists():
         shutil.rmtree(directory)  # a previous run of this test; this folder belongs to it alone
     runner = TrailRunner(
-        trailblaze_device,
-        device=trailblaze_device_spec,
+        device,
+        device=spec,
         llm_factory=lambda: request.getfixturevalue("llm"),
         self_heal=trailblaze_config.self_heal,
         write_back=trailblaze_config.write_back,

@@ -62,19 +62,23 @@ _TRAIL_ORDER = (
 _STEP_ORDER = ("passed", "passed-with-self-heal", "passed-ai", "failed", "skipped", "not-run")
 
 
-def write_html_report(run_dir: str | os.PathLike[str], output: str | os.PathLike[str] | None = None) -> Path:
+def write_html_report(
+    run_dir: str | os.PathLike[str], output: str | os.PathLike[str] | None = None, *, run: RunRecord | None = None
+) -> Path:
     """Renders the run directory's `run.json` into one HTML file and returns its path.
 
     Args:
         run_dir: A run directory written by `record` / `replay` (holds `run.json`).
         output: Where to write; default `<run_dir>/report.html`. The file is replaced atomically.
+        run: The run to render instead of `run_dir`'s `run.json` (a merged run, whose artifact
+            paths are relative to `run_dir`).
 
     Raises:
         UsageError: `run_dir` holds no readable `run.json`, or `output` cannot be written.
     """
     from trailblaze.errors import UsageError
 
-    run = load_run(run_dir)
+    run = load_run(run_dir) if run is None else run
     target = Path(output) if output is not None else Path(run_dir) / REPORT_FILE
     page = render_html(run, run_dir, link_from=target.parent)
     try:
@@ -329,6 +333,8 @@ class _Page:
         yield f"<div><dt>Started</dt><dd>{esc(_when(run.started_at))}</dd></div>"
         yield f"<div><dt>Total time</dt><dd>{esc(format_duration(self._duration_ms()))}</dd></div>"
         yield f"<div><dt>Device</dt><dd>{esc(device)}</dd></div>"
+        if run.shard:
+            yield f"<div><dt>Shards</dt><dd>{esc(run.shard)}</dd></div>"
         if run.command:
             yield f'<div class="wide"><dt>Command</dt><dd><code>{esc(shlex.join(run.command))}</code></dd></div>'
         yield "</dl>\n"
@@ -378,6 +384,11 @@ class _Page:
         return f'<span class="strip" aria-hidden="true">{cells}</span> <span class="small muted">{n} step{"s" * (n != 1)}</span>'
 
     # --- trail ----------------------------------------------------------------------------------
+    def _where(self, trail: TrailRecord) -> str:
+        """The trail's path, and its device when the run drove several (a matrix or merged shards)."""
+        several = len({t.device for t in self.run.trails}) > 1
+        return f"{trail.path} on {trail.device}" if several and trail.device else trail.path
+
     def _trail(self, number: int, trail: TrailRecord) -> Iterator[str]:
         self.trail_dir = trail.directory
         failing = trail.status in _FAILING
@@ -385,7 +396,7 @@ class _Page:
         yield f'<details class="trail {cls} t-{esc(trail.status)}" id="trail-{number}"{" open" if failing else ""}>\n'
         yield (
             f'<summary><span class="chev" aria-hidden="true"></span>{_badge(trail.status)}'
-            f'<h2>{esc(_trail_name(trail))}</h2><span class="path">{esc(trail.path)}</span>'
+            f'<h2>{esc(_trail_name(trail))}</h2><span class="path">{esc(self._where(trail))}</span>'
             f'<span class="spacer"></span>{self._step_strip(number, trail)}'
             f'<span class="dur">{esc(_dur(trail.duration_ms, trail.status))}</span></summary>\n'
         )

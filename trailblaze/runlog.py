@@ -176,6 +176,9 @@ class RunRecord(_Model):
     """`running` while the writer is at work (its `pid`), `interrupted` after Ctrl-C or when the
     writer died; run logs from before this field read as `finished`."""
     pid: int | None = None
+    shard: str | None = None
+    """`i/N` when this run replayed shard i of N (`replay --shard`); a merged report lists them all
+    (`1/3, 2/3, 3/3`)."""
 
     @property
     def passed(self) -> bool:

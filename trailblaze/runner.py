@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from trailblaze.llm import LLMClient
     from trailblaze.rundir import RunDir
     from trailblaze.session import DeviceSession
+    from trailblaze.shard import Shard
 
 __all__ = [
     "RecordOptions",
@@ -444,8 +445,13 @@ def run_replay_command(
     element_timeout: float | None = None,
     llm_timeout: float | None = None,
     llm_retries: int | None = None,
+    shard: Shard | None = None,
+    durations: Mapping[str, float] | None = None,
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
+
+    `shard` keeps only this CI job's share of the trails (`trailblaze.shard`), balanced by the
+    `durations` of a previous run when given; an empty share still writes its (empty) reports.
 
     `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
     `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
@@ -469,6 +475,8 @@ def run_replay_command(
         trails = [(f, t) for f, t in trails if wanted & set((t.config.tags if t.config else None) or [])]
         if not trails:
             raise UsageError(f"no trail is tagged {', '.join(tags)}; check --tags against config.tags")
+    if shard is not None:
+        trails = _shard_trails(trails, shard, durations)
     _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=not self_heal)
     if report:
         check_writable(_report_target(report), "--report")
@@ -481,6 +489,13 @@ def run_replay_command(
     console = _console()
     rundir, created = _open_run_dir(run_dir, secrets, command, device)
     root = rundir.root
+    rundir.run.shard = str(shard) if shard is not None else None
+    if not trails:  # more shards than trails: this job has nothing to do, and says so in its reports
+        llms.close()
+        rundir.finish()
+        _write_reports(console, rundir, junit, report)
+        console.print(f"shard {shard}: no trail falls in this shard — run directory {root}")
+        return 0
     options = ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls, screenshots=screenshots)
     broken: InfrastructureError | None = None
     wants_reports = bool(junit or report)
@@ -533,6 +548,24 @@ def run_replay_command(
     if broken is not None:
         raise broken
     return 0 if rundir.run.passed else 1
+
+
+def _shard_trails(
+    trails: list[tuple[Path, Trail]], shard: Shard, durations: Mapping[str, float] | None
+) -> list[tuple[Path, Trail]]:
+    import os
+
+    from trailblaze.shard import select_shard
+
+    def key(entry: tuple[Path, Trail]) -> str:
+        # every job must name a trail alike however its folder was spelled (`trails/`, `./trails`)
+        return Path(os.path.relpath(entry[0].resolve())).as_posix()
+
+    def aliases(entry: tuple[Path, Trail]) -> list[str]:
+        config = entry[1].config
+        return [str(entry[0]), *([config.id] if config is not None and config.id else [])]
+
+    return select_shard(trails, shard, key, durations, aliases)
 
 
 def _never_started(
