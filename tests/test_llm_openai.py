@@ -260,3 +260,21 @@ def test_secrets_never_reach_the_request_body(api: FakeChatCompletionsAPI) -> No
         llm.complete(request)
     (sent,) = api.requests
     assert b"hunter2-openai" not in sent.raw and sent.raw.count(b"{{password}}") == 5
+
+
+def test_a_malformed_answer_during_record_is_exit_3_naming_step_and_endpoint(
+    api: FakeChatCompletionsAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same as on the Messages API (tests/test_llm_faults_cli.py), in process through `main`."""
+    from trailblaze.cli import main
+
+    trail = tmp_path / "t.trail.yaml"
+    trail.write_text("trail:\n  - step: Tap the Sign in button\n")
+    api.policy = lambda request: RawBody(b'{"id": "chatcmpl-1", "object": "chat.completion", "choi')
+    with pytest.raises(SystemExit) as exc:
+        main(["record", str(trail), "--device", "sim:android", "--model", "openai:gpt-4.1",
+              "--llm-base-url", api.url, "--llm-retries", "0", "--run-dir", str(tmp_path / "run")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert exc.value.code == 3, err
+    assert "t.trail.yaml step 1 ('Tap the Sign in button')" in err and "Traceback" not in err
+    assert f"malformed answer from model endpoint {api.url} (not a Chat Completions answer" in err

@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from trailblaze.cli import cli
 from trailblaze.prompts import TEXT_ONLY_HINT
+from trailblaze.report import write_html_report
 from trailblaze.runlog import load_run
 from trailblaze.testing import FakeChatCompletionsAPI, FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
@@ -107,6 +108,8 @@ def test_every_executor_records_the_login_trail_identically(tmp_path: Path) -> N
         assert recorded.usage.llm_calls == len(run["requests"]) >= 5
         (label,) = recorded.usage.models
         assert label.startswith(f"{provider}:"), label
+        report = write_html_report(run["run"]).read_text()
+        assert f"model {label}" in report  # the report's LLM line names provider and model
         told = [r for r in run["requests"] if TEXT_ONLY_HINT.split("\n")[1].encode() in r.raw]
         if provider in TEXT_FIRST:
             assert recorded.usage.text_answers == 1 and len(told) == 1 and run["requests"].index(told[0]) == 1
