@@ -133,3 +133,20 @@ def test_every_executor_records_the_login_trail_identically(tmp_path: Path) -> N
     # The same scripted model saw the same conversation through every wire format.
     calls = {p: len(run["requests"]) - (p in TEXT_FIRST) for p, run in runs.items()}
     assert len(set(calls.values())) == 1, calls
+
+
+def test_replay_self_heal_uses_the_chosen_model(tmp_path: Path) -> None:
+    """`replay --self-heal --model openai:...`: the renamed button of demo@v2 is healed through the
+    `openai` SDK, and the summary names provider, model and cost."""
+    trail = tmp_path / "login.trail.yaml"
+    trail.write_text((ROOT / "trails" / "login.trail.yaml").read_text())
+    with FakeChatCompletionsAPI(policy=demo_policy) as api:
+        done = CliRunner().invoke(
+            cli,
+            ["replay", str(trail), "--device", "sim:android:demo@v2", "--secret", "password=hunter2", "--self-heal",
+             "--model", "openai:gpt-4.1", "--llm-base-url", api.url, "--run-dir", str(tmp_path / "run")],  # fmt: skip
+            env={"COLUMNS": "200"},
+        )
+        calls = len(api.requests)
+    assert done.exit_code == 0, done.output
+    assert calls >= 1 and f"1 trail: 1 passed-with-self-heal — {calls} LLM calls (openai:gpt-4.1), $0.0" in done.output

@@ -401,7 +401,8 @@ def check_allow_llm_requests(base_url: str) -> None:
     scope = "only to loopback URLs" if allow == "loopback" else "not at all"
     raise LLMRequestsBlocked(
         f"LLM request to {base_url} blocked: `trailblaze.llm.ALLOW_LLM_REQUESTS` allows requests {scope}; "
-        "use a test double or `trailblaze.testing.FakeMessagesAPI`, or override the switch on purpose"
+        "use a test double, `trailblaze.testing.FakeMessagesAPI` or `FakeChatCompletionsAPI`, "
+        "or override the switch on purpose"
     )
 
 

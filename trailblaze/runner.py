@@ -613,7 +613,13 @@ def _summary(console: Console, rundir: RunDir, root: Path) -> None:
         counts[trail.status] = counts.get(trail.status, 0) + 1
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
     n = len(rundir.run.trails)
-    console.print(f"{n} trail{'s' * (n != 1)}: {parts} — run directory {root}")
+    usage = rundir.run.usage
+    llm = (
+        f" — {usage.llm_calls} LLM calls{_models(usage)}, {usage_cost_text(usage, lambda usd: f'${usd:.4f}')}"
+        if usage.llm_calls
+        else ""
+    )
+    console.print(f"{n} trail{'s' * (n != 1)}: {parts}{llm} — run directory {root}")
 
 
 def _diff_markup(diff: str) -> str:
