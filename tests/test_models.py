@@ -3,6 +3,8 @@ per-provider price table and how an unknown price is shown."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from trailblaze._html import format_cost
@@ -177,3 +179,18 @@ def test_the_tool_command_asks_the_chosen_model(capsys: pytest.CaptureFixture[st
             main(["tool", tool, "--device", "sim:android"])
         assert exc.value.code == 1 and "UNSUPPORTED" in capsys.readouterr().out
         assert len(api.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("spec", "module", "extra"),
+    [("openai:gpt-4.1", "openai", "openai"), ("bedrock:m", "boto3", "bedrock"), ("vertex:m", "google.auth", "vertex")],
+)
+def test_a_missing_optional_package_names_its_extra(
+    monkeypatch: pytest.MonkeyPatch, spec: str, module: str, extra: str
+) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # as if not installed: importing it raises ImportError
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("ANTHROPIC_VERTEX_PROJECT_ID", "p")
+    monkeypatch.setenv("CLOUD_ML_REGION", "us-east5")
+    with pytest.raises(UsageError, match=rf"needs the `.+` package: pip install 'trailblaze\[{extra}\]'"):
+        build_llm(parse_model(spec), base_url="http://127.0.0.1:9")

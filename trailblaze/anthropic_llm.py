@@ -289,15 +289,16 @@ def _env_model(provider: str) -> str | None:
 
 
 def _require(module: str, extra: str) -> None:
-    import importlib.util
+    """Imports `module` (which the SDK would import lazily, mid-request) or says which extra brings it."""
+    import importlib
 
-    if importlib.util.find_spec(module.split(".")[0]) is None or (
-        "." in module and importlib.util.find_spec(module) is None
-    ):
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        package = "google-auth" if module.startswith("google") else module
         raise UsageError(
-            f"the {extra} provider needs the `{module.split('.')[0].replace('google', 'google-auth')}` package: "
-            f"pip install 'trailblaze[{extra}]'"
-        )
+            f"the {extra} provider needs the `{package}` package: pip install 'trailblaze[{extra}]'"
+        ) from None
 
 
 def to_anthropic_params(request: LLMRequest, model: str) -> dict[str, Any]:
