@@ -3,6 +3,8 @@ per-provider price table and how an unknown price is shown."""
 
 from __future__ import annotations
 
+import re
+import subprocess
 import sys
 
 import pytest
@@ -11,7 +13,7 @@ from trailblaze._html import format_cost
 from trailblaze.anthropic_llm import AnthropicLLM, BedrockLLM, VertexLLM
 from trailblaze.cli import main
 from trailblaze.errors import UsageError
-from trailblaze.llm import Usage
+from trailblaze.llm import LLMRequest, Message, Usage
 from trailblaze.models import ModelSpec, build_llm, parse_model, resolve_model
 from trailblaze.openai_llm import OpenAILLM
 from trailblaze.pricing import PRICES, claude_model_id, cost_usd, price_for
@@ -194,3 +196,21 @@ def test_a_missing_optional_package_names_its_extra(
     monkeypatch.setenv("CLOUD_ML_REGION", "us-east5")
     with pytest.raises(UsageError, match=rf"needs the `.+` package: pip install 'trailblaze\[{extra}\]'"):
         build_llm(parse_model(spec), base_url="http://127.0.0.1:9")
+
+
+def test_sim_openai_serves_the_scripted_model_as_an_openai_compatible_server() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trailblaze", "sim", "openai", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        found = re.search(r"--model openai:demo --llm-base-url (http://127\.0\.0\.1:\d+/v1)", first)
+        assert found, first
+        with OpenAILLM("demo", base_url=found[1]) as llm:
+            answer = llm.complete(LLMRequest(messages=(Message.user("hello"),)))
+        assert answer.text == "OK" and answer.provider == "openai"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
