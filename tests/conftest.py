@@ -15,6 +15,20 @@ os.environ.setdefault("ADBUTILS_ADB_PATH", "/bin/false")
 os.environ.pop("ANTHROPIC_API_KEY", None)
 os.environ["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"
 os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+# Nor OpenAI, Bedrock or Vertex: no keys, closed endpoints, and no cloud credential lookup may ask a
+# metadata server (AWS instance metadata is off; Google's points at a closed loopback port).
+os.environ.pop("OPENAI_API_KEY", None)
+os.environ.pop("TRAILBLAZE_MODEL", None)
+os.environ["OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"
+for _name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+              "AWS_BEARER_TOKEN_BEDROCK", "GOOGLE_OAUTH_ACCESS_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS"):  # fmt: skip
+    os.environ.pop(_name, None)
+os.environ["AWS_EC2_METADATA_DISABLED"] = "true"
+os.environ["AWS_CONFIG_FILE"] = os.environ["AWS_SHARED_CREDENTIALS_FILE"] = os.devnull
+os.environ["ANTHROPIC_BEDROCK_BASE_URL"] = "http://127.0.0.1:9"
+os.environ["ANTHROPIC_VERTEX_BASE_URL"] = "http://127.0.0.1:9/v1"
+os.environ["GCE_METADATA_HOST"] = os.environ["GCE_METADATA_IP"] = "127.0.0.1:9"
+os.environ["CLOUDSDK_CONFIG"] = os.devnull
 
 
 @pytest.fixture(autouse=True)

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
-__all__ = ["esc", "format_cost", "format_count", "format_duration", "step_label"]
+if TYPE_CHECKING:
+    from trailblaze.runlog import UsageTotals
+
+__all__ = ["esc", "format_cost", "format_count", "format_duration", "format_usage_cost", "step_label"]
 
 
 def esc(value: object) -> str:
@@ -41,6 +45,13 @@ def format_cost(usd: float | None) -> str:
     if usd < 0.01:
         return f"${usd:.4f}"
     return f"${usd:.2f}"
+
+
+def format_usage_cost(usage: UsageTotals) -> str:
+    """The cost of a run, trail or step: `$0.0042`, `unknown` (no model with a price) or `$0.01 + unknown`."""
+    from trailblaze.runlog import usage_cost_text
+
+    return usage_cost_text(usage, format_cost)
 
 
 def step_label(index: int) -> str:

@@ -1,42 +1,36 @@
-"""`AnthropicLLM`: the `LLMClient` that calls Claude through the `anthropic` SDK.
+"""The Claude adapters on the `anthropic` SDK: `AnthropicLLM`, `BedrockLLM` and `VertexLLM`.
 
-This is the only module that imports `anthropic`, and it does so inside functions, so importing
-it stays cheap. Retries on 408/409/429/5xx/529 and connection errors are the SDK's own (honouring
-`retry-after` / `retry-after-ms`), configured through `max_retries`; every SDK exception that
-escapes is translated into the `trailblaze.errors.LLMError` family with a one-line message that
-never contains the credential.
+All three send the same Messages API body (`to_anthropic_params`); they differ only in the SDK
+client: `anthropic.Anthropic` (`POST /v1/messages`, an API key), `anthropic.AnthropicBedrock`
+(`POST /model/{id}/invoke`, AWS SigV4 credentials from the standard AWS chain) and
+`anthropic.AnthropicVertex` (`POST .../publishers/anthropic/models/{id}:rawPredict`, a Google
+bearer token). This module imports `anthropic` inside functions only, so importing it stays cheap;
+`boto3` / `google-auth` are needed only for Bedrock / Vertex (`trailblaze[bedrock]`,
+`trailblaze[vertex]`). Retries, timeouts and error translation are `trailblaze._sdk_llm`'s.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import time
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from trailblaze import pricing
-from trailblaze.errors import LLMError
+from trailblaze._sdk_llm import DEFAULT_RETRIES, DEFAULT_TIMEOUT, LOCAL_PLACEHOLDER_KEY, SDKLLM
+from trailblaze.errors import UsageError
 from trailblaze.llm import (
     ImageBlock,
     LLMAuthError,
-    LLMBadRequestError,
-    LLMConnectionError,
-    LLMRateLimitError,
     LLMRequest,
     LLMResponse,
-    LLMTimeoutError,
     Message,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
-    check_allow_llm_requests,
     is_loopback_url,
-    record_exchange,
-    redact,
 )
-from trailblaze.redact import scrub, scrub_value
+from trailblaze.pricing import claude_model_id
 
 if TYPE_CHECKING:
     import anthropic
@@ -49,6 +43,8 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "LOCAL_PLACEHOLDER_KEY",
     "AnthropicLLM",
+    "BedrockLLM",
+    "VertexLLM",
     "to_anthropic_params",
 ]
 
@@ -59,21 +55,6 @@ DEFAULT_MODEL = "claude-sonnet-5"
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 
-DEFAULT_TIMEOUT = 30.0
-"""Seconds one attempt may take (`--llm-timeout`). A step's model call answers in ~2-15 s."""
-
-DEFAULT_RETRIES = 2
-"""Retries after a failed attempt (`--llm-retries`). With the SDK's backoff (0.5 s, then 1 s) a dead
-endpoint costs at most 3 x 30 s + 1.5 s = 91.5 s, not the SDK's 5 x 60 s (ADR 0019)."""
-
-_HOW_TO_WAIT_LONGER = (
-    "raise --llm-timeout SECONDS or --llm-retries N "
-    "(pytest: --trailblaze-llm-timeout / --trailblaze-llm-retries), or check the endpoint"
-)
-
-LOCAL_PLACEHOLDER_KEY = "trailblaze-local-no-key"
-"""Sent when no key is configured and the base URL is loopback (a local fake or proxy)."""
-
 # Models that answer a forced `tool_choice` with a 400: adaptive thinking is always on there
 # (Opus 5.5, Fable, Mythos) or forcing was removed (Sonnet 5.5). For them a forced choice is
 # sent as `auto`, and the agent handles a text-only answer like any other miss.
@@ -81,14 +62,35 @@ _NO_FORCED_TOOL_USE = ("claude-sonnet-5-5", "claude-opus-5-5", "claude-fable-", 
 
 
 def _supports_forced_tool_use(model: str) -> bool:
-    return not model.startswith(_NO_FORCED_TOOL_USE)
+    return not claude_model_id(model).startswith(_NO_FORCED_TOOL_USE)
 
 
-class AnthropicLLM:
+class _ClaudeLLM(SDKLLM):
+    """The Messages API wire format, shared by the three Claude clients."""
+
+    wire_format = "a Messages API message"
+
+    def _params(self, request: LLMRequest, model: str) -> dict[str, Any]:
+        return to_anthropic_params(request, model)
+
+    def _send(self, params: dict[str, Any]) -> Any:
+        return self._client.messages.create(**params)
+
+    def _response(self, answer: Any, model: str) -> LLMResponse:
+        return _to_response(answer, model)
+
+    def _sdk(self) -> tuple[ModuleType, type[Exception]]:
+        import anthropic
+
+        return anthropic, anthropic.AnthropicError
+
+
+class AnthropicLLM(_ClaudeLLM):
     """Calls the Anthropic Messages API (`messages.create`, non-streaming).
 
     Args:
-        model: model id; default `TRAILBLAZE_MODEL`, then `DEFAULT_MODEL`.
+        model: model id; default `TRAILBLAZE_MODEL` (when it names an Anthropic model), then
+            `DEFAULT_MODEL`.
         api_key: default `ANTHROPIC_API_KEY`, then `ANTHROPIC_AUTH_TOKEN` (sent as a bearer
             token). With neither and a loopback base URL, `LOCAL_PLACEHOLDER_KEY` is sent.
         base_url: default `ANTHROPIC_BASE_URL`, then `https://api.anthropic.com`.
@@ -100,6 +102,10 @@ class AnthropicLLM:
     Raises:
         LLMAuthError: no credential is configured and the base URL is not loopback.
     """
+
+    provider = "anthropic"
+    base_url_hint = "`ANTHROPIC_BASE_URL` (or --llm-base-url)"
+    credential_hint = "`ANTHROPIC_API_KEY`"
 
     def __init__(
         self,
@@ -114,7 +120,7 @@ class AnthropicLLM:
     ) -> None:
         import anthropic
 
-        self.model = model or os.environ.get("TRAILBLAZE_MODEL") or DEFAULT_MODEL
+        self.model = model or _env_model("anthropic") or DEFAULT_MODEL
         self.base_url = (base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         self.max_retries = max_retries
         self.timeout = timeout
@@ -139,66 +145,160 @@ class AnthropicLLM:
             default_headers=default_headers,
         )
 
-    def __repr__(self) -> str:
-        return f"AnthropicLLM(model={self.model!r}, base_url={self.base_url!r})"
 
-    def __enter__(self) -> AnthropicLLM:
-        return self
+class BedrockLLM(_ClaudeLLM):
+    """Claude on Amazon Bedrock through `anthropic.AnthropicBedrock` (needs `trailblaze[bedrock]`).
 
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+    Args:
+        model: a Bedrock model or inference-profile id (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`).
+        base_url: default `ANTHROPIC_BEDROCK_BASE_URL`, then the region's `bedrock-runtime` endpoint.
+        max_retries, timeout: as `AnthropicLLM`.
 
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._client.close()
+    Credentials come from the standard AWS chain (`AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` /
+    `AWS_SESSION_TOKEN`, `AWS_PROFILE`, SSO, instance roles) or `AWS_BEARER_TOKEN_BEDROCK`; the
+    region from `AWS_REGION` / `AWS_DEFAULT_REGION` or the profile. Against a loopback base URL
+    with no credentials in the environment, placeholder keys are signed with, so nothing asks an
+    instance metadata server.
 
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        """Send `request` and translate the answer; the SDK retries transient failures.
+    Raises:
+        UsageError: `boto3` is not installed, or no region is configured.
+    """
 
-        Raises:
-            LLMRequestsBlocked: `ALLOW_LLM_REQUESTS` forbids requests to this base URL.
-            LLMError: (or a subclass) the call failed for good.
-        """
+    provider = "bedrock"
+    base_url_hint = "`ANTHROPIC_BEDROCK_BASE_URL` (or --llm-base-url) and `AWS_REGION`"
+    credential_hint = "the AWS credentials (`AWS_ACCESS_KEY_ID` / `AWS_PROFILE`) and their Bedrock permissions"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        max_retries: int = DEFAULT_RETRIES,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
         import anthropic
 
-        check_allow_llm_requests(self.base_url)
-        model = request.model or self.model
-        params = scrub_value(to_anthropic_params(request, model))  # secrets never leave, whoever built it
-        started = time.monotonic()
+        _require("boto3", "bedrock")
+        self.model, self.max_retries, self.timeout = model, max_retries, timeout
+        region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None
+        base_url = base_url or os.environ.get("ANTHROPIC_BEDROCK_BASE_URL") or None
+        local = base_url is not None and is_loopback_url(base_url)
+        keys: dict[str, Any] = {}
+        has_env_keys = bool(os.environ.get("AWS_ACCESS_KEY_ID") or os.environ.get("AWS_BEARER_TOKEN_BEDROCK"))
+        if local and not has_env_keys and not os.environ.get("AWS_PROFILE"):
+            keys = {"aws_access_key": LOCAL_PLACEHOLDER_KEY, "aws_secret_key": LOCAL_PLACEHOLDER_KEY}
         try:
-            message = self._client.messages.create(**params)
-        except anthropic.AnthropicError as exc:
-            error = self._translate(exc)
-            record_exchange(request, None, error)
-            raise error from exc
-        except json.JSONDecodeError as exc:  # the SDK hands a body that is not JSON through as is
-            error = self._malformed(exc)
-            record_exchange(request, None, error)
-            raise error from exc
-        try:
-            response = _to_response(message, model, time.monotonic() - started)
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:  # JSON, not a Message
-            error = self._malformed(exc)
-            record_exchange(request, None, error)
-            raise error from exc
-        record_exchange(request, response)
-        return response
-
-    def _malformed(self, exc: Exception) -> LLMError:
-        """A 200 answer that is not a Messages API message: truncated, or another service's."""
-        detail = " ".join(str(redact(f"{type(exc).__name__}: {exc}", self._secrets)).split())
-        if len(detail) > 120:
-            detail = detail[:119] + "…"
-        return LLMError(
-            f"malformed answer from model endpoint {self.base_url} (not a Messages API message: {detail}); "
-            "check that `ANTHROPIC_BASE_URL` points at the Messages API and that no proxy cuts answers short"
+            self._client = anthropic.AnthropicBedrock(
+                aws_region=region or ("us-east-1" if local else None),
+                base_url=base_url,
+                max_retries=max_retries,
+                timeout=timeout,
+                **keys,
+            )
+        except ValueError as exc:  # the SDK's "No AWS region was provided"
+            raise UsageError(
+                f"Bedrock needs an AWS region: set `AWS_REGION` (e.g. us-east-1) or configure one for `AWS_PROFILE` ({exc})"
+            ) from exc
+        self.base_url = str(self._client.base_url).rstrip("/")
+        self._secrets = tuple(
+            s
+            for s in (os.environ.get("AWS_SECRET_ACCESS_KEY"), os.environ.get("AWS_SESSION_TOKEN"),
+                      os.environ.get("AWS_BEARER_TOKEN_BEDROCK"))  # fmt: skip
+            if s
         )
 
-    def _translate(self, exc: anthropic.AnthropicError) -> LLMError:
-        error = _translate(exc, self.base_url, self.timeout)
-        error.message = " ".join(scrub(str(redact(error.message, self._secrets))).split())
-        error.args = (error.message,)
-        return error
+    def _credential_errors(self) -> tuple[type[Exception], ...]:
+        from botocore.exceptions import BotoCoreError
+
+        # the SDK raises RuntimeError("Could not resolve AWS credentials from session")
+        return (BotoCoreError, RuntimeError)
+
+
+class VertexLLM(_ClaudeLLM):
+    """Claude on Google Vertex AI through `anthropic.AnthropicVertex` (needs `trailblaze[vertex]`).
+
+    Args:
+        model: a Vertex model id (`claude-sonnet-4-5@20250929`).
+        base_url: default `ANTHROPIC_VERTEX_BASE_URL`, then the region's `aiplatform` endpoint.
+        max_retries, timeout: as `AnthropicLLM`.
+
+    The region comes from `CLOUD_ML_REGION`, the project from `ANTHROPIC_VERTEX_PROJECT_ID`, and the
+    bearer token from `GOOGLE_OAUTH_ACCESS_TOKEN` when set (e.g. `gcloud auth print-access-token`),
+    else from Application Default Credentials. Against a loopback base URL with no token, a
+    placeholder is sent, so nothing asks a metadata server.
+
+    Raises:
+        UsageError: `google-auth` is not installed, or no region / project is configured.
+    """
+
+    provider = "vertex"
+    base_url_hint = "`ANTHROPIC_VERTEX_BASE_URL` (or --llm-base-url) and `CLOUD_ML_REGION`"
+    credential_hint = "`GOOGLE_OAUTH_ACCESS_TOKEN` or the Application Default Credentials and their Vertex permissions"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        max_retries: int = DEFAULT_RETRIES,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        import anthropic
+
+        _require("google.auth", "vertex")
+        self.model, self.max_retries, self.timeout = model, max_retries, timeout
+        region = os.environ.get("CLOUD_ML_REGION") or None
+        project = os.environ.get("ANTHROPIC_VERTEX_PROJECT_ID") or None
+        base_url = base_url or os.environ.get("ANTHROPIC_VERTEX_BASE_URL") or None
+        token = os.environ.get("GOOGLE_OAUTH_ACCESS_TOKEN") or None
+        if token is None and base_url is not None and is_loopback_url(base_url):
+            token = LOCAL_PLACEHOLDER_KEY
+        missing = [name for name, value in (("CLOUD_ML_REGION", region), ("ANTHROPIC_VERTEX_PROJECT_ID", project)) if not value]
+        if missing:
+            raise UsageError(
+                f"Vertex AI needs {' and '.join(f'`{m}`' for m in missing)}: set the region (e.g. us-east5 or global) "
+                "and the Google Cloud project that has Claude enabled"
+            )
+        self._client = anthropic.AnthropicVertex(
+            region=region,  # type: ignore[arg-type]
+            project_id=project,  # type: ignore[arg-type]
+            access_token=token,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+        self.base_url = str(self._client.base_url).rstrip("/")
+        self._secrets = tuple(s for s in (token,) if s and s != LOCAL_PLACEHOLDER_KEY)
+
+    def _credential_errors(self) -> tuple[type[Exception], ...]:
+        from google.auth.exceptions import GoogleAuthError
+
+        # the SDK raises RuntimeError("Could not resolve API token from the environment")
+        return (GoogleAuthError, RuntimeError)
+
+
+def _env_model(provider: str) -> str | None:
+    """The model of `TRAILBLAZE_MODEL` when it names `provider` (a bare name is Anthropic's)."""
+    value = (os.environ.get("TRAILBLAZE_MODEL") or "").strip()
+    if not value:
+        return None
+    head, sep, rest = value.partition(":")
+    if sep and head == provider:
+        return rest or None
+    return value if provider == "anthropic" and not sep else None
+
+
+def _require(module: str, extra: str) -> None:
+    """Imports `module` (which the SDK would import lazily, mid-request) or says which extra brings it."""
+    import importlib
+
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        package = "google-auth" if module.startswith("google") else module
+        raise UsageError(
+            f"the {extra} provider needs the `{package}` package: pip install 'trailblaze[{extra}]'"
+        ) from None
 
 
 def to_anthropic_params(request: LLMRequest, model: str) -> dict[str, Any]:
@@ -285,7 +385,7 @@ def _tool_result_param(block: ToolResultBlock) -> dict[str, Any]:
     }
 
 
-def _to_response(message: anthropic.types.Message, requested_model: str, duration: float) -> LLMResponse:
+def _to_response(message: anthropic.types.Message, requested_model: str) -> LLMResponse:
     content: list[TextBlock | ToolUseBlock] = []
     for block in message.content:
         if block.type == "text":
@@ -307,50 +407,5 @@ def _to_response(message: anthropic.types.Message, requested_model: str, duratio
         stop_reason=message.stop_reason or "end_turn",
         usage=usage,
         model=model,
-        cost_usd=pricing.cost_usd(model, usage),
-        duration_s=duration,
         id=message.id,
     )
-
-
-def _translate(exc: anthropic.AnthropicError, base_url: str, timeout: float) -> LLMError:
-    """Map an SDK exception to our tree; the most specific class first."""
-    import anthropic
-
-    retries = _retries_taken(exc)
-    after = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
-    if isinstance(exc, anthropic.APITimeoutError):
-        return LLMTimeoutError(
-            f"model endpoint {base_url} timed out (no answer within {timeout:g} s){after}; {_HOW_TO_WAIT_LONGER}"
-        )
-    if isinstance(exc, anthropic.APIConnectionError):
-        cause = exc.__cause__
-        detail = f"{type(cause).__name__}: {cause}" if cause else exc.message
-        return LLMConnectionError(
-            f"cannot reach model endpoint {base_url} ({detail}){after}; check `ANTHROPIC_BASE_URL` and the network"
-        )
-    if isinstance(exc, anthropic.APIStatusError):
-        what = f"HTTP {exc.status_code}" + (f" {exc.type}" if exc.type else "")
-        said = f": {exc.api_message}" if exc.api_message else ""
-        if isinstance(exc, anthropic.AuthenticationError | anthropic.PermissionDeniedError):
-            return LLMAuthError(
-                f"model endpoint {base_url} rejected the credentials ({what}{said}); check `ANTHROPIC_API_KEY`"
-            )
-        if isinstance(exc, anthropic.RateLimitError):
-            return LLMRateLimitError(
-                f"model endpoint {base_url} kept rate-limiting ({what}{said}){after}; "
-                "wait, lower concurrency or raise --llm-retries N (pytest: --trailblaze-llm-retries)"
-            )
-        if exc.status_code in (400, 404, 413, 422):
-            return LLMBadRequestError(f"model endpoint {base_url} refused the request ({what}{said})")
-        return LLMError(f"model endpoint {base_url} failed ({what}{said}){after}; try again later")
-    return LLMError(f"unexpected answer from model endpoint {base_url}: {type(exc).__name__}: {exc}")
-
-
-def _retries_taken(exc: anthropic.AnthropicError) -> int:
-    request = getattr(exc, "request", None)
-    value = request.headers.get("x-stainless-retry-count") if request is not None else None
-    try:
-        return int(value) if value is not None else 0
-    except ValueError:
-        return 0

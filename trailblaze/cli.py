@@ -7,6 +7,7 @@ Errors: a `TrailblazeError` becomes one line on stderr and its exit code (0 pass
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import signal
@@ -198,9 +199,11 @@ def schema_command() -> None:
     epilog=_EX
     + "  trailblaze sim android --port 5037      # then: adb -P 5037 devices\n"
     + "  trailblaze sim ios --port 8100 --app demo@v2\n"
-    + "  trailblaze sim llm --port 8787          # then: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 trailblaze record …",
+    + "  trailblaze sim llm --port 8787          # then: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 trailblaze record …\n"
+    + "  trailblaze sim openai --port 8788       # then: trailblaze record … --model openai:demo "
+    + "--llm-base-url http://127.0.0.1:8788/v1",
 )
-@click.argument("platform", type=click.Choice(["android", "ios", "llm"]))
+@click.argument("platform", type=click.Choice(["android", "ios", "llm", "openai"]))
 @click.option("--app", default="demo", show_default=True,
               help="Bundled app NAME[@VARIANT] (demo, demo@restyled, demo@v2) or a spec PATH.")
 @click.option("--port", type=click.IntRange(0, 65535), default=0,
@@ -214,10 +217,11 @@ def sim_command(platform: str, app: str, port: int, latency: str, count: int) ->
     """Run a simulated device in the foreground until Ctrl-C.
 
     `llm` serves a local Messages-API endpoint whose scripted "model" solves the demo app's trails, so
-    `trailblaze record` can be tried without an API key (loopback only).
+    `trailblaze record` can be tried without an API key (loopback only); `openai` serves the same
+    model as an OpenAI-compatible Chat Completions endpoint (for `--model openai:...`).
     """
-    if platform == "llm":
-        _serve_fake_llm(port)
+    if platform in ("llm", "openai"):
+        _serve_fake_llm(port, openai=platform == "openai")
         return
     from trailblaze.sim.runtime import start_simulator
 
@@ -239,22 +243,25 @@ def _foreground(how_to_use: str, stop: Any) -> None:
         stop()
 
 
-def _serve_fake_llm(port: int) -> None:
+def _serve_fake_llm(port: int, *, openai: bool = False) -> None:
     from trailblaze.errors import UsageError
+    from trailblaze.testing.chat_completions_api import FakeChatCompletionsAPI
     from trailblaze.testing.demo_policy import demo_policy
     from trailblaze.testing.messages_api import FakeMessagesAPI
 
+    kind = FakeChatCompletionsAPI if openai else FakeMessagesAPI
     try:
-        api = FakeMessagesAPI(policy=demo_policy, port=port, keep_requests=False)
+        api = kind(policy=demo_policy, port=port, keep_requests=False)
     except OSError as exc:
         raise UsageError(
             f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc}); pick another --port, or 0 for a free one"
         ) from None
-    _foreground(
-        f"ANTHROPIC_BASE_URL={api.url} trailblaze record TRAIL --device sim:android   "
-        "# a scripted model for the demo app (no API key needed); Ctrl-C stops it",
-        api.close,
+    how = (
+        f"trailblaze record TRAIL --device sim:android --model openai:demo --llm-base-url {api.url}"
+        if openai
+        else f"ANTHROPIC_BASE_URL={api.url} trailblaze record TRAIL --device sim:android"
     )
+    _foreground(f"{how}   # a scripted model for the demo app (no API key needed); Ctrl-C stops it", api.close)
 
 
 @cli.command(
@@ -407,7 +414,34 @@ _element_timeout_option = click.option(
 )
 
 
+def _model_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Checks `--model PROVIDER:MODEL` up front: an unknown provider is a usage error (exit 2)."""
+    from trailblaze.errors import UsageError
+    from trailblaze.models import parse_model
+
+    if value is None:
+        return None
+    try:
+        return str(parse_model(value))
+    except UsageError as exc:
+        raise click.BadParameter(exc.message.removeprefix("--model "), ctx=ctx, param=param) from None
+
+
+_PROVIDERS_HELP = (
+    "PROVIDER:MODEL — anthropic:, bedrock:, vertex: or openai: (any OpenAI-compatible server); "
+    "a bare name is an Anthropic model"
+)
+_MODEL_HELP = _PROVIDERS_HELP + " (default: $TRAILBLAZE_MODEL, then anthropic:claude-sonnet-5)."
+
+
 def _llm_options(f: Any) -> Any:
+    f = click.option(
+        "--llm-base-url",
+        default=None,
+        metavar="URL",
+        help="The model endpoint, e.g. http://127.0.0.1:11434/v1 for a local Ollama with --model openai:... "
+        "(default: the provider's own, or $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL).",
+    )(f)
     f = click.option(
         "--llm-retries",
         type=click.IntRange(0, 10),
@@ -425,9 +459,10 @@ def _llm_options(f: Any) -> Any:
     )(f)
 
 
-def _llm_args(llm_timeout: float | None, llm_retries: int | None) -> list[str]:
+def _llm_args(llm_timeout: float | None, llm_retries: int | None, model: str | None = None) -> list[str]:
     return [*([] if llm_timeout is None else ["--llm-timeout", f"{llm_timeout:g}"]),
-            *([] if llm_retries is None else ["--llm-retries", str(llm_retries)])]  # fmt: skip
+            *([] if llm_retries is None else ["--llm-retries", str(llm_retries)]),
+            *([] if model is None else ["--model", model])]  # fmt: skip
 
 
 @cli.command(
@@ -444,6 +479,10 @@ def _llm_args(llm_timeout: float | None, llm_retries: int | None) -> list[str]:
 @_secret_options
 @_debug_option
 @_element_timeout_option
+@click.option("--model", default=None, callback=_model_spec, metavar="PROVIDER:MODEL",
+              help="The model for tools that ask one (rememberText, assertWithAi, …); without it they "
+              "answer UNSUPPORTED. " + _PROVIDERS_HELP + ".")
+@_llm_options
 @click.pass_context
 def tool_command(
     ctx: click.Context,
@@ -454,6 +493,10 @@ def tool_command(
     secrets: tuple[str, ...],
     secret_files: tuple[str, ...],
     element_timeout: float | None,
+    model: str | None,
+    llm_timeout: float | None,
+    llm_retries: int | None,
+    llm_base_url: str | None,
 ) -> None:
     """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}')."""
     from trailblaze.devices import open_device, session_options
@@ -469,8 +512,14 @@ def tool_command(
     if hint is not None:
         raise UsageError("\n".join([*custom.problems, f"<tool>: {hint}"]))
     mem = Memory(_key_values(memory, "--memory"), secrets=_secrets(secrets, secret_files))
+    llm = None
+    if model is not None:
+        from trailblaze.models import build_llm, parse_model
+
+        spec = parse_model(model)
+        llm = functools.cache(lambda: build_llm(spec, base_url=llm_base_url, timeout=llm_timeout, retries=llm_retries))
     with open_device(device, latency=_latency_for(device, latency), **session_options(element_timeout)) as session:
-        result = run_recorded_tool(session, call, mem, custom.box)
+        result = run_recorded_tool(session, call, mem, custom.box, llm=llm)
     _echo(str(result))
     ctx.exit(0 if result.ok else 1)
 
@@ -515,7 +564,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
 @click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
 @_secret_options
-@click.option("--model", default=None, help="Claude model (default: $TRAILBLAZE_MODEL, then a current Sonnet).")
+@click.option("--model", default=None, callback=_model_spec, metavar="PROVIDER:MODEL", help=_MODEL_HELP)
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per step.")
 @click.option("--no-screenshots", is_flag=True, help="Send only the view hierarchy, no screenshot.")
 @click.option("--rerecord", is_flag=True, help="Solve every step with the agent, even recorded ones.")
@@ -555,6 +604,7 @@ def record_command(
     element_timeout: float | None,
     llm_timeout: float | None,
     llm_retries: int | None,
+    llm_base_url: str | None,
     run_dir: str | None,
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
@@ -581,7 +631,7 @@ def record_command(
         run_dir=run_dir,
         command=[
             "trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout),
-            *_llm_args(llm_timeout, llm_retries),
+            *_llm_args(llm_timeout, llm_retries, model),
             *(f"--step={n}" for n in steps), *([f"--from={from_step}"] if from_step else []),
             *(["--no-verify"] if no_verify else []), *(["--keep-unverified"] if keep_unverified else []),
         ],  # fmt: skip
@@ -590,6 +640,7 @@ def record_command(
         llm_timeout=llm_timeout,
         llm_retries=llm_retries,
         ask=asker_for(cast("AskMode", ask)),
+        llm_base_url=llm_base_url,
     )
     ctx.exit(code)
 
@@ -612,7 +663,8 @@ def record_command(
 @click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
 @click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
 @_secret_options
-@click.option("--model", default=None, help="Claude model for self-heal / unrecorded steps.")
+@click.option("--model", default=None, callback=_model_spec, metavar="PROVIDER:MODEL",
+              help="The model for self-heal / unrecorded steps: " + _MODEL_HELP)
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
 @_element_timeout_option
 @_llm_options
@@ -642,6 +694,7 @@ def replay_command(
     element_timeout: float | None,
     llm_timeout: float | None,
     llm_retries: int | None,
+    llm_base_url: str | None,
     run_dir: str | None,
     shard_text: str | None,
     shard_durations: str | None,
@@ -674,7 +727,7 @@ def replay_command(
         run_dir=run_dir,
         command=[
             "trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else []),
-            *_timeout_args(element_timeout), *_llm_args(llm_timeout, llm_retries),
+            *_timeout_args(element_timeout), *_llm_args(llm_timeout, llm_retries, model),
             *(["--shard", str(shard)] if shard is not None else []),
         ],  # fmt: skip
         max_llm_calls=max_llm_calls,
@@ -684,6 +737,7 @@ def replay_command(
         element_timeout=element_timeout,
         llm_timeout=llm_timeout,
         llm_retries=llm_retries,
+        llm_base_url=llm_base_url,
     )
     ctx.exit(code)
 

@@ -1,9 +1,11 @@
 """The `LLMClient` seam: our own request/response types and the switch against accidental real calls.
 
 The agent talks to a model only through `LLMClient.complete(LLMRequest) -> LLMResponse`. The types
-here are ours, not the SDK's: `trailblaze.anthropic_llm.AnthropicLLM` translates them to the
-Anthropic Messages API, and the test doubles in `trailblaze.testing` answer them directly. Nothing
-in this module imports `anthropic`.
+here are ours, not an SDK's: the adapters translate them to a wire format (`trailblaze.anthropic_llm`:
+the Messages API on Anthropic, Bedrock and Vertex; `trailblaze.openai_llm`: Chat Completions on any
+OpenAI-compatible endpoint; `trailblaze.models.build_llm` picks one from `--model PROVIDER:MODEL`),
+and the test doubles in `trailblaze.testing` answer them directly. Nothing in this module imports an
+SDK.
 
 Safety switch: `ALLOW_LLM_REQUESTS` decides whether a real client may send a request at all.
 `True` allows everything, `False` nothing, and `"loopback"` only base URLs on 127.0.0.1 / ::1 /
@@ -302,6 +304,8 @@ class LLMResponse(BaseModel):
     usage: Usage = Usage()
     model: str = ""
     """The model that answered."""
+    provider: str = ""
+    """Who served it (`anthropic`, `bedrock`, `vertex`, `openai`); empty for test doubles."""
     cost_usd: float | None = None
     """Cost of this call from `trailblaze.pricing`; `None` when the model's price is unknown."""
     duration_s: float = 0.0
@@ -397,7 +401,8 @@ def check_allow_llm_requests(base_url: str) -> None:
     scope = "only to loopback URLs" if allow == "loopback" else "not at all"
     raise LLMRequestsBlocked(
         f"LLM request to {base_url} blocked: `trailblaze.llm.ALLOW_LLM_REQUESTS` allows requests {scope}; "
-        "use a test double or `trailblaze.testing.FakeMessagesAPI`, or override the switch on purpose"
+        "use a test double, `trailblaze.testing.FakeMessagesAPI` or `FakeChatCompletionsAPI`, "
+        "or override the switch on purpose"
     )
 
 

@@ -1,8 +1,14 @@
-"""What a Claude call costs: list prices in USD per million tokens, and the cost of one `Usage`.
+"""What a model call costs: list prices in USD per million tokens by provider, and the cost of one `Usage`.
 
-Prices are Anthropic's published list prices for the Messages API (standard tier, 5-minute cache
-writes) as of 2026-11. Cache writes cost 1.25x and cache reads 0.1x the base input price. A model
-not in the table has no price: `cost_usd` returns `None` rather than guessing.
+One table, `PRICES`, keyed by `(provider, model)`. Claude rows are Anthropic's published list
+prices for the Messages API (standard tier, 5-minute cache writes) as of 2026-11; Bedrock and
+Vertex bill the same list prices on their global endpoints, so the Claude rows apply to all three
+(a Bedrock id `us.anthropic.claude-sonnet-4-5-20250929-v1:0` or a Vertex id
+`claude-sonnet-4-5@20250929` is looked up by its Claude id). Cache writes cost 1.25x and cache reads
+0.1x the base input price. OpenAI rows are OpenAI's list prices (standard tier) as of 2025-08;
+cached input is billed at the cached rate and there is no cache-write surcharge. A model not in the
+table — a local model behind an OpenAI-compatible server, a new release — has no price:
+`cost_usd` returns `None` and the report shows the cost as unknown rather than guessing.
 """
 
 from __future__ import annotations
@@ -12,7 +18,10 @@ from dataclasses import dataclass
 
 from trailblaze.llm import Usage
 
-__all__ = ["PRICES", "ModelPrice", "cost_usd", "price_for"]
+__all__ = ["PRICES", "PROVIDERS", "ModelPrice", "claude_model_id", "cost_usd", "price_for"]
+
+PROVIDERS = ("anthropic", "bedrock", "vertex", "openai")
+"""The providers `--model PROVIDER:MODEL` accepts."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +41,7 @@ class ModelPrice:
         return cls(input, output, input * 1.25, input * 0.1 if cache_read is None else cache_read)
 
 
-PRICES: dict[str, ModelPrice] = {
+_CLAUDE_PRICES: dict[str, ModelPrice] = {
     "claude-fable-5-1": ModelPrice.standard(10.0, 50.0, cache_read=0.25),
     "claude-mythos-5-1": ModelPrice.standard(10.0, 50.0, cache_read=0.25),
     "claude-fable-5": ModelPrice.standard(10.0, 50.0, cache_read=1.0),
@@ -56,19 +65,51 @@ PRICES: dict[str, ModelPrice] = {
     ),
     "claude-haiku-4-5": ModelPrice.standard(1.0, 5.0),
 }
-"""List prices by model id (aliases without a date suffix)."""
 
-_DATE_SUFFIX = re.compile(r"-\d{8}$")
+_OPENAI_PRICES: dict[str, ModelPrice] = {
+    "gpt-5": ModelPrice(1.25, 10.0, 1.25, 0.125),
+    "gpt-5-mini": ModelPrice(0.25, 2.0, 0.25, 0.025),
+    "gpt-5-nano": ModelPrice(0.05, 0.40, 0.05, 0.005),
+    "gpt-4.1": ModelPrice(2.0, 8.0, 2.0, 0.50),
+    "gpt-4.1-mini": ModelPrice(0.40, 1.60, 0.40, 0.10),
+    "gpt-4.1-nano": ModelPrice(0.10, 0.40, 0.10, 0.025),
+    "gpt-4o": ModelPrice(2.50, 10.0, 2.50, 1.25),
+    "gpt-4o-mini": ModelPrice(0.15, 0.60, 0.15, 0.075),
+}
+
+PRICES: dict[tuple[str, str], ModelPrice] = {
+    **{(provider, model): price for provider in ("anthropic", "bedrock", "vertex") for model, price in _CLAUDE_PRICES.items()},
+    **{("openai", model): price for model, price in _OPENAI_PRICES.items()},
+}
+"""List prices by `(provider, model id)` (ids without a date suffix)."""
+
+_DATE_SUFFIX = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2})$")
+_BEDROCK_ID = re.compile(r"^(?:[a-z]{2,6}\.)?anthropic\.(?P<id>.+?)(?:-v\d+(?::\d+)?)?$")
 
 
-def price_for(model: str) -> ModelPrice | None:
-    """The price of `model`, accepting dated ids (`claude-sonnet-4-5-20250929`); `None` if unknown."""
-    return PRICES.get(model) or PRICES.get(_DATE_SUFFIX.sub("", model))
+def claude_model_id(model: str) -> str:
+    """The Anthropic id of a Bedrock or Vertex Claude id; other ids unchanged.
+
+    `us.anthropic.claude-sonnet-4-5-20250929-v1:0` and `claude-sonnet-4-5@20250929` both give
+    `claude-sonnet-4-5-20250929`.
+    """
+    m = _BEDROCK_ID.match(model)
+    if m:
+        model = m["id"]
+    return model.replace("@", "-")
 
 
-def cost_usd(model: str, usage: Usage) -> float | None:
-    """USD cost of `usage` on `model`, or `None` when the model has no known price."""
-    price = price_for(model)
+def price_for(model: str, provider: str = "anthropic") -> ModelPrice | None:
+    """The price of `model` on `provider`, accepting dated ids (`claude-sonnet-4-5-20250929`,
+    `gpt-4o-2024-08-06`) and Bedrock / Vertex ids; `None` if unknown."""
+    if provider in ("bedrock", "vertex"):
+        model = claude_model_id(model)
+    return PRICES.get((provider, model)) or PRICES.get((provider, _DATE_SUFFIX.sub("", model)))
+
+
+def cost_usd(model: str, usage: Usage, provider: str = "anthropic") -> float | None:
+    """USD cost of `usage` on `model` served by `provider`, or `None` when it has no known price."""
+    price = price_for(model, provider)
     if price is None:
         return None
     if price.long_context is not None and usage.total_input_tokens > price.long_context[0]:

@@ -88,6 +88,12 @@ class TrailblazeConfig:
     """`--trailblaze-shard i/N`: only this CI job's share of the collected tests runs."""
     shard_durations: dict[str, float] | None = None
     """Seconds per test of a previous run (`--trailblaze-shard-durations`), to balance the shards."""
+    model: str | None = None
+    """`PROVIDER:MODEL` of the `llm` fixture (`--trailblaze-model`, ini `trailblaze_model`); None:
+    `TRAILBLAZE_MODEL`, then `anthropic:claude-sonnet-5`."""
+    llm_base_url: str | None = None
+    """The model endpoint (`--trailblaze-llm-base-url`, ini `trailblaze_llm_base_url`); None: the
+    provider's own (or `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`)."""
 
     @property
     def artifacts_root(self) -> Path:
@@ -164,6 +170,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="how long one model call may take (default 30)",
     )
     group.addoption(
+        "--trailblaze-model",
+        dest="trailblaze_model",
+        metavar="PROVIDER:MODEL",
+        help="the model of the `llm` fixture: anthropic:, bedrock:, vertex: or openai: (any OpenAI-compatible "
+        "server); a bare name is an Anthropic model (default $TRAILBLAZE_MODEL, then anthropic:claude-sonnet-5)",
+    )
+    group.addoption(
+        "--trailblaze-llm-base-url",
+        dest="trailblaze_llm_base_url",
+        metavar="URL",
+        help="the model endpoint, e.g. http://127.0.0.1:11434/v1 for a local Ollama (default: the provider's own)",
+    )
+    group.addoption(
         "--trailblaze-llm-retries",
         dest="trailblaze_llm_retries",
         metavar="N",
@@ -221,6 +240,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("trailblaze_llm_timeout", "seconds one model call may take (default 30)", default="")
     parser.addini("trailblaze_llm_retries", "retries of a failed model call (default 2)", default="")
+    parser.addini("trailblaze_model", "PROVIDER:MODEL of the `llm` fixture (default anthropic:claude-sonnet-5)", default="")
+    parser.addini("trailblaze_llm_base_url", "the model endpoint (default: the provider's own)", default="")
     parser.addini(
         "trailblaze_app", "app id the `driver` fixture resets before each test", default=DEFAULT_APP_ID
     )
@@ -327,6 +348,8 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         each_device=bool(
             config.getini("trailblaze_each_device") if option("trailblaze_each_device") is None else True
         ),
+        model=_model(config),
+        llm_base_url=option("trailblaze_llm_base_url") or str(config.getini("trailblaze_llm_base_url")).strip() or None,
         **_shard_settings(option("trailblaze_shard"), option("trailblaze_shard_durations"), base),
     )
 
@@ -357,6 +380,23 @@ def _shard_settings(shard: str | None, durations: str | None, base: Path) -> dic
             if durations is None
             else load_durations(base / durations, "--trailblaze-shard-durations"),
         }
+    except UsageError as exc:
+        raise pytest.UsageError(exc.message) from None
+
+
+def _model(config: pytest.Config) -> str | None:
+    """`--trailblaze-model` or ini `trailblaze_model`, checked now: an unknown provider stops the run."""
+    from trailblaze.errors import UsageError
+    from trailblaze.models import parse_model
+
+    given = config.getoption("trailblaze_model", default=None)
+    where = "--trailblaze-model"
+    if given is None:
+        given, where = str(config.getini("trailblaze_model")).strip() or None, "trailblaze_model"
+    if given is None:
+        return None
+    try:
+        return str(parse_model(given, where=where))
     except UsageError as exc:
         raise pytest.UsageError(exc.message) from None
 
@@ -795,20 +835,26 @@ def driver(
 
 @pytest.fixture
 def llm(trailblaze_config: TrailblazeConfig) -> Iterator[LLMClient]:
-    """The model the agent uses when a step has no recording or self-heals: `AnthropicLLM`.
+    """The model the agent uses when a step has no recording or self-heals (`--trailblaze-model`).
 
     `trail_runner` asks for it only when a step needs it, so fully recorded trails never build a
     client. Override it in `conftest.py` with `trailblaze.testing.ScriptedLLM` / `FunctionLLM`.
     """
-    from trailblaze.anthropic_llm import AnthropicLLM
+    from trailblaze.models import build_llm, resolve_model
 
     settings = trailblaze_config
-    limits: dict[str, Any] = {"timeout": settings.llm_timeout, "max_retries": settings.llm_retries}
-    client = AnthropicLLM(**{k: v for k, v in limits.items() if v is not None})
+    client = build_llm(
+        resolve_model(settings.model),
+        base_url=settings.llm_base_url,
+        timeout=settings.llm_timeout,
+        retries=settings.llm_retries,
+    )
     try:
         yield client
     finally:
-        client.close()
+        close = getattr(client, "close", None)
+        if callable(close):
+            close()
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import quote
 
 from trailblaze._files import atomic_write_text
-from trailblaze._html import esc, format_cost, format_count, format_duration, step_label
+from trailblaze._html import esc, format_cost, format_count, format_duration, format_usage_cost, step_label
 from trailblaze.runlog import (
     LLMCallRecord,
     RunRecord,
@@ -36,6 +36,7 @@ from trailblaze.runlog import (
     TrailRecord,
     UsageTotals,
     load_run,
+    model_label,
 )
 
 __all__ = ["REPORT_FILE", "THUMBNAIL_WIDTH", "render_html", "write_html_report"]
@@ -229,6 +230,14 @@ def _tokens(usage: UsageTotals | LLMCallRecord) -> str:
     return text + (f" ({', '.join(cached)})" if cached else "")
 
 
+def _models_text(usage: UsageTotals) -> str:
+    """` · model anthropic:claude-sonnet-5`, and how many answers were text instead of a tool call."""
+    text = f" · model{'s' * (len(usage.models) != 1)} {esc(', '.join(usage.models))}" if usage.models else ""
+    if usage.text_answers:
+        text += f" · {usage.text_answers} text answer{'s' * (usage.text_answers != 1)} without a tool call"
+    return text
+
+
 def _counts(statuses: Iterable[str], order: tuple[str, ...]) -> list[tuple[str, int]]:
     counter = Counter(statuses)
     known = [(s, counter[s]) for s in order if counter[s]]
@@ -351,7 +360,8 @@ class _Page:
             yield (
                 f'<p class="llm"><strong>LLM:</strong> {format_count(usage.llm_calls)} call'
                 f"{'s' * (usage.llm_calls != 1)} · {esc(_tokens(usage))} tokens · "
-                f"<strong>{esc(format_cost(usage.cost_usd))}</strong> · {paid} of {len(steps)} steps used the model</p>\n"
+                f"<strong>{esc(format_usage_cost(usage))}</strong> · {paid} of {len(steps)} steps used the model"
+                f"{_models_text(usage)}</p>\n"
             )
         else:
             yield '<p class="llm"><strong>LLM:</strong> no calls — every step replayed from its recording.</p>\n'
@@ -364,7 +374,7 @@ class _Page:
         yield '<th>Steps</th><th class="num">Time</th><th class="num">LLM cost</th></tr></thead><tbody>\n'
         for number, trail in enumerate(self.run.trails, 1):
             cls = "is-failing" if trail.status in _FAILING else "is-ok"
-            cost = format_cost(trail.usage.cost_usd) if trail.usage.llm_calls else "—"
+            cost = format_usage_cost(trail.usage) if trail.usage.llm_calls else "—"
             yield (
                 f'<tr class="{cls}"><td>{_badge(trail.status)}</td>'
                 f'<td><a href="#trail-{number}">{esc(_trail_name(trail))}</a>'
@@ -416,7 +426,7 @@ class _Page:
             facts.append(
                 (
                     "LLM",
-                    f"{trail.usage.llm_calls} call{'s' * (trail.usage.llm_calls != 1)} · {_tokens(trail.usage)} · {format_cost(trail.usage.cost_usd)}",
+                    f"{trail.usage.llm_calls} call{'s' * (trail.usage.llm_calls != 1)} · {_tokens(trail.usage)} · {format_usage_cost(trail.usage)}{_models_text(trail.usage)}",
                 )
             )
         if trail.verification:
@@ -603,7 +613,7 @@ class _Page:
         total = step.usage
         yield (
             f'<table class="llm-calls"><caption>LLM calls · {len(step.llm_calls)} · {esc(_tokens(total))} tokens · '
-            f"{esc(format_cost(total.cost_usd))}</caption><thead><tr><th>#</th><th>Model asked for</th>"
+            f"{esc(format_usage_cost(total))}</caption><thead><tr><th>#</th><th>Model asked for</th>"
             '<th>Tokens</th><th class="num">Cost</th><th class="num">Time</th><th>Transcript</th></tr></thead><tbody>\n'
         )
         for call in step.llm_calls:
@@ -614,7 +624,8 @@ class _Page:
                 body += f'<div class="said">{esc(text)}</div>'
             if call.error:
                 body += f'<div class="rs rs-bad">{esc(call.error)}</div>'
-            model = f'<div class="muted small">{esc(call.model)}</div>' if call.model else ""
+            label = model_label(call.provider, call.model)
+            model = f'<div class="muted small">{esc(label)}</div>' if call.model else ""
             link = self._file_link(call.transcript, "transcript") or '<span class="muted">—</span>'
             yield (
                 f'<tr><td class="muted">{call.index}</td><td>{body}{model}</td><td class="small">{esc(_tokens(call))}</td>'

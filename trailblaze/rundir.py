@@ -41,6 +41,7 @@ from trailblaze.runlog import (
     ToolRecord,
     TrailRecord,
     UsageTotals,
+    model_label,
     write_run,
 )
 
@@ -274,6 +275,7 @@ class RunDir:
             LLMCallRecord(
                 index=index,
                 model=response.model,
+                provider=response.provider,
                 input_tokens=usage.input_tokens,
                 output_tokens=usage.output_tokens,
                 cache_creation_input_tokens=usage.cache_creation_input_tokens,
@@ -293,6 +295,9 @@ class RunDir:
                 cache_creation_input_tokens=usage.cache_creation_input_tokens,
                 cache_read_input_tokens=usage.cache_read_input_tokens,
                 cost_usd=response.cost_usd or 0.0,
+                unpriced_calls=int(response.cost_usd is None),
+                text_answers=int(not response.tool_uses),
+                models=[model_label(response.provider, response.model)] if response.model else [],
             )
         )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,6 +35,8 @@ __all__ = [
     "UsageTotals",
     "Verification",
     "load_run",
+    "model_label",
+    "usage_cost_text",
     "write_run",
 ]
 
@@ -58,14 +61,38 @@ class UsageTotals(_Model):
     cache_creation_input_tokens: int = 0
     cache_read_input_tokens: int = 0
     cost_usd: float = 0.0
+    """Cost of the calls whose model has a price; see `unpriced_calls`."""
+    unpriced_calls: int = 0
+    """Calls to a model with no known price: when non-zero, the total cost is unknown."""
+    text_answers: int = 0
+    """Answers with text but no tool call (the agent told the model to call a tool and asked again)."""
+    models: list[str] = Field(default_factory=list)
+    """The models that answered, as `provider:model`, in first-use order."""
 
     def add(self, other: UsageTotals) -> None:
+        self.unpriced_calls += other.unpriced_calls
+        self.text_answers += other.text_answers
+        self.models += [m for m in other.models if m not in self.models]
         self.llm_calls += other.llm_calls
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
         self.cache_creation_input_tokens += other.cache_creation_input_tokens
         self.cache_read_input_tokens += other.cache_read_input_tokens
         self.cost_usd += other.cost_usd
+
+
+def model_label(provider: str, model: str) -> str:
+    """`provider:model` as `--model` takes it; the bare model for a test double (no provider)."""
+    return f"{provider}:{model}" if provider else model
+
+
+def usage_cost_text(usage: UsageTotals, fmt: Callable[[float], str]) -> str:
+    """The cost of `usage` for people, `fmt` formatting dollars: `unknown` when no call had a
+    price, `<known> + unknown` when some had none — never a guess."""
+    if usage.llm_calls and usage.unpriced_calls >= usage.llm_calls:
+        return "unknown"
+    known = fmt(usage.cost_usd)
+    return f"{known} + unknown" if usage.unpriced_calls else known
 
 
 class ToolRecord(_Model):
@@ -94,6 +121,8 @@ class ToolRecord(_Model):
 class LLMCallRecord(_Model):
     index: int
     model: str = ""
+    provider: str = ""
+    """Who served the call (`anthropic`, `bedrock`, `vertex`, `openai`); empty for test doubles."""
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_input_tokens: int = 0

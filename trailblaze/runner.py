@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trailblaze.memory import Memory
 from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
@@ -29,7 +29,7 @@ from trailblaze.replay import (
     run_engine,
     start_record,
 )
-from trailblaze.runlog import StepRecord, TrailRecord
+from trailblaze.runlog import StepRecord, TrailRecord, UsageTotals, usage_cost_text
 from trailblaze.subtrail import SubTrails
 from trailblaze.trail import Trail, load_trail
 
@@ -159,22 +159,28 @@ _STYLES = {"passed": "green", "passed-ai": "green", "passed-with-self-heal": "ye
 class _LLMs:
     """The command's LLM factory: clients are built on first need (never for a recorded trail)."""
 
-    def __init__(self, model: str | None, timeout: float | None = None, retries: int | None = None) -> None:
+    def __init__(
+        self,
+        model: str | None,
+        timeout: float | None = None,
+        retries: int | None = None,
+        base_url: str | None = None,
+    ) -> None:
         self.model = model
-        # None: AnthropicLLM's defaults (30 s per attempt, 2 retries)
-        self.options: dict[str, Any] = {
-            k: v for k, v in (("timeout", timeout), ("max_retries", retries)) if v is not None
-        }
+        self.base_url = base_url
+        # None: the adapters' defaults (30 s per attempt, 2 retries)
+        self.timeout, self.retries = timeout, retries
         self.clients: list[LLMClient] = []
         self._ready: LLMClient | None = None
 
     def __call__(self) -> LLMClient:
-        from trailblaze.anthropic_llm import AnthropicLLM
+        from trailblaze.models import build_llm, resolve_model
 
         if self._ready is not None:
             client, self._ready = self._ready, None
             return client
-        self.clients.append(AnthropicLLM(self.model, **self.options))
+        spec = resolve_model(self.model)
+        self.clients.append(build_llm(spec, base_url=self.base_url, timeout=self.timeout, retries=self.retries))
         return self.clients[-1]
 
     def check(self, why: str) -> None:
@@ -300,6 +306,7 @@ def run_record_command(
     llm_timeout: float | None = None,
     llm_retries: int | None = None,
     ask: Callable[[str], str] | None = None,
+    llm_base_url: str | None = None,
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
@@ -319,7 +326,7 @@ def run_record_command(
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
     _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=False)
     why = _check_record_options(options, trails, device)
-    llms = _LLMs(model, llm_timeout, llm_retries)
+    llms = _LLMs(model, llm_timeout, llm_retries, llm_base_url)
     why = why or ("--rerecord solves every step" if options.rerecord else _agent_needed(trails, device))
     if why:
         llms.check(why)
@@ -369,10 +376,18 @@ def run_record_command(
     console.print(
         f"{len(files)} trail{'s' * (len(files) != 1)}, {passed}/{len(steps)} steps passed, "
         + (f"{unproven} not verified by the proof replay, " if unproven else "")
-        + f"{usage.llm_calls} LLM calls, {tokens:,} input + {usage.output_tokens:,} output tokens, "
-        f"${usage.cost_usd:.4f} — run directory {root}"
+        + f"{usage.llm_calls} LLM calls{_models(usage)}, {tokens:,} input + {usage.output_tokens:,} output tokens, "
+        f"{usage_cost_text(usage, lambda usd: f'${usd:.4f}')} — run directory {root}"
     )
     return 1 if failed else 0
+
+
+def _models(usage: UsageTotals) -> str:
+    """` (openai:gpt-4.1)`: who answered, and how often with text instead of a tool call."""
+    said = [", ".join(usage.models)] if usage.models else []
+    if usage.text_answers:
+        said.append(f"{usage.text_answers} answered with text instead of a tool call")
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail]], device: str) -> str | None:
@@ -447,6 +462,7 @@ def run_replay_command(
     llm_retries: int | None = None,
     shard: Shard | None = None,
     durations: Mapping[str, float] | None = None,
+    llm_base_url: str | None = None,
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
 
@@ -482,7 +498,7 @@ def run_replay_command(
         check_writable(_report_target(report), "--report")
     if junit:
         check_writable(junit, "--junit")
-    llms = _LLMs(model, llm_timeout, llm_retries)
+    llms = _LLMs(model, llm_timeout, llm_retries, llm_base_url)
     why = _agent_needed(trails, device)
     if why:
         llms.check(why)
@@ -630,7 +646,13 @@ def _summary(console: Console, rundir: RunDir, root: Path) -> None:
         counts[trail.status] = counts.get(trail.status, 0) + 1
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
     n = len(rundir.run.trails)
-    console.print(f"{n} trail{'s' * (n != 1)}: {parts} — run directory {root}")
+    usage = rundir.run.usage
+    llm = (
+        f" — {usage.llm_calls} LLM calls{_models(usage)}, {usage_cost_text(usage, lambda usd: f'${usd:.4f}')}"
+        if usage.llm_calls
+        else ""
+    )
+    console.print(f"{n} trail{'s' * (n != 1)}: {parts}{llm} — run directory {root}")
 
 
 def _diff_markup(diff: str) -> str:

@@ -4,7 +4,11 @@
   `tool()`, `tool_calls()`, `text()` build their responses.
 - `capture_llm_requests()`: collect every LLM call made in a block.
 - `FakeMessagesAPI` (in `trailblaze.testing.messages_api`): a local HTTP server speaking the
-  Anthropic Messages API, to exercise `AnthropicLLM` and the real SDK offline.
+  Anthropic Messages API (and its Bedrock and Vertex paths), to exercise `AnthropicLLM`,
+  `BedrockLLM`, `VertexLLM` and the real `anthropic` SDK offline.
+- `FakeChatCompletionsAPI` (in `trailblaze.testing.chat_completions_api`): the same for an
+  OpenAI-compatible Chat Completions endpoint and `OpenAILLM` through the real `openai` SDK; it is
+  driven by the same policies as `FakeMessagesAPI`.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from trailblaze.testing._llm import (
     tool,
     tool_calls,
 )
+from trailblaze.testing.chat_completions_api import FakeChatCompletionsAPI, chat_tool_call_response
 from trailblaze.testing.messages_api import (
     Delay,
     FakeError,
@@ -30,6 +35,7 @@ from trailblaze.testing.messages_api import (
 
 __all__ = [
     "Delay",
+    "FakeChatCompletionsAPI",
     "FakeError",
     "FakeMessagesAPI",
     "FunctionLLM",
@@ -38,6 +44,7 @@ __all__ = [
     "ScriptExhausted",
     "ScriptedLLM",
     "capture_llm_requests",
+    "chat_tool_call_response",
     "text",
     "text_response",
     "tool",

@@ -1,5 +1,10 @@
 """`FakeMessagesAPI`: a local HTTP server that speaks Anthropic's `POST /v1/messages`.
 
+It also answers the same Messages body where Bedrock (`POST /model/{id}/invoke`) and Vertex AI
+(`POST /v1/projects/{p}/locations/{r}/publishers/anthropic/models/{id}:rawPredict`) take it, so
+`anthropic.AnthropicBedrock` / `AnthropicVertex` can be pointed at it with `base_url=`: there the
+model comes from the path and `anthropic_version` from the body, as on those platforms.
+
 Point the real `anthropic` SDK (or `AnthropicLLM`) at `.url` and every byte goes over a real
 socket: headers, retries, timeouts and error parsing are the SDK's own. The server checks the
 request the way the API does (shape, auth header, tool_use/tool_result pairing, cache
@@ -257,29 +262,58 @@ class FakeMessagesAPI:
         if self.keep_requests:
             with self._lock:
                 self.requests.append(RecordedRequest(method, path, headers, body, raw))
-        if method != "POST" or path.split("?")[0].rstrip("/") != "/v1/messages":
-            return _error(FakeError(404, "not_found_error", f"{method} {path} not found"))
-        credential = RecordedRequest(method, path, headers, body).credential
-        if not credential or (self.api_key is not None and credential != self.api_key):
-            return _error(FakeError.unauthorized())
-        if "anthropic-version" not in headers:
-            return _error(FakeError.invalid_request("anthropic-version: header is required"))
-        if body is None:
-            return _error(FakeError.invalid_request("request body must be a JSON object"))
-        try:
-            _validate(body)
-        except _Invalid as exc:
-            return _error(FakeError.invalid_request(str(exc)))
-        reply = self._next_reply(body)
+        checked = self._check(method, path, headers, body)
+        if isinstance(checked, FakeError):
+            return self._error(checked)
+        reply = self._next_reply(checked)
         while isinstance(reply, Delay):
             if self._closing.wait(reply.seconds):
                 return None
-            reply = reply.then if reply.then is not None else self._policy_reply(body)
+            reply = reply.then if reply.then is not None else self._policy_reply(checked)
         if isinstance(reply, FakeError):
-            return _error(reply)
+            return self._error(reply)
         if isinstance(reply, RawBody):
             return reply.status, {"content-type": reply.content_type}, reply.body
-        return 200, {"content-type": "application/json"}, json.dumps(self._complete(body, reply)).encode()
+        assert body is not None
+        return 200, {"content-type": "application/json"}, json.dumps(self._answer(body, checked, reply)).encode()
+
+    # The wire format (`FakeChatCompletionsAPI` overrides these three).
+
+    def _check(
+        self, method: str, path: str, headers: dict[str, str], body: dict[str, Any] | None
+    ) -> dict[str, Any] | FakeError:
+        """The error the API would answer, or the Messages body the queue and the policy see."""
+        route = _route(path) if method == "POST" else None
+        if route is None:
+            return FakeError(404, "not_found_error", f"{method} {path} not found")
+        platform, path_model = route
+        credential = RecordedRequest(method, path, headers, body).credential
+        if not credential or (self.api_key is not None and credential != self.api_key):
+            return FakeError.unauthorized()
+        if platform == "anthropic" and "anthropic-version" not in headers:
+            return FakeError.invalid_request("anthropic-version: header is required")
+        if body is None:
+            return FakeError.invalid_request("request body must be a JSON object")
+        if platform != "anthropic":
+            # Bedrock and Vertex take the model from the path and the API version from the body.
+            version = body.get("anthropic_version")
+            if not isinstance(version, str) or not version:
+                return FakeError.invalid_request("anthropic_version: Field required")
+            if "model" in body:
+                return FakeError.invalid_request("model: Extra inputs are not permitted (the model is in the path)")
+            body = {**{k: v for k, v in body.items() if k != "anthropic_version"}, "model": path_model}
+        try:
+            _validate(body)
+        except _Invalid as exc:
+            return FakeError.invalid_request(str(exc))
+        return body
+
+    def _answer(self, sent: dict[str, Any], body: dict[str, Any], reply: dict[str, Any]) -> dict[str, Any]:
+        """The 200 answer's JSON for `reply` to the request `sent` (seen as `body`)."""
+        return self._complete(body, reply)
+
+    def _error(self, error: FakeError) -> tuple[int, dict[str, str], bytes]:
+        return _error(error)
 
     def _next_reply(self, body: dict[str, Any]) -> Reply:
         with self._lock:
@@ -347,6 +381,26 @@ class FakeMessagesAPI:
             "cache_creation_input_tokens": created,
             "cache_read_input_tokens": read,
         }
+
+
+_BEDROCK_PATH = re.compile(r"^/model/(?P<model>[^/]+)/invoke$")
+_VERTEX_PATH = re.compile(
+    r"^/v1/projects/[^/]+/locations/[^/]+/publishers/anthropic/models/(?P<model>[^/:]+(?::[^/:]+)?):rawPredict$"
+)
+
+
+def _route(path: str) -> tuple[str, str] | None:
+    """(platform, model from the path) of a Messages request: the API's own, Bedrock's or Vertex's."""
+    from urllib.parse import unquote
+
+    plain = path.split("?")[0].rstrip("/")
+    if plain == "/v1/messages":
+        return "anthropic", ""
+    if m := _BEDROCK_PATH.match(plain):
+        return "bedrock", unquote(m["model"])
+    if m := _VERTEX_PATH.match(plain):
+        return "vertex", unquote(m["model"])
+    return None
 
 
 def _prefix_items(body: dict[str, Any]) -> list[bytes]:
