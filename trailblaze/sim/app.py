@@ -197,6 +197,15 @@ class HideKeyboardStep(_Strict):
     hide_keyboard: Literal[True]
 
 
+class LogStep(_Strict):
+    """Write a line (a template) to the device log under the app's pid (`adb logcat` shows it)."""
+
+    log: str
+    level: Literal["V", "D", "I", "W", "E", "F"] = "I"
+    tag: str = ""
+    """Default: the app's name without spaces."""
+
+
 _STEP_TYPES: dict[str, type[_Strict]] = {
     "go": GoStep,
     "reset": ResetStep,
@@ -212,6 +221,7 @@ _STEP_TYPES: dict[str, type[_Strict]] = {
     "remove": RemoveStep,
     "focus": FocusStep,
     "hide_keyboard": HideKeyboardStep,
+    "log": LogStep,
 }
 
 
@@ -244,7 +254,8 @@ Step = Annotated[
     | Annotated[CloseDialogStep, Tag("close_dialog")]
     | Annotated[RemoveStep, Tag("remove")]
     | Annotated[FocusStep, Tag("focus")]
-    | Annotated[HideKeyboardStep, Tag("hide_keyboard")],
+    | Annotated[HideKeyboardStep, Tag("hide_keyboard")]
+    | Annotated[LogStep, Tag("log")],
     Discriminator(
         _step_kind,
         custom_error_type="unknown_step",
@@ -386,6 +397,9 @@ class AppSpec(_Strict):
     data: dict[str, DataSource] = Field(default_factory=dict)
     screens: dict[str, ScreenSpec] = Field(min_length=1)
     variant: str = ""
+    landscape: bool = False
+    """The app also runs in landscape (Android `screenOrientation` unset); by default it is
+    portrait-only and rotating the device leaves the display upright."""
 
 
 IfStep.model_rebuild()

@@ -31,6 +31,7 @@ from trailblaze.sim.app import (
     GoStep,
     HideKeyboardStep,
     IfStep,
+    LogStep,
     RemoveStep,
     RequireStep,
     ResetStep,
@@ -40,6 +41,7 @@ from trailblaze.sim.app import (
     ToggleStep,
     WaitStep,
 )
+from trailblaze.sim.device_log import DeviceLog
 from trailblaze.sim.faults import Conditions
 from trailblaze.sim.model import Alert, AppInfo, Frame, Key, Platform, RealClock, SimClock, SimNode
 
@@ -94,6 +96,7 @@ IOS_TYPES: dict[str, str] = {
 _CLICKABLE_ROLES = frozenset({"button", "icon_button", "link", "switch", "tab", "row"})
 _TEMPLATE = re.compile(r"\{([A-Za-z_][\w.]*)\}")
 _PIDS = itertools.count(4211)
+_SYSTEM_SERVER_PID = 601
 
 
 @dataclass(frozen=True)
@@ -189,6 +192,7 @@ class SimulatedDevice:
         self.model = self.profile.model
         self.screen_width = self.profile.width
         self.screen_height = self.profile.height
+        self._rotation = 0
         self.scale = self.profile.scale
         self.os_version = self.profile.os_version
         self.clipboard = ""
@@ -217,6 +221,8 @@ class SimulatedDevice:
         self._anim_ticks = 0
         self._last: _Built | None = None
         self._png_cache: tuple[str, bytes] | None = None
+        self.log = DeviceLog()
+        """What the app and the system write about it (served by `adb logcat` on Android)."""
         self._reset_data()
 
     # --- geometry -------------------------------------------------------------------------------
@@ -225,13 +231,31 @@ class SimulatedDevice:
         """Where the app draws: below the status bar and above the Android navigation bar; on iOS
         the whole screen (the safe areas are inside it)."""
         if self.platform == "android":
-            p = self.profile
-            return Frame(0, p.inset_top, p.width, p.height - p.inset_top - p.inset_bottom)
+            return self._layout_frame()
         return Frame(0, 0, self.screen_width, self.screen_height)
 
     def _layout_frame(self) -> Frame:
         p = self.profile
-        return Frame(0, p.inset_top, p.width, p.height - p.inset_top - p.inset_bottom)
+        return Frame(0, p.inset_top, self.screen_width, self.screen_height - p.inset_top - p.inset_bottom)
+
+    @property
+    def rotation(self) -> int:
+        """Display rotation in quarter turns (Android `Surface.ROTATION_*`): 0 natural, 1 left, 3 right."""
+        return self._rotation
+
+    def set_rotation(self, rotation: int) -> int:
+        """Turn the device; the display follows when the app spec allows landscape (never upside
+        down, as phones do). Returns the display's rotation afterwards."""
+        with self._lock:
+            self._action()
+            turn = rotation % 4
+            if turn == 2 or (turn != 0 and not self.spec.landscape):
+                turn = 0 if not self.spec.landscape else self._rotation
+            self._rotation = turn
+            wide = turn % 2 == 1
+            short, long = sorted((self.profile.width, self.profile.height))
+            self.screen_width, self.screen_height = (long, short) if wide else (short, long)
+            return turn
 
     def keyboard_frame(self) -> Frame | None:
         """The on-screen keyboard's frame (points) while it is shown, else None."""
@@ -243,8 +267,8 @@ class SimulatedDevice:
         if not (self._keyboard and self._foreground and self._focus):
             return None
         p = self.profile
-        bottom = p.height - p.inset_bottom if self.platform == "android" else p.height
-        return Frame(0, bottom - p.keyboard_height, p.width, p.keyboard_height)
+        bottom = self.screen_height - p.inset_bottom if self.platform == "android" else self.screen_height
+        return Frame(0, bottom - p.keyboard_height, self.screen_width, p.keyboard_height)
 
     def time_of_day(self) -> str:
         """The device's wall clock as HH:MM:SS (what the status bar and `{clock}` show)."""
@@ -485,9 +509,27 @@ class SimulatedDevice:
             self._running = True
             self._pid = next(_PIDS)
             self._stack = [self._instance(self.spec.launch, {})]
+            app_id = self.app.app_id
+            self._write_log(
+                "I",
+                "ActivityManager",
+                f"Start proc {self._pid}:{app_id}/u0a190 for top-activity {{{app_id}/{app_id}{self.app.activity}}}",
+                pid=_SYSTEM_SERVER_PID,
+            )
+            self._write_log("I", self._log_tag(), f"{self.app.name} started (screen {self.spec.launch})")
         self._foreground = True
 
+    def _log_tag(self) -> str:
+        return self.app.name.replace(" ", "") or "App"
+
+    def _write_log(self, level: str, tag: str, message: str, *, pid: int | None = None) -> None:
+        self.log.write(self._tod_base + self.clock.now(), self._pid if pid is None else pid, level, tag, message)
+
     def _terminate(self) -> None:
+        if self._running:
+            self._write_log(
+                "I", "ActivityManager", f"Force stopping {self.app.app_id} appid=10190 user=0", pid=_SYSTEM_SERVER_PID
+            )
         self._running = False
         self._foreground = False
         self._pid = 0
@@ -537,6 +579,7 @@ class SimulatedDevice:
             elif isinstance(step, RequireStep):
                 if not self._stack or not self._stack[-1].fields.get(step.require, "").strip():
                     self._assign(step.error, step.message, item)
+                    self._write_log("W", self._log_tag(), f"{step.require}: {step.message}")
                     return
             else:
                 self._apply(step, item)
@@ -573,6 +616,9 @@ class SimulatedDevice:
             self._keyboard = True
         elif isinstance(step, HideKeyboardStep):
             self._keyboard = False
+        elif isinstance(step, LogStep):
+            if self._running:
+                self._write_log(step.level, step.tag or self._log_tag(), self._render(step.log, item))
 
     def _navigate(self, change: Any) -> None:
         change()

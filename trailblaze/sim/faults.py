@@ -28,6 +28,9 @@ class LatencyProfile:
     action: tuple[float, float] = (0.0, 0.0)
     screenshot: tuple[float, float] = (0.0, 0.0)
     other: tuple[float, float] = (0.0, 0.0)
+    gesture_time_scale: float = 0.0
+    """How much of a timed gesture's duration (a 2 s swipe, a long press) the simulator waits: 1.0
+    takes the full time as a phone does, 0.0 (the `zero` profile) returns at once."""
 
     def delay(self, kind: RequestKind, rng: random.Random) -> float:
         lo, hi = getattr(self, kind)
@@ -38,7 +41,12 @@ LATENCY_PROFILES: dict[str, LatencyProfile] = {
     "zero": LatencyProfile("zero"),
     # What a mid-range phone over USB costs: dumps 150-400 ms, actions 30-80 ms.
     "realistic": LatencyProfile(
-        "realistic", dump=(0.15, 0.40), action=(0.03, 0.08), screenshot=(0.08, 0.20), other=(0.005, 0.02)
+        "realistic",
+        dump=(0.15, 0.40),
+        action=(0.03, 0.08),
+        screenshot=(0.08, 0.20),
+        other=(0.005, 0.02),
+        gesture_time_scale=1.0,
     ),
 }
 
