@@ -9,7 +9,6 @@ import io
 import re
 import shutil
 import subprocess
-import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -215,20 +214,23 @@ def test_logcat_follows_new_lines_until_the_client_stops(rig: AndroidRig, tmp_pa
     rig.d.app_start(PKG)  # one more line, so the reader wakes up and sees the stop
     event.stop(timeout=10)
     assert "Force stopping dev.trailblaze.demo" in out.read_text()
+    rig.d.app_start(PKG)  # the buffer is not empty: logcat prints it first, then follows
     proc = subprocess.Popen(
         [ADB, "-P", str(rig.server.port), "logcat", "-v", "brief", "Demo:I", "*:S"],
         stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
     )  # fmt: skip
     try:
-        time.sleep(0.3)
-        rig.d.app_stop(PKG)
-        rig.d.app_start(PKG)
         assert proc.stdout is not None
+        assert proc.stdout.readline() == "--------- beginning of main\n"  # connected and dumping
+        d = rig.d
+        d(resourceId=rid("email")).set_text("follow@example.com")
+        d(resourceId=rid("password")).set_text("nope")
+        d(resourceId=rid("sign_in")).click()
         line = ""
-        while "Demo started" not in line:
+        while "follow@example.com" not in line:
             line = proc.stdout.readline()
-            assert line, "logcat ended before the app's launch line came"
-        assert line.startswith("I/Demo")
+            assert line, "logcat ended before the new line came"
+        assert line.startswith("E/Demo    (") and "Sign-in failed for follow@example.com" in line
     finally:
         proc.terminate()
         proc.wait(timeout=10)
