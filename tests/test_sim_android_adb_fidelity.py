@@ -274,6 +274,8 @@ def test_shell_quoting_and_arithmetic_like_sh(rig: AndroidRig) -> None:
     assert dev.shell(["echo", "two  spaces", "it's"]) == "two  spaces it's"  # adbutils quotes each word
     assert dev.shell("echo $(getprop ro.product.model)-$?") == "Pixel 7-0"
     assert dev.shell2("echo $((1 / 0))").returncode == 1
+    assert dev.shell("echo ';' '&&' \"|\" x") == "; && | x"  # quoted operators are words
+    assert dev.shell("echo 'unterminated") == "/system/bin/sh: syntax error: unterminated quoted string"
     res = _adb(rig, "shell", 'echo "a;b" && false || echo fallback')
     assert res.stdout == "a;b\nfallback\n"
 
