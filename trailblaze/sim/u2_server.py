@@ -355,8 +355,8 @@ class U2Service:
             "waitForExists": lambda a: self._wait(a, gone=False),
             "waitUntilGone": lambda a: self._wait(a, gone=True),
             "objInfo": lambda a: obj_info(self._must_find(a[0])),
-            "objInfoOfAllInstances": lambda a: [obj_info(n) for n in find_nodes(self.windows(), a[0])],
-            "count": lambda a: len(find_nodes(self.windows(), a[0])),
+            "objInfoOfAllInstances": lambda a: [obj_info(n) for n in find_nodes(self._windows(), a[0])],
+            "count": lambda a: len(find_nodes(self._windows(), a[0])),
             "setText": self._set_text,
             "getText": lambda a: self._must_find(a[0]).text,
             "clearTextField": self._clear_field,
@@ -474,6 +474,9 @@ class U2Service:
 
     def windows(self) -> list[AxNode]:
         """Every window UiAutomator sees now, system overlays (shade, toasts) included."""
+        return self._windows()
+
+    def _windows(self) -> list[AxNode]:
         d = self.device
         width, height = int(round(d.screen_width * d.scale)), int(round(d.screen_height * d.scale))
         return build_windows(d, self.system.windows(width, height, d.scale, self._now()))
@@ -494,7 +497,7 @@ class U2Service:
         return lambda windows: _find_one(windows, obj)
 
     def _find(self, sel: Any) -> AxNode | None:
-        return self._resolver(sel)(self.windows())
+        return self._resolver(sel)(self._windows())
 
     def _must_find(self, sel: Any) -> AxNode:
         node = self._find(sel)
@@ -504,7 +507,7 @@ class U2Service:
 
     def _name_node(self, resolve: Callable[[list[AxNode]], AxNode | None]) -> str:
         """Register a UiObject the way the jar does (a UUID naming a lazily re-resolved object)."""
-        if resolve(self.windows()) is None:
+        if resolve(self._windows()) is None:
             raise _RpcError(-32001, NOT_FOUND, "UiObject not found")
         name = str(uuid.uuid4())
         self._objects[name] = resolve
@@ -573,7 +576,7 @@ class U2Service:
     def _dump(self, args: list[Any]) -> str:
         max_depth = int(args[1]) if len(args) > 1 and args[1] is not None else 50
         root_in_active = bool(args[2]) if len(args) > 2 else False
-        windows = self.windows()
+        windows = self._windows()
         if root_in_active:
             windows = windows[:1]
         return render_hierarchy(windows, rotation=self.rotation, max_depth=max_depth)
@@ -772,9 +775,9 @@ class U2Service:
         else:
             start, end = left + (right - left) * far, left + (right - left) * near
             coords = (start, cy, end, cy) if forward else (end, cy, start, cy)
-        before = _signature(self.windows())
+        before = _signature(self._windows())
         self._swipe_px(*coords, 5 if fling else 55)
-        return _signature(self.windows()) != before
+        return _signature(self._windows()) != before
 
     def _scroll(self, args: list[Any], *, forward: bool, fling: bool = False) -> bool:
         node = self._must_find(args[0])
@@ -855,9 +858,9 @@ class U2Service:
                     return row
             return None
 
-        if scroll and resolve(self.windows()) is None:
-            self._scroll_until(collection, lambda: resolve(self.windows()) is not None)
-        if resolve(self.windows()) is None:
+        if scroll and resolve(self._windows()) is None:
+            self._scroll_until(collection, lambda: resolve(self._windows()) is not None)
+        if resolve(self._windows()) is None:
             raise _RpcError(-32001, NOT_FOUND, f"for {what}= \"{wanted}\"")
         return self._name_node(resolve)
 
