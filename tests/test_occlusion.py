@@ -117,9 +117,10 @@ def test_the_sign_out_dialog_covers_the_settings_screen(platform: str) -> None:
 def test_android_dialog_is_a_window_of_its_own_after_the_activity(platform: str) -> None:
     h = demo_screen("sign-out-dialog", platform)
     if platform == "android":
-        # As on a real device: the dialog's decor view is the root of a second app window.
+        # As on a real device: the dialog's decor view is the root of a second app window, its
+        # views inside that window's `android:id/content`.
         assert h.window_kinds[:2] == ["app", "app"]
-        assert [n.short_id for n in h.roots[1].walk() if n.short_id][:1] == ["sign_out_dialog"]
+        assert [n.short_id for n in h.roots[1].walk() if n.short_id][:2] == ["content", "sign_out_dialog"]
         assert not any(n.short_id == "sign_out_dialog" for n in h.roots[0].walk())
     else:
         # iOS: the alert is a later sibling subtree of the screen's content, inside the app window.

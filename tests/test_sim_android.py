@@ -120,7 +120,7 @@ def test_forward_to_u2_port_and_list(server: AndroidSimServer) -> None:
         assert conn.getresponse().read() == b"pong"
     finally:
         conn.close()
-    assert _raw(server.port, f"host-serial:emulator-5554:killforward:tcp:{local}") == b"OKAY"
+    assert _raw(server.port, f"host-serial:emulator-5554:killforward:tcp:{local}") == b"OKAYOKAY"  # connect, then status
     assert dev.forward_list() == []
 
 

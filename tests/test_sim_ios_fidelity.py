@@ -206,7 +206,7 @@ def _sign_in(s: wda.Client, clock: ManualClock) -> None:
 
 
 def test_drags_take_their_duration_scaled_by_the_latency_profile(server: WdaSimServer) -> None:
-    assert (LATENCY_PROFILES["zero"].gesture_time, LATENCY_PROFILES["realistic"].gesture_time) == (0.0, 1.0)
+    assert (LATENCY_PROFILES["zero"].gesture_time_scale, LATENCY_PROFILES["realistic"].gesture_time_scale) == (0.0, 1.0)
     device = server.device
     assert isinstance(device, SimulatedDevice) and isinstance(device.clock, ManualClock)
     s = wda.Client(server.url).session()

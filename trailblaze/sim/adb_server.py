@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Literal
 
+from trailblaze.sim.android_logcat import LogcatRequest, format_entry, parse_logcat
 from trailblaze.sim.android_shell import (
     U2_JAR_PATH,
     U2_MAIN_CLASS,
@@ -138,7 +139,7 @@ class AndroidSimServer:
             if u2_preinstalled:
                 fs.write(U2_JAR_PATH, u2_jar_bytes(), 0o100644)
             u2 = U2Service(dev, cond)
-            self._states[dev.serial] = _DeviceState(
+            state = _DeviceState(
                 device=dev,
                 conditions=cond,
                 transport_id=i,
@@ -147,6 +148,8 @@ class AndroidSimServer:
                 shell=AndroidShell(dev, fs, u2),
                 u2_resident=u2_preinstalled,
             )
+            state.shell.u2_alive = lambda st=state: st.u2_alive  # type: ignore[misc]
+            self._states[dev.serial] = state
         self.log: collections.deque[str] = collections.deque(maxlen=2000)
         """Every host request and local service asked for, oldest first (`serial|service` once switched)."""
         self._listener: socket.socket | None = None
@@ -414,7 +417,7 @@ class AndroidSimServer:
             _okay(sock, self._forward_list(None))
         elif cmd == "killforward-all":
             self._kill_forwards(None)
-            sock.sendall(b"OKAY")
+            sock.sendall(b"OKAYOKAY")
         elif cmd.startswith("connect:"):
             _okay(sock, f"failed to connect to '{cmd[len('connect:') :]}': Connection refused")
         elif cmd.startswith("disconnect:"):
@@ -460,12 +463,12 @@ class AndroidSimServer:
                 _fail(sock, f"listener '{local}' not found")
                 return
             self._close_forward(fwd)
-            sock.sendall(b"OKAY")
+            sock.sendall(b"OKAYOKAY")  # connect, then status (adb's client reads both)
         elif cmd == "list-forward":
             _okay(sock, self._forward_list(state.serial))
         elif cmd == "killforward-all":
             self._kill_forwards(state.serial)
-            sock.sendall(b"OKAY")
+            sock.sendall(b"OKAYOKAY")
         else:
             _fail(sock, f"unknown host service '{cmd}'")
 
@@ -582,6 +585,9 @@ class AndroidSimServer:
             state.u2.serve(reader)
         elif service == "root:":
             sock.sendall(b"OKAY" + b"adbd is already running as root\n")
+        elif service.startswith("host:"):
+            # the adb client names the device first (`host:tport:any`), then asks e.g. `host:forward:`
+            self._device_query(state, service[len("host:") :], reader)
         elif service.startswith("reverse:list-forward"):
             sock.sendall(b"OKAY")
             _okay(sock, "")
@@ -596,11 +602,52 @@ class AndroidSimServer:
         if _is_u2_launch(command):
             self._u2_launch(state, command, reader)
             return
+        follow = _logcat_follow(command)
+        if follow is not None:
+            self._logcat_follow(state, follow, reader)
+            return
+        size = _streamed_install_size(command)
+        if size is not None:
+            # `adb install` (streamed): once the stream is open the APK follows on it
+            sock.sendall(b"OKAY")
+            data = reader.read_exact(size)
+            if data is None:
+                return
+            sock.sendall(state.shell.run(command, data).output)
+            return
         result = state.shell.run(command)
         sock.sendall(b"OKAY" + result.output)
 
+    def _logcat_follow(
+        self, state: _DeviceState, req: LogcatRequest, reader: SocketReader, *, v2: bool = False
+    ) -> None:
+        """`logcat` without `-d`: what the buffer holds, then each new line until the client hangs up."""
+        sock = reader.sock
+
+        def out(text: str) -> bytes:
+            data = text.encode()
+            return struct.pack("<BI", 1, len(data)) + data if v2 and data else data
+
+        log = state.shell.device_log()
+        if log is None:
+            sock.sendall(b"OKAY")
+            return
+        cursor = log.written
+        sock.sendall(b"OKAY" + out(req.render(log)))
+        while not self._stopping.is_set():
+            entries, cursor = log.since(cursor)
+            lines = "".join(format_entry(e, req.format) + "\n" for e in entries if req.wants(e))
+            if lines:
+                sock.sendall(out(lines))
+            if _peer_closed(sock, 0.1):
+                return
+
     def _shell_v2(self, state: _DeviceState, command: str, reader: SocketReader) -> None:
         sock = reader.sock
+        follow = _logcat_follow(command)
+        if follow is not None:
+            self._logcat_follow(state, follow, reader, v2=True)
+            return
         result = state.shell.run(command)
         packets = bytearray(b"OKAY")
         for ident, data in ((1, result.stdout), (2, result.stderr)):
@@ -750,6 +797,38 @@ def _tcp_port(spec: str) -> int | None:
         return int(parts[1])
     except ValueError:
         return None
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return split_command(command)
+    except ValueError:
+        return []
+
+
+def _logcat_follow(command: str) -> LogcatRequest | None:
+    """The request of a plain `logcat ...` command that follows the log (no -d, -c, -t)."""
+    words = _words(command)
+    if ";" in words and words[:1] == ["export"]:
+        words = words[words.index(";") + 1 :]  # the adb client's `export ANDROID_LOG_TAGS=""; exec logcat`
+    words = words[1:] if words[:1] == ["exec"] else words
+    if words[:1] != ["logcat"] or any(w in (";", "&&", "||", "|", ">") for w in words):
+        return None
+    req = parse_logcat(words[1:])
+    if isinstance(req, str) or req.dump or req.clear:
+        return None
+    return req
+
+
+def _streamed_install_size(command: str) -> int | None:
+    """N of `cmd package install -S N` / `pm install -S N` (adb's streamed install), else None."""
+    words = _words(command)
+    if words[:3] != ["cmd", "package", "install"] and words[:2] != ["pm", "install"]:
+        return None
+    if "-S" in words[:-1]:
+        size = words[words.index("-S") + 1]
+        return int(size) if size.isdigit() else None
+    return None
 
 
 def _is_u2_launch(command: str) -> bool:

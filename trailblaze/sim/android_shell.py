@@ -21,9 +21,13 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from trailblaze.sim.android_logcat import parse_logcat
+from trailblaze.sim.android_pm import InstallError, PackageManager
 from trailblaze.sim.android_probes import probe_commands
 from trailblaze.sim.android_xml import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
+from trailblaze.sim.device_log import DeviceLog
 from trailblaze.sim.model import AppInfo, Key, SimDevice, deep_link_app
+from trailblaze.sim.sh_words import ShSyntaxError, expand, tokenize
 
 if TYPE_CHECKING:
     from trailblaze.sim.u2_server import U2Service
@@ -244,6 +248,10 @@ class AndroidShell:
             ("system", "accelerometer_rotation"): "0",
         }
         self.imes = [DEFAULT_IME]
+        self._env: dict[str, str] = {}
+        self.pm = PackageManager()
+        self.u2_alive: Callable[[], bool] = lambda: False
+        """Whether the uiautomator2 server process runs (the adb server knows; `ps` shows it)."""
         self._commands: dict[str, Handler] = {
             "echo": self._echo,
             "true": lambda a, i: _ok(),
@@ -284,6 +292,9 @@ class AndroidShell:
             "date": lambda a, i: _ok(time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime()) + "\n"),
             "which": self._which,
             "svc": lambda a, i: _ok(),
+            "logcat": self._logcat,
+            "export": self._export,
+            "exec": lambda a, i: self._run_simple(a, i, raw=False) if a else _ok(),
         }
         self._commands.update(probe_commands(device, self._commands, ShellResult))
 
@@ -293,11 +304,15 @@ class AndroidShell:
     def command_names(self) -> list[str]:
         return sorted(self._commands)
 
-    def run(self, command: str) -> ShellResult:
-        """Run a full command line; stdout and stderr are returned separately, rc is the last `$?`."""
+    def run(self, command: str, stdin: bytes = b"") -> ShellResult:
+        """Run a full command line; stdout and stderr are returned separately, rc is the last `$?`.
+
+        Each call is a fresh `sh -c`: variables assigned on the line last until its end. `stdin` is
+        what the client streamed (an `adb install` APK); the first command reads it."""
+        self._env = {"$": "2301", "?": "0"}
         try:
-            tokens = split_command(command)
-        except ValueError as exc:
+            tokens = tokenize(command)
+        except ShSyntaxError as exc:
             return _err(f"/system/bin/sh: syntax error: {exc}\n", 2)
         out = bytearray()
         err = bytearray()
@@ -317,12 +332,17 @@ class AndroidShell:
                 pipeline[-1].append(tok)
                 continue
             if any(pipeline):
+                self._env["?"] = str(rc)
                 if not skip and pipeline[0][:1] == ["exit"]:
-                    code = pipeline[0][1] if len(pipeline[0]) > 1 else str(rc)
+                    code = self._expand(pipeline[0][1]) if len(pipeline[0]) > 1 else str(rc)
                     rc = int(code) & 0xFF if code.lstrip("-").isdigit() else 2
                     break
                 if not skip:
-                    res = self._run_pipeline(pipeline, rc)
+                    try:
+                        res = self._run_pipeline(pipeline, rc, stdin)
+                        stdin = b""
+                    except ShSyntaxError as exc:
+                        res = _err(f"/system/bin/sh: {exc}\n", 1)
                     out += res.stdout
                     err += res.stderr
                     combined += res.stdout + res.stderr
@@ -332,35 +352,53 @@ class AndroidShell:
             skip = (connector == "&&" and rc != 0) or (connector == "||" and rc == 0)
         return ShellResult(bytes(out), bytes(err), rc, bytes(combined))
 
-    def _run_pipeline(self, pipeline: list[list[str]], last_rc: int) -> ShellResult:
-        data = b""
+    def _run_pipeline(self, pipeline: list[list[str]], last_rc: int, stdin: bytes = b"") -> ShellResult:
+        data = stdin
         err = bytearray()
         res = ShellResult()
         for words in pipeline:
-            res = self._run_simple([w.replace("$?", str(last_rc)) for w in words], data)
+            res = self._run_simple(words, data)
             err += res.stderr
             data = res.stdout
         return ShellResult(data, bytes(err), res.rc)
 
-    def _run_simple(self, words: list[str], stdin: bytes) -> ShellResult:
+    def _expand(self, word: str) -> str:
+        return expand(word, self._env, self._substitute)
+
+    def _substitute(self, command: str) -> str:
+        """`$(command)`: its standard output, run in this shell's variables."""
+        saved = dict(self._env)
+        try:
+            return self.run(command).stdout.decode(errors="replace")
+        finally:
+            self._env = saved
+
+    def _run_simple(self, words: list[str], stdin: bytes, *, raw: bool = True) -> ShellResult:
+        """One command. `words` are raw (quoted, unexpanded) unless `raw` is False."""
         redirect: tuple[str, str] | None = None
         args: list[str] = []
         j = 0
         while j < len(words):
             w = words[j]
-            if w in (">", ">>", ">&") and j + 1 < len(words):
+            if raw and w in (">", ">>", ">&", "<") and j + 1 < len(words):
                 fd_spec = args.pop() if args and args[-1] in ("1", "2") else "1"
-                if w == ">&" or words[j + 1] == "/dev/null" or fd_spec == "2":
+                target = self._expand(words[j + 1])
+                if w == "<":
+                    stdin = self.fs.read(target) or b""
+                elif w == ">&" or target == "/dev/null" or fd_spec == "2":
                     pass  # stderr juggling and /dev/null: nothing to keep
                 else:
-                    redirect = (w, words[j + 1])
+                    redirect = (w, target)
                 j += 2
                 continue
-            args.append(w)
+            args.append(self._expand(w) if raw else w)
             j += 1
+        assigns: list[tuple[str, str]] = []
         while args and "=" in args[0] and args[0].split("=", 1)[0].isidentifier():
-            args.pop(0)  # VAR=value prefixes only matter to app_process, handled by the adb server
+            name, _, value = args.pop(0).partition("=")
+            assigns.append((name, value))
         if not args:
+            self._env.update(assigns)  # `X=1` alone sets a shell variable
             return ShellResult()
         name = args[0].rsplit("/", 1)[-1]
         handler = self._commands.get(name)
@@ -386,7 +424,13 @@ class AndroidShell:
     # --- helpers -------------------------------------------------------------------------
 
     def _apps(self) -> list[AppInfo]:
-        return list(self.device.installed_apps())
+        specs = [a for a in self.device.installed_apps() if a.app_id not in self.pm.removed]
+        extra = [AppInfo(app_id=n, name=n.rsplit(".", 1)[-1]) for n in sorted(self.pm.extra)]
+        return specs + [a for a in extra if all(a.app_id != s.app_id for s in specs)]
+
+    def _spec_app(self, app_id: str) -> bool:
+        """Whether `app_id` is an installed app spec (one the simulator can run and show)."""
+        return app_id not in self.pm.removed and any(a.app_id == app_id for a in self.device.installed_apps())
 
     def _app(self, app_id: str) -> AppInfo | None:
         return next((a for a in self._apps() if a.app_id == app_id), None)
@@ -441,9 +485,9 @@ class AndroidShell:
     def _wm(self, args: list[str], stdin: bytes) -> ShellResult:
         d = self.device
         if args[:1] == ["size"]:
-            return _ok(
-                f"Physical size: {round(d.screen_width * d.scale)}x{round(d.screen_height * d.scale)}\n"
-            )
+            # the panel's own size: portrait, whatever the rotation
+            short, long = sorted((round(d.screen_width * d.scale), round(d.screen_height * d.scale)))
+            return _ok(f"Physical size: {short}x{long}\n")
         if args[:1] == ["density"]:
             return _ok(f"Physical density: {round(160 * d.scale)}\n")
         return _err(f"Error: unknown command '{' '.join(args)}'\n", 255)
@@ -521,6 +565,30 @@ class AndroidShell:
                 "    firstInstallTime=2024-01-01 00:00:00\n"
                 "    lastUpdateTime=2024-01-01 00:00:00\n"
                 "    signatures=PackageSignatures{5d6e7f8 version:2, signatures:[a1b2c3d4], past signatures:[]}\n"
+                "    runtime permissions:\n"
+                + "".join(
+                    f"      {perm}: granted={'true' if held else 'false'}, flags=[ {'USER_SET' if held else ''} ]\n"
+                    for perm, held in self.pm.permissions(app.app_id)
+                )
+            )
+        if service == "power":
+            on = self.u2.screen_on if self.u2 is not None else True
+            return _ok(
+                "POWER MANAGER (dumpsys power)\n\nPower Manager State:\n"
+                f"  mWakefulness={'Awake' if on else 'Asleep'}\n"
+                f"  mWakefulnessChanging=false\n  mIsPowered=true\n  mPlugType=2\n"
+                f"  mStayOn=false\n  mProximityPositive=false\n  mBootCompleted=true\n"
+                f"  mHoldingWakeLockSuspendBlocker=false\n"
+                f"  mHoldingDisplaySuspendBlocker={'true' if on else 'false'}\n"
+                "Display Power: state=" + ("ON" if on else "OFF") + "\n"
+            )
+        if service == "battery":
+            return _ok(
+                "Current Battery Service state:\n  AC powered: false\n  USB powered: true\n"
+                "  Wireless powered: false\n  Dock powered: false\n  Max charging current: 500000\n"
+                "  Max charging voltage: 5000000\n  Charge counter: 10000\n  status: 5\n  health: 2\n"
+                "  present: true\n  level: 100\n  scale: 100\n  voltage: 5000\n  temperature: 250\n"
+                "  technology: Li-ion\n"
             )
         if service == "SurfaceFlinger":
             return _ok(
@@ -532,12 +600,13 @@ class AndroidShell:
             return _ok(f"  mCurMethodId={ime}\n  mInputShown={shown}\n")
         if not service:
             return _ok(
-                "Currently running services:\n  activity\n  display\n  input_method\n  package\n  window\n"
+                "Currently running services:\n  activity\n  battery\n  display\n  input_method\n  package\n"
+                "  power\n  window\n"
             )
         return _ok(f"Can't find service: {service}\n")
 
     def _launch(self, app_id: str, *, stop_first: bool = False) -> bool:
-        if self._app(app_id) is None:
+        if not self._spec_app(app_id):
             return False
         self.device.launch(app_id, stop_first=stop_first)
         return True
@@ -571,7 +640,7 @@ class AndroidShell:
                 )
             return _err("Error: Intent does not match any activities\n")
         if sub == "force-stop" and rest:
-            if self._app(rest[-1]) is not None:
+            if self._spec_app(rest[-1]):
                 self.device.terminate(rest[-1])
             return _ok()
         if sub == "kill" and rest:
@@ -611,17 +680,111 @@ class AndroidShell:
             pkg = rest[-1]
             if self._app(pkg) is None:
                 return _ok("Failed\n", 1)
-            self.device.clear_app_data(pkg)
+            if self._spec_app(pkg):
+                self.device.clear_app_data(pkg)
             return _ok("Success\n")
+        if sub == "install":
+            return self._pm_install(rest, stdin)
+        if sub == "uninstall" and rest:
+            return self._pm_uninstall(rest[-1])
         if sub == "path" and rest:
             if self._app(rest[-1]) is None:
                 return _ok("", 1)
             return _ok(f"package:/data/app/~~sim==/{rest[-1]}-sim==/base.apk\n")
         if sub in ("grant", "revoke"):
+            words = [a for a in rest if not a.startswith("-")]
+            if len(words) < 2:
+                return _err(f"Error: no {'package' if not words else 'permission'} specified\n", 255)
+            pkg, permission = words[0], words[1]
+            if self._app(pkg) is None:
+                return _err(
+                    f"Exception occurred while executing '{sub}':\n"
+                    f"java.lang.IllegalArgumentException: Unknown package: {pkg}\n",
+                    255,
+                )
+            if "." not in permission:
+                return _err(
+                    f"Exception occurred while executing '{sub}':\n"
+                    f"java.lang.IllegalArgumentException: Unknown permission: {permission}\n",
+                    255,
+                )
+            self.pm.set_permission(pkg, permission, sub == "grant")
             return _ok()
         if sub == "list" and rest[:1] == ["features"]:
             return _ok("feature:android.hardware.touchscreen\nfeature:android.software.input_methods\n")
         return _err(f"Unknown command: {sub}\n" if sub else "usage: pm [subcommand]\n", 1)
+
+    def _pm_install(self, args: list[str], stdin: bytes) -> ShellResult:
+        """`pm install [-r -t -g -d ...] PATH`, or `-S SIZE` with the APK on stdin (adb's streamed
+        install); replaces an installed package (`-r` is always on since Android 7)."""
+        size: int | None = None
+        path = ""
+        i = 0
+        while i < len(args):
+            if args[i] == "-S" and i + 1 < len(args):
+                size = int(args[i + 1])
+                i += 2
+                continue
+            if args[i] in ("-i", "--user", "--install-location", "-p", "--originating-uri") and i + 1 < len(args):
+                i += 2
+                continue
+            if not args[i].startswith("-"):
+                path = args[i]
+            i += 1
+        if size is not None:
+            data, source = stdin[:size], "/data/app/vmdl.tmp/base.apk"
+        elif path:
+            found = self.fs.read(path)
+            if found is None:
+                return _ok(
+                    f"Failure [INSTALL_FAILED_INVALID_URI: Don't have read access to {path} or it does not exist]\n", 1
+                )
+            data, source = found, path
+        else:
+            return _err("Error: must either specify a package size or an APK file\n", 255)
+        try:
+            name = self.pm.install(data, source)
+        except InstallError as exc:
+            return _ok(f"Failure [{exc}]\n", 1)
+        if any(a.app_id == name for a in self.device.installed_apps()):
+            # (re)installing the spec's app stops it, as an update does; a reinstall after an
+            # uninstall starts from fresh data
+            self.device.terminate(name)
+            self.pm.extra.pop(name, None)
+        return _ok("Success\n")
+
+    def _pm_uninstall(self, pkg: str) -> ShellResult:
+        spec_ids = [a.app_id for a in self.device.installed_apps()]
+        was_spec = self._spec_app(pkg)
+        if not self.pm.uninstall(pkg, spec_ids):
+            return _ok("Failure [DELETE_FAILED_INTERNAL_ERROR]\n", 1)
+        if was_spec:
+            self.device.clear_app_data(pkg)
+        return _ok("Success\n")
+
+    def _export(self, args: list[str], stdin: bytes) -> ShellResult:
+        for a in args:
+            name, sep, value = a.partition("=")
+            if sep and name.isidentifier():
+                self._env[name] = value
+        return _ok()
+
+    def _logcat(self, args: list[str], stdin: bytes) -> ShellResult:
+        log = self.device_log()
+        req = parse_logcat(args)
+        if isinstance(req, str):
+            return _err(req + "\n", 1)
+        if req.clear:
+            if log is not None:
+                log.clear()
+            return _ok()
+        # Without -d a real logcat keeps following; over a one-shot shell call it prints what is
+        # there (the adb server keeps the stream open and follows, see adb_server).
+        return _ok(req.render(log) if log is not None else "")
+
+    def device_log(self) -> DeviceLog | None:
+        log = getattr(self.device, "log", None)
+        return log if isinstance(log, DeviceLog) else None
 
     def _cmd(self, args: list[str], stdin: bytes) -> ShellResult:
         if args[:1] == ["package"]:
@@ -676,7 +839,7 @@ class AndroidShell:
                 key = _KEYEVENTS.get(name)
                 if key is not None:
                     if not longpress:
-                        self.device.press_key(key)
+                        self._press(key)
                 elif name in ("WAKEUP", "224") and self.u2 is not None:
                     self.u2.screen_on = True
                 elif name in ("SLEEP", "223") and self.u2 is not None:
@@ -698,6 +861,8 @@ class AndroidShell:
             return _ok()
         if sub in ("swipe", "draganddrop") and len(rest) >= 4:
             duration = float(rest[4]) / 1000 if len(rest) > 4 else 0.3
+            if self.u2 is not None:
+                self.u2.take_time(duration)  # `input` returns once the finger has lifted
             x1, y1, x2, y2 = (self._px_pt(v) for v in rest[:4])
             if abs(x2 - x1) < 1 and abs(y2 - y1) < 1 and duration >= 0.5:
                 self.device.long_press(x1, y1, duration)
@@ -724,13 +889,42 @@ class AndroidShell:
             ("u0_a120", 1690, 312, "com.android.inputmethod.latin"),
             ("shell", 2201, 1, "adbd"),
         ]
+        if self.u2_alive():
+            # u2.jar's app_process, started from an adb shell
+            rows.append(("shell", 2350, 2301, "uiautomator"))
         for app in self._running():
             rows.append(("u0_a190", self.pid_of(app), 312, app.app_id))
         return rows
 
+    def _press(self, key: Key) -> None:
+        if self.u2 is not None:
+            self.u2.press(key)
+        else:
+            self.device.press_key(key)
+
     def _ps(self, args: list[str], stdin: bytes) -> ShellResult:
+        """toybox ps: `-A` (all: every process is listed anyway), `-u USER,...`, `-p PID,...`, and
+        process names as filters."""
+        users: set[str] = set()
+        pids: set[str] = set()
+        names: set[str] = set()
+        i = 0
+        while i < len(args):
+            a = args[i]
+            if a in ("-u", "-U", "-p", "-o", "-O", "-k", "-t", "-g", "-G") and i + 1 < len(args):
+                if a in ("-u", "-U"):
+                    users.update(args[i + 1].split(","))
+                elif a == "-p":
+                    pids.update(args[i + 1].split(","))
+                i += 2
+                continue
+            if not a.startswith("-"):
+                names.add(a)
+            i += 1
         lines = ["USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME"]
         for user, pid, ppid, name in self._ps_rows():
+            if (users and user not in users) or (pids and str(pid) not in pids) or (names and name not in names):
+                continue
             lines.append(
                 f"{user:<12} {pid:>5} {ppid:>5} {14_000_000:>10} {98_000:>6} do_epoll_wait       0 S {name}"
             )
@@ -757,7 +951,7 @@ class AndroidShell:
     def _toybox(self, args: list[str], stdin: bytes) -> ShellResult:
         if not args:
             return _ok(" ".join(self.command_names) + "\n")
-        return self._run_simple(args, stdin)
+        return self._run_simple(args, stdin, raw=False)
 
     def _rm(self, args: list[str], stdin: bytes) -> ShellResult:
         force = any(a.startswith("-") and "f" in a for a in args)
@@ -840,7 +1034,11 @@ class AndroidShell:
         if args[:1] != ["dump"]:
             return _err("Usage: uiautomator <subcommand> [options]\n", 1)
         path = next((a for a in args[1:] if not a.startswith("-")), "/sdcard/window_dump.xml")
-        xml = render_uiautomator_dump(build_windows(self.device), rotation=self._rotation())
+        windows = self.u2.windows() if self.u2 is not None else build_windows(self.device)
+        xml = render_uiautomator_dump(windows, rotation=self._rotation())
+        if path in ("/dev/tty", "/proc/self/fd/1"):
+            # `adb exec-out uiautomator dump /dev/tty`: the document on stdout, then the notice
+            return _ok(f"{xml}UI hierchary dumped to: {path}\n")
         if not self.fs.write(path, xml.encode()):
             return _err(f"ERROR: could not write {path}\n")
         return _ok(f"UI hierchary dumped to: {path}\n")

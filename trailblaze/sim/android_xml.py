@@ -6,7 +6,8 @@ accessibility API. The same view feeds `render_hierarchy` (the `dumpWindowHierar
 2-space indent, attribute order of `AccessibilityNodeInfoDumper`, API-34 attributes) and the
 UiSelector matcher in `u2_server`, so a node a selector finds is exactly a node the dump shows.
 
-Beside the app's window there are two `com.android.systemui` windows, as on a phone with
+The app's views sit inside its activity window (DecorView > LinearLayout > `android:id/content`,
+plus the status/navigation bar background views), as in every real dump. Beside it there are two `com.android.systemui` windows, as on a phone with
 three-button navigation: the status bar (24 pt) and the navigation bar (48 pt, Back/Home/Overview).
 An open dialog is a window of its own after the app's, and the shown keyboard is the IME's window.
 """
@@ -27,6 +28,7 @@ __all__ = [
     "build_windows",
     "render_hierarchy",
     "render_uiautomator_dump",
+    "system_node",
 ]
 
 STATUS_BAR_PT = 24
@@ -171,7 +173,7 @@ def _from_sim(
     return ax
 
 
-def _sys(
+def system_node(
     index: int,
     class_name: str,
     bounds: tuple[int, int, int, int],
@@ -181,19 +183,22 @@ def _sys(
     desc: str = "",
     order: int = 1,
     key: str | None = None,
+    clickable: bool = False,
     children: list[AxNode] | None = None,
 ) -> AxNode:
+    """A `com.android.systemui` node; `rid` is short (`clock`) unless it names its package."""
+    tappable = clickable or key is not None
     node = AxNode(
         index=index,
         text=text,
-        resource_id=f"{SYSTEMUI_PACKAGE}:id/{rid}" if rid else "",
+        resource_id=(rid if ":id/" in rid else f"{SYSTEMUI_PACKAGE}:id/{rid}") if rid else "",
         class_name=class_name,
         package=SYSTEMUI_PACKAGE,
         content_desc=desc,
         bounds=bounds,
-        clickable=key is not None,
-        focusable=key is not None,
-        long_clickable=key is not None,
+        clickable=tappable,
+        focusable=tappable,
+        long_clickable=tappable,
         drawing_order=order,
         system_key=key,
     )
@@ -216,25 +221,25 @@ def _status_bar(width: int, scale: float, time_of_day: str | None) -> AxNode:
     icons_left = width - pad - _px(60, scale)
     icon = _px(16, scale)
     top = (h - icon) // 2
-    return _sys(
+    return system_node(
         0,
         "android.widget.FrameLayout",
         (0, 0, width, h),
         order=0,
         children=[
-            _sys(
+            system_node(
                 0,
                 "android.widget.FrameLayout",
                 (0, 0, width, h),
                 rid="status_bar",
                 children=[
-                    _sys(
+                    system_node(
                         0,
                         "android.widget.LinearLayout",
                         (0, 0, width, h),
                         rid="status_bar_contents",
                         children=[
-                            _sys(
+                            system_node(
                                 0,
                                 "android.widget.TextView",
                                 (pad, 0, pad + _px(40, scale), h),
@@ -242,21 +247,21 @@ def _status_bar(width: int, scale: float, time_of_day: str | None) -> AxNode:
                                 text=clock,
                                 desc=f"{clock} {ampm}",
                             ),
-                            _sys(
+                            system_node(
                                 1,
                                 "android.widget.LinearLayout",
                                 (icons_left, 0, width - pad, h),
                                 rid="system_icons",
                                 order=2,
                                 children=[
-                                    _sys(
+                                    system_node(
                                         0,
                                         "android.widget.ImageView",
                                         (icons_left, top, icons_left + icon, top + icon),
                                         rid="wifi_signal",
                                         desc="Wifi signal full.",
                                     ),
-                                    _sys(
+                                    system_node(
                                         1,
                                         "android.widget.ImageView",
                                         (icons_left + icon, top, icons_left + 2 * icon, top + icon),
@@ -264,7 +269,7 @@ def _status_bar(width: int, scale: float, time_of_day: str | None) -> AxNode:
                                         desc="Phone signal full.",
                                         order=2,
                                     ),
-                                    _sys(
+                                    system_node(
                                         2,
                                         "android.widget.LinearLayout",
                                         (icons_left + 2 * icon, top, width - pad, top + icon),
@@ -287,25 +292,25 @@ def _nav_bar(width: int, height: int, scale: float) -> AxNode:
     top = height - h
     third = width // 3
     buttons = [("back", "Back", "back"), ("home", "Home", "home"), ("recent_apps", "Overview", "recent")]
-    return _sys(
+    return system_node(
         0,
         "android.widget.FrameLayout",
         (0, top, width, height),
         order=0,
         children=[
-            _sys(
+            system_node(
                 0,
                 "android.widget.FrameLayout",
                 (0, top, width, height),
                 rid="navigation_bar_frame",
                 children=[
-                    _sys(
+                    system_node(
                         0,
                         "android.widget.LinearLayout",
                         (0, top, width, height),
                         rid="nav_buttons",
                         children=[
-                            _sys(
+                            system_node(
                                 i,
                                 "android.widget.ImageView",
                                 (i * third, top, (i + 1) * third if i < 2 else width, height),
@@ -323,14 +328,42 @@ def _nav_bar(width: int, height: int, scale: float) -> AxNode:
     )
 
 
+def _activity_decor(app: AxNode, package: str, width: int, height: int, scale: float) -> AxNode:
+    """The activity window around the app's root view, as every real dump shows it: the
+    full-screen DecorView, its LinearLayout, the `android:id/content` frame holding the app's views,
+    and the views drawn behind the system bars."""
+    status_h = _px(STATUS_BAR_PT, scale)
+    nav_top = height - _px(NAV_BAR_PT, scale)
+
+    def view(index: int, cls: str, rid: str, bounds: tuple[int, int, int, int], order: int) -> AxNode:
+        return AxNode(index, "", rid, cls, package, "", bounds, drawing_order=order)
+
+    decor = view(0, "android.widget.FrameLayout", "", (0, 0, width, height), 0)
+    linear = view(0, "android.widget.LinearLayout", "", (0, 0, width, nav_top), 1)
+    content = view(0, "android.widget.FrameLayout", "android:id/content", app.bounds, 1)
+    status_bg = view(1, "android.view.View", "android:id/statusBarBackground", (0, 0, width, status_h), 2)
+    nav_bg = view(2, "android.view.View", "android:id/navigationBarBackground", (0, nav_top, width, height), 3)
+    _adopt(content, [app])
+    _adopt(linear, [content])
+    _adopt(decor, [linear, status_bg, nav_bg])
+    return decor
+
+
+def _adopt(parent: AxNode, children: list[AxNode]) -> None:
+    for child in children:
+        child.parent = parent
+        parent.children.append(child)
+
+
 def app_package(device: SimDevice) -> str:
     app = device.current_app()
     return app.app_id if app is not None else LAUNCHER_PACKAGE
 
 
-def build_windows(device: SimDevice) -> list[AxNode]:
-    """The window roots UiAutomator sees: the app, its dialog if one is open, the status bar, the
-    navigation bar, and the keyboard (IME) while it is shown."""
+def build_windows(device: SimDevice, overlays: list[AxNode] | None = None) -> list[AxNode]:
+    """The window roots UiAutomator sees: the app, its dialog if one is open, `overlays` (system
+    windows drawn over the app: the notification shade, toasts), the status bar, the navigation
+    bar, and the keyboard (IME) while it is shown."""
     scale = device.scale
     width = _px(device.screen_width, scale)
     height = _px(device.screen_height, scale)
@@ -343,18 +376,24 @@ def build_windows(device: SimDevice) -> list[AxNode]:
     dialogs = [c for c in tree.children if c.role == "dialog"]
     if dialogs:
         tree = replace(tree, children=[c for c in tree.children if c.role != "dialog"])
-    app = _from_sim(tree, index=0, drawing_order=0, package=package, scale=scale, clip=display, parent=None)
+    app = _from_sim(tree, index=0, drawing_order=1, package=package, scale=scale, clip=display, parent=None)
     if app is not None:
-        roots.append(app)
+        roots.append(_activity_decor(app, package, width, height, scale))
     for dialog in dialogs:
         window = _from_sim(
             dialog, index=0, drawing_order=1, package=package, scale=scale, clip=display, parent=None
         )
         if window is not None:
             decor = AxNode(0, "", "", "android.widget.FrameLayout", package, "", window.bounds, sim=dialog)
-            window.parent = decor
-            decor.children.append(window)
+            content = AxNode(
+                0, "", "android:id/content", "android.widget.FrameLayout", package, "", window.bounds,
+                drawing_order=1, parent=decor,
+            )  # fmt: skip
+            decor.children.append(content)
+            window.parent = content
+            content.children.append(window)
             roots.append(decor)
+    roots.extend(overlays or [])
     # The status bar shows the device's clock when the model has one (same as its screenshots).
     tod = getattr(device, "time_of_day", None)
     roots.append(_status_bar(width, scale, tod() if callable(tod) else None))

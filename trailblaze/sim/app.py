@@ -204,6 +204,15 @@ class ClearStep(_Strict):
     clear: str
 
 
+class LogStep(_Strict):
+    """Write a line (a template) to the device log under the app's pid (`adb logcat` shows it)."""
+
+    log: str
+    level: Literal["V", "D", "I", "W", "E", "F"] = "I"
+    tag: str = ""
+    """Default: the app's name without spaces."""
+
+
 _STEP_TYPES: dict[str, type[_Strict]] = {
     "go": GoStep,
     "reset": ResetStep,
@@ -220,6 +229,7 @@ _STEP_TYPES: dict[str, type[_Strict]] = {
     "focus": FocusStep,
     "hide_keyboard": HideKeyboardStep,
     "clear": ClearStep,
+    "log": LogStep,
 }
 
 
@@ -253,7 +263,8 @@ Step = Annotated[
     | Annotated[RemoveStep, Tag("remove")]
     | Annotated[FocusStep, Tag("focus")]
     | Annotated[HideKeyboardStep, Tag("hide_keyboard")]
-    | Annotated[ClearStep, Tag("clear")],
+    | Annotated[ClearStep, Tag("clear")]
+    | Annotated[LogStep, Tag("log")],
     Discriminator(
         _step_kind,
         custom_error_type="unknown_step",

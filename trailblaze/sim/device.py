@@ -32,6 +32,7 @@ from trailblaze.sim.app import (
     GoStep,
     HideKeyboardStep,
     IfStep,
+    LogStep,
     RemoveStep,
     RequireStep,
     ResetStep,
@@ -42,6 +43,7 @@ from trailblaze.sim.app import (
     WaitStep,
 )
 from trailblaze.sim.app_data import AppDataDir, NetworkState
+from trailblaze.sim.device_log import DeviceLog
 from trailblaze.sim.faults import Conditions
 from trailblaze.sim.model import Alert, AppInfo, Frame, Key, Platform, RealClock, SimClock, SimNode
 
@@ -98,6 +100,7 @@ _TEMPLATE = re.compile(r"\{([A-Za-z_][\w.]*)\}")
 _PIDS = itertools.count(4211)
 _DOUBLE_TAP_S = 0.3  # Android's ViewConfiguration.getDoubleTapTimeout()
 _DOUBLE_TAP_SLOP = 24.0  # points, about Android's double-tap slop
+_SYSTEM_SERVER_PID = 601
 
 
 @dataclass(frozen=True)
@@ -194,7 +197,7 @@ class SimulatedDevice:
         self.model = self.profile.model
         self.screen_width = self.profile.width
         self.screen_height = self.profile.height
-        self.orientation = "portrait"
+        self._rotation = 0
         self.scale = self.profile.scale
         self.os_version = self.profile.os_version
         self.clipboard = ""
@@ -228,6 +231,8 @@ class SimulatedDevice:
         """Wi-Fi, mobile data and airplane mode (`device.online` in the spec; `svc` in the shell)."""
         self.app_data = AppDataDir(spec.app_id)
         """The app's data dir: its prefs file and database (`run-as` in the shell)."""
+        self.log = DeviceLog()
+        """What the app and the system write about it (served by `adb logcat` on Android)."""
         self._reset_data()
 
     # --- geometry -------------------------------------------------------------------------------
@@ -243,6 +248,16 @@ class SimulatedDevice:
         p = self.profile
         return Frame(0, p.inset_top, self.screen_width, self.screen_height - p.inset_top - p.inset_bottom)
 
+    @property
+    def orientation(self) -> str:
+        """`portrait` or `landscape` (what WebDriverAgent reports)."""
+        return "landscape" if self._rotation % 2 else "portrait"
+
+    @property
+    def rotation(self) -> int:
+        """Display rotation in quarter turns (Android `Surface.ROTATION_*`): 0 natural, 1 left, 3 right."""
+        return self._rotation
+
     def rotate(self, orientation: str) -> bool:
         """Turns the device (`portrait` / `landscape`); False when the app spec does not allow it.
         The screen's width and height swap; the app lays itself out again."""
@@ -250,11 +265,25 @@ class SimulatedDevice:
             if orientation not in self.spec.orientations:
                 return False
             if orientation != self.orientation:
-                self._action()
-                self.orientation = orientation
-                self.screen_width, self.screen_height = self.screen_height, self.screen_width
-                self._keyboard = False  # rotating dismisses and re-lays the keyboard; keep it simple
+                self.set_rotation(1 if orientation == "landscape" else 0)
             return True
+
+    def set_rotation(self, rotation: int) -> int:
+        """Turn the device; the display follows when the app spec allows landscape (never upside
+        down, as phones do). Returns the display's rotation afterwards."""
+        with self._lock:
+            self._action()
+            landscape = "landscape" in self.spec.orientations
+            turn = rotation % 4
+            if turn == 2 or (turn != 0 and not landscape):
+                turn = 0 if not landscape else self._rotation
+            if turn % 2 != self._rotation % 2:
+                self._keyboard = False  # rotating dismisses and re-lays the keyboard; keep it simple
+            self._rotation = turn
+            wide = turn % 2 == 1
+            short, long = sorted((self.profile.width, self.profile.height))
+            self.screen_width, self.screen_height = (long, short) if wide else (short, long)
+            return turn
 
     def keyboard_frame(self) -> Frame | None:
         """The on-screen keyboard's frame (points) while it is shown, else None."""
@@ -546,9 +575,27 @@ class SimulatedDevice:
             self._running = True
             self._pid = next(_PIDS)
             self._stack = [self._instance(self.spec.launch, {})]
+            app_id = self.app.app_id
+            self._write_log(
+                "I",
+                "ActivityManager",
+                f"Start proc {self._pid}:{app_id}/u0a190 for top-activity {{{app_id}/{app_id}{self.app.activity}}}",
+                pid=_SYSTEM_SERVER_PID,
+            )
+            self._write_log("I", self._log_tag(), f"{self.app.name} started (screen {self.spec.launch})")
         self._foreground = True
 
+    def _log_tag(self) -> str:
+        return self.app.name.replace(" ", "") or "App"
+
+    def _write_log(self, level: str, tag: str, message: str, *, pid: int | None = None) -> None:
+        self.log.write(self._tod_base + self.clock.now(), self._pid if pid is None else pid, level, tag, message)
+
     def _terminate(self) -> None:
+        if self._running:
+            self._write_log(
+                "I", "ActivityManager", f"Force stopping {self.app.app_id} appid=10190 user=0", pid=_SYSTEM_SERVER_PID
+            )
         self._running = False
         self._foreground = False
         self._pid = 0
@@ -598,6 +645,7 @@ class SimulatedDevice:
             elif isinstance(step, RequireStep):
                 if not self._stack or not self._stack[-1].fields.get(step.require, "").strip():
                     self._assign(step.error, step.message, item)
+                    self._write_log("W", self._log_tag(), f"{step.require}: {step.message}")
                     return
             else:
                 self._apply(step, item)
@@ -638,6 +686,9 @@ class SimulatedDevice:
         elif isinstance(step, ClearStep):
             if self._stack:
                 self._stack[-1].fields[step.clear] = ""
+        elif isinstance(step, LogStep):
+            if self._running:
+                self._write_log(step.level, step.tag or self._log_tag(), self._render(step.log, item))
 
     def _navigate(self, change: Any) -> None:
         change()

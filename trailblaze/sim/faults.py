@@ -28,9 +28,9 @@ class LatencyProfile:
     action: tuple[float, float] = (0.0, 0.0)
     screenshot: tuple[float, float] = (0.0, 0.0)
     other: tuple[float, float] = (0.0, 0.0)
-    gesture_time: float = 0.0
-    """Share of a gesture's own duration (a 2 s press-and-drag, a long press) the server waits for
-    in real time: 1.0 on a realistic phone, 0 in the `zero` profile so tests stay fast."""
+    gesture_time_scale: float = 0.0
+    """How much of a timed gesture's duration (a 2 s swipe, a long press) the simulator waits: 1.0
+    takes the full time as a phone does, 0.0 (the `zero` profile) returns at once."""
 
     def delay(self, kind: RequestKind, rng: random.Random) -> float:
         lo, hi = getattr(self, kind)
@@ -46,7 +46,7 @@ LATENCY_PROFILES: dict[str, LatencyProfile] = {
         action=(0.03, 0.08),
         screenshot=(0.08, 0.20),
         other=(0.005, 0.02),
-        gesture_time=1.0,
+        gesture_time_scale=1.0,
     ),
 }
 

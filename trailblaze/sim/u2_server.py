@@ -19,10 +19,12 @@ import re
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any, cast
 
 from trailblaze.errors import DeviceError
+from trailblaze.sim.android_system import SystemUI
 from trailblaze.sim.android_xml import (
     NAV_BAR_PT,
     STATUS_BAR_PT,
@@ -48,7 +50,7 @@ _ACTION_METHODS = frozenset(
         "pressKey", "pressKeyCode", "injectInputEvent", "setText", "clearTextField", "clearInputText",
         "pasteClipboard", "scrollForward", "scrollBackward", "scrollToBeginning", "scrollToEnd",
         "scrollTo", "flingForward", "flingBackward", "flingToBeginning", "flingToEnd", "wakeUp", "sleep",
-        "setOrientation",
+        "setOrientation", "gesture", "pinchIn", "pinchOut", "openNotification", "openQuickSettings",
     }
 )  # fmt: skip
 
@@ -320,7 +322,13 @@ class U2Service:
         self.rotation = 0
         self.rotation_frozen = False
         self.screen_on = True
-        self.last_toast: str | None = None
+        self.system = SystemUI()
+        """The notification shade and toasts drawn over the apps."""
+        self.gesture_seconds = 0.0
+        """Seconds this server has spent performing timed gestures (swipes, drags, pinches)."""
+        self.last_gesture: tuple[str, float] | None = None
+        """The latest two-finger gesture: `("pinch_in" | "pinch_out" | "pan", distance in px)`."""
+        self._objects: dict[str, Callable[[list[AxNode]], AxNode | None]] = {}
         self._touch: tuple[float, float, float] | None = None
         self._touch_last: tuple[float, float] | None = None
         self._lock = threading.Lock()
@@ -365,7 +373,22 @@ class U2Service:
             "setOrientation": self._set_orientation,
             "waitForIdle": lambda a: True,
             "waitForWindowUpdate": lambda a: True,
-            "getLastToast": lambda a: self.last_toast,
+            "getLastToast": lambda a: self.system.last_toast,
+            "makeToast": self._make_toast,
+            "openNotification": lambda a: self._open_shade("notifications"),
+            "openQuickSettings": lambda a: self._open_shade("quick_settings"),
+            "childByText": lambda a: self._child_by(a, "text"),
+            "childByDescription": lambda a: self._child_by(a, "description"),
+            "childByInstance": self._child_by_instance,
+            "getChild": lambda a: self._relative(a, "child"),
+            "getFromParent": lambda a: self._relative(a, "sibling"),
+            "getParent": self._get_parent,
+            "getUiObject": lambda a: self._name_node(self._resolver(a[0])),
+            "removeUiObject": self._remove_object,
+            "getUiObjects": lambda a: sorted(self._objects),
+            "gesture": self._gesture_rpc,
+            "pinchIn": lambda a: self._pinch(a, inward=True),
+            "pinchOut": lambda a: self._pinch(a, inward=False),
             "clearLastToast": self._clear_toast,
             "getLastTraversedText": lambda a: None,
             "clearLastTraversedText": lambda a: None,
@@ -449,17 +472,63 @@ class U2Service:
 
     # --- helpers ---------------------------------------------------------------------------
 
+    def windows(self) -> list[AxNode]:
+        """Every window UiAutomator sees now, system overlays (shade, toasts) included."""
+        return self._windows()
+
     def _windows(self) -> list[AxNode]:
-        return build_windows(self.device)
+        d = self.device
+        width, height = int(round(d.screen_width * d.scale)), int(round(d.screen_height * d.scale))
+        return build_windows(d, self.system.windows(width, height, d.scale, self._now()))
+
+    def _now(self) -> float:
+        clock = getattr(self.device, "clock", None)
+        return float(clock.now()) if clock is not None else time.monotonic()
+
+    def _resolver(self, obj: Any) -> Callable[[list[AxNode]], AxNode | None]:
+        """How to find `obj` (a UiSelector, or the name of a UiObject handed out earlier) again."""
+        if isinstance(obj, str):
+            found = self._objects.get(obj)
+            if found is None:
+                raise _RpcError(-32001, NOT_FOUND, f"UiObject {obj} is not registered (removed or never made)")
+            return found
+        if not isinstance(obj, dict):
+            raise _RpcError(-32602, "method parameters invalid", f"not a selector: {obj!r}")
+        return lambda windows: _find_one(windows, obj)
 
     def _find(self, sel: Any) -> AxNode | None:
-        return _find_one(self._windows(), sel)
+        return self._resolver(sel)(self._windows())
 
     def _must_find(self, sel: Any) -> AxNode:
         node = self._find(sel)
         if node is None:
             raise _not_found(sel)
         return node
+
+    def _name_node(self, resolve: Callable[[list[AxNode]], AxNode | None]) -> str:
+        """Register a UiObject the way the jar does (a UUID naming a lazily re-resolved object)."""
+        if resolve(self._windows()) is None:
+            raise _RpcError(-32001, NOT_FOUND, "UiObject not found")
+        name = str(uuid.uuid4())
+        self._objects[name] = resolve
+        return name
+
+    def _remove_object(self, args: list[Any]) -> None:
+        self._objects.pop(str(args[0]), None)
+
+    def press(self, key: Key) -> None:
+        """A key press as the system routes it: Back and Home first close an open shade."""
+        if key in ("back", "home") and self.system.close_shade():
+            return
+        self.device.press_key(key)
+
+    def take_time(self, seconds: float) -> None:
+        """Let a timed gesture last its duration, scaled by the latency profile (0 in `zero`)."""
+        scaled = max(0.0, seconds) * self.conditions.latency.gesture_time_scale
+        with self._lock:
+            self.gesture_seconds += scaled
+        if scaled > 0:
+            time.sleep(scaled)
 
     def _pt(self, x: Any, y: Any) -> tuple[float, float]:
         return (float(x) / self.device.scale, float(y) / self.device.scale)
@@ -470,8 +539,10 @@ class U2Service:
         if key == "":
             return
         if key is not None:
-            self.device.press_key(cast(Key, key))
+            self.press(cast(Key, key))
             return
+        if self.system.shade is not None:
+            return  # the shade covers the app: nothing under it gets the tap
         self.device.tap(*self._pt(x, y))
 
     def _system_key(self, x: float, y: float) -> str | None:
@@ -525,12 +596,13 @@ class U2Service:
         return base64.encodebytes(buf.getvalue()).decode("ascii")
 
     def _click(self, args: list[Any]) -> bool:
-        if args and isinstance(args[0], dict):
+        if args and isinstance(args[0], (dict, str)):
             node = self._must_find(args[0])
             self.tap_px(*node.center)
             return True
         x, y = float(args[0]), float(args[1])
         if len(args) > 2 and args[2] is not None:
+            self.take_time(float(args[2]) / 1000)
             self.device.long_press(*self._pt(x, y), duration=float(args[2]) / 1000)
             return True
         self.tap_px(x, y)
@@ -547,11 +619,27 @@ class U2Service:
         return True
 
     def _swipe_px(self, fx: float, fy: float, tx: float, ty: float, steps: int) -> None:
+        # UiAutomator injects one move every 5 ms: the finger is down for steps * 5 ms
         duration = max(2, steps) * 0.005
+        self.take_time(duration)
+        if self._shade_swipe(fy, ty):
+            return
         self.device.swipe(*self._pt(fx, fy), *self._pt(tx, ty), duration=duration)
 
+    def _shade_swipe(self, fy: float, ty: float) -> bool:
+        """A swipe down from the status bar opens the shade; a swipe up closes an open one."""
+        status = STATUS_BAR_PT * self.device.scale
+        if self.system.shade is not None:
+            if ty < fy:
+                self.system.close_shade()
+            return True
+        if fy < status and ty - fy > status:
+            self.system.open_shade("notifications")
+            return True
+        return False
+
     def _swipe(self, args: list[Any]) -> bool:
-        if args and isinstance(args[0], dict):
+        if args and isinstance(args[0], (dict, str)):
             # swipe(Selector, direction, steps) / swipe(Selector, direction, percent, steps)
             node = self._must_find(args[0])
             direction = str(args[1])
@@ -607,11 +695,13 @@ class U2Service:
             self._touch = None
             held = now - t0
             if abs(x - sx) < 24 and abs(y - sy) < 24:
-                if held >= 0.5:
+                if self.system.shade is not None:
+                    pass  # the shade swallows touches
+                elif held >= 0.5:
                     self.device.long_press(*self._pt(sx, sy), duration=held)
                 else:
                     self.tap_px(sx, sy)
-            else:
+            elif not self._shade_swipe(sy, y):
                 self.device.swipe(*self._pt(sx, sy), *self._pt(x, y), duration=max(held, 0.05))
         return True
 
@@ -621,7 +711,7 @@ class U2Service:
             return False
         key = _KEY_NAMES[name]
         if key is not None:
-            self.device.press_key(key)
+            self.press(key)
         return True
 
     def _press_keycode(self, args: list[Any]) -> bool:
@@ -629,7 +719,7 @@ class U2Service:
         meta = int(args[1]) if len(args) > 1 and args[1] is not None else 0
         key = _KEYCODES.get(code)
         if key is not None:
-            self.device.press_key(key)
+            self.press(key)
             return True
         ch = keycode_char(code, meta)
         if ch is not None:
@@ -723,17 +813,164 @@ class U2Service:
         self.rotation_frozen = bool(args[0]) if args else True
 
     def _set_orientation(self, args: list[Any]) -> None:
-        # The simulated apps are portrait-only (screenOrientation="portrait"): the display stays at
-        # rotation 0 whatever is asked, as a real phone does for such an activity.
+        # A portrait-only app (the default; app specs list `orientations: [portrait, landscape]` otherwise) keeps the
+        # display at rotation 0 whatever is asked, as a real phone does for such an activity.
         value = str(args[0]) if args else "natural"
-        if value not in ("natural", "n", "left", "l", "right", "r", "upsidedown", "u"):
+        turns = {"natural": 0, "n": 0, "left": 1, "l": 1, "right": 3, "r": 3, "upsidedown": 2, "u": 2}
+        if value not in turns:
             raise _RpcError(-32001, "java.lang.IllegalArgumentException", f"Invalid orientation: {value}")
+        set_rotation = getattr(self.device, "set_rotation", None)
+        self.rotation = int(set_rotation(turns[value])) if callable(set_rotation) else 0
 
-    def _clear_toast(self, args: list[Any]) -> None:
-        self.last_toast = None
+    def _clear_toast(self, args: list[Any]) -> bool:
+        self.system.last_toast = None
+        return True
+
+    def _make_toast(self, args: list[Any]) -> bool:
+        # makeToast(text, durationMillis): shown over the app for that long on the device clock
+        text = "" if not args or args[0] is None else str(args[0])
+        millis = float(args[1]) if len(args) > 1 and args[1] is not None else 1000.0
+        self.system.show_toast(text, millis / 1000, self._now())
+        return True
+
+    def _open_shade(self, which: Any) -> bool:
+        self.device.hide_keyboard()
+        self.system.open_shade(which)
+        return True
+
+    # --- UiCollection / UiObject handles -----------------------------------------------------
+
+    def _child_by(self, args: list[Any], what: str) -> str:
+        """childByText / childByDescription(collection, childPattern, text[, allowScrollSearch]):
+        the first childPattern match under the collection whose own text (description) or any
+        descendant's equals `text`, as UiCollection.getChildByText does; with allowScrollSearch the
+        collection is scrolled through first, as UiScrollable's variant does."""
+        collection, pattern, wanted = args[0], args[1], str(args[2])
+        scroll = bool(args[3]) if len(args) > 3 else False
+
+        def attr(n: AxNode) -> str:
+            return n.text if what == "text" else n.content_desc
+
+        def resolve(windows: list[AxNode]) -> AxNode | None:
+            holder = _find_one(windows, collection)
+            for row in _descendants(holder, pattern) if holder is not None else []:
+                if any(attr(n) == wanted for n in row.walk()):
+                    return row
+            return None
+
+        if scroll and resolve(self._windows()) is None:
+            self._scroll_until(collection, lambda: resolve(self._windows()) is not None)
+        if resolve(self._windows()) is None:
+            raise _RpcError(-32001, NOT_FOUND, f"for {what}= \"{wanted}\"")
+        return self._name_node(resolve)
+
+    def _child_by_instance(self, args: list[Any]) -> str:
+        collection, pattern, inst = args[0], args[1], int(args[2])
+
+        def resolve(windows: list[AxNode]) -> AxNode | None:
+            holder = _find_one(windows, collection)
+            rows = _descendants(holder, pattern) if holder is not None else []
+            return rows[inst] if 0 <= inst < len(rows) else None
+
+        return self._name_node(resolve)
+
+    def _relative(self, args: list[Any], kind: str) -> str:
+        base, pattern = self._resolver(args[0]), args[1]
+
+        def resolve(windows: list[AxNode]) -> AxNode | None:
+            node = base(windows)
+            if node is None:
+                return None
+            scope = node.parent if kind == "sibling" else node
+            rows = _descendants(scope, pattern) if scope is not None else []
+            return rows[_instance(pattern)] if 0 <= _instance(pattern) < len(rows) else None
+
+        return self._name_node(resolve)
+
+    def _get_parent(self, args: list[Any]) -> str:
+        base = self._resolver(args[0])
+
+        def resolve(windows: list[AxNode]) -> AxNode | None:
+            node = base(windows)
+            return node.parent if node is not None else None
+
+        self._must_find(args[0])
+        return self._name_node(resolve)
+
+    def _scroll_until(self, scrollable: Any, found: Callable[[], bool]) -> None:
+        for forward in (False, True):
+            for _ in range(30):
+                moved = self._scroll_once(self._must_find(scrollable), vertical=True, forward=forward, fling=False)
+                if found():
+                    return
+                if not moved:
+                    break
+
+    # --- two-finger gestures ----------------------------------------------------------------
+
+    def _gesture_rpc(self, args: list[Any]) -> bool:
+        # gesture(obj, startPoint1, startPoint2, endPoint1, endPoint2, steps); points are {x, y}
+        self._must_find(args[0])
+        s1, s2, e1, e2 = (_point(p) for p in args[1:5])
+        steps = int(args[5]) if len(args) > 5 else 100
+        return self._two_fingers(s1, s2, e1, e2, steps)
+
+    def _pinch(self, args: list[Any], *, inward: bool) -> bool:
+        # pinchIn/pinchOut(obj, percent, steps): both fingers on the diagonal, UiObject-style
+        node = self._must_find(args[0])
+        percent = max(0, min(100, int(args[1]) if len(args) > 1 else 100)) / 100
+        steps = int(args[2]) if len(args) > 2 else 50
+        left, top, right, bottom = node.bounds
+        cx, cy = node.center
+        half_w, half_h = (right - left) / 2 * percent, (bottom - top) / 2 * percent
+        outer1, outer2 = (cx - half_w, cy - half_h), (cx + half_w, cy + half_h)
+        inner1, inner2 = (cx - 1, cy - 1), (cx + 1, cy + 1)
+        if inward:
+            return self._two_fingers(outer1, outer2, inner1, inner2, steps)
+        return self._two_fingers(inner1, inner2, outer1, outer2, steps)
+
+    def _two_fingers(
+        self,
+        s1: tuple[float, float],
+        s2: tuple[float, float],
+        e1: tuple[float, float],
+        e2: tuple[float, float],
+        steps: int,
+    ) -> bool:
+        """Two pointers moving together: a pan drags the content like one finger; a pinch has no
+        effect on the simulated apps (none of them zooms) but is recorded in `last_gesture`."""
+        self.take_time(max(2, steps) * 0.005)
+        before = ((s1[0] - s2[0]) ** 2 + (s1[1] - s2[1]) ** 2) ** 0.5
+        after = ((e1[0] - e2[0]) ** 2 + (e1[1] - e2[1]) ** 2) ** 0.5
+        if abs(after - before) < 24:
+            self.last_gesture = ("pan", ((e1[0] - s1[0]) ** 2 + (e1[1] - s1[1]) ** 2) ** 0.5)
+            if not self._shade_swipe(s1[1], e1[1]):
+                self.device.swipe(*self._pt(*s1), *self._pt(*e1), duration=max(2, steps) * 0.005)
+        else:
+            self.last_gesture = ("pinch_out" if after > before else "pinch_in", abs(after - before))
+        return True
 
     def _set_screen(self, on: bool) -> None:
         self.screen_on = on
+
+
+def _descendants(holder: AxNode, pattern: Any) -> list[AxNode]:
+    """The nodes under `holder` a UiSelector pattern matches, in document order (its own
+    `instance` is not applied: callers pick from the list)."""
+    if not isinstance(pattern, dict):
+        raise _RpcError(-32602, "method parameters invalid", f"not a selector: {pattern!r}")
+    sub = {k: v for k, v in pattern.items() if k not in ("instance",)}
+    sub["mask"] = int(pattern.get("mask", 0)) & ~_MASK_INSTANCE
+    wrapper = AxNode(0, "", "", "", "", "", holder.bounds)
+    wrapper.children = holder.children
+    return [n for n in find_nodes([wrapper], sub) if n is not wrapper]
+
+
+def _point(value: Any) -> tuple[float, float]:
+    if isinstance(value, dict):
+        return (float(value["x"]), float(value["y"]))
+    x, y = value
+    return (float(x), float(y))
 
 
 _EMPTY_DUMP = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\r\n<hierarchy rotation=\"0\" />"

@@ -355,10 +355,10 @@ class WdaSimServer:
     # --- gestures helpers -----------------------------------------------------------------------
     def _gesture_time(self, seconds: float) -> None:
         """A gesture that lasts `seconds` on a phone takes that long here too, scaled by the latency
-        profile's `gesture_time` (0 in the `zero` profile, so tests stay fast)."""
+        profile's `gesture_time_scale` (0 in the `zero` profile, so tests stay fast)."""
         seconds = max(0.0, seconds)
         self.stats.gesture_seconds += seconds
-        wait = seconds * self.conditions.latency.gesture_time
+        wait = seconds * self.conditions.latency.gesture_time_scale
         if wait > 0:
             time.sleep(wait)
 
