@@ -177,7 +177,8 @@ class SimDevice(Protocol):
 
     def keyboard_shown(self) -> bool: ...
 
-    orientation: str
+    @property
+    def orientation(self) -> str: ...
     """`portrait` or `landscape` (`screen_width` / `screen_height` follow it)."""
 
     def rotate(self, orientation: str) -> bool:
