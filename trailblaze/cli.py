@@ -500,7 +500,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
     short_help="Let the agent solve unrecorded steps and write their recordings.",
     epilog=_EX + "  ANTHROPIC_API_KEY=... trailblaze record trails/login.trail.yaml --device sim:android "
     + "--secret password=hunter2\n"
-    + "  trailblaze record trails/login.trail.yaml --device android --rerecord\n"
+    + "  trailblaze record trails/login.trail.yaml --device android --rerecord --secret password\n"
     + "  trailblaze record trails/login.trail.yaml --device sim:ios --step 3 --secret password=hunter2",
 )
 @click.argument("trails", nargs=-1, required=True, type=click.Path(path_type=str))
@@ -591,8 +591,8 @@ def record_command(
     "replay",
     short_help="Replay recorded trails with no LLM (CI).",
     epilog=_EX + "  trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html\n"
-    + "  trailblaze replay trails/ --device android --junit junit.xml --tags smoke\n"
-    + "  trailblaze replay trails/login.trail.yaml --device sim:ios:demo@v2 --self-heal",
+    + "  trailblaze replay trails/ --device android --secret password --junit junit.xml --tags smoke\n"
+    + "  trailblaze replay trails/login.trail.yaml --device sim:ios:demo@v2 --secret password=hunter2 --self-heal",
 )
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @_device_options
