@@ -78,7 +78,7 @@ PLAN: dict[str, Run | Elsewhere] = {
         shows="5/5 steps passed"  # all recorded already: record replays them
     ),
     "trailblaze record login.trail.md --device sim:android --secret password=hunter2": Run(
-        shows="recorded 5 steps · verified by replay"
+        shows="login.trail.yaml was updated"  # the sibling .yaml; the .md is never changed
     ),
     "trailblaze sim llm": Run(shows="ANTHROPIC_BASE_URL=http://127.0.0.1:"),
     "trailblaze sim llm --port 8787": Run(shows="ANTHROPIC_BASE_URL=http://127.0.0.1:8787"),
@@ -264,7 +264,9 @@ def _environment(model: str, adb_port: int) -> dict[str, str]:
         "COLUMNS": "200",
     }
     env.pop("ANTHROPIC_API_KEY", None)
-    env.pop("ADBUTILS_ADB_PATH", None)
+    env.pop("TRAILBLAZE_DEVICE", None)
+    for name in [n for n in env if n.startswith("PYTEST_")]:  # this run's xdist worker id, addopts, …
+        del env[name]
     return env
 
 
