@@ -400,10 +400,11 @@ def _collectable(config: pytest.Config, path: Path) -> bool:
 
     A folder named on the command line counts as a trail folder unless it holds Python tests
     (`trailblaze._pytest_folders`). Trail files elsewhere (test fixtures under `tests/data/`,
-    half-written drafts) are data, so a plain `pytest` or `pytest tests/` never turns them into items. Under a trail folder, discovery
-    follows `trailblaze.trail.find_trail_files`: `build/` and hidden folders are skipped, a folder
-    trail (`trail.yaml`, `android-phone.trail.yaml`, …) is the one file for the worker's platform,
-    and a `*.trail.md` whose `.trail.yaml` exists is not collected (the .yaml is).
+    half-written drafts) are data, so a plain `pytest` or `pytest tests/` never turns them into
+    items. Under a trail folder, discovery follows `trailblaze.trail.find_trail_files`: `build/` and
+    hidden folders are skipped, a folder trail (`trail.yaml`, `android-phone.trail.yaml`, …) is the
+    one file for the worker's platform, and a `*.trail.md` whose `.trail.yaml` exists is not
+    collected (the .yaml is).
     """
     resolved = path.resolve()
     base = config.invocation_params.dir
