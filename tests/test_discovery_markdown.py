@@ -182,6 +182,8 @@ def test_record_a_markdown_case_writes_the_sibling_yaml_then_replays_it(api: Fak
     assert done.returncode == 0, done.stdout + done.stderr
     assert case.read_text() == CASE  # the .md is never touched
     sibling = tmp_path / "login.trail.yaml"
+    # … and the output names the file that was written, not the .md
+    assert f"{sibling} was updated:" in done.stdout and "+++ b/login.trail.yaml" in done.stdout, done.stdout
     recorded = load_trail(sibling)
     assert [s.kind for s in recorded.steps] == ["step"] * 4 + ["verify"]
     assert all(s.recording_for("android") for s in recorded.steps)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,23 +9,25 @@ from pathlib import Path
 import adbutils
 import pytest
 
+from tests.system_tools import require
 from trailblaze.sim import create_device
 from trailblaze.sim.adb_server import AndroidSimServer
 from trailblaze.sim.model import ManualClock
 
 # Debian's adb (what .ci/run installs); else the real adb binary that the adbutils wheel ships.
-ADB = shutil.which("adb") or str(Path(adbutils.__file__).parent / "binaries" / "adb")
+_WHEEL_ADB = Path(adbutils.__file__).parent / "binaries" / "adb"
 
 
 @pytest.fixture
 def server() -> Iterator[AndroidSimServer]:
+    require("adb", _WHEEL_ADB, why="the real adb client check")  # skip before starting the server
     with AndroidSimServer(create_device("android", clock=ManualClock())) as srv:
         yield srv
 
 
 def _adb(server: AndroidSimServer, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [ADB, "-P", str(server.port), *args],
+        [require("adb", _WHEEL_ADB, why="the real adb client check"), "-P", str(server.port), *args],
         capture_output=True,
         text=True,
         stdin=subprocess.DEVNULL,

@@ -25,6 +25,7 @@ __all__ = [
     "is_folder_trail_name",
     "is_trail_name",
     "pick_folder_trail",
+    "recordings_file",
     "walk_trails",
 ]
 
@@ -72,6 +73,12 @@ def pick_folder_trail(names: Iterable[str], classifier: str | None) -> list[str]
     if narrower:
         return narrower[:1]
     return [n for n in _FOLDER_FILES if n in folder][:1]
+
+
+def recordings_file(path: str | os.PathLike[str]) -> Path:
+    """The file a trail's recordings are written to: a `*.trail.md`'s sibling `.trail.yaml`, else itself."""
+    name = os.fspath(path)
+    return Path(name.removesuffix(MARKDOWN_SUFFIX) + YAML_SUFFIX if name.endswith(MARKDOWN_SUFFIX) else name)
 
 
 def folder_trail_id(path: Path) -> str | None:

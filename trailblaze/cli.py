@@ -85,7 +85,7 @@ def _latency_for(device: str, latency: str | None) -> str | None:
     epilog="Run 'trailblaze COMMAND --help' for a command's options and examples.",
 )
 @click.option("--debug", is_flag=True, envvar="TRAILBLAZE_DEBUG", help="Show tracebacks on errors.")
-@click.version_option(package_name="trailblaze")
+@click.version_option(None, "-V", "--version", package_name="trailblaze")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Record and replay natural-language trails on Android and iOS."""
@@ -98,6 +98,41 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
 
 _EX = "\b\nExamples:\n"
+
+
+@cli.command(
+    "init",
+    short_help="Scaffold trails/, conftest.py, pytest settings and a CI workflow.",
+    epilog=_EX + "  trailblaze init --app-id dev.trailblaze.demo\n"
+    + "  trailblaze init my-app --app-id com.example.app --platform ios --shards 4",
+)
+@click.argument("folder", default=".", type=click.Path(file_okay=False, path_type=str))
+@click.option("--app-id", required=True, metavar="ID", help="The app's Android package name or iOS bundle id.")
+@click.option("--platform", type=click.Choice(["android", "ios"]), default="android", show_default=True,
+              help="The platform of the example trail's recording and of the CI device.")
+@click.option("--shards", type=click.IntRange(1, 256), default=2, show_default=True,
+              help="How many machines the CI workflow splits the trails over.")
+@_debug_option
+def init_command(folder: str, app_id: str, platform: str, shards: int) -> None:
+    """Scaffold a project in FOLDER (default: here): trails/ with an example trail for the app, a
+    conftest.py, pytest settings in pyproject.toml and .github/workflows/trailblaze.yml (replay on a
+    sharded job matrix, one merged HTML report and JUnit file). Never overwrites a file."""
+    from pathlib import Path
+
+    from trailblaze.scaffold import Platform, pytest_settings, scaffold
+
+    kind = cast(Platform, platform)
+    for done in scaffold(Path(folder), app_id, kind, shards):
+        shown = Path(folder) / done.path
+        if done.written:
+            _echo(f"created {shown}")
+        elif done.path.name == "pyproject.toml":
+            _echo(f"skipped {shown} (exists, left as it is): add these pytest settings to it:")
+            _echo("\n".join(f"    {line}" for line in pytest_settings(app_id, kind).splitlines()))
+        else:
+            _echo(f"skipped {shown} (exists, left as it is)")
+    _echo(f"next: trailblaze validate {Path(folder) / 'trails'}; record steps with "
+          f"`trailblaze record {Path(folder) / 'trails' / 'example.trail.yaml'} --device {platform}`")
 
 
 @cli.command(
@@ -197,8 +232,8 @@ def schema_command() -> None:
     "sim",
     short_help="Run a simulated Android phone, iPhone or model endpoint in the foreground.",
     epilog=_EX
-    + "  trailblaze sim android --port 5037      # then: adb -P 5037 devices\n"
-    + "  trailblaze sim ios --port 8100 --app demo@v2\n"
+    + "  trailblaze sim android --port 15037     # then: adb -P 15037 devices\n"
+    + "  trailblaze sim ios --port 18100 --app demo@v2\n"
     + "  trailblaze sim llm --port 8787          # then: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 trailblaze record …\n"
     + "  trailblaze sim openai --port 8788       # then: trailblaze record … --model openai:demo "
     + "--llm-base-url http://127.0.0.1:8788/v1",
@@ -469,7 +504,8 @@ def _llm_args(llm_timeout: float | None, llm_retries: int | None, model: str | N
     "tool",
     short_help="Run one recorded-form tool and print its result.",
     epilog=_EX + "  trailblaze tool pressBack --device sim:android\n"
-    + "  trailblaze tool '{inputText: {text: hi}}' --device sim:ios\n"
+    + "  trailblaze tool '{tapOnElementBySelector: {nodeSelector: {iosMaestro: {resourceIdRegex: email}}}}' "
+    + "--device sim:ios\n"
     + "  trailblaze tool '{tapOnElementBySelector: {nodeSelector: {androidAccessibility: "
     + "{resourceIdRegex: \".*sign_in\"}}}}' --device sim:android",
 )
@@ -556,7 +592,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
     short_help="Let the agent solve unrecorded steps and write their recordings.",
     epilog=_EX + "  ANTHROPIC_API_KEY=... trailblaze record trails/login.trail.yaml --device sim:android "
     + "--secret password=hunter2\n"
-    + "  trailblaze record trails/login.trail.yaml --device android --rerecord\n"
+    + "  trailblaze record trails/login.trail.yaml --device android --rerecord --secret password\n"
     + "  trailblaze record trails/login.trail.yaml --device sim:ios --step 3 --secret password=hunter2",
 )
 @click.argument("trails", nargs=-1, required=True, type=click.Path(path_type=str))
@@ -649,8 +685,8 @@ def record_command(
     "replay",
     short_help="Replay recorded trails with no LLM (CI).",
     epilog=_EX + "  trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html\n"
-    + "  trailblaze replay trails/ --device android --junit junit.xml --tags smoke\n"
-    + "  trailblaze replay trails/login.trail.yaml --device sim:ios:demo@v2 --self-heal\n"
+    + "  trailblaze replay trails/ --device android --secret password --junit junit.xml --tags smoke\n"
+    + "  trailblaze replay trails/login.trail.yaml --device sim:ios:demo@v2 --secret password=hunter2 --self-heal\n"
     + "  trailblaze replay trails/ --device sim:android --secret password=hunter2 --shard 1/3 --run-dir shards/1",
 )
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))

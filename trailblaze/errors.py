@@ -10,7 +10,8 @@ TrailblazeError
 │   ├── TrailFileError         exit 2  a trail file that does not load (path:line:col: message)
 │   └── TrailConflictError     exit 2  another writer changed a step this run was recording
 ├── TrailFailed                exit 1  a trail ran and did not pass
-│   └── StepFailed             exit 1  one step failed (tool, selector, candidates)
+│   ├── StepFailed             exit 1  one step failed (tool, selector, candidates)
+│   └── ActionRefused          exit 1  the app's state refuses an action (no on-screen keyboard)
 └── InfrastructureError        exit 3  nothing wrong with the trail: the world around it broke
     ├── DeviceError            exit 3  device unreachable, protocol error, driver missing
     │   └── AppNotInstalledError        launchApp of a missing app (tools answer NOT_INSTALLED, exit 1)
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "ActionRefused",
     "AppNotInstalledError",
     "DeviceError",
     "InfrastructureError",
@@ -100,6 +102,11 @@ class TrailFailed(TrailblazeError):
 
 class StepFailed(TrailFailed):
     """One step of a trail failed; the message names the step, the tool and what was on screen."""
+
+
+class ActionRefused(TrailFailed):
+    """The device is fine but the app's state refuses the action: typing with nothing focused (no
+    on-screen keyboard). A driver raises it; the tool fails (exit 1), it is not infrastructure (exit 3)."""
 
 
 class InfrastructureError(TrailblazeError):

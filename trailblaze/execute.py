@@ -11,7 +11,8 @@ act at the centre of that node's visible part, and settle (every action goes thr
 - `NOT_VISIBLE` — an assertion's element did not show (or showed other text), or a tap's target is
   covered by a dialog or the keyboard (docs/adr/0014-occlusion.md);
 - `TIMEOUT` — something that should go away did not;
-- `ERROR` — the tool itself cannot run (unknown tool, bad params);
+- `ERROR` — the tool itself cannot run (unknown tool, bad params), or the app's state refuses it
+  (typing with nothing focused: `ActionRefused` from the driver);
 - `UNSUPPORTED` — a Trailblaze tool this platform or this library cannot run (says why);
 - `NOT_INSTALLED` — `launchApp` named an app the device does not have (lists near-matching ids).
 
@@ -33,7 +34,7 @@ from pydantic import ValidationError
 from trailblaze import recorded_tools as rt
 from trailblaze.catalog.handlers import CATALOG_HANDLERS
 from trailblaze.catalog.params import CATALOG_KINDS
-from trailblaze.errors import AppNotInstalledError
+from trailblaze.errors import ActionRefused, AppNotInstalledError
 from trailblaze.noop import NO_CHANGE, act_and_compare
 from trailblaze.patterns import PatternTooSlow, full_match
 from trailblaze.probes.handlers import PROBE_HANDLERS
@@ -166,6 +167,8 @@ def run_recorded_tool(
     try:
         status, message = handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
+        status, message = "ERROR", exc.message
+    except ActionRefused as exc:  # e.g. no on-screen keyboard: this tool fails, the device is fine
         status, message = "ERROR", exc.message
     no_change = status == "OK" and run.no_change
     if no_change:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trailblaze._discovery import recordings_file
 from trailblaze._files import write_text
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.replay import EngineMode, StepEngine, run_engine, start_record
@@ -286,7 +287,7 @@ def _keep_diff(
     diffs = []
     after = trail.to_yaml()
     if before is not None and after != before:
-        diffs.append(trail_diff(before, after, Path(record.path).name))
+        diffs.append(trail_diff(before, after, recordings_file(record.path).name))
     for sub, loaded in subtrails.values():  # runTrail's trails recorded in this run
         if loaded is not None and sub.to_yaml() != loaded:
             diffs.append(trail_diff(loaded, sub.to_yaml(), Path(sub.path or "sub-trail").name))

@@ -552,16 +552,21 @@ def _named(config: pytest.Config, path: Path) -> bool:
 def _collectable(config: pytest.Config, path: Path) -> bool:
     """A trail file is a test when it is named on the command line or lies under a trail folder.
 
-    Trail files elsewhere (test fixtures under `tests/data/`, half-written drafts) are data, so a
-    plain `pytest` or `pytest tests/` never turns them into items. Under a trail folder, discovery
-    follows `trailblaze.trail.find_trail_files`: `build/` and hidden folders are skipped, a folder
-    trail (`trail.yaml`, `android-phone.trail.yaml`, …) is the one file for the worker's platform,
-    and a `*.trail.md` whose `.trail.yaml` exists is not collected (the .yaml is).
+    A folder named on the command line counts as a trail folder unless it holds Python tests
+    (`trailblaze._pytest_folders`). Trail files elsewhere (test fixtures under `tests/data/`,
+    half-written drafts) are data, so a plain `pytest` or `pytest tests/` never turns them into
+    items. Under a trail folder, discovery follows `trailblaze.trail.find_trail_files`: `build/` and
+    hidden folders are skipped, a folder trail (`trail.yaml`, `android-phone.trail.yaml`, …) is the
+    one file for the worker's platform, and a `*.trail.md` whose `.trail.yaml` exists is not
+    collected (the .yaml is).
     """
     resolved = path.resolve()
     if _named(config, path):
         return True
-    folder = next((f for f in config.stash[_CONFIG_KEY].trail_paths if resolved.is_relative_to(f)), None)
+    from trailblaze._pytest_folders import named_trail_folders
+
+    folders = (*config.stash[_CONFIG_KEY].trail_paths, *named_trail_folders(config))
+    folder = next((f for f in folders if resolved.is_relative_to(f)), None)
     return folder is not None and _discovered(config, folder, resolved)
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from trailblaze._discovery import folder_trail_id
+from trailblaze._discovery import folder_trail_id, recordings_file
 from trailblaze._files import write_text
 from trailblaze.errors import InfrastructureError, TrailConflictError, UsageError
 from trailblaze.memory import Memory
@@ -595,7 +595,7 @@ def run_engine(
         if before is not None and after is not None and before != after:
             from trailblaze.heal import trail_diff
 
-            record.heal_diff = trail_diff(before, after, Path(record.path).name)
+            record.heal_diff = trail_diff(before, after, recordings_file(record.path).name)
             if rundir is not None:
                 write_text(rundir.root / record.directory / "trail.diff", record.heal_diff)
         if rundir is not None and within is not None:

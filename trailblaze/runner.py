@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trailblaze._discovery import recordings_file
 from trailblaze.memory import Memory
 from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
 from trailblaze.replay import (
@@ -434,9 +435,9 @@ def _print_recording(console: Console, file: Path, record: TrailRecord, summary:
         return
     if record.verification == "failed":
         where = f" (kept as {record.directory}/recording.diff in the run directory)" if record.directory else ""
-        console.print(f"  [bold]{_escape(str(file))} was not changed; the rejected recording{where}:[/]")
+        console.print(f"  [bold]{_escape(str(recordings_file(file)))} was not changed; the rejected recording{where}:[/]")
     else:
-        console.print(f"  [bold]{_escape(str(file))} was updated:[/]")
+        console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
     console.print(_diff_markup(record.heal_diff))
 
 
@@ -548,7 +549,7 @@ def run_replay_command(
             elif record.error:
                 console.print(f"  [red]{_escape(record.error)}[/]")
             if record.heal_diff:
-                console.print(f"  [bold]{_escape(str(file))} was updated:[/]")
+                console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
                 console.print(_diff_markup(record.heal_diff))
     except KeyboardInterrupt:
         interrupted = True

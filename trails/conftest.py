@@ -1,7 +1,7 @@
 """pytest settings for the example trails (`pytest trails/`).
 
 The examples sign in to the bundled demo app, whose test account's password is public (`hunter2`,
-see DESIGN §7). A real project reads its secrets from the CI environment instead; the variable
+as the README says). A real project reads its secrets from the CI environment instead; the variable
 wins here too, so the same file shows the pattern.
 """
 

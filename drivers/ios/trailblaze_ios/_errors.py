@@ -1,4 +1,5 @@
-"""Translation of facebook-wda / requests exceptions into `trailblaze.errors.DeviceError`.
+"""Translation of facebook-wda / requests exceptions into `trailblaze.errors.DeviceError` (or
+`ActionRefused` when the app's state, not the device, is the cause).
 
 The foreign libraries are imported inside the function so the plugin stays cheap to import.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from trailblaze.errors import DeviceError, TrailblazeError
+from trailblaze.errors import ActionRefused, DeviceError, TrailblazeError
 
 __all__ = ["translate", "translating"]
 
@@ -19,8 +20,8 @@ def _first_line(exc: BaseException) -> str:
     return line if len(line) <= 200 else line[:197] + "..."
 
 
-def translate(exc: BaseException, what: str, url: str) -> DeviceError:
-    """The `DeviceError` that tells a user what failed while doing `what` against `url`, and how to fix it."""
+def translate(exc: BaseException, what: str, url: str) -> DeviceError | ActionRefused:
+    """The error that tells a user what failed while doing `what` against `url`, and how to fix it."""
     import requests
     import wda.exceptions as we
     from wda.usbmux.exceptions import HTTPError as MuxHTTPError
@@ -35,7 +36,8 @@ def translate(exc: BaseException, what: str, url: str) -> DeviceError:
     if isinstance(exc, requests.Timeout | TimeoutError):
         return DeviceError(f"{what} timed out: WebDriverAgent at {url} did not answer; restart it and retry")
     if isinstance(exc, we.WDAKeyboardNotPresentError) or "keyboard must be present" in detail:
-        return DeviceError(f"{what} failed: no on-screen keyboard on {url}; tap a text field first")
+        # nothing is focused: the trail (or the agent) must tap a field first; the device is fine
+        return ActionRefused(f"{what} failed: nothing focused (no on-screen keyboard); tap a text field first")
     if isinstance(exc, we.WDARequestError):
         message = ""
         value = getattr(exc, "value", None)

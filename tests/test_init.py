@@ -1,0 +1,93 @@
+"""`trailblaze init`: the scaffolded trail validates and replays, the workflow is a sharded matrix with
+a merge job, and an existing file is never overwritten."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cli_support import trailblaze
+
+FILES = ["trails/example.trail.yaml", "conftest.py", "pyproject.toml", ".github/workflows/trailblaze.yml"]
+
+
+def _tree(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {
+        str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in root.rglob("*")
+        if p.is_file()
+    }
+
+
+def _steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(job["steps"])
+
+
+@pytest.mark.slow
+def test_init_scaffolds_a_project_that_validates_replays_and_is_left_alone(tmp_path: Path) -> None:
+    project = tmp_path / "app"
+    done = trailblaze("init", str(project), "--app-id", "dev.trailblaze.demo", "--shards", "3")
+    assert done.returncode == 0, done.stderr
+    assert [line.split()[1] for line in done.stdout.splitlines()[:4]] == [str(project / f) for f in FILES]
+    assert all(line.startswith("created ") for line in done.stdout.splitlines()[:4])
+
+    checked = trailblaze("validate", str(project / "trails"))
+    assert checked.returncode == 0 and "1 file checked, all valid" in checked.stdout, checked.stdout
+    # The example trail runs as scaffolded (here on the simulated phone, whose app is the demo app).
+    replayed = trailblaze("replay", str(project / "trails"), "--device", "sim:android",
+                          "--run-dir", str(tmp_path / "run"))  # fmt: skip
+    assert replayed.returncode == 0 and "1 trail: 1 passed" in replayed.stdout, (
+        replayed.stdout + replayed.stderr
+    )
+
+    workflow = yaml.safe_load((project / ".github/workflows/trailblaze.yml").read_text())
+    assert set(workflow["jobs"]) == {"replay", "report"}
+    replay, report = workflow["jobs"]["replay"], workflow["jobs"]["report"]
+    assert replay["strategy"]["matrix"]["shard"] == [1, 2, 3]
+    runs = [step["run"] for step in _steps(replay) if "run" in step]
+    assert any(
+        r.startswith("trailblaze replay trails/") and "--shard ${{ matrix.shard }}/3" in r for r in runs
+    )
+    uploads = [s for s in _steps(replay) if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+    assert uploads and uploads[0]["if"] == "always()" and uploads[0]["with"]["path"] == "trailblaze-run/"
+    assert report["needs"] == "replay" and report["if"] == "always()"
+    assert any(str(s.get("run", "")).startswith("trailblaze report --merge shards/*") for s in _steps(report))
+    final = [s for s in _steps(report) if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+    assert final[0]["with"]["path"].split() == ["report.html", "junit.xml"]
+
+    before = _tree(project)
+    again = trailblaze("init", str(project), "--app-id", "dev.trailblaze.demo", "--shards", "3")
+    assert again.returncode == 0, again.stderr
+    assert [line for line in again.stdout.splitlines() if line.startswith("skipped")] == [
+        f"skipped {project / f} (exists, left as it is)"
+        + (": add these pytest settings to it:" if f == "pyproject.toml" else "")
+        for f in FILES
+    ]
+    assert _tree(project) == before  # not a byte, not an mtime changed
+
+
+def test_init_prints_the_settings_for_an_existing_pyproject(tmp_path: Path) -> None:
+    mine = '[project]\nname = "mine"\n'
+    (tmp_path / "pyproject.toml").write_text(mine)
+    done = trailblaze("init", str(tmp_path), "--app-id", "com.example.app", "--platform", "ios")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "pyproject.toml").read_text() == mine
+    assert '    trailblaze_app = "com.example.app"' in done.stdout
+    assert '    trailblaze_devices = ["ios"]' in done.stdout
+    trail = yaml.safe_load((tmp_path / "trails" / "example.trail.yaml").read_text())
+    assert trail["trail"][0]["recording"] == {
+        "ios": [{"launchApp": {"appId": "com.example.app", "launchMode": "CLEAR_STATE"}}]
+    }
+
+
+def test_init_refuses_what_is_not_an_app_id(tmp_path: Path) -> None:
+    done = trailblaze("init", str(tmp_path), "--app-id", 'x"\ny')
+    assert (
+        done.returncode == 2
+        and done.stderr.startswith("error: --app-id ")
+        and "e.g. com.example.app" in done.stderr
+    )
+    assert not any(tmp_path.iterdir())
