@@ -12,11 +12,14 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
 from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
+
+if TYPE_CHECKING:
+    from trailblaze.artifacts import ScreenshotMode
 
 
 class _Group(click.Group):
@@ -321,6 +324,7 @@ def snapshot_command(
     """Print what the device shows: the compact view the agent reads (or the raw dump)."""
 
     from trailblaze._files import atomic_write, check_writable
+    from trailblaze.artifacts import as_png
     from trailblaze.compact import compact_view, draw_set_of_mark
     from trailblaze.devices import open_device
     from trailblaze.errors import UsageError
@@ -338,7 +342,7 @@ def snapshot_command(
         else:
             _echo(view.text)
         if screenshot_path:
-            png = session.screenshot()
+            png = as_png(session.screenshot())  # the option promises a PNG; a device may send JPEG
             if set_of_mark:
                 png = draw_set_of_mark(png, view, hierarchy.scale)
             try:
@@ -361,6 +365,17 @@ _element_timeout_option = click.option(
     metavar="SECONDS",
     callback=_positive_seconds,
     help="How long a selector may take to match before its tool fails (default 5; per-tool timeoutMs wins).",
+)
+
+
+_screenshots_option = click.option(
+    "--screenshots",
+    "report_screenshots",
+    type=click.Choice(["steps", "failures", "off"]),
+    default="steps",
+    show_default=True,
+    help="Screenshots kept in the run directory and report: after every step, only a failing step's, "
+    "or none (hierarchy dumps are kept either way).",
 )
 
 
@@ -489,6 +504,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
+@_screenshots_option
 @_debug_option
 @click.pass_context
 def record_command(
@@ -513,6 +529,7 @@ def record_command(
     llm_timeout: float | None,
     llm_retries: int | None,
     run_dir: str | None,
+    report_screenshots: str,
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
     recordings before they are written back."""
@@ -541,12 +558,14 @@ def record_command(
             *_llm_args(llm_timeout, llm_retries),
             *(f"--step={n}" for n in steps), *([f"--from={from_step}"] if from_step else []),
             *(["--no-verify"] if no_verify else []), *(["--keep-unverified"] if keep_unverified else []),
+            *_screenshots_args(report_screenshots),
         ],  # fmt: skip
         latency=_latency_for(device, latency),
         element_timeout=element_timeout,
         llm_timeout=llm_timeout,
         llm_retries=llm_retries,
         ask=asker_for(cast("AskMode", ask)),
+        report_screenshots=cast("ScreenshotMode", report_screenshots),
     )
     ctx.exit(code)
 
@@ -574,6 +593,7 @@ def record_command(
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
+@_screenshots_option
 @_debug_option
 @click.pass_context
 def replay_command(
@@ -595,6 +615,7 @@ def replay_command(
     llm_timeout: float | None,
     llm_retries: int | None,
     run_dir: str | None,
+    report_screenshots: str,
 ) -> None:
     """Replay trail files or folders with their recordings: no LLM unless a step needs one."""
     from trailblaze.runner import run_replay_command
@@ -614,14 +635,20 @@ def replay_command(
         command=[
             "trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else []),
             *_timeout_args(element_timeout), *_llm_args(llm_timeout, llm_retries),
+            *_screenshots_args(report_screenshots),
         ],  # fmt: skip
         max_llm_calls=max_llm_calls,
         latency=_latency_for(device, latency),
         element_timeout=element_timeout,
         llm_timeout=llm_timeout,
         llm_retries=llm_retries,
+        report_screenshots=cast("ScreenshotMode", report_screenshots),
     )
     ctx.exit(code)
+
+
+def _screenshots_args(mode: str) -> list[str]:
+    return [] if mode == "steps" else ["--screenshots", mode]
 
 
 def _timeout_args(element_timeout: float | None) -> list[str]:

@@ -42,6 +42,7 @@ __all__ = ["TrailblazeConfig"]
 DEFAULT_DEVICE = "sim:android"
 DEFAULT_APP_ID = "dev.trailblaze.demo"
 _ARTIFACTS = ("on", "off", "retain-on-failure")
+_SCREENSHOTS = ("failures", "steps", "off")
 _LAUNCH_MODES = ("CLEAR_STATE", "FORCE_RESTART", "RESUME")
 
 
@@ -79,6 +80,9 @@ class TrailblazeConfig:
     llm_retries: int | None = None
     """Retries of a failed model call (`--trailblaze-llm-retries`, ini `trailblaze_llm_retries`);
     None keeps `AnthropicLLM`'s default (2)."""
+    screenshots: str = "failures"
+    """Which screenshots a trail run keeps (`--trailblaze-screenshots`, ini `trailblaze_screenshots`):
+    `failures` (the default: only a failing step's, so a passing test takes none), `steps` or `off`."""
 
     @property
     def artifacts_root(self) -> Path:
@@ -128,6 +132,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=_ARTIFACTS,
         help="which tests keep their run directory (screenshots, hierarchies, run.json); "
         "default retain-on-failure",
+    )
+    group.addoption(
+        "--trailblaze-screenshots",
+        dest="trailblaze_screenshots",
+        choices=_SCREENSHOTS,
+        help="screenshots a trail run keeps: failures (default: a failing step's only), steps (after "
+        "every step) or off",
     )
     group.addoption(
         "--trailblaze-output",
@@ -182,6 +193,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("trailblaze_artifacts", "on | off | retain-on-failure", default="retain-on-failure")
     parser.addini("trailblaze_output", "folder for per-test artifacts", default="test-results/trailblaze")
+    parser.addini("trailblaze_screenshots", "failures | steps | off", default="failures")
     parser.addini("trailblaze_self_heal", "self-heal failing recorded steps", type="bool", default=False)
     parser.addini("trailblaze_latency", "latency profile of simulated devices", default="")
     parser.addini(
@@ -252,6 +264,11 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
     artifacts = option("trailblaze_artifacts") or str(config.getini("trailblaze_artifacts"))
     if artifacts not in _ARTIFACTS:
         raise pytest.UsageError(f"trailblaze_artifacts = {artifacts!r}: use one of {', '.join(_ARTIFACTS)}")
+    screenshots = option("trailblaze_screenshots") or str(config.getini("trailblaze_screenshots")).strip()
+    if screenshots not in _SCREENSHOTS:
+        raise pytest.UsageError(
+            f"trailblaze_screenshots = {screenshots!r}: use one of {', '.join(_SCREENSHOTS)}"
+        )
     launch_mode = str(config.getini("trailblaze_launch_mode")).upper()
     if launch_mode not in _LAUNCH_MODES:
         raise pytest.UsageError(
@@ -277,6 +294,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         element_timeout=_element_timeout(config),
         llm_timeout=_number(config, "llm_timeout", float),
         llm_retries=_number(config, "llm_retries", int),
+        screenshots=screenshots,
     )
 
 
@@ -503,6 +521,7 @@ def _scrub_report(report: pytest.TestReport) -> None:
 def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
     """Saves the screenshot and hierarchy of a failed test; a dead device is noted, not raised."""
     from trailblaze._files import write_text
+    from trailblaze.artifacts import image_ext
 
     directory.mkdir(parents=True, exist_ok=True)
     saved: list[str] = []
@@ -513,8 +532,9 @@ def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
         dump = directory / ("failure.json" if hierarchy.format == "wda-json" else "failure.xml")
         write_text(dump, text)
         saved.append(str(dump))
-        shot = directory / "failure.png"
-        shot.write_bytes(session.screenshot())
+        data = session.screenshot()
+        shot = directory / f"failure.{image_ext(data)}"
+        shot.write_bytes(data)
         saved.append(str(shot))
     except Exception as exc:  # the device may be what failed; the report matters more than the picture
         saved.append(f"(could not capture the screen: {exc})")
@@ -681,6 +701,7 @@ def trail_runner(
         secrets=trailblaze_secrets,
         run_dir=directory,
         command=["pytest", item.nodeid],
+        screenshots=trailblaze_config.screenshots,
     )
     yield runner
     runner.close()

@@ -1,6 +1,6 @@
 """The run directory's `run.json`: what happened in a record or replay run, as pydantic models.
 
-The runner writes it (after every step, atomically, so a crash leaves a readable log); the HTML
+The runner writes it (as each trail starts and ends, atomically, so a crash leaves a readable log); the HTML
 and JUnit reports and `trailblaze report RUN_DIR` read it. Paths inside are relative to the run
 directory. Secret values never appear: params keep their `{{templates}}` and the file is scrubbed
 of every registered secret as it is written (`trailblaze.redact`).
@@ -35,6 +35,7 @@ __all__ = [
     "Verification",
     "load_run",
     "write_run",
+    "write_run_text",
 ]
 
 RUN_FILE = "run.json"
@@ -176,6 +177,9 @@ class RunRecord(_Model):
     """`running` while the writer is at work (its `pid`), `interrupted` after Ctrl-C or when the
     writer died; run logs from before this field read as `finished`."""
     pid: int | None = None
+    screenshots: Literal["steps", "failures", "off"] | None = None
+    """Which screenshots the run took (`trailblaze.artifacts`): after every step, only for failing
+    steps, or none; None in run logs from before the option (every step)."""
 
     @property
     def passed(self) -> bool:
@@ -189,6 +193,19 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
     target = directory / RUN_FILE
     text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
     atomic_write_text(target, text)
+    return target
+
+
+def write_run_text(run: RunRecord, run_dir: str | os.PathLike[str], trails: list[str]) -> Path:
+    """`write_run` with the trails already serialized (one JSON text each, in order): a writer that
+    keeps the text of finished trails does not serialize them again."""
+    directory = Path(run_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / RUN_FILE
+    head = json.dumps(run.model_dump(mode="json", exclude={"trails"}), indent=2, ensure_ascii=False)
+    body = ",\n".join("    " + text.replace("\n", "\n    ") for text in trails)
+    listed = f"[\n{body}\n  ]" if trails else "[]"
+    atomic_write_text(target, f'{head.removesuffix("}")[:-1]},\n  "trails": {listed}\n}}\n')
     return target
 
 

@@ -36,6 +36,7 @@ from trailblaze.trail import Trail, load_trail
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from trailblaze.artifacts import ScreenshotMode
     from trailblaze.llm import LLMClient
     from trailblaze.rundir import RunDir
     from trailblaze.session import DeviceSession
@@ -242,7 +243,11 @@ def _agent_needed(trails: list[tuple[Path, Trail]], device: str) -> str | None:
 
 
 def _open_run_dir(
-    run_dir: str | None, secrets: Mapping[str, str], command: list[str], device: str
+    run_dir: str | None,
+    secrets: Mapping[str, str],
+    command: list[str],
+    device: str,
+    screenshots: ScreenshotMode = "steps",
 ) -> tuple[RunDir, bool]:
     """The run directory, and whether this run created it."""
     from trailblaze.errors import UsageError
@@ -251,7 +256,8 @@ def _open_run_dir(
     try:
         root = Path(run_dir) if run_dir else default_run_dir()
         existed = root.exists()
-        return RunDir(root, Memory(secrets=secrets), command=command, device=device), not existed
+        rundir = RunDir(root, Memory(secrets=secrets), command=command, device=device, screenshots=screenshots)
+        return rundir, not existed
     except OSError as exc:
         where = run_dir if run_dir else "the default run directory under .trailblaze/runs"
         raise UsageError(
@@ -299,12 +305,14 @@ def run_record_command(
     llm_timeout: float | None = None,
     llm_retries: int | None = None,
     ask: Callable[[str], str] | None = None,
+    report_screenshots: ScreenshotMode = "steps",
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
     `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
     `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
     `ask` answers the agent's `askUser` questions (`--ask`); None: the tool is not offered.
+    `report_screenshots` picks the run directory's screenshots (`--screenshots`: steps, failures, off).
 
     Returns:
         The exit code: 0 every trail passed, 1 a step failed.
@@ -323,7 +331,7 @@ def run_record_command(
     if why:
         llms.check(why)
     console = _console()
-    rundir, created = _open_run_dir(run_dir, secrets, command, device)
+    rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
     root = rundir.root
     failed = 0
     session = _open_session(device, latency, rundir, created, llms, element_timeout)
@@ -444,11 +452,13 @@ def run_replay_command(
     element_timeout: float | None = None,
     llm_timeout: float | None = None,
     llm_retries: int | None = None,
+    report_screenshots: ScreenshotMode = "steps",
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
 
     `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
     `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
+    `report_screenshots` picks the run directory's screenshots (`--screenshots`: steps, failures, off).
 
     The run directory, the HTML report and the JUnit file are written even when a trail fails or
     the device dies mid-run.
@@ -479,7 +489,7 @@ def run_replay_command(
     if why:
         llms.check(why)
     console = _console()
-    rundir, created = _open_run_dir(run_dir, secrets, command, device)
+    rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
     root = rundir.root
     options = ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls, screenshots=screenshots)
     broken: InfrastructureError | None = None
