@@ -18,7 +18,15 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Literal, TypeVar
 
-__all__ = ["SCREENSHOT_MODES", "Background", "ScreenshotMode", "image_ext", "as_png", "screenshot_mode"]
+__all__ = [
+    "SCREENSHOT_MODES",
+    "Background",
+    "ScreenshotMode",
+    "as_png",
+    "image_ext",
+    "image_media_type",
+    "screenshot_mode",
+]
 
 ScreenshotMode = Literal["steps", "failures", "off"]
 SCREENSHOT_MODES: tuple[ScreenshotMode, ...] = ("steps", "failures", "off")
@@ -42,6 +50,12 @@ def image_ext(data: bytes) -> str:
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "webp"
     return "png"
+
+
+def image_media_type(data: bytes) -> Literal["image/jpeg", "image/png", "image/webp"]:
+    """The MIME type of image bytes, from their signature (`image/png` when unknown)."""
+    ext = image_ext(data)
+    return "image/jpeg" if ext == "jpg" else "image/webp" if ext == "webp" else "image/png"
 
 
 def as_png(data: bytes) -> bytes:
