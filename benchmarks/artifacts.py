@@ -7,6 +7,8 @@ Three figures, each on the simulated demo app through the real clients:
    (`replay_trail`, no run directory), on the realistic latency profile. Per trail: the sum of the
    trails' `duration_ms` from run.json (library: measured around `replay_trail`), so process and
    simulator start-up do not count; plus the CLI's wall time.
+   1b. **The run directory's own cost**, in one process: three example trails replayed on one session
+   with no run directory and with one in each screenshot mode, interleaved (load drift hits all alike).
 2. **Record**: framework time per agent iteration with the model excluded — `trailblaze record
    --no-verify` of NL-only copies of some example trails against the local Messages-API fake with the
    demo policy; for the agent-solved steps, (step time − model call time) ÷ model calls, from run.json.
@@ -14,7 +16,7 @@ Three figures, each on the simulated demo app through the real clients:
 3. **Scale**: a folder of N copies of the login trail vs one of 5 (zero latency), CLI replay: the mean
    trail duration of each, and of the last 5 trails of the long run (a quadratic term shows as growth).
 
-Run: python benchmarks/artifacts.py [--platform android] [--reps 1] [--scale 50] [--skip replay,record,scale]
+Run: python benchmarks/artifacts.py [--platform android] [--reps 1] [--scale 50] [--skip replay,rundir,record,scale]
 To measure another checkout (e.g. main), put its source first: PYTHONPATH=/path/to/checkout python …
 """
 
@@ -129,6 +131,57 @@ def _replay(platforms: list[str], reps: int, tmp: Path) -> None:
             print(
                 f"  sim:{platform:<8} {label:<26} {per:6.2f} s/trail  ×{per / library:.2f} of library{walls}"
             )
+
+
+def _rundir_cost(platforms: list[str], reps: int, latency: str, tmp: Path) -> None:
+    """The run directory's own cost: the same trails replayed in one process on one session, with no
+    run directory and with one per screenshot mode, interleaved so the machine's load drifts alike."""
+    import inspect
+
+    from trailblaze.devices import open_device
+    from trailblaze.memory import Memory
+    from trailblaze.rundir import RunDir
+    from trailblaze.runner import build_memory, replay_trail
+    from trailblaze.trail import load_trail
+
+    modes: list[str | None] = [None, "steps"]
+    if "screenshots" in inspect.signature(RunDir).parameters:
+        modes += ["failures", "off"]
+    names = ("login.trail.yaml", "search.trail.yaml", "settings-dark-mode.trail.yaml")
+    print(f"\n1b. the run directory's cost in-process, {latency} profile, {', '.join(names)} interleaved "
+          f"{reps}× (median seconds per trail; screenshot round trips per trail)")  # fmt: skip
+    for platform in platforms:
+        times: dict[str | None, list[float]] = {m: [] for m in modes}
+        shots: dict[str | None, list[int]] = {m: [] for m in modes}
+        with open_device(f"sim:{platform}", latency=latency) as session:
+            for rep in range(reps):
+                for mode in modes:
+                    run = None
+                    if mode is not None:
+                        kwargs: dict[str, Any] = {} if len(modes) == 2 else {"screenshots": mode}
+                        root = tmp / f"rd-{platform}-{mode}-{rep}"
+                        run = RunDir(root, Memory(), command=["bench"], device=f"sim:{platform}", **kwargs)
+                    before = session.stats.screenshots
+                    t0 = time.perf_counter()
+                    for name in names:
+                        trail = load_trail(_ROOT / "trails" / name)
+                        memory = build_memory(trail, None, None, {"password": "hunter2"})
+                        session.invalidate()
+                        record = replay_trail(
+                            trail, session, memory=memory, rundir=run, device=f"sim:{platform}"
+                        )
+                        if not record.status.startswith("passed"):
+                            print(f"    ({name} {mode}: {record.status} {record.error})")
+                    if run is not None:
+                        run.finish()
+                    times[mode].append((time.perf_counter() - t0) / len(names))
+                    shots[mode].append(session.stats.screenshots - before)
+        base = statistics.median(times[None])
+        for mode in modes:
+            label = "no run directory" if mode is None else f"run directory, {mode}"
+            per = statistics.median(times[mode])
+            print(f"  sim:{platform:<8} {label:<28} {per:6.2f} s/trail  +{(per - base) * 1000:5.0f} ms/trail  "
+                  f"{statistics.median(shots[mode]) / len(names):.1f} screenshots/trail")  # fmt: skip
 
 
 # --- 2. record ----------------------------------------------------------------------------------------
@@ -250,7 +303,8 @@ def main() -> None:
     parser.add_argument("--platform", action="append", choices=("android", "ios"))
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--scale", type=int, default=50)
-    parser.add_argument("--skip", default="", help="comma-separated: replay, record, scale")
+    parser.add_argument("--skip", default="", help="comma-separated: replay, rundir, record, scale")
+    parser.add_argument("--rundir-latency", choices=("zero", "realistic"), default="realistic")
     args = parser.parse_args()
     platforms = args.platform or ["android", "ios"]
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
@@ -261,6 +315,8 @@ def main() -> None:
         tmp = Path(name)
         if "replay" not in skip:
             _replay(platforms, args.reps, tmp)
+        if "rundir" not in skip:
+            _rundir_cost(platforms, max(3, args.reps), args.rundir_latency, tmp)
         if "record" not in skip:
             _record(platforms, tmp)
         if "scale" not in skip:
