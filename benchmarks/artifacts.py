@@ -15,8 +15,10 @@ Three figures, each on the simulated demo app through the real clients:
    Also the parts: one `driver.screenshot()` and one model image build (`agent._model_image`).
 3. **Scale**: a folder of N copies of the login trail vs one of 5 (zero latency), CLI replay: the mean
    trail duration of each, and of the last 5 trails of the long run (a quadratic term shows as growth).
+   3b. **The run log alone**: N trails of 6 steps through `RunDir` with no device, ms per trail at the
+   start and at the end of the run.
 
-Run: python benchmarks/artifacts.py [--platform android] [--reps 1] [--scale 50] [--skip replay,rundir,record,scale]
+Run: python benchmarks/artifacts.py [--platform android] [--reps 1] [--scale 50] [--skip replay,rundir,record,scale,log]
 To measure another checkout (e.g. main), put its source first: PYTHONPATH=/path/to/checkout python …
 """
 
@@ -298,12 +300,38 @@ def _scale(platform: str, big: int, tmp: Path) -> None:
           f"×{statistics.mean(results[big][-5:]) / statistics.mean(results[big][:5]):.3f}")  # fmt: skip
 
 
+def _log_cost(trails: int, tmp: Path) -> None:
+    """The run log's own cost per trail, device excluded: a run of `trails` trails of 6 steps (3 tools
+    each) recorded through `RunDir` with no session, timing every `RunDir` call of each trail."""
+    from trailblaze.memory import Memory
+    from trailblaze.rundir import RunDir
+    from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord
+
+    run = RunDir(tmp / "log-cost", Memory(), command=["bench"], device="sim:android")
+    per_trail: list[float] = []
+    for i in range(trails):
+        t0 = time.perf_counter()
+        run.start_trail(TrailRecord(path=f"t{i:03d}.trail.yaml", device="sim:android", platform="android"))
+        for j in range(6):
+            step = run.start_step(StepRecord(index=j, kind="step", text=f"Step {j} of trail {i}"), None)
+            for k in range(3):
+                step.tools.append(ToolRecord(name="tapOnElementBySelector", params={"k": k}, status="OK"))
+            run.finish_step(None, time.monotonic())
+        run.finish_trail("passed", None, time.monotonic())
+        per_trail.append((time.perf_counter() - t0) * 1000)
+    run.finish()
+    first, last = statistics.mean(per_trail[:5]), statistics.mean(per_trail[-5:])
+    print(f"\n3b. the run log's own cost, no device: {trails} trails x 6 steps through RunDir (ms per trail)")
+    print(f"  trails 1-5: {first:.1f} ms, trails {trails - 4}-{trails}: {last:.1f} ms (x{last / first:.2f}), "
+          f"total {sum(per_trail) / 1000:.2f} s")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--platform", action="append", choices=("android", "ios"))
     parser.add_argument("--reps", type=int, default=1)
     parser.add_argument("--scale", type=int, default=50)
-    parser.add_argument("--skip", default="", help="comma-separated: replay, rundir, record, scale")
+    parser.add_argument("--skip", default="", help="comma-separated: replay, rundir, record, scale, log")
     parser.add_argument("--rundir-latency", choices=("zero", "realistic"), default="realistic")
     args = parser.parse_args()
     platforms = args.platform or ["android", "ios"]
@@ -321,6 +349,8 @@ def main() -> None:
             _record(platforms, tmp)
         if "scale" not in skip:
             _scale(platforms[0], args.scale, tmp)
+        if "log" not in skip:
+            _log_cost(args.scale, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

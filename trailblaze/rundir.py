@@ -52,6 +52,7 @@ from trailblaze.runlog import (
     ToolRecord,
     TrailRecord,
     UsageTotals,
+    trail_text,
     write_run_text,
 )
 
@@ -262,7 +263,7 @@ class RunDir:
             key = id(trail)
             text = self._frozen.get(key)
             if text is None:
-                text = json.dumps(trail.model_dump(mode="json"), indent=2, ensure_ascii=False)
+                text = trail_text(trail)
                 if trail is not trails[-1] and key not in current and trail.status != "running":
                     self._frozen[key] = text
             parts.append(text)

@@ -35,6 +35,7 @@ __all__ = [
     "Verification",
     "load_run",
     "write_run",
+    "trail_text",
     "write_run_text",
 ]
 
@@ -197,16 +198,21 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
 
 
 def write_run_text(run: RunRecord, run_dir: str | os.PathLike[str], trails: list[str]) -> Path:
-    """`write_run` with the trails already serialized (one JSON text each, in order): a writer that
+    """`write_run` with the trails already serialized, in order, each by `trail_text`: a writer that
     keeps the text of finished trails does not serialize them again."""
     directory = Path(run_dir)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / RUN_FILE
     head = json.dumps(run.model_dump(mode="json", exclude={"trails"}), indent=2, ensure_ascii=False)
-    body = ",\n".join("    " + text.replace("\n", "\n    ") for text in trails)
-    listed = f"[\n{body}\n  ]" if trails else "[]"
+    listed = "[\n" + ",\n".join(trails) + "\n  ]" if trails else "[]"
     atomic_write_text(target, f'{head.removesuffix("}")[:-1]},\n  "trails": {listed}\n}}\n')
     return target
+
+
+def trail_text(trail: TrailRecord) -> str:
+    """One trail as it sits in run.json's `trails` list (for `write_run_text`)."""
+    text = json.dumps(trail.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    return "    " + text.replace("\n", "\n    ")
 
 
 def load_run(run_dir: str | os.PathLike[str]) -> RunRecord:
