@@ -224,6 +224,65 @@ def _parts(platform: str, latency: str) -> tuple[float, float, str]:
     return statistics.median(shots) * 1000, statistics.median(builds) * 1000, kind
 
 
+def _old_model_image(png: bytes, view: Any, hierarchy: Any) -> bytes:
+    """The model image as main built it before issue 19: five codec passes (for comparison)."""
+    import io
+
+    from PIL import Image
+
+    from trailblaze.compact import draw_set_of_mark
+
+    with Image.open(io.BytesIO(png)) as src:
+        image = src.convert("RGB")
+    short, long = sorted(image.size)
+    factor = min(1.0, 768 / short, 1024 / long)
+    if factor < 1.0:
+        image = image.resize((max(1, round(image.width * factor)), max(1, round(image.height * factor))))
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    marked = draw_set_of_mark(buffer.getvalue(), view, hierarchy.scale * factor)
+    with Image.open(io.BytesIO(marked)) as final:
+        out = io.BytesIO()
+        final.convert("RGB").save(out, format="JPEG", quality=75)
+    return out.getvalue()
+
+
+def _codec_compare(platform: str, rounds: int = 15) -> None:
+    """Client CPU for one screenshot's way to the model, old pipeline vs new, interleaved on the same
+    picture: old = the Android driver's JPEG→PNG re-encode + five codec passes; new = one pass."""
+    import io
+
+    from PIL import Image
+
+    from trailblaze import agent
+    from trailblaze.compact import compact_view
+    from trailblaze.devices import open_device
+
+    with open_device(f"sim:{platform}", latency="zero") as session:
+        session.act(lambda d: d.launch_app("dev.trailblaze.demo", "CLEAR_STATE"))
+        hierarchy = session.screen()
+        view = compact_view(hierarchy)
+        shot = session.driver.screenshot()
+    old_ms: list[float] = []
+    new_ms: list[float] = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        png = shot
+        if shot[:3] == b"\xff\xd8\xff":  # what the Android driver did with u2's JPEG
+            with Image.open(io.BytesIO(shot)) as decoded:
+                out = io.BytesIO()
+                decoded.save(out, format="PNG", compress_level=1)
+                png = out.getvalue()
+        _old_model_image(png, view, hierarchy)
+        old_ms.append((time.perf_counter() - t0) * 1000)
+        t0 = time.perf_counter()
+        agent._model_image(shot, view, hierarchy)
+        new_ms.append((time.perf_counter() - t0) * 1000)
+    old, new = statistics.median(old_ms), statistics.median(new_ms)
+    print(f"  sim:{platform:<8} client CPU from device bytes to the model's JPEG, interleaved {rounds}x: "
+          f"old {old:.0f} ms, new {new:.0f} ms (x{old / new:.1f} less)")  # fmt: skip
+
+
 def _record(platforms: list[str], tmp: Path) -> None:
     from trailblaze.testing import FakeMessagesAPI
     from trailblaze.testing.demo_policy import demo_policy
@@ -266,6 +325,7 @@ def _record(platforms: list[str], tmp: Path) -> None:
                   f"the rest (screen capture, model image, request, run directory) {rest:.0f} ms")  # fmt: skip
             print(f"  sim:{platform:<8} parts: driver.screenshot() {shot:.0f} ms ({kind} bytes), "
                   f"model image build {build:.1f} ms")  # fmt: skip
+            _codec_compare(platform)
 
 
 # --- 3. scale -----------------------------------------------------------------------------------------
