@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +18,7 @@ from trailblaze.devices import open_device
 from trailblaze.memory import Memory
 from trailblaze.report import render_html
 from trailblaze.rundir import RunDir
-from trailblaze.runlog import RunRecord, TrailRecord, load_run
+from trailblaze.runlog import RunRecord, StepRecord, TrailRecord, load_run
 from trailblaze.runner import build_memory, replay_trail
 from trailblaze.session import DeviceSession
 from trailblaze.trail import load_trail
@@ -109,6 +111,46 @@ def test_off_takes_no_screenshot_and_the_report_says_so(android_v2: DeviceSessio
     loaded = load_run(run.root)
     assert loaded.screenshots == "off"
     assert "off — none taken" in render_html(loaded, run.root)
+
+
+class _SlowShots:
+    """The simulator's driver with a screenshot that lasts until a tap arrives (at most 0.5 s): a
+    capture racing the next action shows up as a tap before the screenshot ends."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.calls, self._tapped = inner, list[str](), threading.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def screenshot(self) -> bytes:
+        self._tapped.wait(0.5)
+        data: bytes = self.inner.screenshot()
+        self.calls.append("screenshot")
+        return data
+
+    def tap(self, x: float, y: float) -> None:
+        self._tapped.set()
+        self.calls.append("tap")
+        self.inner.tap(x, y)
+
+
+def test_a_background_screenshot_lands_before_the_next_action(android: DeviceSession, tmp_path: Path) -> None:
+    driver = _SlowShots(android.driver)
+    session = DeviceSession(driver)  # type: ignore[arg-type]  # not closed: `android` owns the driver
+    session.act(lambda d: d.launch_app("dev.trailblaze.demo", "CLEAR_STATE"))
+    run = RunDir(tmp_path / "run", Memory(), command=["test"], device="sim:android")
+    run.start_trail(TrailRecord(path="x.trail.yaml"))
+    step = run.start_step(
+        StepRecord(index=0, kind="step", text="Tap Email"), session
+    )  # its picture: in flight
+    email = next(n for n in session.screen().nodes if n.short_id == "email")
+    session.act(lambda d: d.tap(*email.center))
+    run.finish_step(session, 0.0)
+    run.finish()
+    android.invalidate()
+    assert driver.calls[:2] == ["screenshot", "tap"]  # the tap waited for the picture of the screen before it
+    assert step.screenshot_before is not None and (run.root / step.screenshot_before).is_file()
 
 
 def test_run_json_is_written_per_trail_not_per_step(android: DeviceSession, tmp_path: Path) -> None:
