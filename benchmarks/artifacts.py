@@ -55,8 +55,14 @@ def _cli(*args: str, base_url: str | None = None) -> tuple[subprocess.CompletedP
     env = {**os.environ, "ANTHROPIC_BASE_URL": base_url or _closed_port_url(), "COLUMNS": "200"}
     env.pop("ANTHROPIC_API_KEY", None)
     t0 = time.perf_counter()
+    # run from a neutral folder: `python -m` puts the working directory first on sys.path, which would
+    # shadow a checkout given by PYTHONPATH with a trailblaze/ folder in the current directory
     done = subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args], env=env, capture_output=True, text=True
+        [sys.executable, "-m", "trailblaze", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tempfile.gettempdir(),
     )
     return done, time.perf_counter() - t0
 
