@@ -4,6 +4,7 @@ cannot run answers UNSUPPORTED with the reason."""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import jsonschema
@@ -283,4 +284,8 @@ def test_tools_that_ask_the_llm_on_every_run_go_through_the_llm_seam(platform: s
         assert first["tool_choice"] == {"type": "tool", "name": "answer"}
         content = first["messages"][0]["content"]
         assert content[0]["type"] == "image" and "The screen title" in content[1]["text"]
+        # the device's picture as it came, labelled with its own type (uiautomator2 JPEG, WDA PNG)
+        sent = base64.b64decode(content[0]["source"]["data"])
+        kind = {b"\xff\xd8\xff": "image/jpeg", b"\x89PN": "image/png"}[sent[:3]]
+        assert content[0]["source"]["media_type"] == kind == ("image/jpeg" if platform == "android" else "image/png")
         assert "Welcome back" in content[1]["text"]  # the compact view of the screen

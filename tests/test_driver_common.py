@@ -57,10 +57,11 @@ def test_hierarchy_and_screenshot(r: Rig) -> None:
     assert h.platform == r.driver.info.platform
     ids = {n.short_id for n in h.visible_nodes()}
     assert {"email", "password", "sign_in", "forgot"} <= ids
-    png = r.driver.screenshot()
-    assert png.startswith(b"\x89PNG")
+    shot = r.driver.screenshot()
+    # the device's own bytes, not re-encoded: uiautomator2 sends JPEG, WebDriverAgent PNG
+    assert shot.startswith(b"\xff\xd8\xff" if r.driver.info.platform == "android" else b"\x89PNG")
     info = r.driver.info
-    with Image.open(io.BytesIO(png)) as image:
+    with Image.open(io.BytesIO(shot)) as image:
         assert image.size == (round(info.width * info.scale), round(info.height * info.scale))
 
 

@@ -146,7 +146,9 @@ def test_failing_trail_shows_the_replay_diagnostic_and_keeps_artifacts(project: 
     not_found = [t["message"] for t in step["tools"] if t["status"] == "NOT_FOUND"]
     waited = [float(m) for msg in not_found for m in re.findall(r"after (\d+\.\d) s", msg)]
     assert waited and all(0.4 <= w < 1.0 for w in waited), not_found
-    assert (run_dir / step["screenshot_after"]).read_bytes().startswith(b"\x89PNG")
+    # the default `--trailblaze-screenshots failures` photographs the failing step, in the device's JPEG
+    assert step["screenshot_after"].endswith(".jpg") and (run_dir / step["screenshot_after"]).read_bytes().startswith(b"\xff\xd8\xff")
+    assert run["screenshots"] == "failures" and all(s["screenshot_after"] is None for s in trail["steps"][:2])
     assert "log_in" in (run_dir / step["hierarchy_after"]).read_text()
     assert f"screenshot: {run_dir / step['screenshot_after']}" in text
 
@@ -196,9 +198,9 @@ def test_python_tests_use_driver_and_trail_runner(project: pytest.Pytester) -> N
     passed_run = Path((project.path / "runs.txt").read_text().strip())
     assert not passed_run.exists()
     kept = project.path / "test-results" / "trailblaze" / "test_flow.py-test_failure_keeps_the_screen"
-    assert (kept / "failure.png").read_bytes().startswith(b"\x89PNG")
+    assert (kept / "failure.jpg").read_bytes().startswith(b"\xff\xd8\xff")  # the device's JPEG as it came
     assert "Welcome back" in (kept / "failure.xml").read_text()
-    assert f"screen at failure: {kept / 'failure.xml'}, {kept / 'failure.png'}" in text
+    assert f"screen at failure: {kept / 'failure.xml'}, {kept / 'failure.jpg'}" in text
 
 
 LLM_TESTS = """\
@@ -241,6 +243,7 @@ def test_junitxml_and_trailblaze_report_include_trail_items(project: pytest.Pyte
         "trails/skipped.trail.yaml",
         "--junitxml=junit.xml",
         "--trailblaze-report=report",
+        "--trailblaze-screenshots=steps",  # every step photographed (the default is failing steps only)
     )
     result.assert_outcomes(passed=1, skipped=1)
     cases = {c.get("name"): c for c in ET.parse(project.path / "junit.xml").getroot().iter("testcase")}
@@ -255,6 +258,8 @@ def test_junitxml_and_trailblaze_report_include_trail_items(project: pytest.Pyte
     assert email["status"] == "passed"
     # Artifact paths were rebased onto the merged run directory.
     assert (report / email["steps"][0]["screenshot_after"]).is_file()
+    assert (report / email["steps"][0]["hierarchy_after"]).is_file()
+    assert run["screenshots"] == "steps"
     assert "demo/email" in (report / "report.html").read_text()
     own_junit = ET.parse(report / "junit.xml").getroot()
     assert len(list(own_junit.iter("testcase"))) == 2

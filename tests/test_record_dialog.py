@@ -66,8 +66,8 @@ def test_the_dialog_trail_records_no_covered_tap_and_replays_green(
     taps = [c for c in step.recording_for(platform) or [] if c.name.startswith("tap")]
     assert [c.name for c in taps] == ["tapOnElementBySelector"], taps
     # The screen the dialog step started on: the dialog over Settings, the covered button still in it.
-    directory = json.loads((run / "run.json").read_text())["trails"][0]["directory"]
-    dump = next((run / directory).glob(f"step-{DIALOG_STEP - 1:02d}-after.[xj]*"))
+    steps = json.loads((run / "run.json").read_text())["trails"][0]["steps"]
+    dump = run / next(s for s in steps if s["index"] == DIALOG_STEP - 1)["hierarchy_after"]
     screen = parse_hierarchy(dump.read_bytes())
     assert [c.describe() for c in covers(screen)] == ['Dialog "Sign out?"']
     behind = next(n for n in screen.nodes if n.short_id == "sign_out")

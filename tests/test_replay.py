@@ -323,8 +323,10 @@ def test_a_steps_before_picture_is_the_previous_after_unless_the_device_moved(
     steps = record.steps  # type: ignore[attr-defined]
     assert [s.status for s in steps] == ["passed"] * 5
     # one screenshot for the first "before", then one "after" per step: each later "before" is the
-    # previous "after" (no device call in between), the same file in the run directory
-    assert android.stats.screenshots - shots == len(steps) + 1
+    # previous "after" (no device call in between), the same file in the run directory; the last step
+    # (an assertion) does not act, so its "after" is the picture the session already holds
+    run.flush()
+    assert android.stats.screenshots - shots == len(steps)
     for previous, step in zip(steps, steps[1:], strict=False):
         assert (step.screenshot_before, step.hierarchy_before) == (previous.screenshot_after, previous.hierarchy_after)
     assert all((tmp_path / "run" / s.screenshot_before).is_file() for s in steps)
@@ -335,8 +337,10 @@ def test_a_steps_before_picture_is_the_previous_after_unless_the_device_moved(
     run.finish_step(android, 0.0)
     android.act(lambda d: d.press_key("BACK"))
     second = run.start_step(StepRecord(index=1, kind="step", text="b"), android)
-    assert second.screenshot_before is not None and second.screenshot_before.endswith("step-01-before.png")
+    run.flush()  # screenshots land in the background
+    assert second.screenshot_before is not None and second.screenshot_before.endswith("step-01-before.jpg")
     run.finish_step(android, 0.0)
     android.invalidate()  # e.g. after a `wait`: the screen may have moved on by itself
     third = run.start_step(StepRecord(index=2, kind="step", text="c"), android)
-    assert third.screenshot_before is not None and third.screenshot_before.endswith("step-02-before.png")
+    run.flush()
+    assert third.screenshot_before is not None and third.screenshot_before.endswith("step-02-before.jpg")

@@ -23,7 +23,14 @@ def test_settled_dump_is_reused_until_the_next_action() -> None:
         assert s.screen() is after and s.stats.round_trips == 5
         assert s.act(lambda d: d.hide_keyboard(), settle=False) is None
         assert s.screen() is not after and s.stats.dumps > 4
-        assert s.screenshot().startswith(b"\x89PNG") and s.stats.screenshots == 1
+        # uiautomator2's JPEG as the device sent it, not decoded and re-encoded as PNG (issue 19)
+        assert s.screenshot().startswith(b"\xff\xd8\xff") and s.stats.screenshots == 1
+        shown = s.settle()
+        shot = s.screenshot()
+        taken = s.stats.screenshots
+        assert s.screenshot() is shot and s.stats.screenshots == taken  # same settled screen: no round trip
+        s.act(lambda d: d.tap(*shown.nodes[0].center))
+        assert s.screenshot() is not shot and s.stats.screenshots == taken + 1  # an action: a new picture
 
 
 def test_resolve_polls_until_its_timeout_and_returns_the_last_matches() -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from trailblaze.artifacts import screenshot_mode
 from trailblaze.memory import Memory
 from trailblaze.rundir import RunDir
 from trailblaze.runlog import RUN_FILE, RunRecord, StepRecord, TrailRecord, load_run, write_run
@@ -125,6 +126,7 @@ class TrailRunner:
         secrets: Mapping[str, str] | None = None,
         run_dir: Path | None = None,
         command: list[str] | None = None,
+        screenshots: str = "failures",
     ) -> None:
         self.session = session
         self.device = device
@@ -137,6 +139,7 @@ class TrailRunner:
         self._run_dir_path = run_dir
         self._command = command or ["pytest"]
         self._rundir: RunDir | None = None
+        self._screenshots = screenshot_mode(screenshots, "--trailblaze-screenshots")
 
     @property
     def run_dir(self) -> Path | None:
@@ -276,7 +279,9 @@ class TrailRunner:
         if self._run_dir_path is None:
             return None
         if self._rundir is None:
-            self._rundir = RunDir(self._run_dir_path, memory, command=self._command, device=self.device)
+            self._rundir = RunDir(
+                self._run_dir_path, memory, command=self._command, device=self.device, screenshots=self._screenshots
+            )
         else:
             self._rundir.memory = memory
         return self._rundir
@@ -320,6 +325,8 @@ def write_merged_report(root: Path, *, command: list[str], shard: str | None = N
         device=", ".join(sorted({run.device for _, run in runs if run.device})),
         shard=shard,
     )
+    modes = {run.screenshots for _, run in runs}
+    merged.screenshots = modes.pop() if len(modes) == 1 else None
     for sub, run in runs:
         for trail in run.trails:
             merged.trails.append(rebase_trail(trail, sub))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from trailblaze import prompts
-from trailblaze.compact import CompactView, compact_view, draw_set_of_mark
+from trailblaze.compact import CompactView, compact_view, mark_image
 from trailblaze.llm import (
     ContentBlock,
     ImageBlock,
@@ -286,25 +286,29 @@ def _explanation(use: ToolUseBlock) -> str:
     return value if isinstance(value, str) else ""
 
 
-def model_image(png: bytes, view: CompactView, hierarchy: Hierarchy, *, marks: bool = True) -> bytes:
-    """Downscale the screenshot, draw the refs on it (unless `marks` is off), and encode it as a JPEG.
+def model_image(shot: bytes, view: CompactView, hierarchy: Hierarchy, *, marks: bool = True) -> bytes:
+    """The model's picture in one pass: decode the screenshot (a JPEG straight at a reduced scale),
+    downscale it, draw the refs on it (unless `marks` is off), encode one JPEG.
 
-    The model's image: the agent sends it with every request, `trailblaze mcp` returns it from
-    `screenshot`."""
+    The agent sends it with every request; `trailblaze mcp` returns it from `screenshot`."""
     from PIL import Image
 
-    with Image.open(io.BytesIO(png)) as src:
+    with Image.open(io.BytesIO(shot)) as src:
+        short, long = sorted(src.size)
+        factor = min(1.0, _MAX_IMAGE_SIDES[0] / short, _MAX_IMAGE_SIDES[1] / long)
+        size = (max(1, round(src.width * factor)), max(1, round(src.height * factor)))
+        if factor < 1.0:
+            src.draft("RGB", size)  # JPEG: decode at 1/2, 1/4 … of full size, no smaller than `size`
         image = src.convert("RGB")
-    short, long = sorted(image.size)
-    factor = min(1.0, _MAX_IMAGE_SIDES[0] / short, _MAX_IMAGE_SIDES[1] / long)
-    if factor < 1.0:
-        image = image.resize((max(1, round(image.width * factor)), max(1, round(image.height * factor))))
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    marked = draw_set_of_mark(buffer.getvalue(), view, hierarchy.scale * factor) if marks else buffer.getvalue()
-    with Image.open(io.BytesIO(marked)) as final:
-        out = io.BytesIO()
-        final.convert("RGB").save(out, format="JPEG", quality=75)
+    if image.size != size:
+        k = min(image.width // size[0], image.height // size[1])
+        if k >= 2:  # a PNG (no draft): a cheap box reduction first, then a resize over fewer pixels
+            image = image.reduce(k)
+        image = image.resize(size)
+    if marks:
+        mark_image(image, view, hierarchy.scale * factor)
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=75)
     return out.getvalue()
 
 

@@ -13,11 +13,14 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
 from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
+
+if TYPE_CHECKING:
+    from trailblaze.artifacts import ScreenshotMode
 
 
 class _Group(click.Group):
@@ -406,6 +409,7 @@ def snapshot_command(
     """Print what the device shows: the compact view the agent reads (or the raw dump)."""
 
     from trailblaze._files import atomic_write, check_writable
+    from trailblaze.artifacts import as_png
     from trailblaze.compact import compact_view, draw_set_of_mark
     from trailblaze.devices import open_device
     from trailblaze.errors import UsageError
@@ -423,7 +427,7 @@ def snapshot_command(
         else:
             _echo(view.text)
         if screenshot_path:
-            png = session.screenshot()
+            png = as_png(session.screenshot())  # the option promises a PNG; a device may send JPEG
             if set_of_mark:
                 png = draw_set_of_mark(png, view, hierarchy.scale)
             try:
@@ -467,6 +471,17 @@ _PROVIDERS_HELP = (
     "a bare name is an Anthropic model"
 )
 _MODEL_HELP = _PROVIDERS_HELP + " (default: $TRAILBLAZE_MODEL, then anthropic:claude-sonnet-5)."
+
+
+_screenshots_option = click.option(
+    "--screenshots",
+    "report_screenshots",
+    type=click.Choice(["steps", "failures", "off"]),
+    default="steps",
+    show_default=True,
+    help="Screenshots kept in the run directory and report: after every step, only a failing step's, "
+    "or none (hierarchy dumps are kept either way).",
+)
 
 
 def _llm_options(f: Any) -> Any:
@@ -617,6 +632,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
+@_screenshots_option
 @_debug_option
 @click.pass_context
 def record_command(
@@ -642,6 +658,7 @@ def record_command(
     llm_retries: int | None,
     llm_base_url: str | None,
     run_dir: str | None,
+    report_screenshots: str,
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
     recordings before they are written back."""
@@ -670,6 +687,7 @@ def record_command(
             *_llm_args(llm_timeout, llm_retries, model),
             *(f"--step={n}" for n in steps), *([f"--from={from_step}"] if from_step else []),
             *(["--no-verify"] if no_verify else []), *(["--keep-unverified"] if keep_unverified else []),
+            *_screenshots_args(report_screenshots),
         ],  # fmt: skip
         latency=_latency_for(device, latency),
         element_timeout=element_timeout,
@@ -677,6 +695,7 @@ def record_command(
         llm_retries=llm_retries,
         ask=asker_for(cast("AskMode", ask)),
         llm_base_url=llm_base_url,
+        report_screenshots=cast("ScreenshotMode", report_screenshots),
     )
     ctx.exit(code)
 
@@ -710,6 +729,7 @@ def record_command(
               help="Replay only shard I of N (1-based; one per CI job): an even, stable split of the trails.")
 @click.option("--shard-durations", type=click.Path(path_type=str), default=None, metavar="FILE",
               help="Balance the shards by the trail durations of a previous run (its run.json or JUnit XML).")
+@_screenshots_option
 @_debug_option
 @click.pass_context
 def replay_command(
@@ -734,6 +754,7 @@ def replay_command(
     run_dir: str | None,
     shard_text: str | None,
     shard_durations: str | None,
+    report_screenshots: str,
 ) -> None:
     """Replay trail files or folders with their recordings: no LLM unless a step needs one.
 
@@ -764,6 +785,7 @@ def replay_command(
         command=[
             "trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else []),
             *_timeout_args(element_timeout), *_llm_args(llm_timeout, llm_retries, model),
+            *_screenshots_args(report_screenshots),
             *(["--shard", str(shard)] if shard is not None else []),
         ],  # fmt: skip
         max_llm_calls=max_llm_calls,
@@ -774,6 +796,7 @@ def replay_command(
         llm_timeout=llm_timeout,
         llm_retries=llm_retries,
         llm_base_url=llm_base_url,
+        report_screenshots=cast("ScreenshotMode", report_screenshots),
     )
     ctx.exit(code)
 
@@ -824,6 +847,10 @@ def mcp_command(
     session = open_session(device) if device is not None else None  # a bad --device fails before serving
     bench = Workbench(Memory(secrets=found), session=session, open_session=open_session, secrets=found)
     serve(bench, http_port=http_port, announce=lambda line: click.echo(line, err=True))
+
+
+def _screenshots_args(mode: str) -> list[str]:
+    return [] if mode == "steps" else ["--screenshots", mode]
 
 
 def _timeout_args(element_timeout: float | None) -> list[str]:

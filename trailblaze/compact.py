@@ -38,11 +38,15 @@ from __future__ import annotations
 import io
 import zlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from trailblaze.hierarchy import Cover, Hierarchy, Node, Rect
 from trailblaze.occlusion import covers
 
-__all__ = ["CompactView", "compact_view", "draw_set_of_mark"]
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
+
+__all__ = ["CompactView", "compact_view", "draw_set_of_mark", "mark_image"]
 
 _MAX_TEXT = 80
 _BASE36 = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -375,10 +379,23 @@ def draw_set_of_mark(png_bytes: bytes, view: CompactView, scale: float) -> bytes
         view: The compact view whose refs to draw.
         scale: Screenshot pixels per hierarchy unit (`Hierarchy.scale` times any downscaling).
     """
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image
 
     with Image.open(io.BytesIO(png_bytes)) as src:
         image = src.convert("RGB")
+    mark_image(image, view, scale)
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def mark_image(image: PILImage, view: CompactView, scale: float) -> None:
+    """Draws every ref of `view` as a labelled box on a decoded RGB `image`, in place.
+
+    `scale` is the image's pixels per hierarchy unit (`Hierarchy.scale` times any downscaling).
+    """
+    from PIL import ImageDraw, ImageFont
+
     draw = ImageDraw.Draw(image)
     font_size = max(10, round(min(image.size) / 45))
     font = ImageFont.load_default(size=font_size)
@@ -396,6 +413,3 @@ def draw_set_of_mark(png_bytes: bytes, view: CompactView, scale: float) -> bytes
         ly = box[1] - th - 4 if box[1] >= th + 4 else box[1]
         draw.rectangle((lx, ly, lx + tw + 4, ly + th + 4), fill=colour)
         draw.text((lx + 2 - left, ly + 2 - top), ref, fill=(255, 255, 255), font=font)
-    out = io.BytesIO()
-    image.save(out, format="PNG")
-    return out.getvalue()

@@ -44,6 +44,7 @@ __all__ = ["TrailblazeConfig"]
 DEFAULT_DEVICE = "sim:android"
 DEFAULT_APP_ID = "dev.trailblaze.demo"
 _ARTIFACTS = ("on", "off", "retain-on-failure")
+_SCREENSHOTS = ("failures", "steps", "off")
 _LAUNCH_MODES = ("CLEAR_STATE", "FORCE_RESTART", "RESUME")
 
 
@@ -94,6 +95,9 @@ class TrailblazeConfig:
     llm_base_url: str | None = None
     """The model endpoint (`--trailblaze-llm-base-url`, ini `trailblaze_llm_base_url`); None: the
     provider's own (or `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`)."""
+    screenshots: str = "failures"
+    """Which screenshots a trail run keeps (`--trailblaze-screenshots`, ini `trailblaze_screenshots`):
+    `failures` (the default: only a failing step's, so a passing test takes none), `steps` or `off`."""
 
     @property
     def artifacts_root(self) -> Path:
@@ -144,6 +148,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=_ARTIFACTS,
         help="which tests keep their run directory (screenshots, hierarchies, run.json); "
         "default retain-on-failure",
+    )
+    group.addoption(
+        "--trailblaze-screenshots",
+        dest="trailblaze_screenshots",
+        choices=_SCREENSHOTS,
+        help="screenshots a trail run keeps: failures (default: a failing step's only), steps (after "
+        "every step) or off",
     )
     group.addoption(
         "--trailblaze-output",
@@ -233,6 +244,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("trailblaze_artifacts", "on | off | retain-on-failure", default="retain-on-failure")
     parser.addini("trailblaze_output", "folder for per-test artifacts", default="test-results/trailblaze")
+    parser.addini("trailblaze_screenshots", "failures | steps | off", default="failures")
     parser.addini("trailblaze_self_heal", "self-heal failing recorded steps", type="bool", default=False)
     parser.addini("trailblaze_latency", "latency profile of simulated devices", default="")
     parser.addini(
@@ -319,6 +331,11 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
     artifacts = option("trailblaze_artifacts") or str(config.getini("trailblaze_artifacts"))
     if artifacts not in _ARTIFACTS:
         raise pytest.UsageError(f"trailblaze_artifacts = {artifacts!r}: use one of {', '.join(_ARTIFACTS)}")
+    screenshots = option("trailblaze_screenshots") or str(config.getini("trailblaze_screenshots")).strip()
+    if screenshots not in _SCREENSHOTS:
+        raise pytest.UsageError(
+            f"trailblaze_screenshots = {screenshots!r}: use one of {', '.join(_SCREENSHOTS)}"
+        )
     launch_mode = str(config.getini("trailblaze_launch_mode")).upper()
     if launch_mode not in _LAUNCH_MODES:
         raise pytest.UsageError(
@@ -351,6 +368,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         model=_model(config),
         llm_base_url=option("trailblaze_llm_base_url") or str(config.getini("trailblaze_llm_base_url")).strip() or None,
         **_shard_settings(option("trailblaze_shard"), option("trailblaze_shard_durations"), base),
+        screenshots=screenshots,
     )
 
 
@@ -701,6 +719,7 @@ def _scrub_report(report: pytest.TestReport) -> None:
 def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
     """Saves the screenshot and hierarchy of a failed test; a dead device is noted, not raised."""
     from trailblaze._files import write_text
+    from trailblaze.artifacts import image_ext
 
     directory.mkdir(parents=True, exist_ok=True)
     saved: list[str] = []
@@ -711,8 +730,9 @@ def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
         dump = directory / ("failure.json" if hierarchy.format == "wda-json" else "failure.xml")
         write_text(dump, text)
         saved.append(str(dump))
-        shot = directory / "failure.png"
-        shot.write_bytes(session.screenshot())
+        data = session.screenshot()
+        shot = directory / f"failure.{image_ext(data)}"
+        shot.write_bytes(data)
         saved.append(str(shot))
     except Exception as exc:  # the device may be what failed; the report matters more than the picture
         saved.append(f"(could not capture the screen: {exc})")
@@ -897,6 +917,7 @@ def trail_runner(
         secrets=trailblaze_secrets,
         run_dir=directory,
         command=["pytest", item.nodeid],
+        screenshots=trailblaze_config.screenshots,
     )
     yield runner
     runner.close()

@@ -130,6 +130,16 @@ def render_html(
 # Rendering
 
 
+def _all_trails(trails: Iterable[TrailRecord]) -> Iterator[TrailRecord]:
+    """Every trail, with the proof replays and `runTrail` sub-trails inside them."""
+    for trail in trails:
+        yield trail
+        if trail.proof is not None:
+            yield from _all_trails([trail.proof])
+        for step in trail.steps:
+            yield from _all_trails(step.subtrails)
+
+
 class _Images:
     """Screenshots read from the run directory, downscaled and encoded once per distinct content
     (a step's "after" is usually the next step's "before")."""
@@ -344,6 +354,8 @@ class _Page:
         yield f"<div><dt>Device</dt><dd>{esc(device)}</dd></div>"
         if run.shard:
             yield f"<div><dt>Shards</dt><dd>{esc(run.shard)}</dd></div>"
+        if run.screenshots is not None:
+            yield f"<div><dt>Screenshots</dt><dd>{esc(self._captured())}</dd></div>"
         if run.command:
             yield f'<div class="wide"><dt>Command</dt><dd><code>{esc(shlex.join(run.command))}</code></dd></div>'
         yield "</dl>\n"
@@ -366,6 +378,21 @@ class _Page:
         else:
             yield '<p class="llm"><strong>LLM:</strong> no calls — every step replayed from its recording.</p>\n'
         yield "</header>\n"
+
+    def _captured(self) -> str:
+        """What the run photographed: its screenshot mode and how many pictures it kept."""
+        mode = self.run.screenshots
+        if mode == "off":
+            return "off — none taken (hierarchy dumps only)"
+        files = {
+            shot
+            for trail in _all_trails(self.run.trails)
+            for step in trail.steps
+            for shot in (step.screenshot_before, step.screenshot_after)
+            if shot
+        }
+        what = "after every step" if mode == "steps" else "failing steps only"
+        return f"{what} — {len(files)} captured"
 
     def _index(self) -> Iterator[str]:
         if not self.run.trails:
@@ -567,7 +594,8 @@ class _Page:
         for label, rel in shots:
             caption = label if label == "Before" or not _step_failing(step) else "After (at failure)"
             if not rel:
-                yield f'<figure class="shot none"><div class="noimg">no screenshot</div><figcaption>{esc(caption)}</figcaption></figure>'
+                why = "no screenshot" if self.run.screenshots != "failures" else "not taken (screenshots: failures only)"
+                yield f'<figure class="shot none"><div class="noimg">{esc(why)}</div><figcaption>{esc(caption)}</figcaption></figure>'
                 continue
             image = self.images.data_uri(self._locate(rel))
             if image is None:

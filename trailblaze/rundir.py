@@ -2,15 +2,24 @@
 
 ```
 RUN_DIR/
-  run.json                          RunRecord, rewritten after every step (atomic)
+  run.json                          RunRecord, rewritten as each trail starts and ends (atomic)
   01-login/                         one folder per trail
-    step-00-before.png / -after.png screenshots around each step (trailhead: step-th-…)
+    step-00-before.jpg / -after.jpg screenshots around each step (trailhead: step-th-…), stored as the
+                                    device sent them (JPEG from uiautomator2, PNG from WebDriverAgent)
     step-00-before.xml / -after.xml hierarchy dumps (the driver's raw source)
     llm/step-00-call-01.json        one redacted request/response per LLM call
     llm/step-00-call-01.jpg         the annotated screenshot that call sent
     recording.diff                  record: the change to the trail file (trail.diff: a self-heal's)
     proof/                          record: the proof replay of the new recordings, same layout
 ```
+
+Which screenshots are taken is the run's `screenshots` mode (`trailblaze.artifacts`): `steps` (the
+CLI's default), `failures` (only a failing step's "after"; pytest's default) or `off`. Screenshots
+are taken and files written on a background thread (`trailblaze.artifacts.Background`); the
+session's next action waits for a screenshot still in flight, so each picture shows the screen the
+step left. `run.json` is written when a trail starts (status `running`, the writer's pid) and ends,
+not after every step, so a long run does not rewrite an ever larger file per step; a killed run still
+reads `running` with a dead pid, i.e. interrupted (ADR 0019).
 
 A step's "before" is the previous step's "after" file when no device action ran in between (so a
 replay pays one screenshot per step, not two); `run.json` then names the same file twice.
@@ -26,6 +35,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze._files import write_text
+from trailblaze.artifacts import Background, ScreenshotMode, image_ext
 from trailblaze.llm import transcript_entry
 from trailblaze.runlog import (
     LLMCallRecord,
@@ -43,9 +54,13 @@ from trailblaze.runlog import (
     UsageTotals,
     model_label,
     write_run,
+    trail_text,
+    write_run_text,
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from trailblaze.agent import ToolRun
     from trailblaze.execute import ToolResult
     from trailblaze.hierarchy import Hierarchy
@@ -83,7 +98,15 @@ class RunDir:
     It is also the agent's observer (`on_llm_call`, `on_tool`) for the step being run.
     """
 
-    def __init__(self, root: str | Path, memory: Memory, *, command: list[str], device: str) -> None:
+    def __init__(
+        self,
+        root: str | Path,
+        memory: Memory,
+        *,
+        command: list[str],
+        device: str,
+        screenshots: ScreenshotMode = "steps",
+    ) -> None:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.memory = memory
@@ -94,13 +117,20 @@ class RunDir:
             device=device,
             status="running",
             pid=os.getpid(),
+            screenshots=screenshots,
         )
+        self.screenshots: ScreenshotMode = screenshots
         self.trail: TrailRecord | None = None
         self.step: StepRecord | None = None
         self._trail_dir = self.root
         self._started = time.monotonic()
         self._last_after: _Capture | None = None
         self._stack: list[tuple[TrailRecord, StepRecord, Path]] = []
+        self._work = Background()
+        self._shot: _Shot | None = None
+        """The screenshot taken last (maybe still in flight): the next action waits for it."""
+        self._frozen: dict[int, str] = {}
+        """run.json text of trails that ended before the current one, by id(): not serialized again."""
         self.write()  # from the start: a run killed before its first trail still reads `running`
 
     # --- structure ---------------------------------------------------------------------------------
@@ -169,27 +199,38 @@ class RunDir:
             if last is not None and last.still_on(session):
                 # Nothing touched the device since the last step's "after": that is this step's "before",
                 # and taking it again would cost a screenshot round trip per step for the same picture.
-                record.screenshot_before, record.hierarchy_before = last.screenshot, last.hierarchy
+                record.hierarchy_before = last.hierarchy
+                if last.shot is not None:
+                    last.shot.name_in(record, "screenshot_before")
             else:
-                record.screenshot_before, record.hierarchy_before = self._capture(session, "before")
+                shoot = self.screenshots == "steps"
+                record.hierarchy_before, shot = self._capture(session, "before", shoot=shoot)
+                if shot is not None:
+                    shot.name_in(record, "screenshot_before")
         return record
 
     def finish_step(self, session: DeviceSession | None, started: float) -> None:
-        """Capture the screen after the step, add up its usage and rewrite `run.json`."""
+        """Capture the screen after the step (in the background) and add up its usage.
+
+        `run.json` is not rewritten here but when the trail ends (`finish_trail`).
+        """
         step, trail = self.step, self.trail
         assert step is not None and trail is not None
         step.duration_ms = (time.monotonic() - started) * 1000
         if session is not None:
             self._last_after = None
+            # a failing step always gets its picture (unless screenshots are off)
+            shoot = self.screenshots == "steps" or (self.screenshots == "failures" and step.status == "failed")
             try:
-                step.screenshot_after, step.hierarchy_after = self._capture(session, "after")
-                self._last_after = _Capture.of(session, step.screenshot_after, step.hierarchy_after)
+                step.hierarchy_after, shot = self._capture(session, "after", shoot=shoot)
+                if shot is not None:
+                    shot.name_in(step, "screenshot_after")
+                self._last_after = _Capture.of(session, shot, step.hierarchy_after)
             except Exception:  # the device may be what failed; the log matters more than the picture
                 pass
         step.error = self._redact(step.error) if step.error else step.error
         trail.usage.add(step.usage)
         self.run.usage.add(step.usage)
-        self.write()
 
     def finish_trail(self, status: str, error: str | None, started: float) -> None:
         trail = self.trail
@@ -206,10 +247,33 @@ class RunDir:
             for trail in self.run.trails:
                 if trail.status == "running":
                     trail.status, trail.error = "interrupted", "interrupted (Ctrl-C)"
+        self._frozen.clear()  # the last word is written from the records themselves
         self.write()
+        self._work.close()
 
     def write(self) -> None:
-        write_run(self.run, self.root)
+        """Rewrites `run.json` (atomically) once the artifacts in flight have landed.
+
+        Trails that ended before the current one are not serialized again (their text is kept), so
+        a run of many trails costs the same per trail at the end as at the start.
+        """
+        self.flush()
+        trails = self.run.trails
+        current = {id(self.trail), *(id(t) for t, _, _ in self._stack)}
+        parts = []
+        for trail in trails:
+            key = id(trail)
+            text = self._frozen.get(key)
+            if text is None:
+                text = trail_text(trail)
+                if trail is not trails[-1] and key not in current and trail.status != "running":
+                    self._frozen[key] = text
+            parts.append(text)
+        write_run_text(self.run, self.root, parts)
+
+    def flush(self) -> None:
+        """Waits for every screenshot and file being taken or written in the background."""
+        self._work.wait()
 
     # --- tools ---------------------------------------------------------------------------------------
     def add_replayed(
@@ -305,17 +369,49 @@ class RunDir:
     def _step_tag(self, step: StepRecord) -> str:
         return "step-th" if step.index < 0 else f"step-{step.index:02d}"
 
-    def _capture(self, session: DeviceSession, when: str) -> tuple[str, str]:
+    def _capture(self, session: DeviceSession, when: str, *, shoot: bool) -> tuple[str, _Shot | None]:
+        """Writes the screen's dump (background) and, with `shoot`, starts its screenshot (background).
+
+        Returns the dump's relative path and the screenshot in flight.
+        """
         assert self.step is not None
         stem = f"{self._step_tag(self.step)}-{when}"
         hierarchy = session.screen()
-        source = hierarchy.source
-        text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+        source, memory, folder = hierarchy.source, self.memory, self._trail_dir
         ext = "json" if hierarchy.format == "wda-json" else "xml"
-        write_text(self._trail_dir / f"{stem}.{ext}", self._redact(text))
-        (self._trail_dir / f"{stem}.png").write_bytes(session.screenshot())
+
+        def write_dump() -> None:
+            text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+            write_text(folder / f"{stem}.{ext}", memory.redact(text))
+
+        self._work.submit(write_dump)
         rel = self._rel_dir()
-        return f"{rel}/{stem}.png", f"{rel}/{stem}.{ext}"
+        shot = self._screenshot(session, folder, f"{rel}/{stem}") if shoot else None
+        return f"{rel}/{stem}.{ext}", shot
+
+    def _screenshot(self, session: DeviceSession, folder: Path, rel_stem: str) -> _Shot:
+        """Takes a screenshot in the background into `rel_stem`.<the image's own extension>."""
+        shot = _Shot()
+        name = rel_stem.rsplit("/", 1)[-1]
+
+        def take() -> None:
+            try:
+                data = session.screenshot()
+                ext = image_ext(data)
+                (folder / f"{name}.{ext}").write_bytes(data)
+                shot.landed(f"{rel_stem}.{ext}")
+            except Exception:  # the device may be what failed; the log matters more than the picture
+                shot.landed(None)
+
+        shot.future = self._work.submit(take)
+        self._shot = shot
+        session.before_action = self._before_action
+        return shot
+
+    def _before_action(self) -> None:
+        shot = self._shot
+        if shot is not None and shot.future is not None:
+            shot.future.exception()  # wait for it; a failed picture is the picture's problem
 
     def _rel_dir(self) -> str:
         return self._trail_dir.relative_to(self.root).as_posix()
@@ -324,11 +420,40 @@ class RunDir:
         return self.memory.redact(value)
 
 
+class _Shot:
+    """A screenshot being taken in the background: the records that show it get its path when it lands."""
+
+    def __init__(self) -> None:
+        self.future: Future[None] | None = None
+        self._lock = threading.Lock()
+        self._done = False
+        self._path: str | None = None
+        self._targets: list[tuple[StepRecord, str]] = []
+
+    def name_in(self, record: StepRecord, attribute: str) -> None:
+        """Set `record.<attribute>` to the picture's path once it is written (now if it is)."""
+        with self._lock:
+            if not self._done:
+                self._targets.append((record, attribute))
+                return
+        if self._path is not None:
+            setattr(record, attribute, self._path)
+
+    def landed(self, path: str | None) -> None:
+        with self._lock:
+            self._done, self._path = True, path
+            targets, self._targets = self._targets, []
+        if path is not None:
+            for record, attribute in targets:
+                setattr(record, attribute, path)
+
+
 @dataclass(frozen=True)
 class _Capture:
-    """A screenshot + hierarchy pair kept in the run directory, and the device state it showed."""
+    """A screenshot (if one was taken) + hierarchy pair kept in the run directory, and the device
+    state it showed."""
 
-    screenshot: str
+    shot: _Shot | None
     hierarchy: str
     actions: int
     """`session.stats.actions` when it was taken."""
@@ -336,8 +461,8 @@ class _Capture:
     """The session's cached dump it was taken with."""
 
     @classmethod
-    def of(cls, session: DeviceSession, screenshot: str, hierarchy: str) -> _Capture:
-        return cls(screenshot, hierarchy, session.stats.actions, session.screen())
+    def of(cls, session: DeviceSession, shot: _Shot | None, hierarchy: str) -> _Capture:
+        return cls(shot, hierarchy, session.stats.actions, session.screen())
 
     def still_on(self, session: DeviceSession) -> bool:
         """No action since, and the session still holds the same settled dump (nothing re-read a

@@ -1,6 +1,6 @@
 """The run directory's `run.json`: what happened in a record or replay run, as pydantic models.
 
-The runner writes it (after every step, atomically, so a crash leaves a readable log); the HTML
+The runner writes it (as each trail starts and ends, atomically, so a crash leaves a readable log); the HTML
 and JUnit reports and `trailblaze report RUN_DIR` read it. Paths inside are relative to the run
 directory. Secret values never appear: params keep their `{{templates}}` and the file is scrubbed
 of every registered secret as it is written (`trailblaze.redact`).
@@ -38,6 +38,8 @@ __all__ = [
     "model_label",
     "usage_cost_text",
     "write_run",
+    "trail_text",
+    "write_run_text",
 ]
 
 RUN_FILE = "run.json"
@@ -208,6 +210,9 @@ class RunRecord(_Model):
     shard: str | None = None
     """`i/N` when this run replayed shard i of N (`replay --shard`); a merged report lists them all
     (`1/3, 2/3, 3/3`)."""
+    screenshots: Literal["steps", "failures", "off"] | None = None
+    """Which screenshots the run took (`trailblaze.artifacts`): after every step, only for failing
+    steps, or none; None in run logs from before the option (every step)."""
 
     @property
     def passed(self) -> bool:
@@ -222,6 +227,24 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
     text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
     atomic_write_text(target, text)
     return target
+
+
+def write_run_text(run: RunRecord, run_dir: str | os.PathLike[str], trails: list[str]) -> Path:
+    """`write_run` with the trails already serialized, in order, each by `trail_text`: a writer that
+    keeps the text of finished trails does not serialize them again."""
+    directory = Path(run_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / RUN_FILE
+    head = json.dumps(run.model_dump(mode="json", exclude={"trails"}), indent=2, ensure_ascii=False)
+    listed = "[\n" + ",\n".join(trails) + "\n  ]" if trails else "[]"
+    atomic_write_text(target, f'{head.removesuffix("}")[:-1]},\n  "trails": {listed}\n}}\n')
+    return target
+
+
+def trail_text(trail: TrailRecord) -> str:
+    """One trail as it sits in run.json's `trails` list (for `write_run_text`)."""
+    text = json.dumps(trail.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    return "    " + text.replace("\n", "\n    ")
 
 
 def load_run(run_dir: str | os.PathLike[str]) -> RunRecord:

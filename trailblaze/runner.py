@@ -37,6 +37,7 @@ from trailblaze.trail import Trail, load_trail
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from trailblaze.artifacts import ScreenshotMode
     from trailblaze.llm import LLMClient
     from trailblaze.rundir import RunDir
     from trailblaze.session import DeviceSession
@@ -250,7 +251,11 @@ def _agent_needed(trails: list[tuple[Path, Trail]], device: str) -> str | None:
 
 
 def _open_run_dir(
-    run_dir: str | None, secrets: Mapping[str, str], command: list[str], device: str
+    run_dir: str | None,
+    secrets: Mapping[str, str],
+    command: list[str],
+    device: str,
+    screenshots: ScreenshotMode = "steps",
 ) -> tuple[RunDir, bool]:
     """The run directory, and whether this run created it."""
     from trailblaze.errors import UsageError
@@ -259,7 +264,8 @@ def _open_run_dir(
     try:
         root = Path(run_dir) if run_dir else default_run_dir()
         existed = root.exists()
-        return RunDir(root, Memory(secrets=secrets), command=command, device=device), not existed
+        rundir = RunDir(root, Memory(secrets=secrets), command=command, device=device, screenshots=screenshots)
+        return rundir, not existed
     except OSError as exc:
         where = run_dir if run_dir else "the default run directory under .trailblaze/runs"
         raise UsageError(
@@ -308,12 +314,14 @@ def run_record_command(
     llm_retries: int | None = None,
     ask: Callable[[str], str] | None = None,
     llm_base_url: str | None = None,
+    report_screenshots: ScreenshotMode = "steps",
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
     `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
     `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
     `ask` answers the agent's `askUser` questions (`--ask`); None: the tool is not offered.
+    `report_screenshots` picks the run directory's screenshots (`--screenshots`: steps, failures, off).
 
     Returns:
         The exit code: 0 every trail passed, 1 a step failed.
@@ -332,7 +340,7 @@ def run_record_command(
     if why:
         llms.check(why)
     console = _console()
-    rundir, created = _open_run_dir(run_dir, secrets, command, device)
+    rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
     root = rundir.root
     failed = 0
     session = _open_session(device, latency, rundir, created, llms, element_timeout)
@@ -464,6 +472,7 @@ def run_replay_command(
     shard: Shard | None = None,
     durations: Mapping[str, float] | None = None,
     llm_base_url: str | None = None,
+    report_screenshots: ScreenshotMode = "steps",
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
 
@@ -472,6 +481,7 @@ def run_replay_command(
 
     `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
     `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
+    `report_screenshots` picks the run directory's screenshots (`--screenshots`: steps, failures, off).
 
     The run directory, the HTML report and the JUnit file are written even when a trail fails or
     the device dies mid-run.
@@ -504,7 +514,7 @@ def run_replay_command(
     if why:
         llms.check(why)
     console = _console()
-    rundir, created = _open_run_dir(run_dir, secrets, command, device)
+    rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
     root = rundir.root
     rundir.run.shard = str(shard) if shard is not None else None
     if not trails:  # more shards than trails: this job has nothing to do, and says so in its reports

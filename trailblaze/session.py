@@ -9,6 +9,7 @@ trips the session makes, which is what `benchmarks/p2_round_trips.py` reports.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -106,6 +107,11 @@ class DeviceSession:
         self._on_close = on_close
         self._closed = False
         self._trail_end: dict[str, Callable[[], None]] = {}
+        self._shot_lock = threading.Lock()
+        self._shot: tuple[Hierarchy, int, bytes] | None = None
+        self.before_action: Callable[[], None] | None = None
+        """Called before every device action: the run directory waits there for a screenshot it is
+        taking in the background, so the picture shows the screen before the action."""
         self.info: DeviceInfo = self._timed(lambda: driver.info)
 
     def __repr__(self) -> str:
@@ -133,9 +139,22 @@ class DeviceSession:
         return hierarchy
 
     def screenshot(self) -> bytes:
-        """The current screen as PNG bytes."""
-        self.stats.screenshots += 1
-        return self._timed(self.driver.screenshot)
+        """The current screen as the device's image bytes (JPEG or PNG, as the driver hands them over).
+
+        While no action happened since the cached settled dump, the screen is the one already
+        photographed, so a second call (the report's picture, then the model's) costs no round trip.
+        Safe to call from the run directory's background thread.
+        """
+        with self._shot_lock:
+            cache = self._cache
+            shot = self._shot
+            if shot is not None and cache.fresh and shot[0] is cache.hierarchy and shot[1] == self.stats.actions:
+                return shot[2]
+            key, actions = (cache.hierarchy if cache.fresh else None), self.stats.actions
+            self.stats.screenshots += 1
+            data = self._timed(self.driver.screenshot)
+            self._shot = (key, actions, data) if key is not None else None
+            return data
 
     @property
     def last_settle(self) -> SettleResult | None:
@@ -154,6 +173,8 @@ class DeviceSession:
         # leaves the UI as it was (an already-selected tab, an assertion-like tap), one dump proves the
         # screen is still settled, so a step costs one action + one dump (P2).
         before = cache.hierarchy if (cache.fresh and cache.settled) else None
+        if self.before_action is not None:
+            self.before_action()
         cache.fresh = False
         cache.settled = False
         self.stats.actions += 1

@@ -12,6 +12,7 @@ import base64
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.artifacts import image_media_type
 from trailblaze.compact import compact_view
 from trailblaze.llm import ImageBlock, LLMRequest, Message, TextBlock, ToolSpec
 
@@ -59,7 +60,7 @@ def ask_screen(llm: LLMClient, session: DeviceSession, prompt: str, *, verdict: 
     """Asks `prompt` about the settled screen; raises `LLMError` when the call fails."""
     hierarchy = session.settle()
     view = compact_view(hierarchy)
-    png = session.screenshot()
+    shot = session.screenshot()  # the device's bytes: JPEG from uiautomator2, PNG from WebDriverAgent
     tool = _VERDICT if verdict else _ANSWER
     question = f"Is this true of the screen? {prompt}" if verdict else prompt
     request = LLMRequest(
@@ -68,7 +69,7 @@ def ask_screen(llm: LLMClient, session: DeviceSession, prompt: str, *, verdict: 
         tool_choice=tool.name,
         messages=(
             Message.user(
-                ImageBlock(media_type="image/png", data_base64=base64.b64encode(png).decode("ascii")),
+                ImageBlock(media_type=image_media_type(shot), data_base64=base64.b64encode(shot).decode("ascii")),
                 TextBlock(text=f"View hierarchy:\n{view.text}\n\n{question}"),
             ),
         ),

@@ -266,9 +266,9 @@ def _network(run: RunContext, p: cp.NetworkConnection) -> Outcome:
 
 
 def _take_snapshot(run: RunContext, p: cp.TakeSnapshot) -> Outcome:
-    png = run.session.screenshot()
+    shot = run.session.screenshot()
     note = f" - {p.description}" if p.description else ""
-    return "OK", f"snapshot '{p.screenName}'{note} captured ({len(png)} bytes)"
+    return "OK", f"snapshot '{p.screenName}'{note} captured ({len(shot)} bytes)"
 
 
 def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> Outcome:
