@@ -133,7 +133,8 @@ def test_realistic_inbox_with_a_ticking_clock_settles(platform: str) -> None:
         r.session.invalidate()
         r.session.settle()
         res = r.session.last_settle
-        assert res is not None and res.settled and not res.timed_out and res.dumps == 2
+        # the device's idle signal plus one dump; the ticking clock is noise either way
+        assert res is not None and res.settled and not res.timed_out and res.dumps == 1
 
 
 @pytest.mark.slow
@@ -146,7 +147,8 @@ def test_animation_after_an_action_is_waited_out(platform: str) -> None:
         waited = time.monotonic() - t0
         res = r.session.last_settle
         assert res is not None and res.settled and not res.timed_out
-        assert 0.6 <= waited < 2.0 and res.dumps >= 5
+        # waited out by the device's idle signal (u2 `waitForIdle`, WDA quiescence), not by dumps
+        assert 0.6 <= waited < 2.0 and res.dumps == 1
         assert "Syncing" not in " ".join(n.text for n in r.session.screen().nodes)
 
 

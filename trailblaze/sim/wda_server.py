@@ -27,7 +27,7 @@ from trailblaze.errors import DeviceError
 from trailblaze.sim.faults import Conditions, RequestKind
 from trailblaze.sim.ios_query import QueryError, find_class_chain, find_predicate, find_xpath
 from trailblaze.sim.ios_source import SPRINGBOARD, IosElement, Snapshot, build_snapshot
-from trailblaze.sim.model import Frame, Key, SimDevice, deep_link_app
+from trailblaze.sim.model import Frame, Key, SimDevice, deep_link_app, wait_until_still
 
 __all__ = ["WdaSimServer"]
 
@@ -275,6 +275,8 @@ class WdaSimServer:
             empty_dump=fault == "empty_dump",
         )
         value = route.handler(self, req)
+        if route.kind == "action":
+            _quiesce(self)
         return 200, self._envelope(value)
 
     def _envelope(self, value: Any) -> bytes:
@@ -662,6 +664,15 @@ def _device_info(s: WdaSimServer, req: _Req) -> Any:
         "isSimulator": True,
         "thermalState": 0,
     }
+
+
+def _quiesce(s: WdaSimServer) -> None:
+    # WDA answers an action only once the app is quiescent (no running animation), bounded by the
+    # `waitForIdleTimeout` setting (seconds; 0 turns the wait off, as does `shouldWaitForQuiescence: false`).
+    timeout = s._settings.get("waitForIdleTimeout", 10.0)
+    if s._settings.get("shouldWaitForQuiescence", True) is False or not isinstance(timeout, int | float) or timeout <= 0:
+        return
+    wait_until_still(s.device, float(timeout))
 
 
 @_route("GET", "appium/settings")
