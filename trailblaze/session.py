@@ -78,6 +78,9 @@ class _Cache:
     """No action happened since `hierarchy` was dumped."""
     settled: bool = False
     """`hierarchy` ended a settle (or agrees with the dump before it)."""
+    pending: bool = False
+    """An action settled on the device's idle signal and nobody has looked since: the next look
+    finishes that settle (its one dump)."""
     last_settle: SettleResult | None = field(default=None)
 
 
@@ -125,7 +128,10 @@ class DeviceSession:
 
     # --- observation -----------------------------------------------------------------------------
     def screen(self) -> Hierarchy:
-        """The cached dump if no action happened since it was taken, else a fresh one."""
+        """The cached dump if no action happened since it was taken, else a fresh one (the settled
+        dump of an action whose observation was deferred)."""
+        if self._cache.pending:
+            return self._settle(None)
         cached = self.cached_screen()
         return cached if cached is not None else self.refresh()
 
@@ -138,6 +144,7 @@ class DeviceSession:
         """A fresh dump (one round trip); it becomes the cached one."""
         hierarchy = self._dump()
         cache = self._cache
+        cache.pending = False
         cache.settled = (
             cache.fresh and cache.hierarchy is not None and _same(cache.hierarchy, hierarchy)
         )
@@ -155,11 +162,18 @@ class DeviceSession:
         return self._cache.last_settle
 
     # --- actions -----------------------------------------------------------------------------------
-    def act(self, action: Callable[[Driver], Any], *, settle: bool = True) -> Hierarchy | None:
+    def act(
+        self, action: Callable[[Driver], Any], *, settle: bool = True, observe: bool = True
+    ) -> Hierarchy | None:
         """Runs one device action, then (by default) settles and caches the settled dump.
 
+        With `observe=False` (typing, focusing a field: actions whose tool does not look at the
+        result) and a device with an idle signal, the settle waits for idle now and takes its dump
+        only when the next tool looks (`screen()`, `resolve()`, `settle()`): a tap into a field
+        followed by typing costs no dump in between.
+
         Returns:
-            The settled hierarchy, or None with `settle=False`.
+            The settled hierarchy, or None with `settle=False` or a deferred observation.
         """
         cache = self._cache
         # A settled screen before the action is the first sample of the next settle: when the action
@@ -169,8 +183,12 @@ class DeviceSession:
         cache.fresh = False
         cache.settled = False
         self.stats.actions += 1
+        cache.pending = False
         self._timed(lambda: action(self.driver))
         if not settle:
+            return None
+        if not observe and self._idle(self.settle_timeout) is not None:
+            cache.pending = True
             return None
         return self._settle(before)
 
@@ -186,6 +204,8 @@ class DeviceSession:
         unchanged UI again costs one dump; a settled cache costs nothing.
         """
         cache = self._cache
+        if cache.pending:
+            return self._settle(None)
         if cache.fresh and cache.settled and cache.hierarchy is not None:
             return cache.hierarchy
         return self._settle(cache.hierarchy if cache.fresh else None)
@@ -218,6 +238,7 @@ class DeviceSession:
         if result.timed_out:
             self.stats.settle_timeouts += 1
         cache.hierarchy, cache.fresh, cache.settled = result.hierarchy, True, result.settled
+        cache.pending = False
         cache.last_settle = result
         return result.hierarchy
 

@@ -668,11 +668,17 @@ def _device_info(s: WdaSimServer, req: _Req) -> Any:
 
 def _quiesce(s: WdaSimServer) -> None:
     # WDA answers an action only once the app is quiescent (no running animation), bounded by the
-    # `waitForIdleTimeout` setting (seconds; 0 turns the wait off, as does `shouldWaitForQuiescence: false`).
+    # `waitForIdleTimeout` setting (seconds; 0 turns the wait off, as does `shouldWaitForQuiescence` /
+    # `waitForQuiescence` false).
     timeout = s._settings.get("waitForIdleTimeout", 10.0)
-    if s._settings.get("shouldWaitForQuiescence", True) is False or not isinstance(timeout, int | float) or timeout <= 0:
+    if not _quiescence_on(s._settings) or not isinstance(timeout, int | float) or timeout <= 0:
         return
     wait_until_still(s.device, float(timeout))
+
+
+def _quiescence_on(settings: dict[str, Any]) -> bool:
+    """Whether WDA settings leave the quiescence wait on (it is on unless a setting says false)."""
+    return all(settings.get(key, True) is not False for key in ("shouldWaitForQuiescence", "waitForQuiescence"))
 
 
 @_route("GET", "appium/settings")

@@ -99,7 +99,8 @@ class IosDriver:
                 raw = self._s._session_http.get("/appium/settings").value
                 settings = raw if isinstance(raw, dict) else {}
                 bound = settings.get("waitForIdleTimeout", 10)
-                if settings.get("shouldWaitForQuiescence", True) is False or not isinstance(bound, int | float):
+                off = any(settings.get(k, True) is False for k in ("shouldWaitForQuiescence", "waitForQuiescence"))
+                if off or not isinstance(bound, int | float):
                     return False
                 if bound <= 0:
                     return False
