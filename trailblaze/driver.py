@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from types import TracebackType
 
+    from trailblaze.device_query import ElementQuery
     from trailblaze.hierarchy import Hierarchy
 
 __all__ = [
@@ -30,6 +31,8 @@ __all__ = [
     "LaunchMode",
     "SupportsAppList",
     "SupportsClipboard",
+    "SupportsElementWait",
+    "SupportsIdle",
     "SupportsOpenUrl",
     "ShellOutput",
     "SupportsShell",
@@ -149,6 +152,29 @@ class SupportsOpenUrl(Protocol):
 class SupportsAppList(Protocol):
     def list_apps(self) -> list[str]:
         """Ids of the installed apps (packages / bundle ids)."""
+        ...
+
+
+@runtime_checkable
+class SupportsIdle(Protocol):
+    def wait_for_idle(self, timeout: float) -> bool | None:
+        """Waits for the device's own idle signal (uiautomator's `waitForIdle`, WDA's quiescence).
+
+        Returns:
+            True once idle, False at the bound, None when this device offers no idle signal (the
+            session then compares consecutive dumps instead).
+        """
+        ...
+
+
+@runtime_checkable
+class SupportsElementWait(Protocol):
+    def wait_for(self, query: ElementQuery, timeout: float, *, gone: bool = False) -> bool:
+        """Waits on the device until something matches `query` (or, with `gone`, nothing does).
+
+        Returns:
+            Whether that happened within `timeout` seconds.
+        """
         ...
 
 

@@ -446,7 +446,7 @@ def _tap_on_point(run: _Run, p: rt.TapOnPoint) -> Outcome:
 
 
 def _input_text(run: _Run, p: rt.InputText) -> Outcome:
-    run.session.act(lambda d: d.input_text(p.text))
+    run.session.act(lambda d: d.input_text(p.text), observe=False)  # the next tool's look settles it
     if p.hideKeyboardAfter and run.session.screen().keyboard_shown:
         run.session.act(lambda d: d.hide_keyboard())
         return "OK", f"typed {p.text!r} and hid the keyboard"

@@ -53,7 +53,6 @@ from trailblaze.runlog import (
     TrailRecord,
     UsageTotals,
     model_label,
-    write_run,
     trail_text,
     write_run_text,
 )

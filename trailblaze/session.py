@@ -9,15 +9,18 @@ trips the session makes, which is what `benchmarks/p2_round_trips.py` reports.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from trailblaze.device_query import element_query, query_for_node
+from trailblaze.driver import SupportsElementWait, SupportsIdle
 from trailblaze.occlusion import covers
 from trailblaze.resolve import resolve as resolve_selector
-from trailblaze.settle import SettleResult, settle
+from trailblaze.settle import SettleResult, backoff, loading_indicator, settle, settle_on_idle
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -43,6 +46,10 @@ class SessionStats:
     settles: int = 0
     settle_timeouts: int = 0
     settle_s: float = 0.0
+    idle_waits: int = 0
+    """Idle-signal round trips (`waitForIdle`; free on iOS, where WDA waits inside the action)."""
+    element_waits: int = 0
+    """Waits on the device's own element query instead of polling dumps."""
     device_s: float = 0.0
     """Wall time spent inside driver calls (device + client + transport)."""
 
@@ -72,6 +79,9 @@ class _Cache:
     """No action happened since `hierarchy` was dumped."""
     settled: bool = False
     """`hierarchy` ended a settle (or agrees with the dump before it)."""
+    pending: bool = False
+    """An action settled on the device's idle signal and nobody has looked since: the next look
+    finishes that settle (its one dump)."""
     last_settle: SettleResult | None = field(default=None)
 
 
@@ -81,7 +91,8 @@ class DeviceSession:
     Args:
         driver: The connected driver (the session closes it).
         settle_timeout: Bound on one settle, in seconds (a timeout is recorded, not raised).
-        poll_interval: Pause between dumps while settling or polling a selector.
+        poll_interval: First pause between dumps while settling without an idle signal or polling a
+            selector the device cannot query; later pauses grow by half up to `max_poll_interval`.
         resolve_timeout: Default bound for `resolve()` polling.
         loading_timeout: Bound on settling while a loading indicator shows.
         on_close: Called after the driver closes (e.g. stops a simulator the session owns).
@@ -92,7 +103,8 @@ class DeviceSession:
         driver: Driver,
         *,
         settle_timeout: float = 3.0,
-        poll_interval: float = 0.15,
+        poll_interval: float = 0.025,
+        max_poll_interval: float = 0.25,
         resolve_timeout: float = 5.0,
         loading_timeout: float = 10.0,
         on_close: Callable[[], None] | None = None,
@@ -100,6 +112,7 @@ class DeviceSession:
         self.driver = driver
         self.settle_timeout = settle_timeout
         self.poll_interval = poll_interval
+        self.max_poll_interval = max(poll_interval, max_poll_interval)
         self.resolve_timeout = resolve_timeout
         self.loading_timeout = loading_timeout
         self.stats = SessionStats()
@@ -113,13 +126,19 @@ class DeviceSession:
         """Called before every device action: the run directory waits there for a screenshot it is
         taking in the background, so the picture shows the screen before the action."""
         self.info: DeviceInfo = self._timed(lambda: driver.info)
+        if isinstance(driver, SupportsIdle):
+            # Tells a device whose actions wait for idle themselves (WDA) the bound to use.
+            self._idle(settle_timeout)
 
     def __repr__(self) -> str:
         return f"<DeviceSession {self.info.classifier} {self.info.serial}>"
 
     # --- observation -----------------------------------------------------------------------------
     def screen(self) -> Hierarchy:
-        """The cached dump if no action happened since it was taken, else a fresh one."""
+        """The cached dump if no action happened since it was taken, else a fresh one (the settled
+        dump of an action whose observation was deferred)."""
+        if self._cache.pending:
+            return self._settle(None)
         cached = self.cached_screen()
         return cached if cached is not None else self.refresh()
 
@@ -132,6 +151,7 @@ class DeviceSession:
         """A fresh dump (one round trip); it becomes the cached one."""
         hierarchy = self._dump()
         cache = self._cache
+        cache.pending = False
         cache.settled = (
             cache.fresh and cache.hierarchy is not None and _same(cache.hierarchy, hierarchy)
         )
@@ -162,11 +182,18 @@ class DeviceSession:
         return self._cache.last_settle
 
     # --- actions -----------------------------------------------------------------------------------
-    def act(self, action: Callable[[Driver], Any], *, settle: bool = True) -> Hierarchy | None:
+    def act(
+        self, action: Callable[[Driver], Any], *, settle: bool = True, observe: bool = True
+    ) -> Hierarchy | None:
         """Runs one device action, then (by default) settles and caches the settled dump.
 
+        With `observe=False` (typing, focusing a field: actions whose tool does not look at the
+        result) and a device with an idle signal, the settle waits for idle now and takes its dump
+        only when the next tool looks (`screen()`, `resolve()`, `settle()`): a tap into a field
+        followed by typing costs no dump in between.
+
         Returns:
-            The settled hierarchy, or None with `settle=False`.
+            The settled hierarchy, or None with `settle=False` or a deferred observation.
         """
         cache = self._cache
         # A settled screen before the action is the first sample of the next settle: when the action
@@ -178,8 +205,12 @@ class DeviceSession:
         cache.fresh = False
         cache.settled = False
         self.stats.actions += 1
+        cache.pending = False
         self._timed(lambda: action(self.driver))
         if not settle:
+            return None
+        if not observe and self._idle(self.settle_timeout) is not None:
+            cache.pending = True
             return None
         return self._settle(before)
 
@@ -195,26 +226,59 @@ class DeviceSession:
         unchanged UI again costs one dump; a settled cache costs nothing.
         """
         cache = self._cache
+        if cache.pending:
+            return self._settle(None)
         if cache.fresh and cache.settled and cache.hierarchy is not None:
             return cache.hierarchy
         return self._settle(cache.hierarchy if cache.fresh else None)
 
     def _settle(self, previous: Hierarchy | None) -> Hierarchy:
         cache = self._cache
-        result = settle(
-            self._dump,
-            previous=previous,
-            timeout=self.settle_timeout,
-            interval=self.poll_interval,
-            loading_timeout=self.loading_timeout,
-        )
+        result: SettleResult | None = None
+        if isinstance(self.driver, SupportsIdle):
+            # The device's idle signal plus one dump; a loading indicator is waited out on the device.
+            result = settle_on_idle(
+                self._idle,
+                self._dump,
+                wait_gone=self._wait_node_gone,
+                timeout=self.settle_timeout,
+                loading_timeout=self.loading_timeout,
+                interval=self.poll_interval,
+                max_interval=self.max_poll_interval,
+            )
+        if result is None:  # no idle signal on this device: two consecutive dumps must agree
+            result = settle(
+                self._dump,
+                previous=previous,
+                timeout=self.settle_timeout,
+                interval=self.poll_interval,
+                max_interval=self.max_poll_interval,
+                loading_timeout=self.loading_timeout,
+            )
         self.stats.settles += 1
         self.stats.settle_s += result.waited_s
         if result.timed_out:
             self.stats.settle_timeouts += 1
         cache.hierarchy, cache.fresh, cache.settled = result.hierarchy, True, result.settled
+        cache.pending = False
         cache.last_settle = result
         return result.hierarchy
+
+    def _idle(self, timeout: float) -> bool | None:
+        driver = self.driver
+        if not isinstance(driver, SupportsIdle):
+            return None
+        self.stats.idle_waits += 1
+        return self._timed(lambda: driver.wait_for_idle(timeout))
+
+    def _wait_node_gone(self, node: Node, timeout: float) -> bool:
+        """Waits on the device until `node` (a loading indicator) is gone; False when it cannot."""
+        driver = self.driver
+        query = query_for_node(node)
+        if query is None or not isinstance(driver, SupportsElementWait):
+            return False
+        self.stats.element_waits += 1
+        return self._timed(lambda: driver.wait_for(query, timeout, gone=True))
 
     # --- selectors ---------------------------------------------------------------------------------
     def resolve(
@@ -226,18 +290,35 @@ class DeviceSession:
     ) -> Resolution:
         """Polls the selector against the screen until `until(matches)` holds or `timeout` passes.
 
-        The first poll uses the cached settled dump when there is one (no round trip); later polls
-        dump afresh every `poll_interval`. Returns the matches of the last poll either way.
+        The first poll uses the cached settled dump when there is one (no round trip). After that, a
+        selector the device can evaluate (`trailblaze.device_query`) waits on the device — until
+        something matches, or, when `until([])` holds (waiting for absence), until nothing does — and
+        then takes one dump; the matches always come from a dump, so occlusion and `index` are the
+        dump resolver's. Other selectors, or a device whose answer the dump does not confirm, poll
+        dumps with a pause that starts at `poll_interval` and grows. Returns the matches of the last
+        poll either way.
         """
         bound = self.resolve_timeout if timeout is None else timeout
         start = time.monotonic()
         hierarchy = self.screen()
+        driver = self.driver
+        query = element_query(selector) if isinstance(driver, SupportsElementWait) else None
+        gone = until([])
+        delays = backoff(self.poll_interval, self.max_poll_interval)
         while True:
             nodes = resolve_selector(selector, hierarchy)
             waited = time.monotonic() - start
             if until(nodes) or waited >= bound:
                 return Resolution(nodes, hierarchy, waited)
-            time.sleep(min(self.poll_interval, max(0.0, bound - waited)))
+            left = bound - waited
+            if query is not None and isinstance(driver, SupportsElementWait):
+                self.stats.element_waits += 1
+                found = self._timed(functools.partial(driver.wait_for, query, left, gone=gone))
+                hierarchy = self._observe(max(0.0, bound - (time.monotonic() - start)))
+                if found and not until(resolve_selector(selector, hierarchy)):
+                    query = None  # the device and the dump disagree (e.g. an invisible match): poll dumps
+                continue
+            time.sleep(min(next(delays), left))
             hierarchy = self.refresh()
 
     # --- trail scope -------------------------------------------------------------------------------
@@ -265,6 +346,14 @@ class DeviceSession:
                 first = first or exc
         if first is not None:
             raise first
+
+    def _observe(self, bound: float) -> Hierarchy:
+        """The idle signal (when the device has one) and one dump, cached."""
+        idle = self._idle(min(bound, self.settle_timeout)) if bound > 0 else None
+        hierarchy = self.refresh()
+        if idle and loading_indicator(hierarchy) is None:
+            self._cache.settled = True
+        return hierarchy
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def close(self) -> None:

@@ -1,8 +1,12 @@
-"""Deciding when the UI has stopped changing: noise-tolerant fingerprints and the settle loop.
+"""Deciding when the UI has stopped changing: the device's idle signal, or noise-tolerant fingerprints.
 
-A device gives no reliable "idle" signal through uiautomator2 or WebDriverAgent, so settling is
-observed from the outside: dump the hierarchy until two consecutive dumps have the same
-**fingerprint**. The fingerprint keeps what a test cares about (which elements exist, their text,
+`settle_on_idle` is the usual path: the device's own idle signal (uiautomator's `waitForIdle`, the
+quiescence wait WebDriverAgent runs inside every action) and then one dump. A dump that still shows a
+loading indicator is waited out on the device (`wait_gone`, one round trip) or, when the device cannot
+query it, by polling with a growing pause (`backoff`).
+
+Without an idle signal (`settle`), settling is observed from the outside: dump the hierarchy until
+two consecutive dumps have the same **fingerprint**. The fingerprint keeps what a test cares about (which elements exist, their text,
 state and rough position) and drops what changes without meaning anything:
 
 - focus and cursor (`focused` is not part of it);
@@ -22,12 +26,21 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from trailblaze.hierarchy import Hierarchy, Node
 
-__all__ = ["SettleResult", "fingerprint", "loading_indicator", "normalise_text", "same_screen", "settle"]
+__all__ = [
+    "SettleResult",
+    "backoff",
+    "fingerprint",
+    "loading_indicator",
+    "normalise_text",
+    "same_screen",
+    "settle",
+    "settle_on_idle",
+]
 
 _CLOCK_RE = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?(?!\d)")
 _PROGRESS_CLASSES = ("ProgressBar", "ProgressIndicator", "ActivityIndicator")
@@ -150,7 +163,8 @@ def settle(
     *,
     previous: Hierarchy | None = None,
     timeout: float = 3.0,
-    interval: float = 0.1,
+    interval: float = 0.025,
+    max_interval: float = 0.25,
     loading_timeout: float = 10.0,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
@@ -161,7 +175,9 @@ def settle(
         dump: Takes one fresh hierarchy (one device round trip).
         previous: A dump taken after the last action, counted as the first of the pair.
         timeout: Bound on waiting for the fingerprints to agree.
-        interval: Minimum spacing between the starts of two dumps (a slow dump counts towards it).
+        interval: First minimum spacing between the starts of two dumps (a slow dump counts towards
+            it); each later spacing is half as long again, up to `max_interval`.
+        max_interval: Longest spacing.
         loading_timeout: Overall bound while a loading indicator keeps showing: every dump that shows
             one extends the deadline by `timeout`, up to this many seconds after the start.
         clock: Monotonic time source (tests may pass a fake).
@@ -176,6 +192,7 @@ def settle(
     last = previous
     dumps = 0
     loading_seen = False
+    spacing = backoff(interval, max_interval)
     while True:
         dump_started = clock()
         current = dump()
@@ -192,5 +209,69 @@ def settle(
             return SettleResult(current, False, True, dumps, clock() - start, loading_seen)
         last = current
         # The dump's own latency already spaced the two samples apart; only wait for the remainder.
-        if interval > dump_s:
-            sleep(interval - dump_s)
+        gap = next(spacing)
+        if gap > dump_s:
+            sleep(gap - dump_s)
+
+
+def backoff(first: float, longest: float, factor: float = 1.5) -> Iterator[float]:
+    """Pauses for polling a condition: `first`, then half as long again each time, up to `longest`."""
+    pause = first
+    while True:
+        yield pause
+        pause = min(pause * factor, max(first, longest))
+
+
+def settle_on_idle(
+    wait_idle: Callable[[float], bool | None],
+    dump: Callable[[], Hierarchy],
+    *,
+    wait_gone: Callable[[Node, float], bool],
+    timeout: float = 3.0,
+    loading_timeout: float = 10.0,
+    interval: float = 0.025,
+    max_interval: float = 0.25,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> SettleResult | None:
+    """The device's idle signal, then one dump; a loading indicator in it is waited out.
+
+    Args:
+        wait_idle: The device's idle wait with a bound in seconds: True idle, False at the bound,
+            None when the device has no idle signal (then this returns None before dumping).
+        dump: Takes one fresh hierarchy.
+        wait_gone: Waits on the device until a node is gone (False when the device cannot query it
+            or it stayed past the bound).
+        timeout: Bound on one idle wait.
+        loading_timeout: Overall bound while a loading indicator keeps showing (never less than
+            `timeout`, as in `settle`).
+        interval: First pause between dumps when a loading indicator cannot be waited out on the
+            device; it grows to `max_interval`.
+        max_interval: Longest such pause.
+        clock: Monotonic time source.
+        sleep: How to pause.
+
+    Returns:
+        The last dump: `settled` when the device reported idle and no loading indicator shows,
+        `timed_out` when the idle wait or the loading bound ran out. None without an idle signal.
+    """
+    start = clock()
+    end = start + max(timeout, loading_timeout)
+    dumps = 0
+    loading_seen = False
+    pauses = backoff(interval, max_interval)
+    while True:
+        idle = wait_idle(timeout)
+        if idle is None:
+            return None
+        current = dump()
+        dumps += 1
+        busy = loading_indicator(current)
+        if busy is None:
+            return SettleResult(current, idle, not idle, dumps, clock() - start, loading_seen)
+        loading_seen = True
+        left = end - clock()
+        if left <= 0:
+            return SettleResult(current, False, True, dumps, clock() - start, loading_seen)
+        if not wait_gone(busy, left):
+            sleep(min(next(pauses), max(0.0, end - clock())))

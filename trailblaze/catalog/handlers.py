@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from trailblaze.catalog import params as cp
 from trailblaze.compact import compact_view
 from trailblaze.driver import SupportsAppList, SupportsClipboard, SupportsOpenUrl
-from trailblaze.settle import same_screen
+from trailblaze.settle import backoff, same_screen
 
 if TYPE_CHECKING:
     from trailblaze.driver import Driver
@@ -276,6 +276,7 @@ def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> Outcome:
     deadline = time.monotonic() + p.timeoutMs / 1000
     changed_at: float | None = None
     current = before
+    pauses = backoff(0.025, 0.2)
     while time.monotonic() < deadline:
         run.session.invalidate()
         latest = run.session.screen()
@@ -284,7 +285,7 @@ def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> Outcome:
             changed_at, current = now, latest
         elif changed_at is not None and now - changed_at >= p.quietWindowMs / 1000:
             return "OK", "the screen changed and settled"
-        time.sleep(0.05)
+        time.sleep(min(next(pauses), max(0.0, deadline - time.monotonic())))
     if changed_at is not None:
         return "OK", "the screen changed (still changing at the timeout)"
     if p.requireChange:

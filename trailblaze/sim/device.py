@@ -625,6 +625,10 @@ class SimulatedDevice:
         self._tick()
         self._last_action = self.clock.now()
 
+    def animating(self) -> bool:
+        with self._lock:
+            return self._animating()
+
     def _animating(self) -> bool:
         ms = self.conditions.animate_after_action_ms
         return ms > 0 and self._last_action is not None and (self.clock.now() - self._last_action) * 1000 < ms

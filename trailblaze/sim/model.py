@@ -161,6 +161,10 @@ class SimDevice(Protocol):
         """The current UI of the foreground app (or the launcher) as one root node."""
         ...
 
+    def animating(self) -> bool:
+        """Whether the UI is still moving after the last action (what a device's idle signal waits out)."""
+        ...
+
     def screenshot_png(self) -> bytes:
         """A PNG of the current screen at pixel size (points * scale)."""
         ...
@@ -233,6 +237,17 @@ class SimDevice(Protocol):
     def go_home(self) -> None: ...
 
     clipboard: str
+
+
+def wait_until_still(device: SimDevice, timeout_s: float) -> bool:
+    """Device-side idle wait (uiautomator's `waitForIdle`, WDA's quiescence): returns once the UI has
+    stopped animating, or False at the bound. The sleeps are the device's, not the client's."""
+    deadline = time.monotonic() + max(0.0, timeout_s)
+    while device.animating():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def deep_link_app(device: SimDevice, url: str) -> str | None:

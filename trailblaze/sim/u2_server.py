@@ -34,7 +34,7 @@ from trailblaze.sim.android_xml import (
     render_hierarchy,
 )
 from trailblaze.sim.faults import Conditions, RequestKind
-from trailblaze.sim.model import Key, SimDevice
+from trailblaze.sim.model import Key, SimDevice, wait_until_still
 
 __all__ = ["SocketReader", "U2Service", "find_nodes", "obj_info"]
 
@@ -371,7 +371,7 @@ class U2Service:
             "scrollTo": self._scroll_to,
             "freezeRotation": self._freeze_rotation,
             "setOrientation": self._set_orientation,
-            "waitForIdle": lambda a: True,
+            "waitForIdle": lambda a: wait_until_still(self.device, (int(a[0]) if a else 10_000) / 1000),
             "waitForWindowUpdate": lambda a: True,
             "getLastToast": lambda a: self.system.last_toast,
             "makeToast": self._make_toast,

@@ -29,7 +29,7 @@ from trailblaze.errors import DeviceError
 from trailblaze.sim.faults import Conditions, RequestKind
 from trailblaze.sim.ios_query import QueryError, find_class_chain, find_predicate, find_xpath
 from trailblaze.sim.ios_source import SPRINGBOARD, IosElement, Snapshot, build_snapshot
-from trailblaze.sim.model import Frame, Key, SimDevice, deep_link_app
+from trailblaze.sim.model import Frame, Key, SimDevice, deep_link_app, wait_until_still
 from trailblaze.sim.wda_settings import SettingsError, default_settings, update_settings
 
 __all__ = ["WdaSimServer"]
@@ -277,6 +277,8 @@ class WdaSimServer:
             empty_dump=fault == "empty_dump",
         )
         value = route.handler(self, req)
+        if route.kind == "action":
+            _quiesce(self)
         return 200, self._envelope(value)
 
     def _envelope(self, value: Any) -> bytes:
@@ -799,6 +801,21 @@ def _device_info(s: WdaSimServer, req: _Req) -> Any:
         "isSimulator": True,
         "thermalState": 0,
     }
+
+
+def _quiesce(s: WdaSimServer) -> None:
+    # WDA answers an action only once the app is quiescent (no running animation), bounded by the
+    # `waitForIdleTimeout` setting (seconds; 0 turns the wait off, as does `shouldWaitForQuiescence` /
+    # `waitForQuiescence` false).
+    timeout = s._settings.get("waitForIdleTimeout", 10.0)
+    if not s._wait_for_quiescence or not _quiescence_on(s._settings) or not isinstance(timeout, int | float) or timeout <= 0:
+        return
+    wait_until_still(s.device, float(timeout))
+
+
+def _quiescence_on(settings: dict[str, Any]) -> bool:
+    """Whether WDA settings leave the quiescence wait on (it is on unless a setting says false)."""
+    return all(settings.get(key, True) is not False for key in ("shouldWaitForQuiescence", "waitForQuiescence"))
 
 
 @_route("GET", "appium/settings")

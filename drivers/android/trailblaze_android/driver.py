@@ -20,6 +20,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.device_query import ElementQuery, u2_selector
 from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.hierarchy import DumpCache, Hierarchy
@@ -57,6 +58,7 @@ class AndroidDriver:
         self._port = port
         self._info: DeviceInfo | None = None
         self._dumps = DumpCache()  # an unchanged screen is not parsed twice
+        self._idle_rpc = True  # until the server answers "method not found"
 
     def __repr__(self) -> str:
         return f"<AndroidDriver {self._serial} via {self._host}:{self._port}>"
@@ -105,6 +107,26 @@ class AndroidDriver:
         out = io.BytesIO()
         image.save(out, format="PNG", compress_level=1)
         return out.getvalue()
+
+    def wait_for_idle(self, timeout: float) -> bool | None:
+        """uiautomator's `waitForIdle`: returns once the accessibility event stream has been quiet."""
+        if not self._idle_rpc:
+            return None
+        import uiautomator2.exceptions as u2e
+
+        try:
+            with self._guard("waiting for the UI to be idle"):
+                return bool(self._d.jsonrpc.waitForIdle(max(1, int(timeout * 1000))))
+        except DeviceError as exc:
+            if isinstance(exc.__cause__, u2e.RPCError) and "method not found" in str(exc.__cause__).lower():
+                self._idle_rpc = False
+                return None
+            raise
+
+    def wait_for(self, query: ElementQuery, timeout: float, *, gone: bool = False) -> bool:
+        """`d(**UiSelector).wait()`: `waitForExists` / `waitUntilGone` on the device, one round trip."""
+        with self._guard("waiting for an element" + (" to go" if gone else "")):
+            return bool(self._d(**u2_selector(query)).wait(exists=not gone, timeout=max(0.0, timeout)))
 
     def current_app(self) -> str | None:
         with self._guard("reading the foreground app"):

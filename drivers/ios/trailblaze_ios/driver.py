@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.device_query import ElementQuery, wda_predicate
 from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.hierarchy import DumpCache, Hierarchy, Node
@@ -36,6 +38,7 @@ class IosDriver:
         self._url = url
         self._info: DeviceInfo | None = None
         self._dumps = DumpCache()  # an unchanged screen is not parsed twice
+        self._quiescent: bool | None = None  # WDA waits for quiescence inside every action
 
     def __repr__(self) -> str:
         return f"<IosDriver {self._url}>"
@@ -81,6 +84,48 @@ class IosDriver:
         with self._guard("taking a screenshot"):
             data = self._s.screenshot(format="raw")
         return bytes(data)
+
+    def wait_for_idle(self, timeout: float) -> bool | None:
+        """WDA already waited for the app to be quiescent before it answered the last action, up to its
+        `waitForIdleTimeout` setting, which this sets to `timeout` (the session's settle bound) on first
+        use. None when `/appium/settings` has the wait turned off: the session then compares dumps."""
+        if self._quiescent is None:
+            self._quiescent = self._reads_quiescence(timeout)
+        return True if self._quiescent else None
+
+    def _reads_quiescence(self, timeout: float) -> bool:
+        try:
+            with self._guard("reading the WDA settings"):
+                raw = self._s._session_http.get("/appium/settings").value
+                settings = raw if isinstance(raw, dict) else {}
+                bound = settings.get("waitForIdleTimeout", 10)
+                off = any(settings.get(k, True) is False for k in ("shouldWaitForQuiescence", "waitForQuiescence"))
+                if off or not isinstance(bound, int | float):
+                    return False
+                if bound <= 0:
+                    return False
+                if bound != timeout:
+                    self._s._session_http.post("/appium/settings", {"settings": {"waitForIdleTimeout": timeout}})
+        except DeviceError:
+            return False  # an old WDA without settings: do not trust an idle signal we cannot see
+        return True
+
+    def wait_for(self, query: ElementQuery, timeout: float, *, gone: bool = False) -> bool:
+        """Polls `/elements` with a predicate string (WDA has no server-side wait), backing off from
+        25 ms; each poll is one cheap round trip."""
+        body = {"using": "predicate string", "value": wda_predicate(query)}
+        deadline = time.monotonic() + max(0.0, timeout)
+        delay = 0.025
+        while True:
+            with self._guard("finding elements"):
+                found = bool(self._s._session_http.post("/elements", body).value)
+            if found != gone:
+                return True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(delay, left))
+            delay = min(delay * 1.5, 0.25)
 
     def current_app(self) -> str | None:
         with self._guard("reading the foreground app"):

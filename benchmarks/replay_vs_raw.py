@@ -1,0 +1,257 @@
+"""Replay next to a hand-written client script: the login trail, side by side on one simulator.
+
+The yardstick for a replay is what a careful engineer's raw script does with the same client on the
+same device: the same six actions, waiting for each element the way the client's docs say
+(`d(...).click()` waits with `waitForExists` on uiautomator2, `s(...).click()` polls `/elements` on
+facebook-wda). Four ways to run `trails/login.trail.yaml`, one process, one simulator per platform:
+
+- `raw`: the hand-written script below (uiautomator2 / facebook-wda, nothing from trailblaze);
+- `library`: `trailblaze.runner.replay_trail` on an open `DeviceSession`;
+- `cli`: `trailblaze replay` with its default run directory (screenshots, report files).
+
+Latency profiles `realistic` (dumps 150–400 ms, actions 30–80 ms, other calls 5–20 ms) and `zero`.
+Every request the simulator serves is counted by kind (`dump`, `action`, `screenshot`, `other`);
+hierarchy dumps per action are the `dump` requests divided by the trail's six actions. On the zero
+profile the library replay also runs under cProfile and prints the seconds the framework itself
+spent in `time.sleep` (the simulator's threads are not profiled: their sleeps are the latency).
+
+Run: python benchmarks/replay_vs_raw.py [REPEATS]   (medians of REPEATS runs, default 5)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import cProfile
+import io
+import os
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trailblaze.devices import open_device
+from trailblaze.runner import build_memory, replay_trail
+from trailblaze.sim.faults import LATENCY_PROFILES, Conditions, FaultKind, RequestKind
+from trailblaze.sim.runtime import Simulator, start_simulator
+from trailblaze.trail import load_trail
+
+_ROOT = Path(__file__).resolve().parents[1]
+_TRAIL = _ROOT / "trails" / "login.trail.yaml"
+_APP = "dev.trailblaze.demo"
+_EMAIL = "user@example.com"
+_PASSWORD = "hunter2"
+_ACTIONS = 6  # launch, tap, type, tap, type, tap (the final check is not an action)
+
+
+@dataclass
+class _Counting(Conditions):
+    """Conditions that also count the requests the simulator serves, by kind."""
+
+    kinds: Counter[str] = field(default_factory=Counter)
+
+    def before_request(self, kind: RequestKind) -> FaultKind | None:
+        self.kinds[kind] += 1
+        return super().before_request(kind)
+
+
+# --- the hand-written scripts ----------------------------------------------------------------------
+
+
+def _raw_android(port: int) -> Callable[[], None]:
+    import adbutils
+    import uiautomator2
+
+    d = uiautomator2.connect(adbutils.AdbClient(host="127.0.0.1", port=port).device("emulator-5554"))
+    rid = f"{_APP}:id/"
+
+    def script() -> None:
+        d.app_clear(_APP)
+        d.app_start(_APP, stop=True)
+        d(resourceId=rid + "email").click(timeout=10)
+        d.send_keys(_EMAIL, clear=False)
+        d(resourceId=rid + "password").click(timeout=10)
+        d.send_keys(_PASSWORD, clear=False)
+        d(resourceId=rid + "sign_in").click(timeout=10)
+        assert d(text="Inbox", clickable=False).wait(timeout=10), "Inbox did not show"
+
+    return script
+
+
+def _raw_ios(url: str) -> Callable[[], None]:
+    import wda
+
+    s = wda.Client(url).session()
+
+    def script() -> None:
+        s.app_terminate(_APP)
+        s.app_launch(_APP, environment={"TRAILBLAZE_CLEAR_STATE": "1"})
+        s(id="email").click(timeout=10)
+        s.send_keys(_EMAIL)
+        s(id="password").click(timeout=10)
+        s.send_keys(_PASSWORD)
+        s(id="sign_in").click(timeout=10)
+        assert s(label="Inbox", className="XCUIElementTypeStaticText").wait(timeout=10), "Inbox did not show"
+
+    return script
+
+
+# --- the library and the CLI -----------------------------------------------------------------------
+
+
+def _device_spec(sim: Simulator) -> tuple[str, dict[str, str]]:
+    if sim.platform == "android":
+        return "android:emulator-5554", {
+            "ANDROID_ADB_SERVER_PORT": str(sim.port),
+            "ANDROID_ADB_SERVER_HOST": "127.0.0.1",
+        }
+    return f"ios:http://127.0.0.1:{sim.port}", {}
+
+
+@contextlib.contextmanager
+def _library(
+    sim: Simulator, tmp: Path
+) -> Iterator[tuple[Callable[[], None], Callable[[], dict[str, float]]]]:
+    spec, env = _device_spec(sim)
+    path = tmp / "login.trail.yaml"
+    path.write_bytes(_TRAIL.read_bytes())
+    with open_device(spec, env={**os.environ, **env}) as session:
+
+        def run() -> None:
+            trail = load_trail(path)
+            record = replay_trail(trail, session, memory=build_memory(trail, secrets={"password": _PASSWORD}))
+            assert record.status == "passed", record.error
+
+        def stats() -> dict[str, float]:
+            return {"dumps": session.stats.dumps, "actions": session.stats.actions}
+
+        yield run, stats
+
+
+def _cli(sim: Simulator, tmp: Path) -> Callable[[], None]:
+    from trailblaze.cli import cli
+
+    spec, env = _device_spec(sim)
+    path = tmp / "login.trail.yaml"
+    path.write_bytes(_TRAIL.read_bytes())
+    runs = tmp / "runs"
+
+    def run() -> None:
+        old = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                code = cli.main(
+                    args=["replay", str(path), "--device", spec, "--secret", f"password={_PASSWORD}",
+                          "--run-dir", str(runs / str(time.monotonic_ns()))],
+                    prog_name="trailblaze", standalone_mode=False,
+                )  # fmt: skip
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+        assert code == 0, f"trailblaze replay exited {code}"
+
+    return run
+
+
+# --- measuring -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Figures:
+    seconds: float
+    requests: float
+    dumps: float
+
+
+def _measure(run: Callable[[], None], cond: _Counting, repeats: int) -> _Figures:
+    run()  # warm-up: connections, imports, caches
+    times: list[float] = []
+    requests: list[int] = []
+    dumps: list[int] = []
+    for _ in range(repeats):
+        before_n, before_d = cond.requests, cond.kinds["dump"]
+        t0 = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - t0)
+        requests.append(cond.requests - before_n)
+        dumps.append(cond.kinds["dump"] - before_d)
+    return _Figures(statistics.median(times), statistics.median(requests), statistics.median(dumps))
+
+
+def _framework_sleep_s(run: Callable[[], None]) -> tuple[float, int, float, int]:
+    """Seconds and calls of `time.sleep` made by trailblaze's own code (not the simulator's) in one run,
+    then the same for the drivers (WDA has no server-side element wait: the iOS driver polls)."""
+    prof = cProfile.Profile()
+    prof.runcall(run)
+    stats: Any = pstats.Stats(prof)
+    total, calls, driver_s, driver_calls = 0.0, 0, 0.0, 0
+    for func, (_cc, _nc, _tt, _ct, callers) in stats.stats.items():
+        if func[2] != "<built-in method time.sleep>":
+            continue
+        for caller, (_ccc, ncalls, tt, _ct2) in callers.items():
+            where = caller[0].replace("\\", "/")
+            if "/trailblaze/" in where and "/trailblaze/sim/" not in where:
+                total += tt
+                calls += ncalls
+            elif "/trailblaze_android/" in where or "/trailblaze_ios/" in where:
+                driver_s += tt
+                driver_calls += ncalls
+    return total, calls, driver_s, driver_calls
+
+
+def _platform(platform: str, profile: str, repeats: int) -> None:
+    cond = _Counting(latency=LATENCY_PROFILES[profile], seed=11)
+    sim = start_simulator(platform, "demo", latency=cond)
+    try:
+        with tempfile.TemporaryDirectory() as tmp_name:
+            tmp = Path(tmp_name)
+            raw = _measure(
+                _raw_android(sim.port) if platform == "android" else _raw_ios(f"http://127.0.0.1:{sim.port}"),
+                cond,
+                repeats,
+            )
+            with _library(sim, tmp) as (lib_run, lib_stats):
+                s0 = lib_stats()
+                lib = _measure(lib_run, cond, repeats)
+                s1 = lib_stats()
+                session_dumps = (s1["dumps"] - s0["dumps"]) / (repeats + 1)
+                sleeps = _framework_sleep_s(lib_run) if profile == "zero" else (0.0, 0, 0.0, 0)
+            cli = _measure(_cli(sim, tmp), cond, repeats)
+    finally:
+        sim.stop()
+    print(
+        f"{platform:<8} {profile:<10} raw {raw.seconds:5.2f} s ({raw.requests:3.0f} req, {raw.dumps:2.0f} dumps)  "
+        f"library {lib.seconds:5.2f} s ({lib.requests:3.0f} req, {lib.dumps:2.0f} dumps) ×{lib.seconds / raw.seconds:4.2f}  "
+        f"cli {cli.seconds:5.2f} s ({cli.requests:3.0f} req) ×{cli.seconds / raw.seconds:4.2f}  "
+        f"dumps/action {session_dumps / _ACTIONS:4.2f}"
+        + (
+            f"  framework sleep {sleeps[0] * 1000:4.0f} ms in {sleeps[1]} calls"
+            f" (driver polls {sleeps[2] * 1000:4.0f} ms in {sleeps[3]})"
+            if profile == "zero"
+            else ""
+        )
+    )
+
+
+def main() -> None:
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    print(
+        f"Replay vs a hand-written client script — trails/login.trail.yaml, medians of {repeats} runs; "
+        "× = ÷ raw (goal: library ≤ 1.15 realistic, dumps/action ≤ 1.2, no framework sleep on zero)"
+    )
+    for profile in ("realistic", "zero"):
+        for platform in ("android", "ios"):
+            _platform(platform, profile, repeats)
+
+
+if __name__ == "__main__":
+    main()
