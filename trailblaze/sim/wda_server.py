@@ -808,7 +808,7 @@ def _quiesce(s: WdaSimServer) -> None:
     # `waitForIdleTimeout` setting (seconds; 0 turns the wait off, as does `shouldWaitForQuiescence` /
     # `waitForQuiescence` false).
     timeout = s._settings.get("waitForIdleTimeout", 10.0)
-    if not s._wait_for_quiescence or not _quiescence_on(s._settings) or not isinstance(timeout, int | float) or timeout <= 0:
+    if not _quiescence_on(s._settings) or not isinstance(timeout, int | float) or timeout <= 0:
         return
     wait_until_still(s.device, float(timeout))
 
