@@ -32,9 +32,10 @@ __all__ = [
     "SupportsClipboard",
     "SupportsOpenUrl",
     "SupportsShell",
+    "SupportsWeb",
 ]
 
-Platform = Literal["android", "ios"]
+Platform = Literal["android", "ios", "web"]
 Key = Literal["BACK", "HOME", "ENTER", "BACKSPACE", "TAB"]
 LaunchMode = Literal["FORCE_RESTART", "RESUME", "CLEAR_STATE"]
 
@@ -153,6 +154,27 @@ class SupportsAppList(Protocol):
 @runtime_checkable
 class SupportsShell(Protocol):
     def shell(self, command: str) -> str: ...
+
+
+@runtime_checkable
+class SupportsWeb(Protocol):
+    """A browser page (the web driver): what Trailblaze's `web_*` tools need beyond taps and keys.
+
+    `order` is a node's `Node.order` in the driver's latest hierarchy."""
+
+    def navigate(self, action: str, url: str) -> None: ...
+
+    def press(self, key: str) -> None: ...
+
+    def scroll(self, dx: float, dy: float, at: tuple[float, float] | None = None) -> None: ...
+
+    def css_nodes(self, css: str) -> list[int]: ...
+
+    def select_option(self, order: int, values: list[str]) -> list[str]: ...
+
+    def inner_text(self, order: int) -> str: ...
+
+    def attribute(self, order: int, name: str) -> str | None: ...
 
 
 class DriverPlugin(Protocol):
