@@ -344,7 +344,11 @@ def test_the_example_trails_pass_as_pytest_items_on_two_simulated_devices(pytest
     repo = Path(__file__).resolve().parents[1]
     shutil.copytree(repo / "trails", pytester.path / "trails")
     result = pytester.runpytest_subprocess("trails", "--device", "sim:android", "-n", "2", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=len(list((repo / "trails").glob("*.trail.yaml"))))
+    # the web trails (trails/web/) skip themselves on a phone
+    result.assert_outcomes(
+        passed=len(list((repo / "trails").glob("*.trail.yaml"))),
+        skipped=len(list((repo / "trails" / "web").glob("*.trail.yaml"))),
+    )
     # replay never rewrites a passing trail
     for source in (repo / "trails").glob("*.trail.yaml"):
         assert (pytester.path / "trails" / source.name).read_bytes() == source.read_bytes()

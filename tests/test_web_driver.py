@@ -4,6 +4,7 @@ from a local http.server on 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import shutil
 import threading
@@ -31,9 +32,9 @@ class _Quiet(SimpleHTTPRequestHandler):
         return None
 
 
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(DATA)))
+@contextlib.contextmanager
+def _serve(directory: Path) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -43,8 +44,14 @@ def base_url() -> Iterator[str]:
         server.server_close()
 
 
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    with _serve(DATA) as url:
+        yield url
+
+
 def _trail(tmp_path: Path, base_url: str, text: str | None = None) -> Path:
-    body = (text or TRAIL.read_text(encoding="utf-8")).replace("http://127.0.0.1:8765", base_url)
+    body = (text or TRAIL.read_text(encoding="utf-8")).replace("tests/data/web", base_url)
     path = tmp_path / "todomvc.trail.yaml"
     path.write_text(body, encoding="utf-8")
     return path
@@ -61,6 +68,24 @@ def test_todomvc_trail_replays_with_no_llm(tmp_path: Path, base_url: str) -> Non
     assert "5/5" in out and "passed" in out
 
 
+def test_restyled_app_still_passes(tmp_path: Path) -> None:
+    # Same app, other CSS: colours, fonts, sizes and the order of the filters all change.
+    site = tmp_path / "site"
+    shutil.copytree(DATA / "todomvc", site / "todomvc")
+    css = site / "todomvc" / "bower_components" / "todomvc-common" / "base.css"
+    css.write_text(
+        css.read_text(encoding="utf-8")
+        + "\n#todoapp { width: 900px; background: #222; color: #eee; font: 28px/1.6 serif; }"
+        + "\n#filters { display: flex; flex-direction: row-reverse; }"
+        + "\n#new-todo { padding: 30px; font-size: 40px; }\n",
+        encoding="utf-8",
+    )
+    with _serve(site) as url:
+        code, out = _replay(_trail(tmp_path, url), tmp_path)
+    assert code == 0, out
+    assert "5/5" in out
+
+
 def test_renamed_button_fails_naming_the_step(tmp_path: Path, base_url: str) -> None:
     # The app renamed its "Active" filter: the recorded ARIA descriptor no longer matches.
     text = TRAIL.read_text(encoding="utf-8").replace('link "Active"', 'link "Open"')
@@ -68,6 +93,42 @@ def test_renamed_button_fails_naming_the_step(tmp_path: Path, base_url: str) -> 
     assert code == 1, out
     assert "step 4 ('Show only the active todos')" in out
     assert "web_click failed: NOT_FOUND no element 'link \"Open\"'" in out
+
+
+_NL_TRAIL = """\
+config:
+  id: web/todomvc-record
+  title: Add three todos, complete one, filter Active, two remain
+trail:
+  - step: Add the todos "Buy milk", "Walk the dog" and "Write the report"
+  - step: Mark "Walk the dog" as completed
+  - step: Show only the active todos
+  - verify: The todos "Buy milk" and "Write the report" remain
+"""
+
+
+def test_record_through_the_messages_api_then_replay_with_no_llm(tmp_path: Path, base_url: str) -> None:
+    from tests.web_policy import todomvc_policy
+    from trailblaze.testing import FakeMessagesAPI
+    from trailblaze.trail import load_trail
+
+    path = tmp_path / "todomvc-record.trail.yaml"
+    path.write_text(_NL_TRAIL, encoding="utf-8")
+    device = f"web:{base_url}/todomvc/index.html"
+    with FakeMessagesAPI(policy=todomvc_policy) as api:
+        done = trailblaze(
+            "record", str(path), "--device", device, "--run-dir", str(tmp_path / "rec"), base_url=api.url
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = [c.to_data() for step in load_trail(path).steps for c in step.recording_for("web") or []]
+    names = [next(iter(c)) for c in calls]
+    assert names.count("tapOnElementBySelector") == 5 and "tapOnPoint" not in names, calls
+    selectors = [c["tapOnElementBySelector"]["nodeSelector"] for c in calls if "tapOnElementBySelector" in c]
+    assert all("web" in s for s in selectors), selectors
+    assert {"web": {"ariaNameRegex": "Active"}} in selectors
+    replayed = trailblaze("replay", str(path), "--device", device, "--run-dir", str(tmp_path / "rep"))
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "LLM calls" in replayed.stdout and "4/4" in replayed.stdout
 
 
 def test_hierarchy_roles_states_and_modal_dialog(base_url: str) -> None:
@@ -113,3 +174,20 @@ def test_web_trail_is_skipped_on_android() -> None:
     trail = load_trail(TRAIL)
     assert may_be_skipped(trail, "android") and may_be_skipped(trail, "ios")
     assert not may_be_skipped(trail, "web")
+
+
+def test_validate_checks_web_recordings(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.trail.yaml"
+    bad.write_text(
+        "config:\n  id: x\ntrail:\n  - step: s\n    recording:\n      web:\n"
+        "        - web_click: {}\n        - web_scroll: {direction: SIDEWAYS}\n",
+        encoding="utf-8",
+    )
+    result = trailblaze("validate", str(tmp_path), str(TRAIL))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{bad}:7:22: `web_click` is missing `ref`; add it" in result.stdout
+    assert (
+        "`direction` in `web_scroll` must be one of UP, DOWN, LEFT or RIGHT, found 'SIDEWAYS'"
+        in result.stdout
+    )
+    assert "2 files checked, 1 invalid with 2 problems" in result.stdout

@@ -30,6 +30,7 @@ __all__ = [
     "LaunchMode",
     "SupportsAppList",
     "SupportsClipboard",
+    "SupportsIdleSignal",
     "SupportsOpenUrl",
     "SupportsShell",
     "SupportsWeb",
@@ -154,6 +155,15 @@ class SupportsAppList(Protocol):
 @runtime_checkable
 class SupportsShell(Protocol):
     def shell(self, command: str) -> str: ...
+
+
+@runtime_checkable
+class SupportsIdleSignal(Protocol):
+    def wait_quiet(self, bound: float) -> bool:
+        """Waits until the UI says it is idle (a page: no request in flight, no DOM mutation for a
+        quiet window); False when `bound` seconds pass first. Settling then takes one dump instead
+        of comparing two."""
+        ...
 
 
 @runtime_checkable

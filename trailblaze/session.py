@@ -14,9 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from trailblaze.driver import SupportsIdleSignal
 from trailblaze.occlusion import covers
 from trailblaze.resolve import resolve as resolve_selector
-from trailblaze.settle import SettleResult, settle
+from trailblaze.settle import SettleResult, loading_indicator, settle
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -179,13 +180,9 @@ class DeviceSession:
 
     def _settle(self, previous: Hierarchy | None) -> Hierarchy:
         cache = self._cache
-        result = settle(
-            self._dump,
-            previous=previous,
-            timeout=self.settle_timeout,
-            interval=self.poll_interval,
-            loading_timeout=self.loading_timeout,
-        )
+        result = self._settle_on_signal()
+        if result is None:
+            result = self._settle_by_comparing(previous)
         self.stats.settles += 1
         self.stats.settle_s += result.waited_s
         if result.timed_out:
@@ -193,6 +190,29 @@ class DeviceSession:
         cache.hierarchy, cache.fresh, cache.settled = result.hierarchy, True, result.settled
         cache.last_settle = result
         return result.hierarchy
+
+    def _settle_on_signal(self) -> SettleResult | None:
+        """One dump once a driver with its own idle signal (a browser page) says it is quiet; None
+        (compare dumps instead) without such a signal, when it never went quiet, or on a spinner."""
+        driver = self.driver
+        if not isinstance(driver, SupportsIdleSignal):
+            return None
+        start = time.monotonic()
+        if not driver.wait_quiet(self.settle_timeout):
+            return None
+        hierarchy = self._dump()
+        if loading_indicator(hierarchy) is not None:
+            return None
+        return SettleResult(hierarchy, True, False, 1, time.monotonic() - start)
+
+    def _settle_by_comparing(self, previous: Hierarchy | None) -> SettleResult:
+        return settle(
+            self._dump,
+            previous=previous,
+            timeout=self.settle_timeout,
+            interval=self.poll_interval,
+            loading_timeout=self.loading_timeout,
+        )
 
     # --- selectors ---------------------------------------------------------------------------------
     def resolve(

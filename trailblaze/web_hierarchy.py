@@ -11,7 +11,8 @@ object per element that matters to a person or to assistive technology:
 control, `t` the element's own text, `h` the placeholder, `id` the test id (`data-testid`, else the
 element id), `b` the bounding box in CSS pixels of the viewport, and `f` the states, one letter
 each: `c` clickable, `e` disabled, `C` checkable, `k` checked, `s` selected, `F` focused,
-`S` scrollable, `p` password, `x` hidden, `m` modal (a `dialog` shown modally or `aria-modal`).
+`S` scrollable, `p` password, `x` hidden, `m` modal (a `dialog` shown modally or `aria-modal`);
+`lv` is a heading's level. Both land in `Node.extra` (`modal`, `level`).
 
 Coordinates are CSS pixels of the viewport (what Playwright's mouse takes); `scale` is the device
 pixel ratio (screenshot pixels per CSS pixel). The role becomes the node's class name, so
@@ -27,6 +28,15 @@ from trailblaze.errors import DeviceError
 from trailblaze.hierarchy import Hierarchy, Node, Rect
 
 __all__ = ["parse_web_dump"]
+
+
+def _extra(obj: dict[str, Any], flags: str) -> dict[str, str] | None:
+    extra: dict[str, str] = {}
+    if "m" in flags:
+        extra["modal"] = "true"
+    if obj.get("lv"):
+        extra["level"] = str(obj["lv"])
+    return extra or None
 
 
 def _node(obj: dict[str, Any], parent: Node | None, depth: int, index: int, out: list[Node]) -> Node:
@@ -60,7 +70,7 @@ def _node(obj: dict[str, Any], parent: Node | None, depth: int, index: int, out:
         order=len(out),
         depth=depth,
         parent=parent,
-        extra={"modal": "true"} if "m" in flags else None,
+        extra=_extra(obj, flags),
     )
     out.append(node)
     for position, child in enumerate(obj.get("c") or ()):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
@@ -23,6 +24,7 @@ from trailblaze.driver import SupportsWeb
 from trailblaze.tool_params import RecordedToolParams
 
 if TYPE_CHECKING:
+    from trailblaze.driver import Driver
     from trailblaze.hierarchy import Hierarchy, Node
 
 __all__ = ["WEB_HANDLERS", "WEB_TOOLS"]
@@ -30,6 +32,7 @@ __all__ = ["WEB_HANDLERS", "WEB_TOOLS"]
 Outcome = tuple[Any, str]
 RunContext = Any
 """`trailblaze.catalog.handlers.RunContext` (not imported: the handlers module imports this one)."""
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _DESCRIPTOR = re.compile(r'^\s*([a-z]+)(?:\s+"(.*)")?\s*$', re.DOTALL)
 
 
@@ -169,8 +172,18 @@ def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
         return _unsupported(run)
     if p.action == "GOTO" and not p.url:
         return "ERROR", "web_navigate GOTO needs a url"
-    run.act(lambda _d: web.navigate(p.action, p.url))
-    return "OK", f"navigated {p.action} {p.url}".rstrip()
+    url = p.url
+    if p.action == "GOTO" and not _SCHEME.match(url):
+        # As in Trailblaze: a URL without a scheme is a file path, relative to the working directory.
+        path = Path(url).expanduser().resolve()
+        if not path.is_file():
+            return (
+                "NOT_FOUND",
+                f"web_navigate: no file {path} (a url without a scheme is a path from {Path.cwd()})",
+            )
+        url = path.as_uri()
+    run.act(lambda _d: web.navigate(p.action, url))
+    return "OK", f"navigated {p.action} {url}".rstrip()
 
 
 def _click(run: RunContext, p: WebClick) -> Outcome:
@@ -185,9 +198,13 @@ def _type(run: RunContext, p: WebType) -> Outcome:
     status, message = run.tap_node(nodes[0], False)
     if status != "OK":
         return status, message
-    if p.clearFirst:
-        run.act(lambda d: d.erase_text(None))
-    run.act(lambda d: d.input_text(p.text))
+
+    def type_text(driver: Driver) -> None:
+        if p.clearFirst:
+            driver.erase_text(None)
+        driver.input_text(p.text)
+
+    run.act(type_text)
     return "OK", f"typed {p.text!r} into {run.describe(nodes[0])}"
 
 

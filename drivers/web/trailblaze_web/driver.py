@@ -36,7 +36,7 @@ BROWSER_ARGS = (
 )  # fmt: skip
 _CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 _KEYS = {"ENTER": "Enter", "BACKSPACE": "Backspace", "TAB": "Tab"}
-_QUIET_MS = 120
+_QUIET_MS = 60
 _SETTLE_BOUND_S = 5.0
 _OBSERVER = """
 (() => {
@@ -46,7 +46,7 @@ _OBSERVER = """
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 })();
 """
-_QUIET_JS = "(ms) => performance.now() - (window.__tbLastMutation || 0) >= ms"
+_SINCE_JS = "() => performance.now() - (window.__tbLastMutation || 0)"
 
 
 def find_browser(options: Mapping[str, str]) -> str:
@@ -133,13 +133,14 @@ class WebDriver:
         when `bound` seconds pass first."""
         deadline = time.monotonic() + bound
         while time.monotonic() < deadline:
-            quiet = self._do(
-                "reading the page's mutation clock", lambda: self._page.evaluate(_QUIET_JS, _QUIET_MS)
+            since = float(
+                self._do("reading the page's mutation clock", lambda: self._page.evaluate(_SINCE_JS))
             )
-            if quiet and self._inflight == 0:
+            if since >= _QUIET_MS and self._inflight == 0:
                 return True
-            # Waiting inside the page lets Playwright deliver the request events meanwhile.
-            self._page.wait_for_timeout(25)
+            # Wait until the quiet window could be over; waiting inside the page lets Playwright
+            # deliver the request events meanwhile.
+            self._page.wait_for_timeout(max(5.0, _QUIET_MS - since))
         return False
 
     def hierarchy(self) -> Hierarchy:

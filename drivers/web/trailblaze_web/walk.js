@@ -49,7 +49,9 @@
       const h = e.querySelector("h1,h2,h3,h4,h5,h6");
       if (h) return text(h);
     }
-    return e.getAttribute("title") || e.getAttribute("placeholder") || "";
+    // Beyond the ARIA name computation: a text element (a <label>, a <p>) is named by its own text,
+    // so selectors can name it as people read it.
+    return e.getAttribute("title") || e.getAttribute("placeholder") || ownText(e);
   };
   const vw = window.innerWidth, vh = window.innerHeight;
   const active = document.activeElement;
@@ -88,6 +90,7 @@
     else if (tag === "SELECT") v = e.selectedOptions.length ? e.selectedOptions[0].text : "";
     const node = { r, n: name(e, r), v, t: ownText(e), h: e.getAttribute("placeholder") || "",
       id: e.getAttribute("data-testid") || e.id || "",
+      lv: r === "heading" ? (/^H[1-6]$/.test(tag) ? +tag[1] : +(e.getAttribute("aria-level") || 2)) : 0,
       b: [rect.x, rect.y, rect.width, rect.height], f, c: [] };
     nodes.push(e);
     for (const child of e.children) {
