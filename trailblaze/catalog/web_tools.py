@@ -284,7 +284,7 @@ def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
             return web.attribute(node.order, p.attribute)
         if p.type == "TEXT":
             return web.inner_text(node.order)
-        return node.value
+        return web.input_value(node.order)
 
     def holds(nodes: list[Node]) -> bool:
         nonlocal actual

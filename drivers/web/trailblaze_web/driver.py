@@ -265,6 +265,11 @@ class WebDriver:
         value = self._do("reading an element's text", lambda: self._page.evaluate(script, order))
         return " ".join(str(value).split())
 
+    def input_value(self, order: int) -> str:
+        """The `value` of the form control walked at `order` (a `<select>`'s selected option value)."""
+        script = "(i) => { const e = (window.__tbNodes || [])[i]; return e && 'value' in e ? String(e.value) : ''; }"
+        return str(self._do("reading an element's value", lambda: self._page.evaluate(script, order)))
+
     def attribute(self, order: int, name: str) -> str | None:
         """The attribute `name` of the element walked at `order` (None when it has none)."""
         script = "([i, n]) => { const e = (window.__tbNodes || [])[i]; return e ? e.getAttribute(n) : null; }"

@@ -11,6 +11,7 @@
     FORM: () => "form", IMG: () => "img", DIALOG: () => "dialog", LABEL: () => "generic",
     TABLE: () => "table", TR: () => "row", TD: () => "cell", TH: () => "columnheader",
     OPTION: () => "option", SECTION: () => "region", P: () => "paragraph", BODY: () => "document",
+    IFRAME: () => "iframe",
   };
   const INPUT = { checkbox: "checkbox", radio: "radio", button: "button", submit: "button",
     reset: "button", image: "button", range: "slider", number: "spinbutton", search: "searchbox",
@@ -56,9 +57,10 @@
   const vw = window.innerWidth, vh = window.innerHeight;
   const active = document.activeElement;
   const nodes = [];
-  const walk = (e, parentHidden) => {
+  // (ox, oy): the offset of the element's frame in the top viewport (a same-origin iframe's content).
+  const walk = (e, parentHidden, ox, oy) => {
     if (SKIP.has(e.tagName)) return null;
-    const st = getComputedStyle(e);
+    const st = e.ownerDocument.defaultView.getComputedStyle(e);
     if (st.display === "none") return null;
     const r = role(e);
     if (r === "") return null;
@@ -77,9 +79,11 @@
     if (e.getAttribute("aria-selected") === "true" || e.classList.contains("selected") ||
         (tag === "OPTION" && e.selected)) f += "s";
     if (e === active && e !== document.body) f += "F";
-    const oy = st.overflowY, ox = st.overflowX;
-    if (((oy === "auto" || oy === "scroll") && e.scrollHeight > e.clientHeight + 1) ||
-        ((ox === "auto" || ox === "scroll") && e.scrollWidth > e.clientWidth + 1) ||
+    else if (e.ownerDocument !== document && e === e.ownerDocument.activeElement &&
+      e !== e.ownerDocument.body) f += "F";
+    const ovy = st.overflowY, ovx = st.overflowX;
+    if (((ovy === "auto" || ovy === "scroll") && e.scrollHeight > e.clientHeight + 1) ||
+        ((ovx === "auto" || ovx === "scroll") && e.scrollWidth > e.clientWidth + 1) ||
         (e === document.scrollingElement && e.scrollHeight > vh + 1)) f += "S";
     if (tag === "INPUT" && e.type === "password") f += "p";
     if (hidden) f += "x";
@@ -91,19 +95,26 @@
     const node = { r, n: name(e, r), v, t: ownText(e), h: e.getAttribute("placeholder") || "",
       id: e.getAttribute("data-testid") || e.id || "",
       lv: r === "heading" ? (/^H[1-6]$/.test(tag) ? +tag[1] : +(e.getAttribute("aria-level") || 2)) : 0,
-      b: [rect.x, rect.y, rect.width, rect.height], f, c: [] };
+      b: [rect.x + ox, rect.y + oy, rect.width, rect.height], f, c: [] };
     nodes.push(e);
     for (const child of e.children) {
-      const c = walk(child, hidden);
+      const c = walk(child, hidden, ox, oy);
       if (c) node.c.push(c);
     }
     if (e.shadowRoot) for (const child of e.shadowRoot.children) {
-      const c = walk(child, hidden);
+      const c = walk(child, hidden, ox, oy);
+      if (c) node.c.push(c);
+    }
+    if (tag === "IFRAME") {
+      let inner = null;
+      try { inner = e.contentDocument && e.contentDocument.body; } catch (err) { inner = null; }
+      // A cross-origin frame cannot be read from here: it stays one opaque `iframe` node.
+      const c = inner ? walk(inner, hidden, ox + rect.x + e.clientLeft, oy + rect.y + e.clientTop) : null;
       if (c) node.c.push(c);
     }
     return node;
   };
-  const root = walk(document.body, false) ||
+  const root = walk(document.body, false, 0, 0) ||
     { r: "document", n: "", v: "", t: "", h: "", id: "", b: [0, 0, vw, vh], f: "", c: [] };
   root.b = [0, 0, vw, vh];
   window.__tbNodes = nodes;
