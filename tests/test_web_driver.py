@@ -9,6 +9,7 @@ import functools
 import shutil
 import threading
 import time
+import zipfile
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -112,6 +113,10 @@ def test_renamed_button_fails_naming_the_step(tmp_path: Path, base_url: str) -> 
     assert code == 1, out
     assert "step 4 ('Show only the active todos')" in out
     assert "web_click failed: NOT_FOUND no element 'link \"Open\"'" in out
+    # Playwright's own trace of the failed trail is kept in its run directory
+    (trace,) = (tmp_path / "run").glob("*/trace.zip")
+    with zipfile.ZipFile(trace) as archive:
+        assert any(name.endswith(".trace") for name in archive.namelist())
 
 
 _NL_TRAIL = """\
@@ -146,6 +151,28 @@ def test_record_through_the_messages_api_then_replay_with_no_llm(tmp_path: Path,
     assert all("web" in s for s in selectors), selectors
     assert {"web": {"ariaNameRegex": "Active"}} in selectors
     _replay_in_process(path, device)  # no LLM configured: every step replays its recording
+
+
+def test_self_heal_repairs_a_renamed_filter(tmp_path: Path) -> None:
+    from tests.web_policy import todomvc_policy
+    from trailblaze.testing import FakeMessagesAPI
+
+    # The app renames its "Active" filter to "Open": the recorded selector finds nothing.
+    site = tmp_path / "site"
+    shutil.copytree(DATA / "todomvc", site / "todomvc")
+    index = site / "todomvc" / "index.html"
+    index.write_text(index.read_text(encoding="utf-8").replace(">Active</a>", ">Open</a>"), encoding="utf-8")
+    with _serve(site) as url, FakeMessagesAPI(policy=todomvc_policy) as api:
+        path = _trail(tmp_path, url)
+        healed = trailblaze(
+            "replay", str(path), "--device", "web", "--self-heal", "--element-timeout", "1",
+            "--run-dir", str(tmp_path / "run"), base_url=api.url,
+        )  # fmt: skip
+    out = healed.stdout + healed.stderr
+    assert healed.returncode == 0, out
+    assert "passed-with-self-heal" in out and api.requests
+    assert 'link "Open"' not in path.read_text(encoding="utf-8")
+    assert "ariaNameRegex: Open" in path.read_text(encoding="utf-8")
 
 
 def test_hierarchy_roles_states_and_modal_dialog(base_url: str) -> None:

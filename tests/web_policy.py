@@ -19,6 +19,8 @@ __all__ = ["todomvc_policy"]
 
 _ACTIONS = ("tap", "inputText", "pressKey")
 _NEW_TODO = "What needs to be done?"
+_SYNONYMS = {"Active": ("Open",)}
+"""What a model would also accept for a label it was told (an app renames its "Active" filter)."""
 
 
 def _call(name: str, **args: Any) -> dict[str, Any]:
@@ -63,7 +65,9 @@ def _act(what: str, arg: str, screen: list[Element]) -> dict[str, Any] | None:
         return _call("pressKey", keyCode=arg)
     element = {
         "field": lambda: _find(screen, "textbox", arg),
-        "link": lambda: _find(screen, "link", arg),
+        "link": lambda: next(
+            (e for name in (arg, *_SYNONYMS.get(arg, ())) if (e := _find(screen, "link", name))), None
+        ),
         "complete": lambda: _checkbox_of(screen, arg),
     }[what]()
     return None if element is None else _call("tap", ref=element.ref, reasoning=f"{what} {arg}")

@@ -33,6 +33,7 @@ __all__ = [
     "SupportsIdleSignal",
     "SupportsOpenUrl",
     "SupportsShell",
+    "SupportsTrace",
     "SupportsWeb",
 ]
 
@@ -155,6 +156,17 @@ class SupportsAppList(Protocol):
 @runtime_checkable
 class SupportsShell(Protocol):
     def shell(self, command: str) -> str: ...
+
+
+@runtime_checkable
+class SupportsTrace(Protocol):
+    """A driver that records its own trace of a trail (the web driver: Playwright's `trace.zip`)."""
+
+    def start_trace(self) -> None: ...
+
+    def stop_trace(self, path: str | None) -> None:
+        """Ends the trail's trace, writing it to `path` (None: discard it)."""
+        ...
 
 
 @runtime_checkable

@@ -306,7 +306,7 @@ class RunDir:
         hierarchy = session.screen()
         source = hierarchy.source
         text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
-        ext = "json" if hierarchy.format == "wda-json" else "xml"
+        ext = "json" if hierarchy.format in ("wda-json", "web-dom") else "xml"
         write_text(self._trail_dir / f"{stem}.{ext}", self._redact(text))
         (self._trail_dir / f"{stem}.png").write_bytes(session.screenshot())
         rel = self._rel_dir()

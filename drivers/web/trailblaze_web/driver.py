@@ -88,6 +88,7 @@ class WebDriver:
         self._page = page
         self._start_url = start_url
         self._inflight = 0
+        self._tracing = False
         self._info: DeviceInfo | None = None
         self._walk = files("trailblaze_web").joinpath("walk.js").read_text(encoding="utf-8")
         page.on("request", self._request_started)
@@ -275,6 +276,25 @@ class WebDriver:
         script = "([i, n]) => { const e = (window.__tbNodes || [])[i]; return e ? e.getAttribute(n) : null; }"
         value = self._do(f"reading attribute {name}", lambda: self._page.evaluate(script, [order, name]))
         return None if value is None else str(value)
+
+    # --- Playwright trace (trailblaze.driver.SupportsTrace) -----------------------------------------
+    def start_trace(self) -> None:
+        """Starts a trace chunk for the next trail (the tracer itself starts once, at the first)."""
+        tracing = self._page.context.tracing
+        if not self._tracing:
+            self._do("starting a trace", lambda: tracing.start(screenshots=True, snapshots=True))
+            self._tracing = True
+        else:
+            self._do("starting a trace", lambda: tracing.start_chunk())
+
+    def stop_trace(self, path: str | None) -> None:
+        if not self._tracing:
+            return
+        tracing = self._page.context.tracing
+        if path is None:
+            self._do("discarding a trace", lambda: tracing.stop_chunk())
+        else:
+            self._do(f"saving a trace to {path}", lambda: tracing.stop_chunk(path=path))
 
     # --- apps (a web page has none: launching opens the start URL) ----------------------------------
     def launch_app(self, app_id: str, mode: LaunchMode = "FORCE_RESTART") -> None:
