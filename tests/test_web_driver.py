@@ -131,6 +131,7 @@ trail:
 """
 
 
+@pytest.mark.slow
 def test_record_through_the_messages_api_then_replay_with_no_llm(tmp_path: Path, base_url: str) -> None:
     from tests.web_policy import todomvc_policy
     from trailblaze.testing import FakeMessagesAPI
@@ -153,6 +154,7 @@ def test_record_through_the_messages_api_then_replay_with_no_llm(tmp_path: Path,
     _replay_in_process(path, device)  # no LLM configured: every step replays its recording
 
 
+@pytest.mark.slow
 def test_self_heal_repairs_a_renamed_filter(tmp_path: Path) -> None:
     from tests.web_policy import todomvc_policy
     from trailblaze.testing import FakeMessagesAPI
