@@ -1,9 +1,9 @@
 """Device specs (`--device`) and the driver plugins behind them.
 
-Specs: `android[:SERIAL]`, `ios[:WDA_URL]`, `sim:android[:APP]`, `sim:ios[:APP]` where APP is a bundled
-app name with an optional variant (`demo`, `demo@restyled`) or a path to an app spec YAML; and remote
-devices: `android@HOST:PORT[:SERIAL]` (a device on the adb server at HOST:PORT, e.g. a device farm's)
-and `ios@http://HOST:PORT` (a WebDriverAgent on another host).
+Specs: `android[:SERIAL]`, `ios[:WDA_URL]`, `web[:URL]`, `sim:android[:APP]`, `sim:ios[:APP]` where APP
+is a bundled app name with an optional variant (`demo`, `demo@restyled`) or a path to an app spec YAML;
+and remote devices: `android@HOST:PORT[:SERIAL]` (a device on the adb server at HOST:PORT, e.g. a
+device farm's) and `ios@http://HOST:PORT` (a WebDriverAgent on another host).
 """
 
 from __future__ import annotations
@@ -23,12 +23,21 @@ __all__ = ["DeviceSpec", "list_devices", "load_driver_plugin", "open_device", "p
 
 _GROUP = "trailblaze.drivers"
 _DISTRIBUTIONS = {"android": "trailblaze-android (pip install -e ./drivers/android)",
-                  "ios": "trailblaze-ios (pip install -e ./drivers/ios)"}
+                  "ios": "trailblaze-ios (pip install -e ./drivers/ios)",
+                 "web": "trailblaze-web (pip install -e ./drivers/web)"}
+
+
+_WEB_ENV = {
+    "TRAILBLAZE_BROWSER_PATH": "browser_path",
+    "TRAILBLAZE_WEB_VIEWPORT": "viewport",
+    "TRAILBLAZE_WEB_HEADED": "headed",
+}
+"""Environment variables the web driver reads (`trailblaze_web`): browser binary, `WIDTHxHEIGHT`, `1`."""
 
 
 @dataclass(frozen=True)
 class DeviceSpec:
-    platform: Literal["android", "ios"]
+    platform: Literal["android", "ios", "web"]
     simulated: bool
     target: str | None
     """Serial or WDA URL for a real device; app name/path for a simulated one."""
@@ -45,7 +54,7 @@ class DeviceSpec:
 
 
 _FORMS = (
-    "use android[:SERIAL], android@HOST:PORT[:SERIAL], ios[:WDA_URL], ios@http://HOST:PORT, "
+    "use android[:SERIAL], android@HOST:PORT[:SERIAL], ios[:WDA_URL], ios@http://HOST:PORT, web[:URL], "
     "sim:android[:APP] or sim:ios[:APP]"
 )
 
@@ -59,9 +68,9 @@ def parse_device_spec(spec: str) -> DeviceSpec:
     if simulated:
         text = text[4:]
     platform, _, target = text.partition(":")
-    if platform not in ("android", "ios"):
+    if platform not in ("android", "ios", "web") or (simulated and platform == "web"):
         raise UsageError(f"unknown device {spec!r}: {_FORMS}")
-    return DeviceSpec(cast(Literal["android", "ios"], platform), simulated, target or None)
+    return DeviceSpec(cast(Literal["android", "ios", "web"], platform), simulated, target or None)
 
 
 def _remote(spec: str, text: str) -> DeviceSpec:
@@ -109,6 +118,9 @@ def plugin_options(env: Mapping[str, str]) -> dict[str, str]:
         out["adb_port"] = env["ANDROID_ADB_SERVER_PORT"]
     if env.get("TRAILBLAZE_WDA_URL"):
         out["wda_url"] = env["TRAILBLAZE_WDA_URL"]
+    for name, key in _WEB_ENV.items():
+        if env.get(name):
+            out[key] = env[name]
     return out
 
 

@@ -33,13 +33,16 @@ __all__ = [
     "SupportsClipboard",
     "SupportsElementWait",
     "SupportsIdle",
+    "SupportsIdleSignal",
     "SupportsOpenUrl",
     "ShellOutput",
     "SupportsShell",
     "SupportsShellStatus",
+    "SupportsTrace",
+    "SupportsWeb",
 ]
 
-Platform = Literal["android", "ios"]
+Platform = Literal["android", "ios", "web"]
 Key = Literal["BACK", "HOME", "ENTER", "BACKSPACE", "TAB"]
 LaunchMode = Literal["FORCE_RESTART", "RESUME", "CLEAR_STATE"]
 
@@ -200,6 +203,49 @@ class SupportsShellStatus(Protocol):
     def shell_status(self, command: str) -> ShellOutput:
         """Runs one shell command line (the caller quotes its words for the device's sh)."""
         ...
+
+
+@runtime_checkable
+class SupportsTrace(Protocol):
+    """A driver that records its own trace of a trail (the web driver: Playwright's `trace.zip`)."""
+
+    def start_trace(self) -> None: ...
+
+    def stop_trace(self, path: str | None) -> None:
+        """Ends the trail's trace, writing it to `path` (None: discard it)."""
+        ...
+
+
+@runtime_checkable
+class SupportsIdleSignal(Protocol):
+    def wait_quiet(self, bound: float) -> bool:
+        """Waits until the UI says it is idle (a page: no request in flight, no DOM mutation for a
+        quiet window); False when `bound` seconds pass first. Settling then takes one dump instead
+        of comparing two."""
+        ...
+
+
+@runtime_checkable
+class SupportsWeb(Protocol):
+    """A browser page (the web driver): what Trailblaze's `web_*` tools need beyond taps and keys.
+
+    `order` is a node's `Node.order` in the driver's latest hierarchy."""
+
+    def navigate(self, action: str, url: str) -> None: ...
+
+    def press(self, key: str) -> None: ...
+
+    def scroll(self, dx: float, dy: float, at: tuple[float, float] | None = None) -> None: ...
+
+    def css_nodes(self, css: str) -> list[int]: ...
+
+    def select_option(self, order: int, values: list[str]) -> list[str]: ...
+
+    def inner_text(self, order: int) -> str: ...
+
+    def input_value(self, order: int) -> str: ...
+
+    def attribute(self, order: int, name: str) -> str | None: ...
 
 
 class DriverPlugin(Protocol):

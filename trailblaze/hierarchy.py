@@ -41,7 +41,7 @@ __all__ = [
     "parse_hierarchy",
 ]
 
-Platform = Literal["android", "ios"]
+Platform = Literal["android", "ios", "web"]
 WindowKind = Literal["app", "system", "ime"]
 
 _XCUI = "XCUIElementType"
@@ -51,6 +51,8 @@ _IME_HINTS = ("inputmethod", "keyboard", "honeyboard", "swiftkey", "gboard", "co
 _ANDROID_EDITABLE = ("EditText", "AutoCompleteTextView", "SearchAutoComplete")
 _IOS_EDITABLE = frozenset({"TextField", "SecureTextField", "SearchField", "TextView"})
 _IOS_TEXTUAL = frozenset({"StaticText", "TextField", "SecureTextField", "SearchField", "TextView"})
+_WEB_EDITABLE = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
+"""ARIA roles a web page types into (`trailblaze.web_hierarchy` makes the role the class name)."""
 _IOS_CHECKABLE = frozenset({"Switch", "Toggle", "CheckBox"})
 _IOS_SCROLLABLE = frozenset({"Table", "CollectionView", "ScrollView", "WebView"})
 # Element types that take a tap on iOS (no `clickable` attribute exists in WDA sources).
@@ -211,6 +213,8 @@ class Node:
     def editable(self) -> bool:
         if self.platform == "ios":
             return self.short_class in _IOS_EDITABLE
+        if self.platform == "web":
+            return self.class_name in _WEB_EDITABLE
         return any(self.class_name.endswith(suffix) for suffix in _ANDROID_EDITABLE)
 
     @property

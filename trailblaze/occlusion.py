@@ -34,7 +34,10 @@ def covers(hierarchy: Hierarchy) -> list[Cover]:
     """The dialogs and keyboards covering parts of this capture, topmost first; marks the nodes."""
     found: list[Cover] | None = hierarchy.memo.get(_MEMO)
     if found is None:
-        found = _android(hierarchy) if hierarchy.platform == "android" else _ios(hierarchy)
+        if hierarchy.platform == "web":
+            found = _web(hierarchy)
+        else:
+            found = _android(hierarchy) if hierarchy.platform == "android" else _ios(hierarchy)
         hierarchy.memo[_MEMO] = found
     return found
 
@@ -168,3 +171,20 @@ def _drawn_below(hierarchy: Hierarchy, top: Node) -> list[Node]:
         for n in below
         if id(n) not in ancestors and n.parent is not None and hierarchy.window_kind(n) == "app"
     ]
+
+
+# --------------------------------------------------------------------------------------------------
+# Web: a modal dialog covers the whole page outside itself
+
+
+def _web(hierarchy: Hierarchy) -> list[Cover]:
+    modal: Node | None = None
+    for node in hierarchy.nodes:
+        if node.extra and node.extra.get("modal") == "true" and node.on_screen:
+            modal = node  # the last one in document order is the one opened last, on top
+    if modal is None:
+        return []
+    inside = {id(n) for n in modal.walk()} | {id(a) for a in modal.ancestors()}
+    dialog = Cover("dialog", modal, modal.label or _title(modal))
+    _cover_all([n for n in hierarchy.nodes if id(n) not in inside], dialog)
+    return [dialog] if dialog.hidden else []

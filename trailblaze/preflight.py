@@ -37,7 +37,7 @@ __all__ = [
     "validate_trails",
 ]
 
-PLATFORMS = ("android", "ios")
+PLATFORMS = ("android", "ios", "web")
 
 _YPath = tuple[str | int, ...]
 _Missing = dict[str, tuple[str, set[str]]]

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Literal
 
 from trailblaze._discovery import folder_trail_id, recordings_file
 from trailblaze._files import write_text
-from trailblaze.errors import InfrastructureError, TrailConflictError, UsageError
+from trailblaze.driver import SupportsTrace
+from trailblaze.errors import InfrastructureError, TrailblazeError, TrailConflictError, UsageError
 from trailblaze.memory import Memory
 from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
 from trailblaze.subtrail import SubTrails, trail_key
@@ -568,6 +569,9 @@ def run_engine(
         else:
             rundir.start_trail(record)
     error: str | None = None
+    tracer = engine.session.driver if within is None and rundir is not None else None
+    if isinstance(tracer, SupportsTrace):
+        tracer.start_trace()
     try:
         if skipped is not None:
             record.status, error = "skipped", f"skipped on {engine.classifier}: {skipped}"
@@ -598,6 +602,14 @@ def run_engine(
             record.heal_diff = trail_diff(before, after, recordings_file(record.path).name)
             if rundir is not None:
                 write_text(rundir.root / record.directory / "trail.diff", record.heal_diff)
+        if isinstance(tracer, SupportsTrace) and rundir is not None:
+            # The browser's own trace (Playwright's trace.zip) is kept only when the trail failed.
+            failed = record.status in ("failed", "error")
+            try:
+                tracer.stop_trace(str(rundir.root / record.directory / "trace.zip") if failed else None)
+            except TrailblazeError:
+                pass  # a browser that died already failed the trail with its own error
+
         if rundir is not None and within is not None:
             rundir.end_subtrail(record.status, engine.memory.redact(error) if error else None, started)
         elif rundir is not None:

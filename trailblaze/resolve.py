@@ -38,6 +38,7 @@ from trailblaze.selector import (
     AndroidMaestroSelector,
     IosMaestroSelector,
     NodeSelector,
+    WebSelector,
 )
 
 __all__ = [
@@ -241,8 +242,28 @@ def _ios_maestro(sel: IosMaestroSelector) -> list[Predicate]:
     return preds
 
 
+def _web(sel: WebSelector) -> list[Predicate]:
+    preds: list[Predicate] = [lambda n: n.platform == "web"]
+    if sel.ariaRole is not None:
+        role = sel.ariaRole
+        preds.append(lambda n: n.class_name == role)
+    if sel.ariaNameRegex is not None:
+        preds.append(_attr(lambda n: n.label, sel.ariaNameRegex, "ariaNameRegex"))
+    if sel.ariaDescriptorRegex is not None:
+        preds.append(_attr(lambda n: f'{n.class_name} "{n.label}"', sel.ariaDescriptorRegex, "ariaDescriptorRegex"))
+    if sel.headingLevel is not None:
+        level = str(sel.headingLevel)
+        preds.append(lambda n: n.class_name == "heading" and (n.extra or {}).get("level") == level)
+    if sel.dataTestId is not None:
+        test_id = sel.dataTestId
+        preds.append(lambda n: n.resource_id == test_id)
+    return preds
+
+
 def branch_predicates(selector: NodeSelector) -> list[Predicate]:
     """The attribute tests of the selector's driver branch (empty when it has none)."""
+    if selector.web is not None:
+        return _web(selector.web)
     if selector.androidAccessibility is not None:
         return _android_accessibility(selector.androidAccessibility)
     if selector.androidMaestro is not None:
@@ -283,6 +304,9 @@ def resolve(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
         uncovered = [n for n in candidates if n.covered_by is None]
         if uncovered:
             candidates = uncovered
+    if selector.web is not None and selector.web.nthIndex is not None:
+        nth = selector.web.nthIndex
+        candidates = candidates[nth : nth + 1]
     if selector.index is not None:
         return candidates[selector.index : selector.index + 1]
     return candidates
@@ -329,7 +353,7 @@ def describe_selector(selector: NodeSelector) -> str:
     """A one-line rendering for error messages, e.g. `androidAccessibility{textRegex=Sign in}`."""
     parts: list[str] = []
     for key, value in selector.to_yaml_dict().items():
-        if isinstance(value, dict) and key in ("androidAccessibility", "androidMaestro", "iosMaestro"):
+        if isinstance(value, dict) and key in ("androidAccessibility", "androidMaestro", "iosMaestro", "web"):
             inner = ", ".join(f"{k}={v}" for k, v in value.items())
             parts.append(f"{key}{{{inner}}}")
         elif isinstance(value, dict):

@@ -377,7 +377,7 @@ class RunDir:
         stem = f"{self._step_tag(self.step)}-{when}"
         hierarchy = session.screen()
         source, memory, folder = hierarchy.source, self.memory, self._trail_dir
-        ext = "json" if hierarchy.format == "wda-json" else "xml"
+        ext = "json" if hierarchy.format in ("wda-json", "web-dom") else "xml"
 
         def write_dump() -> None:
             text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source

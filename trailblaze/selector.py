@@ -1,6 +1,6 @@
 """The `nodeSelector` shape of Trailblaze recordings, as pydantic models.
 
-A selector is exactly one driver branch (`androidAccessibility`, `androidMaestro` or `iosMaestro`)
+A selector is exactly one driver branch (`androidAccessibility`, `androidMaestro`, `iosMaestro` or `web`)
 plus optional relations to other selectors and a last-resort `index`. Field names are Trailblaze's,
 so a recorded file stays readable by Trailblaze. Regex fields are full-match; a value that is not a
 valid regex matches literally. The resolver lives in `trailblaze.resolve`, the generator in
@@ -20,9 +20,10 @@ __all__ = [
     "AndroidMaestroSelector",
     "IosMaestroSelector",
     "NodeSelector",
+    "WebSelector",
 ]
 
-_BRANCHES = ("androidAccessibility", "androidMaestro", "iosMaestro")
+_BRANCHES = ("androidAccessibility", "androidMaestro", "iosMaestro", "web")
 _RELATIONS = ("below", "above", "leftOf", "rightOf", "childOf", "containsChild")
 
 
@@ -99,6 +100,22 @@ class IosMaestroSelector(_Strict):
     enabled: bool | None = None
 
 
+class WebSelector(_Strict):
+    """Matches an element of a web page (Trailblaze `web`, its Playwright driver's branch)."""
+
+    ariaRole: str | None = None
+    """ARIA role, explicit or implicit (`button`, `textbox`, `link`)."""
+    ariaNameRegex: str | None = None
+    """Accessible name."""
+    ariaDescriptorRegex: str | None = None
+    """`role "name"`, e.g. `button "Submit"`."""
+    headingLevel: int | None = Field(default=None, ge=1, le=6)
+    dataTestId: str | None = None
+    """`data-testid` (else the element id: the web driver reports whichever the element has)."""
+    nthIndex: int | None = Field(default=None, ge=0)
+    """0-based among the matches, top-to-bottom then left-to-right."""
+
+
 class NodeSelector(_Strict):
     """One driver branch plus optional relations; `index` (0-based, top-to-bottom then
     left-to-right among the matches) is the last resort."""
@@ -106,6 +123,7 @@ class NodeSelector(_Strict):
     androidAccessibility: AndroidAccessibilitySelector | None = None
     androidMaestro: AndroidMaestroSelector | None = None
     iosMaestro: IosMaestroSelector | None = None
+    web: WebSelector | None = None
     below: NodeSelector | None = None
     above: NodeSelector | None = None
     leftOf: NodeSelector | None = None
@@ -127,7 +145,7 @@ class NodeSelector(_Strict):
         if not branches and not has_relation and self.index is None:
             raise ValueError(
                 "an empty nodeSelector matches nothing; give one of "
-                "androidAccessibility, androidMaestro or iosMaestro"
+                "androidAccessibility, androidMaestro, iosMaestro or web"
             )
         return self
 

@@ -87,6 +87,7 @@ def hit_test(hierarchy: Hierarchy, x: float, y: float) -> Node | None:
     point that consumes touches (clickable, long-clickable, checkable or editable), else the
     last-painted view. iOS: the last-painted interactive element (button, cell, switch, field, …)
     across the windows, else the last-painted accessible element, else the last-painted element.
+    Web: as iOS, over every element containing the point in document order.
     """
     if hierarchy.platform == "android":
         for root in sorted(hierarchy.roots, key=lambda r: _window_z(hierarchy, r), reverse=True):
@@ -96,8 +97,13 @@ def hit_test(hierarchy: Hierarchy, x: float, y: float) -> Node | None:
                 return _pick(hits)
         return None
     hits = []
-    for root in hierarchy.roots:
-        _paint_order(root, x, y, hits)
+    if hierarchy.platform == "web":
+        # A web element may sit outside its parent's box (absolute positioning): every element
+        # containing the point counts, document order standing in for paint order.
+        hits = [n for n in hierarchy.nodes if n.visible and n.visible_bounds.contains(x, y)]
+    else:
+        for root in hierarchy.roots:
+            _paint_order(root, x, y, hits)
     if not hits:
         return None
     picked = _pick(hits)
@@ -199,6 +205,17 @@ def _fields(node: Node) -> list[Field]:
         if node.password:
             out.append((12, "isPassword", True))
         return out
+    if node.platform == "web":
+        # Trailblaze's web branch: role + accessible name and test ids, never CSS.
+        if node.resource_id:
+            out.append((0, "dataTestId", node.resource_id))
+        if node.label:
+            out.append((1, "ariaNameRegex", literal(node.label)))
+        out.append((4, "ariaRole", node.class_name))
+        level = (node.extra or {}).get("level")
+        if level:
+            out.append((5, "headingLevel", int(level)))
+        return out
     if node.resource_id:
         out.append((0, "resourceIdRegex", literal(node.resource_id)))
     if node.label:
@@ -218,6 +235,8 @@ def _fields(node: Node) -> list[Field]:
 
 
 def _branch(node: Node) -> str:
+    if node.platform == "web":
+        return "web"
     return "androidAccessibility" if node.platform == "android" else "iosMaestro"
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from trailblaze.catalog import params as cp
+from trailblaze.catalog.web_tools import WEB_HANDLERS
 from trailblaze.compact import compact_view
 from trailblaze.driver import SupportsAppList, SupportsClipboard, SupportsOpenUrl
 from trailblaze.settle import backoff, same_screen
@@ -463,5 +464,6 @@ CATALOG_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] 
     cp.AssertWaypoint: _waypoint,
     cp.FindMatches: _find_matches,
     cp.WaitUntilNotVisible: _wait_until_not_visible,
+    **WEB_HANDLERS,
 }
 """Catalog params model → handler."""

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from trailblaze.catalog.web_tools import WEB_TOOLS
 from trailblaze.selector import NodeSelector
 from trailblaze.tool_params import RecordedToolParams
 
@@ -327,6 +328,8 @@ _TOOLS: tuple[tuple[type[RecordedToolParams], _KindName], ...] = (
     (FindMatches, "other"),
     (WaitUntilNotVisible, "other"),
 )
+
+_TOOLS += WEB_TOOLS
 
 CATALOG_PARAMS: dict[str, type[RecordedToolParams]] = {m.tool_name: m for m, _ in _TOOLS}
 """Trailblaze catalog tool name → params model."""

@@ -1,0 +1,380 @@
+"""The Playwright adapter: `WebDriver` (one browser page) and `WebPlugin` (open).
+
+The browser is the system Chromium (Debian's `chromium`), driven through Playwright's
+`executable_path`: Playwright's own browser download is not needed. Coordinates are CSS pixels of
+the viewport, the space of the DOM walk's bounds and of Playwright's mouse.
+
+Settling uses the page's own signals: no request in flight (counted from Playwright's request
+events) and no DOM mutation for a quiet window (a MutationObserver installed before any page
+script runs), bounded so a page that animates forever is still acted on.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Mapping
+from importlib.resources import files
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
+from trailblaze.errors import DeviceError, TrailblazeError, UsageError
+from trailblaze.web_hierarchy import parse_web_dump
+
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from trailblaze.hierarchy import Hierarchy
+
+__all__ = ["BROWSER_ARGS", "WebDriver", "WebPlugin", "find_browser"]
+
+BROWSER_ARGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    # Without these Chromium's background connections stall page loads on a closed network.
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+)  # fmt: skip
+_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+_KEYS = {"ENTER": "Enter", "BACKSPACE": "Backspace", "TAB": "Tab"}
+_QUIET_MS = 60
+_SETTLE_BOUND_S = 5.0
+_OBSERVER = """
+(() => {
+  window.__tbLastMutation = performance.now();
+  const start = () => new MutationObserver(() => { window.__tbLastMutation = performance.now(); })
+    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+})();
+"""
+_SINCE_JS = "() => performance.now() - (window.__tbLastMutation || 0)"
+
+
+def find_browser(options: Mapping[str, str]) -> str:
+    """The Chromium binary to drive: `browser_path` (from `TRAILBLAZE_BROWSER_PATH`), else the first
+    of chromium / google-chrome on PATH; a `DeviceError` saying how to install one when none is."""
+    given = options.get("browser_path")
+    if given:
+        if os.path.isfile(given) and os.access(given, os.X_OK):
+            return given
+        found = shutil.which(given)
+        if found:
+            return found
+        raise DeviceError(f"no browser at TRAILBLAZE_BROWSER_PATH={given}: point it at a Chromium binary")
+    for name in _CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise DeviceError(
+        "no Chromium found for the web driver: install Debian's `chromium` package "
+        "(apt-get install chromium) or set TRAILBLAZE_BROWSER_PATH to a Chromium binary"
+    )
+
+
+def _viewport(raw: str | None) -> tuple[int, int]:
+    if not raw:
+        return 1280, 800
+    width, sep, height = raw.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or int(width) <= 0 or int(height) <= 0:
+        raise UsageError(f"bad viewport {raw!r} (TRAILBLAZE_WEB_VIEWPORT): use WIDTHxHEIGHT, e.g. 1280x800")
+    return int(width), int(height)
+
+
+class WebDriver:
+    """One page of a headless Chromium. Every method raises `DeviceError` on failure."""
+
+    def __init__(self, playwright: Any, browser: Any, page: Any, start_url: str | None) -> None:
+        self._pw = playwright
+        self._browser = browser
+        self._page = page
+        self._start_url = start_url
+        self._inflight = 0
+        self._tracing = False
+        self._info: DeviceInfo | None = None
+        self._walk = files("trailblaze_web").joinpath("walk.js").read_text(encoding="utf-8")
+        page.on("request", self._request_started)
+        page.on("requestfinished", self._request_ended)
+        page.on("requestfailed", self._request_ended)
+
+    def __repr__(self) -> str:
+        return f"<WebDriver {self._page.url}>"
+
+    def _request_started(self, _request: Any) -> None:
+        self._inflight += 1
+
+    def _request_ended(self, _request: Any) -> None:
+        self._inflight = max(0, self._inflight - 1)
+
+    def _do(self, what: str, action: Any) -> Any:
+        try:
+            return action()
+        except TrailblazeError:
+            raise
+        except Exception as exc:
+            line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise DeviceError(f"{what} failed in the browser: {line}") from exc
+
+    # --- observation -----------------------------------------------------------------------------
+    @property
+    def info(self) -> DeviceInfo:
+        if self._info is None:
+            size = self._page.viewport_size or {"width": 1280, "height": 800}
+            self._info = DeviceInfo(
+                platform="web",
+                classifier="web-chromium",
+                serial=self._start_url or "about:blank",
+                model=f"Chromium {self._browser.version}",
+                width=int(size["width"]),
+                height=int(size["height"]),
+                scale=1.0,
+            )
+        return self._info
+
+    def wait_quiet(self, bound: float = _SETTLE_BOUND_S) -> bool:
+        """Waits until no request is in flight and the DOM has not changed for a quiet window; False
+        when `bound` seconds pass first."""
+        deadline = time.monotonic() + bound
+        while time.monotonic() < deadline:
+            since = float(
+                self._do("reading the page's mutation clock", lambda: self._page.evaluate(_SINCE_JS))
+            )
+            if since >= _QUIET_MS and self._inflight == 0:
+                return True
+            # Wait until the quiet window could be over; waiting inside the page lets Playwright
+            # deliver the request events meanwhile.
+            self._page.wait_for_timeout(max(5.0, _QUIET_MS - since))
+        return False
+
+    def hierarchy(self) -> Hierarchy:
+        self.wait_quiet()
+        text = self._do("reading the page (DOM walk)", lambda: self._page.evaluate(self._walk))
+        return parse_web_dump(str(text))
+
+    def screenshot(self) -> bytes:
+        return bytes(self._do("taking a screenshot", lambda: self._page.screenshot(type="png")))
+
+    def current_app(self) -> str | None:
+        return str(self._page.url) or None
+
+    # --- gestures ----------------------------------------------------------------------------------
+    def tap(self, x: float, y: float) -> None:
+        self._do(f"clicking at ({x:g}, {y:g})", lambda: self._page.mouse.click(x, y))
+
+    def long_press(self, x: float, y: float, duration: float = 0.8) -> None:
+        def press() -> None:
+            self._page.mouse.move(x, y)
+            self._page.mouse.down()
+            self._page.wait_for_timeout(duration * 1000)
+            self._page.mouse.up()
+
+        self._do(f"long-pressing at ({x:g}, {y:g})", press)
+
+    def double_tap(self, x: float, y: float) -> None:
+        self._do(f"double-clicking at ({x:g}, {y:g})", lambda: self._page.mouse.dblclick(x, y))
+
+    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.3) -> None:
+        # A finger moving up scrolls the content down: the wheel turns the other way round.
+        def wheel() -> None:
+            self._page.mouse.move(x1, y1)
+            self._page.mouse.wheel(x1 - x2, y1 - y2)
+
+        self._do(f"scrolling from ({x1:g}, {y1:g}) to ({x2:g}, {y2:g})", wheel)
+
+    def scroll(self, dx: float, dy: float, at: tuple[float, float] | None = None) -> None:
+        """Turns the mouse wheel by (dx, dy) CSS pixels over `at` (default the viewport's centre)."""
+        x, y = at or (self.info.width / 2, self.info.height / 2)
+
+        def wheel() -> None:
+            self._page.mouse.move(x, y)
+            self._page.mouse.wheel(dx, dy)
+
+        self._do("scrolling", wheel)
+
+    # --- keyboard ----------------------------------------------------------------------------------
+    def input_text(self, text: str) -> None:
+        self._do("typing text", lambda: self._page.keyboard.type(text))
+
+    def erase_text(self, characters: int | None = None) -> None:
+        def erase() -> None:
+            if characters is None:
+                self._page.keyboard.press("ControlOrMeta+A")
+                self._page.keyboard.press("Backspace")
+            else:
+                for _ in range(characters):
+                    self._page.keyboard.press("Backspace")
+
+        self._do("erasing text", erase)
+
+    def hide_keyboard(self) -> None:
+        return None  # a desktop browser has no on-screen keyboard
+
+    def press_key(self, key: Key) -> None:
+        if key == "BACK":
+            self.navigate("BACK", "")
+        elif key == "HOME":
+            self.navigate("GOTO", self._start_url or "about:blank")
+        elif key in _KEYS:
+            self.press(_KEYS[key])
+        else:
+            raise UsageError(f"unknown key {key!r}: use BACK, HOME, ENTER, BACKSPACE or TAB")
+
+    def press(self, key: str) -> None:
+        """Presses a Playwright key or chord (`Enter`, `Escape`, `Control+A`)."""
+        self._do(f"pressing {key}", lambda: self._page.keyboard.press(key))
+
+    # --- web extras (trailblaze.driver.SupportsWeb) --------------------------------------------------
+    def navigate(self, action: str, url: str) -> None:
+        """GOTO `url`, or BACK / FORWARD in the history; waits for the load event."""
+        if action == "BACK":
+            self._do("going back", lambda: self._page.go_back(wait_until="load"))
+        elif action == "FORWARD":
+            self._do("going forward", lambda: self._page.go_forward(wait_until="load"))
+        else:
+            self._do(f"opening {url}", lambda: self._page.goto(url, wait_until="load"))
+
+    def css_nodes(self, css: str) -> list[int]:
+        """Orders (in the last hierarchy) of the walked elements `css` matches, or of their nearest
+        walked ancestor; empty when nothing matches."""
+        script = """(css) => { const ns = window.__tbNodes || []; const out = [];
+          for (let e of document.querySelectorAll(css)) {
+            while (e && ns.indexOf(e) < 0) e = e.parentElement;
+            if (e) { const i = ns.indexOf(e); if (!out.includes(i)) out.push(i); } }
+          return out; }"""
+        try:
+            found = self._page.evaluate(script, css)
+        except Exception as exc:
+            raise UsageError(f"bad CSS selector {css!r}: {str(exc).splitlines()[0][:160]}") from exc
+        return [int(i) for i in found]
+
+    def select_option(self, order: int, values: list[str]) -> list[str]:
+        """Selects the options of the `<select>` walked at `order` whose value or label is in
+        `values`; the values it selected."""
+        script = """([i, want]) => { const e = (window.__tbNodes || [])[i];
+          if (!e || e.tagName !== "SELECT") return null; const got = [];
+          for (const o of e.options) { const on = want.includes(o.value) || want.includes(o.text.trim());
+            if (e.multiple) o.selected = on; else if (on && !got.length) o.selected = true;
+            if (on) got.push(o.value); }
+          e.dispatchEvent(new Event("input", {bubbles: true}));
+          e.dispatchEvent(new Event("change", {bubbles: true})); return got; }"""
+        got = self._do("selecting an option", lambda: self._page.evaluate(script, [order, values]))
+        if got is None:
+            raise UsageError("web_selectOption needs a <select> element")
+        return [str(v) for v in got]
+
+    def inner_text(self, order: int) -> str:
+        """The rendered text of the element walked at `order`, whitespace collapsed."""
+        script = "(i) => { const e = (window.__tbNodes || [])[i]; return e ? e.innerText || e.textContent || '' : ''; }"
+        value = self._do("reading an element's text", lambda: self._page.evaluate(script, order))
+        return " ".join(str(value).split())
+
+    def input_value(self, order: int) -> str:
+        """The `value` of the form control walked at `order` (a `<select>`'s selected option value)."""
+        script = "(i) => { const e = (window.__tbNodes || [])[i]; return e && 'value' in e ? String(e.value) : ''; }"
+        return str(self._do("reading an element's value", lambda: self._page.evaluate(script, order)))
+
+    def attribute(self, order: int, name: str) -> str | None:
+        """The attribute `name` of the element walked at `order` (None when it has none)."""
+        script = "([i, n]) => { const e = (window.__tbNodes || [])[i]; return e ? e.getAttribute(n) : null; }"
+        value = self._do(f"reading attribute {name}", lambda: self._page.evaluate(script, [order, name]))
+        return None if value is None else str(value)
+
+    # --- Playwright trace (trailblaze.driver.SupportsTrace) -----------------------------------------
+    def start_trace(self) -> None:
+        """Starts a trace chunk for the next trail (the tracer itself starts once, at the first)."""
+        tracing = self._page.context.tracing
+        if not self._tracing:
+            self._do("starting a trace", lambda: tracing.start(screenshots=True, snapshots=True))
+            self._tracing = True
+        else:
+            self._do("starting a trace", lambda: tracing.start_chunk())
+
+    def stop_trace(self, path: str | None) -> None:
+        if not self._tracing:
+            return
+        tracing = self._page.context.tracing
+        if path is None:
+            self._do("discarding a trace", lambda: tracing.stop_chunk())
+        else:
+            self._do(f"saving a trace to {path}", lambda: tracing.stop_chunk(path=path))
+
+    # --- apps (a web page has none: launching opens the start URL) ----------------------------------
+    def launch_app(self, app_id: str, mode: LaunchMode = "FORCE_RESTART") -> None:
+        url = app_id if "://" in app_id else self._start_url
+        if mode == "CLEAR_STATE":
+            self._do("clearing cookies", lambda: self._page.context.clear_cookies())
+        if url:
+            self.navigate("GOTO", url)
+            if mode == "CLEAR_STATE":
+                self._do("clearing storage", lambda: self._page.evaluate("() => localStorage.clear()"))
+                self.navigate("GOTO", url)
+
+    def stop_app(self, app_id: str) -> None:
+        self.navigate("GOTO", "about:blank")
+
+    def clear_app(self, app_id: str) -> None:
+        self._do(
+            "clearing storage",
+            lambda: self._page.evaluate("() => { try { localStorage.clear(); } catch (e) {} }"),
+        )
+
+    def open_url(self, url: str) -> bool:
+        self.navigate("GOTO", url)
+        return True
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+    def close(self) -> None:
+        try:
+            self._browser.close()
+        finally:
+            self._pw.stop()
+
+    def __enter__(self) -> WebDriver:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class WebPlugin:
+    """The `web` entry of the `trailblaze.drivers` group."""
+
+    platform = "web"
+
+    def open(self, target: str | None, options: Mapping[str, str]) -> WebDriver:
+        """Starts the system Chromium (headless unless `headed`) with one page, at `target` if given."""
+        executable = find_browser(options)
+        width, height = _viewport(options.get("viewport"))
+        args = list(BROWSER_ARGS)
+        if options.get("headed") in ("1", "true"):
+            args.remove("--headless")
+        from playwright.sync_api import sync_playwright
+
+        pw = sync_playwright().start()
+        try:
+            browser = pw.chromium.launch(executable_path=executable, args=args, headless="--headless" in args)
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.add_init_script(_OBSERVER)
+            driver = WebDriver(pw, browser, page, target)
+            if target:
+                driver.navigate("GOTO", target)
+        except TrailblazeError:
+            pw.stop()
+            raise
+        except Exception as exc:
+            pw.stop()
+            line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+            raise DeviceError(
+                f"starting {executable} failed: {line}; check that it is a working Chromium"
+            ) from exc
+        return driver
+
+    def list_devices(self, options: Mapping[str, str]) -> list[DeviceListing]:
+        try:
+            path = find_browser(options)
+        except DeviceError:
+            return []
+        return [DeviceListing(spec="web", platform="web", state="ready", description=f"Chromium at {path}")]

@@ -1,0 +1,316 @@
+"""Trailblaze's `web_*` tools (its Playwright driver's names and params), run on our hierarchy.
+
+A `ref` is what Trailblaze's web tools take: a ref of the current compact view (`oiz`), an ARIA
+descriptor (`button "Clear completed"`, role and exact accessible name; a bare role matches any
+name) or `css=<selector>`. The element is found on the settled page (polling up to the session's
+element timeout) and acted on by coordinates like any other tap, so occlusion (a modal dialog over
+it) and settling work as on a phone. Tools that need the browser itself (navigation, `css=`,
+`<select>`, attributes) use the driver's `SupportsWeb` methods; other platforms answer
+`UNSUPPORTED`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field
+
+from trailblaze.compact import compact_view
+from trailblaze.driver import SupportsWeb
+from trailblaze.tool_params import RecordedToolParams
+
+if TYPE_CHECKING:
+    from trailblaze.driver import Driver
+    from trailblaze.hierarchy import Hierarchy, Node
+
+__all__ = ["WEB_HANDLERS", "WEB_TOOLS"]
+
+Outcome = tuple[Any, str]
+RunContext = Any
+"""`trailblaze.catalog.handlers.RunContext` (not imported: the handlers module imports this one)."""
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_DESCRIPTOR = re.compile(r'^\s*([a-z]+)(?:\s+"(.*)")?\s*$', re.DOTALL)
+
+
+class WebNavigate(RecordedToolParams):
+    """Go to a URL (GOTO), or move BACK/FORWARD in browser history."""
+
+    tool_name = "web_navigate"
+    action: Literal["GOTO", "BACK", "FORWARD"] = "GOTO"
+    url: str = ""
+
+
+class WebClick(RecordedToolParams):
+    """Click a web element: a ref (`oiz`), an ARIA descriptor (`button "Submit"`) or `css=<selector>`."""
+
+    tool_name = "web_click"
+    ref: str = Field(min_length=1)
+
+
+class WebType(RecordedToolParams):
+    """Type text into a web input. Clears the field first unless clearFirst is false."""
+
+    tool_name = "web_type"
+    text: str
+    ref: str = Field(min_length=1)
+    clearFirst: bool = True
+
+
+class WebPressKey(RecordedToolParams):
+    """Press a keyboard key or chord (`Enter`, `Escape`, `Control+A`)."""
+
+    tool_name = "web_pressKey"
+    key: str = Field(min_length=1)
+
+
+class WebScroll(RecordedToolParams):
+    """Scroll the page, or the container given by ref."""
+
+    tool_name = "web_scroll"
+    direction: Literal["UP", "DOWN", "LEFT", "RIGHT"] = "DOWN"
+    amount: int = Field(default=500, ge=1)
+    ref: str | None = None
+
+
+class WebSelectOption(RecordedToolParams):
+    """Select one or more options (values or visible labels) in a `<select>` dropdown."""
+
+    tool_name = "web_selectOption"
+    ref: str = Field(min_length=1)
+    values: list[str] = Field(min_length=1)
+
+
+class WebVerifyTextVisible(RecordedToolParams):
+    """Verify that the text is visible on the page."""
+
+    tool_name = "web_verifyTextVisible"
+    text: str = Field(min_length=1)
+
+
+class WebVerifyElementVisible(RecordedToolParams):
+    """Verify that the element is visible on the page."""
+
+    tool_name = "web_verifyElementVisible"
+    ref: str = Field(min_length=1)
+
+
+class WebVerifyValue(RecordedToolParams):
+    """Verify an element's input value (VALUE), text (TEXT) or attribute (ATTRIBUTE)."""
+
+    tool_name = "web_verifyValue"
+    ref: str = Field(min_length=1)
+    expected: str
+    type: Literal["VALUE", "TEXT", "ATTRIBUTE"] = "VALUE"
+    attribute: str | None = None
+
+
+WEB_TOOLS: tuple[tuple[type[RecordedToolParams], Literal["action", "assertion", "other"]], ...] = (
+    (WebNavigate, "action"),
+    (WebClick, "action"),
+    (WebType, "action"),
+    (WebPressKey, "action"),
+    (WebScroll, "action"),
+    (WebSelectOption, "action"),
+    (WebVerifyTextVisible, "assertion"),
+    (WebVerifyElementVisible, "assertion"),
+    (WebVerifyValue, "assertion"),
+)
+"""The web tools and what each counts as for the agent's success validation."""
+
+
+def _web(run: RunContext) -> SupportsWeb | None:
+    driver = run.session.driver
+    return driver if isinstance(driver, SupportsWeb) else None
+
+
+def _unsupported(run: RunContext) -> Outcome:
+    return "UNSUPPORTED", f"web tools need a browser (--device web); this device is {run.platform}"
+
+
+def _match(run: RunContext, ref: str, screen: Hierarchy) -> list[Node]:
+    if ref.startswith("css="):
+        web = _web(run)
+        if web is None:
+            return []
+        orders = set(web.css_nodes(ref[4:].strip()))
+        return [n for n in screen.nodes if n.order in orders and n.on_screen]
+    found = _DESCRIPTOR.match(ref)
+    if found and found.group(1) not in compact_view(screen).refs:
+        role, name = found.group(1), found.group(2)
+        return [
+            n
+            for n in screen.visible_nodes()
+            if n.class_name == role and (name is None or " ".join(n.label.split()) == " ".join(name.split()))
+        ]
+    view = compact_view(screen)
+    key = ref.strip().strip("[]")
+    node = view.refs.get(key) or view.covered.get(key)
+    return [] if node is None else [node]
+
+
+def _find(run: RunContext, ref: str, until: Callable[[list[Node]], bool] = bool) -> list[Node]:
+    """The nodes `ref` names on the settled page, polling until `until` holds or the element timeout."""
+    deadline = time.monotonic() + run.session.resolve_timeout
+    while True:
+        nodes = _match(run, ref, run.session.settle())
+        if until(nodes) or time.monotonic() >= deadline:
+            return nodes
+        run.session.invalidate()
+
+
+def _not_found(ref: str) -> Outcome:
+    return "NOT_FOUND", f"no element {ref!r} on the page"
+
+
+def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
+    web = _web(run)
+    if web is None:
+        return _unsupported(run)
+    if p.action == "GOTO" and not p.url:
+        return "ERROR", "web_navigate GOTO needs a url"
+    url = p.url
+    if p.action == "GOTO" and not _SCHEME.match(url):
+        # As in Trailblaze: a URL without a scheme is a file path, relative to the working directory.
+        path = Path(url).expanduser().resolve()
+        if not path.is_file():
+            return (
+                "NOT_FOUND",
+                f"web_navigate: no file {path} (a url without a scheme is a path from {Path.cwd()})",
+            )
+        url = path.as_uri()
+    run.act(lambda _d: web.navigate(p.action, url))
+    return "OK", f"navigated {p.action} {url}".rstrip()
+
+
+def _click(run: RunContext, p: WebClick) -> Outcome:
+    nodes = _find(run, p.ref)
+    return _not_found(p.ref) if not nodes else run.tap_node(nodes[0], False)
+
+
+def _type(run: RunContext, p: WebType) -> Outcome:
+    nodes = _find(run, p.ref)
+    if not nodes:
+        return _not_found(p.ref)
+    status, message = run.tap_node(nodes[0], False)
+    if status != "OK":
+        return status, message
+
+    def type_text(driver: Driver) -> None:
+        if p.clearFirst:
+            driver.erase_text(None)
+        driver.input_text(p.text)
+
+    run.act(type_text)
+    return "OK", f"typed {p.text!r} into {run.describe(nodes[0])}"
+
+
+def _press_key(run: RunContext, p: WebPressKey) -> Outcome:
+    web = _web(run)
+    if web is None:
+        return _unsupported(run)
+    run.act(lambda _d: web.press(p.key))
+    return "OK", f"pressed {p.key}"
+
+
+def _scroll(run: RunContext, p: WebScroll) -> Outcome:
+    web = _web(run)
+    if web is None:
+        return _unsupported(run)
+    at: tuple[float, float] | None = None
+    if p.ref:
+        nodes = _find(run, p.ref)
+        if not nodes:
+            return _not_found(p.ref)
+        at = nodes[0].center
+    dx, dy = {"UP": (0, -p.amount), "DOWN": (0, p.amount), "LEFT": (-p.amount, 0), "RIGHT": (p.amount, 0)}[
+        p.direction
+    ]
+    run.act(lambda _d: web.scroll(dx, dy, at))
+    return "OK", f"scrolled {p.direction} {p.amount}px"
+
+
+def _select_option(run: RunContext, p: WebSelectOption) -> Outcome:
+    web = _web(run)
+    if web is None:
+        return _unsupported(run)
+    nodes = _find(run, p.ref)
+    if not nodes:
+        return _not_found(p.ref)
+    got: list[str] = []
+    run.act(lambda _d: got.extend(web.select_option(nodes[0].order, p.values)))
+    if not got:
+        return "NOT_FOUND", f"no option {p.values} in {run.describe(nodes[0])}"
+    return "OK", f"selected {', '.join(repr(v) for v in got)} in {run.describe(nodes[0])}"
+
+
+def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> Outcome:
+    want = " ".join(p.text.split())
+    deadline = time.monotonic() + run.session.resolve_timeout
+    while True:
+        screen = run.session.settle()
+        for node in screen.visible_nodes():
+            if node.covered_by is None and any(want in " ".join(s.split()) for s in (node.text, node.label)):
+                return "OK", f"{p.text!r} is visible"
+        if time.monotonic() >= deadline:
+            return "NOT_VISIBLE", f"text {p.text!r} is not visible on the page"
+        run.session.invalidate()
+
+
+def _verify_element(run: RunContext, p: WebVerifyElementVisible) -> Outcome:
+    nodes = _find(run, p.ref)
+    if not nodes:
+        return "NOT_VISIBLE", f"element {p.ref!r} is not visible on the page"
+    return "OK", f"{run.describe(nodes[0])} is visible"
+
+
+def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
+    web = _web(run)
+    if web is None:
+        return _unsupported(run)
+    if p.type == "ATTRIBUTE" and not p.attribute:
+        return "ERROR", "web_verifyValue type ATTRIBUTE needs `attribute`"
+    actual: str | None = None
+
+    def value_of(nodes: list[Node]) -> str | None:
+        if not nodes:
+            return None
+        node = nodes[0]
+        if p.type == "ATTRIBUTE":
+            assert p.attribute is not None
+            return web.attribute(node.order, p.attribute)
+        if p.type == "TEXT":
+            return web.inner_text(node.order)
+        return web.input_value(node.order)
+
+    def holds(nodes: list[Node]) -> bool:
+        nonlocal actual
+        actual = value_of(nodes)
+        return actual == p.expected
+
+    nodes = _find(run, p.ref, holds)
+    if not nodes:
+        return _not_found(p.ref)
+    if actual != p.expected:
+        return (
+            "NOT_VISIBLE",
+            f"{run.describe(nodes[0])} has {p.type.lower()} {actual!r}, expected {p.expected!r}",
+        )
+    return "OK", f"{run.describe(nodes[0])} has {p.type.lower()} {p.expected!r}"
+
+
+WEB_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] = {
+    WebNavigate: _navigate,
+    WebClick: _click,
+    WebType: _type,
+    WebPressKey: _press_key,
+    WebScroll: _scroll,
+    WebSelectOption: _select_option,
+    WebVerifyTextVisible: _verify_text,
+    WebVerifyElementVisible: _verify_element,
+    WebVerifyValue: _verify_value,
+}
+"""Web params model → handler."""
