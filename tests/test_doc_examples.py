@@ -176,6 +176,8 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         shows="2 passed"
     ),
     "pytest trails/ --device sim:android": Run(shows="1 passed"),
+    "trailblaze snapshot --device android@127.0.0.1:15037:emulator-5554": Run(shows='Button "Sign in"'),
+    "trailblaze snapshot --device ios@http://127.0.0.1:18100": Run(shows='Button "Sign in"'),
     "python benchmarks/pytest_workers.py": Elsewhere(
         "hand: a benchmark (minutes) that prints figures; here only `--help` runs"
     ),
