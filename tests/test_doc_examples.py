@@ -52,7 +52,8 @@ pytestmark = pytest.mark.slow
 @dataclass(frozen=True)
 class Run:
     """Run it: this exit code, and this text in its output. `given` is what the project holds first:
-    `unrecorded` (its login trail without recordings, so the model records it), `shard runs` (run
+    `verify unrecorded` (its login trail's last step, a verify, has no recording: the model records
+    it, and the rest replays), `shard runs` (run
     directories `shards/1` … `shards/3`), `mcp trail` (`trails/login-mcp.trail.yaml`, authored by a
     `trailblaze mcp` session on `--device android` as the README shows)."""
 
@@ -149,11 +150,11 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     ),
     "trailblaze record trails/login.trail.yaml --device sim:android --secret password=hunter2 "
     "--model openai:mistral-small3.2 --llm-base-url http://127.0.0.1:11434/v1": Run(
-        shows="(openai:mistral-small3.2)", given="unrecorded"
+        shows="(openai:mistral-small3.2)", given="verify unrecorded"
     ),
     "trailblaze record trails/login.trail.yaml --device sim:android --secret password=hunter2 "
     "--model openai:Qwen/Qwen2.5-VL-7B-Instruct --llm-base-url http://127.0.0.1:8000/v1": Run(
-        shows="(openai:Qwen/Qwen2.5-VL-7B-Instruct)", given="unrecorded"
+        shows="(openai:Qwen/Qwen2.5-VL-7B-Instruct)", given="verify unrecorded"
     ),
     "trailblaze sim openai --port 8788": Run(shows="http://127.0.0.1:8788/v1"),
     # README: MCP
@@ -294,21 +295,26 @@ def test_the_readme_tool_excerpt_is_from_the_demo_tools() -> None:
 
 
 @dataclass(frozen=True)
-class Models:
-    """The local models the examples talk to, both serving the demo policy: the Messages API (as
-    `trailblaze sim llm`, `ANTHROPIC_BASE_URL`) and an OpenAI-compatible server (as `trailblaze sim
-    openai`; it stands in for Ollama and vLLM at `--llm-base-url http://127.0.0.1:PORT/v1`)."""
+class StandIns:
+    """What the examples talk to and read, made once for them all: two local models serving the demo
+    policy — the Messages API (as `trailblaze sim llm`, `ANTHROPIC_BASE_URL`) and an OpenAI-compatible
+    server (as `trailblaze sim openai`; it stands in for Ollama and vLLM at `--llm-base-url
+    http://127.0.0.1:PORT/v1`) — and a run directory as `report` reads it (it takes real captures),
+    copied where an example needs one."""
 
     anthropic: str
     openai: str
+    run_dir: Path
 
 
 @pytest.fixture(scope="module")
-def models() -> Iterator[Models]:
+def stand_ins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandIns]:
+    run_dir = tmp_path_factory.mktemp("doc-examples") / "run"
+    build_run_dir(run_dir)
     messages = FakeMessagesAPI(policy=demo_policy, keep_requests=False)
     chat = FakeChatCompletionsAPI(policy=demo_policy, keep_requests=False)
     try:
-        yield Models(messages.url, chat.url)
+        yield StandIns(messages.url, chat.url, run_dir)
     finally:
         messages.close()
         chat.close()
@@ -331,13 +337,13 @@ def _weight(example: Example) -> int:
             + 2 * sum(isinstance(p, Mcp) or (isinstance(p, Run) and p.given == "mcp trail") for p in plans))  # fmt: skip
 
 
-def test_examples_run_as_written(models: Models, tmp_path: Path) -> None:
+def test_examples_run_as_written(stand_ins: StandIns, tmp_path: Path) -> None:
     # The examples are independent (own folder, own phone, own ports) and mostly wait on a process
     # starting or on the device: run four at a time.
     runnable = _runnable()
     with ThreadPoolExecutor(max_workers=4) as pool:
         problems = list(
-            pool.map(lambda ie: _run_example(ie[1], models, tmp_path / f"ex{ie[0]}"), enumerate(runnable))
+            pool.map(lambda ie: _run_example(ie[1], stand_ins, tmp_path / f"ex{ie[0]}"), enumerate(runnable))
         )
     failed = [p for p in problems if p and not p.startswith(_SKIPPED)]
     assert not failed, f"{len(failed)} of {len(runnable)} examples failed:\n\n" + "\n\n".join(failed)
@@ -352,10 +358,11 @@ _SKIPPED = "skipped: "
 # What GitHub makes of the CI workflow's replay before bash sees it: the matrix's first job, whose `run`
 # artifact download-artifact puts at `shards/run-1` for the merging job.
 _GITHUB = {"--shard ${{ matrix.shard }}/3 --run-dir run": "--shard 1/3 --run-dir shards/run-1"}
+_ANDROID = re.compile(r"--device android\b|\badb |trailblaze devices|ANDROID_ADB_SERVER_PORT|trailblaze mcp")
 _LOCAL_MODEL = re.compile(r"--llm-base-url http://127\.0\.0\.1:\d+/v1")
 
 
-def _run_example(example: Example, models: Models, folder: Path) -> str | None:
+def _run_example(example: Example, stand_ins: StandIns, folder: Path) -> str | None:
     """Runs one example's script; None when every command did what PLAN says, else what went wrong
     (or why it was not run)."""
     from trailblaze.sim.runtime import start_simulator
@@ -363,7 +370,7 @@ def _run_example(example: Example, models: Models, folder: Path) -> str | None:
     ports = {p: str(_free_port()) for c in example.commands for p in re.findall(r"--(?:port|http) (\d+)", c)}
 
     def local(text: str) -> str:  # the README's ports become free ones: examples run in parallel
-        text = _LOCAL_MODEL.sub(f"--llm-base-url {models.openai}", text)
+        text = _LOCAL_MODEL.sub(f"--llm-base-url {stand_ins.openai}", text)
         for old, new in (*ports.items(), *_GITHUB.items()):
             text = re.sub(rf"(?<![\w$]){re.escape(old)}(?!\w)", new, text)
         return text
@@ -375,10 +382,12 @@ def _run_example(example: Example, models: Models, folder: Path) -> str | None:
             return f"{_SKIPPED}{exc.msg}"
     plans = [_plan(c) for c in example.commands]
     given = {p.given for p in plans if isinstance(p, Run)}
-    project = _project(folder, runs="trailblaze report" in " ".join(example.commands), given=given)
-    phone = start_simulator("android", "demo")  # `--device android` in this example
+    project = _project(folder, runs="trailblaze report" in " ".join(example.commands), given=given,
+                       run_dir=stand_ins.run_dir)  # fmt: skip
+    # `--device android` (or adb, or a device list) in this example: a phone of its own
+    phone = start_simulator("android", "demo") if _ANDROID.search(" ".join(example.commands)) else None
     servers: list[subprocess.Popen[str]] = []
-    env = _environment(models.anthropic, phone.port)
+    env = _environment(stand_ins.anthropic, phone.port if phone else _free_port())
     try:
         if "mcp trail" in given:
             asyncio.run(_author_login_mcp(project, env))
@@ -405,7 +414,8 @@ def _run_example(example: Example, models: Models, folder: Path) -> str | None:
         for proc in servers:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.communicate(timeout=30)
-        phone.stop()
+        if phone:
+            phone.stop()
 
 
 async def _talk_to_mcp(command: str, tool: str, project: Path, env: dict[str, str]) -> str:
@@ -480,16 +490,15 @@ def _environment(model: str, adb_port: int) -> dict[str, str]:
     return env
 
 
-def _project(folder: Path, *, runs: bool, given: set[str]) -> Path:
+def _project(folder: Path, *, runs: bool, given: set[str], run_dir: Path) -> Path:
     (folder / "trails").mkdir(parents=True)
     shutil.copy(ROOT / "trails" / "login.trail.yaml", folder / "trails")
-    if "unrecorded" in given:  # so that `record` asks the model
+    if "verify unrecorded" in given:  # so that `record` asks the model, once
         trail = yaml.safe_load((folder / "trails" / "login.trail.yaml").read_text())
-        for step in trail["trail"]:
-            step.pop("recording", None)
+        del trail["trail"][-1]["recording"]
         (folder / "trails" / "login.trail.yaml").write_text(yaml.safe_dump(trail, sort_keys=False))
     for shard in ("1", "2", "3") if "shard runs" in given else ():
-        build_run_dir(folder / "shards" / shard)
+        shutil.copytree(run_dir, folder / "shards" / shard)
     shutil.copy(ROOT / "trails" / "conftest.py", folder / "trails")
     shutil.copytree(
         ROOT / "trails" / "tools", folder / "trails" / "tools", ignore=shutil.ignore_patterns("__pycache__")
@@ -506,7 +515,7 @@ def _project(folder: Path, *, runs: bool, given: set[str]) -> Path:
     (markdown,) = readme_blocks("markdown")
     (folder / "login.trail.md").write_text(markdown)
     if runs:
-        build_run_dir(folder / ".trailblaze" / "runs" / "20250101-120000")  # what `report RUN_DIR` reads
+        shutil.copytree(run_dir, folder / ".trailblaze" / "runs" / "20250101-120000")  # `report RUN_DIR`
     return folder
 
 
