@@ -53,9 +53,9 @@ pytestmark = pytest.mark.slow
 class Run:
     """Run it: this exit code, and this text in its output. `given` is what the project holds first:
     `verify unrecorded` (its login trail's last step, a verify, has no recording: the model records
-    it, and the rest replays), `shard runs` (run
-    directories `shards/1` … `shards/3`), `mcp trail` (`trails/login-mcp.trail.yaml`, authored by a
-    `trailblaze mcp` session on `--device android` as the README shows)."""
+    it, and the rest replays), `shard runs` (run directories `shards/1` … `shards/3`), `mcp trail`
+    (`trails/login-mcp.trail.yaml`, authored by a `trailblaze mcp` session on `--device android` as
+    the README shows)."""
 
     code: int = 0
     shows: str = ""
@@ -338,7 +338,7 @@ def _weight(example: Example) -> int:
 
 
 def test_examples_run_as_written(stand_ins: StandIns, tmp_path: Path) -> None:
-    # The examples are independent (own folder, own phone, own ports) and mostly wait on a process
+    # The examples are independent (own folder, phone and ports) and mostly wait on a process
     # starting or on the device: run four at a time.
     runnable = _runnable()
     with ThreadPoolExecutor(max_workers=4) as pool:
@@ -434,7 +434,10 @@ async def _talk_to_mcp(command: str, tool: str, project: Path, env: dict[str, st
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     try:
         url = f"http://127.0.0.1:{http.group(1)}/mcp"
-        started = await asyncio.to_thread(_line_with, proc, url)
+        try:  # on timeout, `finally` stops the server, which ends the reading thread
+            started = await asyncio.wait_for(asyncio.to_thread(_line_with, proc, url), timeout=120)
+        except TimeoutError:
+            return f"(no {url} in 120 s)"
         if url not in started:
             return started
         async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
