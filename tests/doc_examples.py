@@ -4,7 +4,7 @@ An example is a script: the commands of one fenced shell block in order (a hered
 one inline code span, or one line of a command's `Examples:` epilog (with its `# then: …` command).
 An inline span is an example when it starts with a program (`trailblaze`, `pytest`, `python`, `adb`,
 `eval`) and is not a synopsis: no placeholder (`PATH…`, `--device D`, `'<tool>'`, `a\\|b`) and not a
-bare command name such as `trailblaze record`.
+bare command name such as `trailblaze record` or `adb logcat`. A `\\` at a line's end continues it.
 """
 
 from __future__ import annotations
@@ -84,6 +84,7 @@ def _block_commands(lang: str, body: str) -> list[str]:
     if lang != "bash":
         return []
     commands: list[str] = []
+    lines = re.sub(r"\\\n\s*", "", "\n".join(lines)).splitlines()  # a `\` continues the line
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -107,6 +108,8 @@ def _is_command(text: str) -> bool:
         return False
     if len(words) == 1:
         return False  # `trailblaze`, `pytest`: the program's name
+    if len(words) == 2 and words[0] == "adb":
+        return False  # `adb forward`: the name of an adb command the simulator answers
     return not (len(words) == 2 and words[0] == "trailblaze" and _needs_arguments(words[1]))
 
 

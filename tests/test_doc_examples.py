@@ -14,6 +14,8 @@ a `--port N` becomes a free port. `trailblaze sim …` runs until the script end
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import re
 import select
@@ -23,17 +25,24 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 import adbutils
 import pytest
+import yaml
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from packaging.requirements import Requirement
 
 from tests.doc_examples import ROOT, Example, help_examples, readme_blocks, readme_examples
 from tests.report_support import build_run_dir
 from tests.system_tools import require
+from trailblaze.testing.chat_completions_api import FakeChatCompletionsAPI
 from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.testing.messages_api import FakeMessagesAPI
 
@@ -42,10 +51,24 @@ pytestmark = pytest.mark.slow
 
 @dataclass(frozen=True)
 class Run:
-    """Run it: this exit code, and this text in its output."""
+    """Run it: this exit code, and this text in its output. `given` is what the project holds first:
+    `verify unrecorded` (its login trail's last step, a verify, has no recording: the model records
+    it, and the rest replays), `shard runs` (run directories `shards/1` … `shards/3`), `mcp trail`
+    (`trails/login-mcp.trail.yaml`, authored by a `trailblaze mcp` session on `--device android` as
+    the README shows)."""
 
     code: int = 0
     shows: str = ""
+    given: str = ""
+
+
+@dataclass(frozen=True)
+class Mcp:
+    """Start it as an MCP server (stdio, or `--http PORT`) and talk to it with the MCP SDK's client:
+    this tool's answer shows this text."""
+
+    tool: str
+    shows: str
 
 
 @dataclass(frozen=True)
@@ -57,9 +80,16 @@ class Elsewhere:
 
 _CI = Elsewhere(".ci/run, which runs the README's two setup commands verbatim on a fresh venv")
 _RECORD_DEMO = Elsewhere("tests/test_readme_record.py, which runs the record-demo block as written")
+_EXTRAS = Elsewhere("test_the_documented_extras_exist_and_dev_installs_them (no network here)")
+_MCP_CLIENT = Elsewhere(
+    "the server it registers, `trailblaze mcp --device sim:android --secret password`, runs here as "
+    "the mcp --help example; Claude Code itself is not installed here"
+)
+_SHARDS = "trailblaze replay trails/ --device sim:android --secret password=hunter2 --shard {}/3 --run-dir shards/{}"
+_MERGE = "trailblaze report --merge shards --report report.html --junit junit.xml"
 _DEMO_SETUP = "trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html"
 
-PLAN: dict[str, Run | Elsewhere] = {
+PLAN: dict[str, Run | Mcp | Elsewhere] = {
     # README: setup (its replay is also the replay --help example run below)
     f'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios && {_DEMO_SETUP}': _CI,
     "python -m pytest -n 2": _CI,
@@ -106,6 +136,52 @@ PLAN: dict[str, Run | Elsewhere] = {
     "pytest e2e/": Run(shows="1 passed"),
     "pytest tests/data/pytest/trails/email.trail.yaml --device sim:android:demo@v2 "
     "--trailblaze-element-timeout 1": Run(code=1, shows="trail demo/email failed on sim:android:demo@v2"),
+    # README: choosing the model (the OpenAI-compatible server is FakeChatCompletionsAPI, the demo policy)
+    "pip install 'trailblaze[openai]'": _EXTRAS,
+    "pip install 'trailblaze[bedrock]'": _EXTRAS,
+    "pip install 'trailblaze[vertex]'": _EXTRAS,
+    "ollama pull mistral-small3.2": Elsewhere(
+        "hand: downloads a model; its server's part is played here by "
+        "FakeChatCompletionsAPI, the next command runs against it"
+    ),
+    "vllm serve Qwen/Qwen2.5-VL-7B-Instruct --port 8000 --enable-auto-tool-choice --tool-call-parser hermes": Elsewhere(
+        "hand: needs a GPU and the model; its server's part is played here by FakeChatCompletionsAPI, "
+        "the next command runs against it"
+    ),
+    "trailblaze record trails/login.trail.yaml --device sim:android --secret password=hunter2 "
+    "--model openai:mistral-small3.2 --llm-base-url http://127.0.0.1:11434/v1": Run(
+        shows="(openai:mistral-small3.2)", given="verify unrecorded"
+    ),
+    "trailblaze record trails/login.trail.yaml --device sim:android --secret password=hunter2 "
+    "--model openai:Qwen/Qwen2.5-VL-7B-Instruct --llm-base-url http://127.0.0.1:8000/v1": Run(
+        shows="(openai:Qwen/Qwen2.5-VL-7B-Instruct)", given="verify unrecorded"
+    ),
+    "trailblaze sim openai --port 8788": Run(shows="http://127.0.0.1:8788/v1"),
+    # README: MCP
+    "trailblaze mcp": Mcp("list_devices", shows="sim:android"),
+    "pip install 'trailblaze[mcp]'": _EXTRAS,
+    "claude mcp add trailblaze -e TRAILBLAZE_SECRET_PASSWORD=hunter2 -- trailblaze mcp --device sim:android "
+    "--secret password": _MCP_CLIENT,
+    "trailblaze replay trails/login-mcp.trail.yaml --device android --secret password": Run(
+        shows="1 trail: 1 passed", given="mcp trail"
+    ),
+    # README: shards, devices
+    _SHARDS.format(1, 1): Run(shows="1 trail: 1 passed"),
+    _SHARDS.format(2, 2): Run(shows="no trail"),
+    _SHARDS.format(3, 3): Run(shows="no trail"),
+    _MERGE: Run(shows="junit:  junit.xml"),
+    # the matrix's first job; download-artifact puts its `run` at shards/run-1 (see `_GITHUB`)
+    "trailblaze replay trails/ --device sim:android --secret password --shard ${{ matrix.shard }}/3 "
+    "--run-dir run": Run(shows="1 trail: 1 passed"),
+    "pytest trails/ --device sim:android --device sim:ios --trailblaze-each-device -n 2": Run(
+        shows="2 passed"
+    ),
+    "pytest trails/ --device sim:android": Run(shows="1 passed"),
+    "trailblaze snapshot --device android@127.0.0.1:15037:emulator-5554": Run(shows='Button "Sign in"'),
+    "trailblaze snapshot --device ios@http://127.0.0.1:18100": Run(shows='Button "Sign in"'),
+    "python benchmarks/pytest_workers.py": Elsewhere(
+        "hand: a benchmark (minutes) that prints figures; here only `--help` runs"
+    ),
     # --help epilogs
     "trailblaze init my-app --app-id com.example.app --platform ios --shards 4": Run(
         shows="created my-app/trails/example.trail.yaml"
@@ -138,10 +214,15 @@ PLAN: dict[str, Run | Elsewhere] = {
     ),
     "trailblaze replay trails/login.trail.yaml --device sim:ios:demo@v2 --secret password=hunter2 "
     "--self-heal": Run(shows="passed-with-self-heal"),
+    "trailblaze report --merge shards/1 shards/2 shards/3 --report report.html --junit junit.xml": Run(
+        shows="junit:  junit.xml", given="shard runs"
+    ),
+    "trailblaze mcp --device sim:android --secret password": Mcp("snapshot", shows='EditText "Email"'),
+    "trailblaze mcp --device android --http 8765": Mcp("snapshot", shows='EditText "Email"'),
 }
 
 
-def _plan(command: str) -> Run | Elsewhere:
+def _plan(command: str) -> Run | Mcp | Elsewhere:
     return PLAN[command.split("\n", 1)[0]]  # a heredoc is planned by its first line
 
 
@@ -170,10 +251,37 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
     assert [c for e in EXAMPLES for c in e.commands if re.search(r"\b5037\b", c)] == []
 
 
-def test_the_benchmark_example_exists_and_parses_its_options() -> None:
-    done = subprocess.run([sys.executable, "benchmarks/record_replay_20.py", "--help"], cwd=ROOT,
+@pytest.mark.parametrize(
+    ("script", "option"), [("record_replay_20.py", "--runs"), ("pytest_workers.py", "--workers")]
+)
+def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:
+    assert f"python benchmarks/{script}" in PLAN
+    done = subprocess.run([sys.executable, f"benchmarks/{script}", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert done.returncode == 0 and "--runs" in done.stdout, done.stderr
+    assert done.returncode == 0 and option in done.stdout, done.stderr
+
+
+def test_the_documented_extras_exist_and_dev_installs_them() -> None:
+    # `pip install 'trailblaze[X]'` needs the network; what it would install is checked here: X is an
+    # extra of pyproject.toml, and every requirement of it is one of `dev`'s, installed in this venv.
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    dev = {(r := Requirement(text)).name: r for text in extras["dev"]}
+    pip = re.compile(r"pip install 'trailblaze\[(\w+)\]'")
+    named = {m[1] for e in EXAMPLES for c in e.commands if (m := pip.fullmatch(c))}
+    assert named == {"openai", "bedrock", "vertex", "mcp"}
+    for extra in named:
+        for text in extras[extra]:
+            want = Requirement(text)
+            assert want.name in dev and want.extras <= dev[want.name].extras, (extra, text)
+            assert want.specifier.contains(version(want.name)), (extra, text, version(want.name))
+
+
+def test_the_mcp_json_config_is_the_planned_server_command() -> None:
+    (config,) = [json.loads(block) for block in readme_blocks("json") if "mcpServers" in block]
+    server = config["mcpServers"]["trailblaze"]
+    command = " ".join([server["command"], *server["args"]])
+    assert isinstance(PLAN[command], Mcp)  # so it runs with the MCP client above
+    assert server["env"] == {"TRAILBLAZE_SECRET_PASSWORD": "hunter2"}
 
 
 def test_the_readme_tool_excerpt_is_from_the_demo_tools() -> None:
@@ -186,23 +294,56 @@ def test_the_readme_tool_excerpt_is_from_the_demo_tools() -> None:
 # --- running them ---------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class StandIns:
+    """What the examples talk to and read, made once for them all: two local models serving the demo
+    policy — the Messages API (as `trailblaze sim llm`, `ANTHROPIC_BASE_URL`) and an OpenAI-compatible
+    server (as `trailblaze sim openai`; it stands in for Ollama and vLLM at `--llm-base-url
+    http://127.0.0.1:PORT/v1`) — and a run directory as `report` reads it (it takes real captures),
+    copied where an example needs one."""
+
+    anthropic: str
+    openai: str
+    run_dir: Path
+
+
 @pytest.fixture(scope="module")
-def model() -> Iterator[str]:
-    """The local model every example that needs one talks to (the demo policy, as `trailblaze sim llm`)."""
-    api = FakeMessagesAPI(policy=demo_policy, keep_requests=False)
+def stand_ins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandIns]:
+    run_dir = tmp_path_factory.mktemp("doc-examples") / "run"
+    build_run_dir(run_dir)
+    messages = FakeMessagesAPI(policy=demo_policy, keep_requests=False)
+    chat = FakeChatCompletionsAPI(policy=demo_policy, keep_requests=False)
     try:
-        yield api.url
+        yield StandIns(messages.url, chat.url, run_dir)
     finally:
-        api.close()
+        messages.close()
+        chat.close()
 
 
-def test_examples_run_as_written(model: str, tmp_path: Path) -> None:
-    # The examples are independent (own folder, own phone, own ports) and mostly wait on the device:
-    # run four at a time.
+def _runnable() -> list[Example]:
+    """The examples that run here, heaviest first (so the pool ends together); a one-command example
+    that is also a command of a longer script runs in that script only."""
     runnable = [e for e in EXAMPLES if not all(isinstance(_plan(c), Elsewhere) for c in e.commands)]
+    in_scripts = {c for e in runnable if len(e.commands) > 1 for c in e.commands}
+    runnable = [e for e in runnable if len(e.commands) > 1 or e.commands[0] not in in_scripts]
+    return sorted(runnable, key=_weight, reverse=True)
+
+
+def _weight(example: Example) -> int:
+    """A rough cost: processes started, and the slow kinds (pytest workers, MCP sessions) more."""
+    script = " ".join(example.commands)
+    plans = [_plan(c) for c in example.commands]
+    return (len(example.commands) + 3 * script.count(" -n ") + 2 * script.count("pytest")
+            + 2 * sum(isinstance(p, Mcp) or (isinstance(p, Run) and p.given == "mcp trail") for p in plans))  # fmt: skip
+
+
+def test_examples_run_as_written(stand_ins: StandIns, tmp_path: Path) -> None:
+    # The examples are independent (own folder, phone and ports) and mostly wait on a process
+    # starting or on the device: run four at a time.
+    runnable = _runnable()
     with ThreadPoolExecutor(max_workers=4) as pool:
         problems = list(
-            pool.map(lambda ie: _run_example(ie[1], model, tmp_path / f"ex{ie[0]}"), enumerate(runnable))
+            pool.map(lambda ie: _run_example(ie[1], stand_ins, tmp_path / f"ex{ie[0]}"), enumerate(runnable))
         )
     failed = [p for p in problems if p and not p.startswith(_SKIPPED)]
     assert not failed, f"{len(failed)} of {len(runnable)} examples failed:\n\n" + "\n\n".join(failed)
@@ -214,18 +355,24 @@ def test_examples_run_as_written(model: str, tmp_path: Path) -> None:
 
 
 _SKIPPED = "skipped: "
+# What GitHub makes of the CI workflow's replay before bash sees it: the matrix's first job, whose `run`
+# artifact download-artifact puts at `shards/run-1` for the merging job.
+_GITHUB = {"--shard ${{ matrix.shard }}/3 --run-dir run": "--shard 1/3 --run-dir shards/run-1"}
+_ANDROID = re.compile(r"--device android\b|\badb |trailblaze devices|ANDROID_ADB_SERVER_PORT|trailblaze mcp")
+_LOCAL_MODEL = re.compile(r"--llm-base-url http://127\.0\.0\.1:\d+/v1")
 
 
-def _run_example(example: Example, model: str, folder: Path) -> str | None:
+def _run_example(example: Example, stand_ins: StandIns, folder: Path) -> str | None:
     """Runs one example's script; None when every command did what PLAN says, else what went wrong
     (or why it was not run)."""
     from trailblaze.sim.runtime import start_simulator
 
-    ports = {p: str(_free_port()) for c in example.commands for p in re.findall(r"--port (\d+)", c)}
+    ports = {p: str(_free_port()) for c in example.commands for p in re.findall(r"--(?:port|http) (\d+)", c)}
 
     def local(text: str) -> str:  # the README's ports become free ones: examples run in parallel
-        for old, new in ports.items():
-            text = re.sub(rf"\b{old}\b", new, text)
+        text = _LOCAL_MODEL.sub(f"--llm-base-url {stand_ins.openai}", text)
+        for old, new in (*ports.items(), *_GITHUB.items()):
+            text = re.sub(rf"(?<![\w$]){re.escape(old)}(?!\w)", new, text)
         return text
 
     if any(c.startswith("adb ") for c in example.commands):
@@ -233,15 +380,24 @@ def _run_example(example: Example, model: str, folder: Path) -> str | None:
             require("adb", _WHEEL_ADB, why=f"{example.where}")
         except pytest.skip.Exception as exc:
             return f"{_SKIPPED}{exc.msg}"
-    project = _project(folder, runs="trailblaze report" in " ".join(example.commands))
-    phone = start_simulator("android", "demo")  # `--device android` in this example
+    plans = [_plan(c) for c in example.commands]
+    given = {p.given for p in plans if isinstance(p, Run)}
+    project = _project(folder, runs="trailblaze report" in " ".join(example.commands), given=given,
+                       run_dir=stand_ins.run_dir)  # fmt: skip
+    # `--device android` (or adb, or a device list) in this example: a phone of its own
+    phone = start_simulator("android", "demo") if _ANDROID.search(" ".join(example.commands)) else None
     servers: list[subprocess.Popen[str]] = []
-    env = _environment(model, phone.port)
+    env = _environment(stand_ins.anthropic, phone.port if phone else _free_port())
     try:
-        for written in example.commands:
-            plan, command = _plan(written), local(written)
-            assert isinstance(plan, Run), f"{written!r} is planned as run elsewhere, in a script run here"
-            if command.startswith("trailblaze sim "):  # a foreground server: up while the script runs
+        if "mcp trail" in given:
+            asyncio.run(_author_login_mcp(project, env))
+        for written, plan in zip(example.commands, plans, strict=True):
+            command = local(written)
+            if isinstance(plan, Elsewhere):  # `pip install …`, `ollama pull …`: a stand-in plays its part
+                continue
+            if isinstance(plan, Mcp):
+                output, code = asyncio.run(_talk_to_mcp(command, plan.tool, project, env)), 0
+            elif command.startswith("trailblaze sim "):  # a foreground server: up while the script runs
                 proc = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=project, env=env, text=True,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)  # fmt: skip
                 servers.append(proc)
@@ -250,14 +406,69 @@ def _run_example(example: Example, model: str, folder: Path) -> str | None:
                 done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", command], cwd=project, env=env,
                                       capture_output=True, text=True, timeout=300)  # fmt: skip
                 output, code = done.stdout + done.stderr, done.returncode
-            if code != plan.code or local(plan.shows) not in output or "Traceback" in output:
-                return f"{example.where}: {command}\nexit {code} (want {plan.code}, showing {local(plan.shows)!r}):\n{output}"
+            want = plan.code if isinstance(plan, Run) else 0
+            if code != want or local(plan.shows) not in output or "Traceback" in output:
+                return f"{example.where}: {command}\nexit {code} (want {want}, showing {local(plan.shows)!r}):\n{output}"
         return None
     finally:
         for proc in servers:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.communicate(timeout=30)
-        phone.stop()
+        if phone:
+            phone.stop()
+
+
+async def _talk_to_mcp(command: str, tool: str, project: Path, env: dict[str, str]) -> str:
+    """Starts `trailblaze mcp …` as written and asks it for `tool`; its answer (or why there is none)."""
+    from tests.mcp_support import Client
+
+    http = re.search(r"--http (\d+)", command)
+    if not http:
+        params = StdioServerParameters(
+            command="bash", args=["-c", f"exec {command}"], env=env, cwd=str(project)
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return (await Client(session).call(tool))[0]
+    proc = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=project, env=env, text=True,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        url = f"http://127.0.0.1:{http.group(1)}/mcp"
+        try:  # on timeout, `finally` stops the server, which ends the reading thread
+            started = await asyncio.wait_for(asyncio.to_thread(_line_with, proc, url), timeout=120)
+        except TimeoutError:
+            return f"(no {url} in 120 s)"
+        if url not in started:
+            return started
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return (await Client(session).call(tool))[0]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+
+
+def _line_with(proc: subprocess.Popen[str], text: str) -> str:
+    """The first error-output line of a server naming `text` (where it listens), or why none came."""
+    assert proc.stderr is not None
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if text in line:
+            return line
+    return f"(exit {proc.wait()}) " + "".join(lines)
+
+
+async def _author_login_mcp(project: Path, env: dict[str, str]) -> None:
+    """`trails/login-mcp.trail.yaml`, authored by refs in a `trailblaze mcp` session as the README shows."""
+    from tests.mcp_support import Client, author_sign_in
+
+    command = "exec trailblaze mcp --device android --secret password"
+    params = StdioServerParameters(command="bash", args=["-c", command], env=env, cwd=str(project))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        path = project / "trails" / "login-mcp.trail.yaml"
+        await author_sign_in(Client(session), path, typed_password="{{password}}")
 
 
 _WHEEL_ADB = Path(adbutils.__file__).parent / "binaries" / "adb"
@@ -282,9 +493,15 @@ def _environment(model: str, adb_port: int) -> dict[str, str]:
     return env
 
 
-def _project(folder: Path, *, runs: bool) -> Path:
+def _project(folder: Path, *, runs: bool, given: set[str], run_dir: Path) -> Path:
     (folder / "trails").mkdir(parents=True)
     shutil.copy(ROOT / "trails" / "login.trail.yaml", folder / "trails")
+    if "verify unrecorded" in given:  # so that `record` asks the model, once
+        trail = yaml.safe_load((folder / "trails" / "login.trail.yaml").read_text())
+        del trail["trail"][-1]["recording"]
+        (folder / "trails" / "login.trail.yaml").write_text(yaml.safe_dump(trail, sort_keys=False))
+    for shard in ("1", "2", "3") if "shard runs" in given else ():
+        shutil.copytree(run_dir, folder / "shards" / shard)
     shutil.copy(ROOT / "trails" / "conftest.py", folder / "trails")
     shutil.copytree(
         ROOT / "trails" / "tools", folder / "trails" / "tools", ignore=shutil.ignore_patterns("__pycache__")
@@ -301,7 +518,7 @@ def _project(folder: Path, *, runs: bool) -> Path:
     (markdown,) = readme_blocks("markdown")
     (folder / "login.trail.md").write_text(markdown)
     if runs:
-        build_run_dir(folder / ".trailblaze" / "runs" / "20250101-120000")  # what `report RUN_DIR` reads
+        shutil.copytree(run_dir, folder / ".trailblaze" / "runs" / "20250101-120000")  # `report RUN_DIR`
     return folder
 
 
