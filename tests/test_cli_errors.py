@@ -98,7 +98,7 @@ def test_help_lists_whole_sentences_and_every_device_command_has_examples_debug_
 def test_debug_after_the_command_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "tool", "pressBack", "--device", "sim:windows", "--debug")
     assert code == 2 and err.rstrip().endswith("error: unknown device 'sim:windows': use android[:SERIAL], "
-                                               "android@HOST:PORT[:SERIAL], ios[:WDA_URL], ios@http://HOST:PORT, "
+                                               "android@HOST:PORT[:SERIAL], ios[:WDA_URL], ios@http://HOST:PORT, web[:URL], "
                                                "sim:android[:APP] or sim:ios[:APP]")
 
 

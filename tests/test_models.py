@@ -176,7 +176,7 @@ def test_the_tool_command_asks_the_chosen_model(capsys: pytest.CaptureFixture[st
         (sent,) = api.bodies
         assert sent["model"] == "gpt-4.1"
         assert sent["tool_choice"] == {"type": "function", "function": {"name": "verdict"}}
-        assert sent["messages"][1]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
+        assert sent["messages"][1]["content"][0]["image_url"]["url"].startswith("data:image/jpeg;base64,")
         with pytest.raises(SystemExit) as exc:
             main(["tool", tool, "--device", "sim:android"])
         assert exc.value.code == 1 and "UNSUPPORTED" in capsys.readouterr().out

@@ -194,8 +194,9 @@ def test_with_quiescence_off_the_ios_session_compares_dumps() -> None:
     with rig("ios", conditions=Conditions(animate_after_action_ms=300), settle_timeout=2.0) as r:
         import wda
 
-        wda.Client(r.sim.device_specs()[0][0]).session().appium_settings({"shouldWaitForQuiescence": False})
         driver = load_driver_plugin("ios").open(*r.sim.device_specs()[0])
+        # WDA resets its settings for every new session: turn the wait off in the driver's session
+        wda.Client(r.sim.device_specs()[0][0]).appium_settings({"waitForIdleTimeout": 0})
         session = DeviceSession(driver, settle_timeout=2.0)
         assert driver.wait_for_idle(1.0) is None  # no idle signal: fingerprints decide
         session.act(lambda d: d.tap(*r.by_id("forgot").center))
