@@ -16,7 +16,8 @@ from trailblaze.tools import ToolContext, ToolRegistry, default_registry, finger
 LLM_TOOLS = [
     "tap", "inputText", "eraseText", "hideKeyboard", "swipe", "scrollUntilTextIsVisible", "launchApp",
     "pressBack", "pressKey", "assertVisible", "assertNotVisibleWithText", "rememberText", "wait",
-    "readPrefs", "assertPref", "queryDatabase", "assertQuery", "setNetwork", "objectiveStatus",
+    "readPrefs", "assertPref", "queryDatabase", "assertQuery", "setNetwork", "readLogs", "assertLogContains",
+    "objectiveStatus",
 ]  # fmt: skip
 
 
@@ -25,6 +26,7 @@ def test_the_model_sees_exactly_the_design_tools() -> None:
     assert registry.names() == LLM_TOOLS
     assert registry.names(verify=True) == [
         "assertVisible", "assertNotVisibleWithText", "readPrefs", "assertPref", "queryDatabase", "assertQuery",
+        "readLogs", "assertLogContains",
         "objectiveStatus",
     ]  # fmt: skip
     specs = {s.name: s.input_schema for s in registry.specs()}

@@ -448,6 +448,15 @@ _element_timeout_option = click.option(
     help="How long a selector may take to match before its tool fails (default 5; per-tool timeoutMs wins).",
 )
 
+_device_logs_option = click.option(
+    "--device-logs",
+    type=click.Choice(["off", "on-failure", "always"]),
+    default="on-failure",
+    show_default=True,
+    help="When to keep the app's device log (Android logcat by its pid) in the run directory and report: "
+    "for a failed step, for every step, or never.",
+)
+
 
 def _model_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Checks `--model PROVIDER:MODEL` up front: an unknown provider is a usage error (exit 2)."""
@@ -614,6 +623,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--ask", "ask", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Let the agent ask you questions (askUser) on the terminal; auto: when stdin is a terminal.")
 @_element_timeout_option
+@_device_logs_option
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
@@ -638,6 +648,7 @@ def record_command(
     keep_unverified: bool,
     ask: str,
     element_timeout: float | None,
+    device_logs: str,
     llm_timeout: float | None,
     llm_retries: int | None,
     llm_base_url: str | None,
@@ -646,6 +657,7 @@ def record_command(
     """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
     recordings before they are written back."""
     from trailblaze.ask import AskMode, asker_for
+    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.runner import RecordOptions, run_record_command
 
     code = run_record_command(
@@ -677,6 +689,7 @@ def record_command(
         llm_retries=llm_retries,
         ask=asker_for(cast("AskMode", ask)),
         llm_base_url=llm_base_url,
+        device_logs=cast("DeviceLogMode", device_logs),
     )
     ctx.exit(code)
 
@@ -703,6 +716,7 @@ def record_command(
               help="The model for self-heal / unrecorded steps: " + _MODEL_HELP)
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
 @_element_timeout_option
+@_device_logs_option
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
@@ -728,6 +742,7 @@ def replay_command(
     model: str | None,
     max_llm_calls: int,
     element_timeout: float | None,
+    device_logs: str,
     llm_timeout: float | None,
     llm_retries: int | None,
     llm_base_url: str | None,
@@ -740,6 +755,7 @@ def replay_command(
     With --shard I/N each CI job replays its share; `trailblaze report --merge` joins their run
     directories into one HTML report and one JUnit file.
     """
+    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.errors import UsageError
     from trailblaze.runner import run_replay_command
     from trailblaze.shard import load_durations, parse_shard
@@ -774,6 +790,7 @@ def replay_command(
         llm_timeout=llm_timeout,
         llm_retries=llm_retries,
         llm_base_url=llm_base_url,
+        device_logs=cast("DeviceLogMode", device_logs),
     )
     ctx.exit(code)
 

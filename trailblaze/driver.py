@@ -31,7 +31,9 @@ __all__ = [
     "SupportsAppList",
     "SupportsClipboard",
     "SupportsOpenUrl",
+    "AppLog",
     "ShellOutput",
+    "SupportsAppLogs",
     "SupportsShell",
     "SupportsShellStatus",
 ]
@@ -173,6 +175,30 @@ class SupportsShellStatus(Protocol):
 
     def shell_status(self, command: str) -> ShellOutput:
         """Runs one shell command line (the caller quotes its words for the device's sh)."""
+        ...
+
+
+@dataclass(frozen=True)
+class AppLog:
+    """An app's log lines read from the device, and where the device's log stood after them."""
+
+    lines: list[str]
+    """The app's lines, oldest first, in the platform's own format (`logcat -v threadtime`)."""
+    mark: str | None
+    """Pass to the next `app_log` to read only what came after (None: the log was empty)."""
+
+
+@runtime_checkable
+class SupportsAppLogs(Protocol):
+    """The device keeps an app log a test can read (Android logcat; WebDriverAgent has none)."""
+
+    def log_mark(self) -> str | None:
+        """Where the device log stands now (None: it is empty); one cheap read."""
+        ...
+
+    def app_log(self, app_id: str, since: str | None) -> AppLog:
+        """The lines `app_id`'s processes wrote after `since` (a `log_mark` or a previous `mark`;
+        None: all the device still holds), in one read of the device log."""
         ...
 
 

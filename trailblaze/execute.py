@@ -529,6 +529,7 @@ def _launch_app(run: _Run, p: rt.LaunchApp) -> Outcome:
     except AppNotInstalledError as exc:  # the trail (or the device set-up) is wrong, not the device link
         run.session.invalidate()
         return "NOT_INSTALLED", exc.message
+    run.session.app_logs.app_id = p.appId
     return "OK", f"launched {p.appId} ({p.launchMode})"
 
 

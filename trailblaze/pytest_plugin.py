@@ -27,13 +27,14 @@ import shutil
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 if TYPE_CHECKING:
     from trailblaze._pytest_devices import DevicePool
     from trailblaze._pytest_runner import TrailRunner
+    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.driver import Driver
     from trailblaze.llm import LLMClient
     from trailblaze.session import DeviceSession
@@ -44,6 +45,7 @@ __all__ = ["TrailblazeConfig"]
 DEFAULT_DEVICE = "sim:android"
 DEFAULT_APP_ID = "dev.trailblaze.demo"
 _ARTIFACTS = ("on", "off", "retain-on-failure")
+_DEVICE_LOGS = ("off", "on-failure", "always")
 _LAUNCH_MODES = ("CLEAR_STATE", "FORCE_RESTART", "RESUME")
 
 
@@ -91,6 +93,9 @@ class TrailblazeConfig:
     model: str | None = None
     """`PROVIDER:MODEL` of the `llm` fixture (`--trailblaze-model`, ini `trailblaze_model`); None:
     `TRAILBLAZE_MODEL`, then `anthropic:claude-sonnet-5`."""
+    device_logs: str = "on-failure"
+    """When a step's app log (Android logcat by the app's pid) is kept with its artifacts
+    (`--trailblaze-device-logs`, ini `trailblaze_device_logs`): off, on-failure or always."""
     llm_base_url: str | None = None
     """The model endpoint (`--trailblaze-llm-base-url`, ini `trailblaze_llm_base_url`); None: the
     provider's own (or `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`)."""
@@ -162,6 +167,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trailblaze_element_timeout",
         metavar="SECONDS",
         help="how long a selector may take to match before its tool fails (default 5; a tool's timeoutMs wins)",
+    )
+    group.addoption(
+        "--trailblaze-device-logs",
+        dest="trailblaze_device_logs",
+        metavar="WHEN",
+        help="keep the app's device log for a failed step (on-failure, default), every step (always) or never (off)",
     )
     group.addoption(
         "--trailblaze-llm-timeout",
@@ -238,6 +249,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "trailblaze_element_timeout", "seconds a selector may take to match before its tool fails", default=""
     )
+    parser.addini("trailblaze_device_logs", "off | on-failure | always (the app's device log)", default="on-failure")
     parser.addini("trailblaze_llm_timeout", "seconds one model call may take (default 30)", default="")
     parser.addini("trailblaze_llm_retries", "retries of a failed model call (default 2)", default="")
     parser.addini("trailblaze_model", "PROVIDER:MODEL of the `llm` fixture (default anthropic:claude-sonnet-5)", default="")
@@ -324,6 +336,11 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         raise pytest.UsageError(
             f"trailblaze_launch_mode = {launch_mode!r}: use one of {', '.join(_LAUNCH_MODES)}"
         )
+    device_logs = option("trailblaze_device_logs") or str(config.getini("trailblaze_device_logs")).strip()
+    if device_logs not in _DEVICE_LOGS:
+        raise pytest.UsageError(
+            f"trailblaze_device_logs = {device_logs!r}: use one of {', '.join(_DEVICE_LOGS)}"
+        )
     _check_specs(devices)
     base = config.invocation_params.dir
     report = option("trailblaze_report")
@@ -349,6 +366,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
             config.getini("trailblaze_each_device") if option("trailblaze_each_device") is None else True
         ),
         model=_model(config),
+        device_logs=device_logs,
         llm_base_url=option("trailblaze_llm_base_url") or str(config.getini("trailblaze_llm_base_url")).strip() or None,
         **_shard_settings(option("trailblaze_shard"), option("trailblaze_shard_durations"), base),
     )
@@ -897,6 +915,7 @@ def trail_runner(
         secrets=trailblaze_secrets,
         run_dir=directory,
         command=["pytest", item.nodeid],
+        device_logs=cast("DeviceLogMode", trailblaze_config.device_logs),
     )
     yield runner
     runner.close()

@@ -6,6 +6,8 @@ RUN_DIR/
   01-login/                         one folder per trail
     step-00-before.png / -after.png screenshots around each step (trailhead: step-th-…)
     step-00-before.xml / -after.xml hierarchy dumps (the driver's raw source)
+    step-00-log.txt                 the app's device log lines of the step (`--device-logs`:
+                                    a failed step by default, every step with `always`)
     llm/step-00-call-01.json        one redacted request/response per LLM call
     llm/step-00-call-01.jpg         the annotated screenshot that call sent
     recording.diff                  record: the change to the trail file (trail.diff: a self-heal's)
@@ -27,12 +29,14 @@ import json
 import os
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze._files import write_text
+from trailblaze.device_logs import DeviceLogMode, no_log_reason
 from trailblaze.llm import transcript_entry
 from trailblaze.runlog import (
     LLMCallRecord,
@@ -101,6 +105,9 @@ class RunDir:
         self._started = time.monotonic()
         self._last_after: _Capture | None = None
         self._stack: list[tuple[TrailRecord, StepRecord, Path]] = []
+        self.device_logs: DeviceLogMode = "on-failure"
+        """When a step's app log is read into the run directory (`--device-logs`)."""
+        self._logs_started = False
         self.write()  # from the start: a run killed before its first trail still reads `running`
 
     # --- structure ---------------------------------------------------------------------------------
@@ -164,6 +171,11 @@ class RunDir:
         assert self.trail is not None
         self.trail.steps.append(record)
         self.step = record
+        if session is not None and self.device_logs != "off":
+            if not self._logs_started:
+                self._logs_started = True
+                _quietly(session.app_logs.start)
+            session.app_logs.mark_step(record.index)
         if session is not None:
             last = self._last_after
             if last is not None and last.still_on(session):
@@ -186,6 +198,8 @@ class RunDir:
                 self._last_after = _Capture.of(session, step.screenshot_after, step.hierarchy_after)
             except Exception:  # the device may be what failed; the log matters more than the picture
                 pass
+            if self.device_logs == "always" or (self.device_logs == "on-failure" and step.status == "failed"):
+                self._capture_log(session, step)
         step.error = self._redact(step.error) if step.error else step.error
         trail.usage.add(step.usage)
         self.run.usage.add(step.usage)
@@ -317,11 +331,38 @@ class RunDir:
         rel = self._rel_dir()
         return f"{rel}/{stem}.png", f"{rel}/{stem}.{ext}"
 
+    def _capture_log(self, session: DeviceSession, step: StepRecord) -> None:
+        logs = session.app_logs
+        if not logs.supported:
+            step.device_log_note = no_log_reason(session.info.platform)
+            return
+        try:
+            app = logs.app()
+            if app is None:
+                step.device_log_note = "no app log: no app was launched or in the foreground"
+                return
+            log = logs.read_step(app)
+        except Exception as exc:  # a log that cannot be read must not hide the step's own failure
+            step.device_log_note = self._redact(f"the device log could not be read: {exc}")
+            return
+        stem = f"{self._step_tag(step)}-log.txt"
+        write_text(self._trail_dir / stem, self._redact("".join(f"{line}\n" for line in log.lines)))
+        step.device_log = f"{self._rel_dir()}/{stem}"
+        if not log.lines:
+            step.device_log_note = f"{app} wrote no log lines in this step"
+
     def _rel_dir(self) -> str:
         return self._trail_dir.relative_to(self.root).as_posix()
 
     def _redact(self, value: Any) -> Any:
         return self.memory.redact(value)
+
+
+def _quietly(call: Callable[[], None]) -> None:
+    try:
+        call()
+    except Exception:  # marking the log is a convenience; the run goes on without it
+        pass
 
 
 @dataclass(frozen=True)

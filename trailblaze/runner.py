@@ -37,6 +37,7 @@ from trailblaze.trail import Trail, load_trail
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.llm import LLMClient
     from trailblaze.rundir import RunDir
     from trailblaze.session import DeviceSession
@@ -308,6 +309,7 @@ def run_record_command(
     llm_retries: int | None = None,
     ask: Callable[[str], str] | None = None,
     llm_base_url: str | None = None,
+    device_logs: DeviceLogMode = "on-failure",
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
@@ -333,6 +335,7 @@ def run_record_command(
         llms.check(why)
     console = _console()
     rundir, created = _open_run_dir(run_dir, secrets, command, device)
+    rundir.device_logs = device_logs
     root = rundir.root
     failed = 0
     session = _open_session(device, latency, rundir, created, llms, element_timeout)
@@ -361,6 +364,7 @@ def run_record_command(
             failed += record.status != "passed"
             if record.error:
                 console.print(f"  [red]{_escape(record.error)}[/]")
+                _print_device_log(console, record, root)
             _print_recording(console, file, record, summary)
     except KeyboardInterrupt:
         interrupted = True
@@ -464,6 +468,7 @@ def run_replay_command(
     shard: Shard | None = None,
     durations: Mapping[str, float] | None = None,
     llm_base_url: str | None = None,
+    device_logs: DeviceLogMode = "on-failure",
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
 
@@ -505,6 +510,7 @@ def run_replay_command(
         llms.check(why)
     console = _console()
     rundir, created = _open_run_dir(run_dir, secrets, command, device)
+    rundir.device_logs = device_logs
     root = rundir.root
     rundir.run.shard = str(shard) if shard is not None else None
     if not trails:  # more shards than trails: this job has nothing to do, and says so in its reports
@@ -548,6 +554,7 @@ def run_replay_command(
                 console.print(f"  [dim]{_escape(record.error or 'skipped')}[/]")
             elif record.error:
                 console.print(f"  [red]{_escape(record.error)}[/]")
+                _print_device_log(console, record, root)
             if record.heal_diff:
                 console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
                 console.print(_diff_markup(record.heal_diff))
@@ -682,6 +689,16 @@ def _console() -> Console:
 
     # every line the command prints passes the process's redactor (secrets in any spelling)
     return Console(file=ScrubbingStream(sys.stdout), highlight=False, soft_wrap=True)  # type: ignore[arg-type]
+
+
+def _print_device_log(console: Console, record: TrailRecord, root: Path) -> None:
+    """The failed step's app log (its last lines), under the error."""
+    from trailblaze.report import device_log_tail
+
+    step = next((s for s in record.steps if s.status == "failed"), None)
+    if step is not None:
+        for line in device_log_tail(step, root):
+            console.print(f"[dim]{_escape(line)}[/]")
 
 
 def _step_line(rec: StepRecord) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from trailblaze.device_logs import AppLogs
 from trailblaze.occlusion import covers
 from trailblaze.resolve import resolve as resolve_selector
 from trailblaze.settle import SettleResult, settle
@@ -106,6 +107,7 @@ class DeviceSession:
         self._on_close = on_close
         self._closed = False
         self._trail_end: dict[str, Callable[[], None]] = {}
+        self.app_logs = AppLogs(driver)
         self.info: DeviceInfo = self._timed(lambda: driver.info)
 
     def __repr__(self) -> str:

@@ -19,10 +19,11 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
+from trailblaze.driver import AppLog, DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.hierarchy import DumpCache, Hierarchy
 from trailblaze_android._errors import translating
+from trailblaze_android.logcat import AppLogReader
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -56,6 +57,7 @@ class AndroidDriver:
         self._port = port
         self._info: DeviceInfo | None = None
         self._dumps = DumpCache()  # an unchanged screen is not parsed twice
+        self._logs = AppLogReader(self.shell_status)
 
     def __repr__(self) -> str:
         return f"<AndroidDriver {self._serial} via {self._host}:{self._port}>"
@@ -208,6 +210,12 @@ class AndroidDriver:
         with self._guard(f"running `{command}`"):
             answer = self._d.shell(command)
         return ShellOutput(int(answer.exit_code), str(answer.output))
+
+    def log_mark(self) -> str | None:
+        return self._logs.mark()
+
+    def app_log(self, app_id: str, since: str | None) -> AppLog:
+        return self._logs.read(app_id, since)
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def close(self) -> None:
