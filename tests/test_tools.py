@@ -79,7 +79,10 @@ def test_recorded_forms(session: DeviceSession) -> None:
     }
     ctx = context(session)
     launch = registry.call("launchApp", {"appId": "dev.trailblaze.demo", "reasoning": "restart"}, ctx)
-    assert launch.recorded[0].to_data() == {"launchApp": {"appId": "dev.trailblaze.demo", "reason": "restart"}}
+    # the model's default (FORCE_RESTART) is written out: a recording without it means CLEAR_STATE
+    assert launch.recorded[0].to_data() == {
+        "launchApp": {"appId": "dev.trailblaze.demo", "launchMode": "FORCE_RESTART", "reason": "restart"}
+    }
     ctx = context(session)
     check = registry.call("assertVisible", {"ref": ref_of(ctx, "Sign in"), "expectedText": "Sign in"}, ctx)
     assert check.ok and check.result.kind == "assertion"

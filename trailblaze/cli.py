@@ -457,6 +457,24 @@ _device_logs_option = click.option(
     "for a failed step, for every step, or never.",
 )
 
+_install_options = [
+    click.option(
+        "--install",
+        "install",
+        multiple=True,
+        metavar="APK",
+        type=click.Path(exists=True, dir_okay=False, path_type=str),
+        help="Install (or update, keeping its data) this Android app on the device before the run; repeatable.",
+    ),
+    click.option("--reinstall", is_flag=True, help="With --install: uninstall the app first, so it starts with no data."),
+]
+
+
+def _with_install(f: Any) -> Any:
+    for option in reversed(_install_options):
+        f = option(f)
+    return f
+
 
 def _model_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Checks `--model PROVIDER:MODEL` up front: an unknown provider is a usage error (exit 2)."""
@@ -624,6 +642,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
               help="Let the agent ask you questions (askUser) on the terminal; auto: when stdin is a terminal.")
 @_element_timeout_option
 @_device_logs_option
+@_with_install
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
@@ -649,6 +668,8 @@ def record_command(
     ask: str,
     element_timeout: float | None,
     device_logs: str,
+    install: tuple[str, ...],
+    reinstall: bool,
     llm_timeout: float | None,
     llm_retries: int | None,
     llm_base_url: str | None,
@@ -690,6 +711,8 @@ def record_command(
         ask=asker_for(cast("AskMode", ask)),
         llm_base_url=llm_base_url,
         device_logs=cast("DeviceLogMode", device_logs),
+        install=list(install),
+        reinstall=reinstall,
     )
     ctx.exit(code)
 
@@ -717,6 +740,7 @@ def record_command(
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
 @_element_timeout_option
 @_device_logs_option
+@_with_install
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
@@ -743,6 +767,8 @@ def replay_command(
     max_llm_calls: int,
     element_timeout: float | None,
     device_logs: str,
+    install: tuple[str, ...],
+    reinstall: bool,
     llm_timeout: float | None,
     llm_retries: int | None,
     llm_base_url: str | None,
@@ -791,6 +817,8 @@ def replay_command(
         llm_retries=llm_retries,
         llm_base_url=llm_base_url,
         device_logs=cast("DeviceLogMode", device_logs),
+        install=list(install),
+        reinstall=reinstall,
     )
     ctx.exit(code)
 

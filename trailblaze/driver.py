@@ -34,6 +34,7 @@ __all__ = [
     "AppLog",
     "ShellOutput",
     "SupportsAppLogs",
+    "SupportsInstall",
     "SupportsShell",
     "SupportsShellStatus",
 ]
@@ -199,6 +200,17 @@ class SupportsAppLogs(Protocol):
     def app_log(self, app_id: str, since: str | None) -> AppLog:
         """The lines `app_id`'s processes wrote after `since` (a `log_mark` or a previous `mark`;
         None: all the device still holds), in one read of the device log."""
+        ...
+
+
+@runtime_checkable
+class SupportsInstall(Protocol):
+    """The driver installs apps from a file on the host (`--install`; Android APKs)."""
+
+    def install_app(self, path: str, *, reinstall: bool = False) -> str:
+        """Installs (or updates, keeping its data) the app in `path`; `reinstall` removes it first, so
+        it starts with no data. Returns the app's id. Raises UsageError for a file that is not an
+        app, DeviceError when the device refuses it."""
         ...
 
 

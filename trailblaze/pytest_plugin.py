@@ -93,6 +93,10 @@ class TrailblazeConfig:
     model: str | None = None
     """`PROVIDER:MODEL` of the `llm` fixture (`--trailblaze-model`, ini `trailblaze_model`); None:
     `TRAILBLAZE_MODEL`, then `anthropic:claude-sonnet-5`."""
+    install: tuple[str, ...] = ()
+    """App files installed on every device when it opens (`--trailblaze-install`, ini `trailblaze_install`)."""
+    reinstall: bool = False
+    """Uninstall those apps first (`--trailblaze-reinstall`, ini `trailblaze_reinstall`)."""
     device_logs: str = "on-failure"
     """When a step's app log (Android logcat by the app's pid) is kept with its artifacts
     (`--trailblaze-device-logs`, ini `trailblaze_device_logs`): off, on-failure or always."""
@@ -167,6 +171,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trailblaze_element_timeout",
         metavar="SECONDS",
         help="how long a selector may take to match before its tool fails (default 5; a tool's timeoutMs wins)",
+    )
+    group.addoption(
+        "--trailblaze-install",
+        dest="trailblaze_install",
+        action="append",
+        metavar="APK",
+        help="install this Android app on the device before the tests (repeatable; ini trailblaze_install)",
+    )
+    group.addoption(
+        "--trailblaze-reinstall",
+        dest="trailblaze_reinstall",
+        action="store_true",
+        default=None,
+        help="with --trailblaze-install: uninstall the app first, so it starts with no data",
     )
     group.addoption(
         "--trailblaze-device-logs",
@@ -249,6 +267,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "trailblaze_element_timeout", "seconds a selector may take to match before its tool fails", default=""
     )
+    parser.addini("trailblaze_install", "Android app files (APK) installed before the tests", type="linelist")
+    parser.addini("trailblaze_reinstall", "uninstall the trailblaze_install apps first", type="bool", default=False)
     parser.addini("trailblaze_device_logs", "off | on-failure | always (the app's device log)", default="on-failure")
     parser.addini("trailblaze_llm_timeout", "seconds one model call may take (default 30)", default="")
     parser.addini("trailblaze_llm_retries", "retries of a failed model call (default 2)", default="")
@@ -367,9 +387,27 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         ),
         model=_model(config),
         device_logs=device_logs,
+        **_install_settings(config, option("trailblaze_install"), option("trailblaze_reinstall")),
         llm_base_url=option("trailblaze_llm_base_url") or str(config.getini("trailblaze_llm_base_url")).strip() or None,
         **_shard_settings(option("trailblaze_shard"), option("trailblaze_shard_durations"), base),
     )
+
+
+def _install_settings(config: pytest.Config, given: list[str] | None, reinstall: bool | None) -> dict[str, Any]:
+    """`--trailblaze-install` (relative to the invocation folder) or ini `trailblaze_install`
+    (relative to the ini file's folder); every file must exist before a device opens."""
+    if given:
+        paths, where, base = given, "--trailblaze-install", config.invocation_params.dir
+    else:
+        paths, where, base = [str(p) for p in config.getini("trailblaze_install")], "trailblaze_install", config.rootpath
+    files = tuple(str((base / p).resolve()) for p in paths)
+    for shown, file in zip(paths, files, strict=True):
+        if not Path(file).is_file():
+            raise pytest.UsageError(f"{where} = {shown!r}: no such file; give the path of the app's APK")
+    again = bool(config.getini("trailblaze_reinstall")) if reinstall is None else reinstall
+    if again and not files:
+        raise pytest.UsageError("trailblaze_reinstall reinstalls the apps of trailblaze_install: add one")
+    return {"install": files, "reinstall": again}
 
 
 def _check_specs(devices: list[str]) -> None:
@@ -823,7 +861,9 @@ def trailblaze_device_pool(
     from trailblaze.devices import session_options
 
     options = {**trailblaze_session_args, **session_options(trailblaze_config.element_timeout)}
-    pool = DevicePool(trailblaze_config.latency, options)
+    pool = DevicePool(
+        trailblaze_config.latency, options, install=trailblaze_config.install, reinstall=trailblaze_config.reinstall
+    )
     try:
         yield pool
     finally:

@@ -13,7 +13,7 @@ or unproven record writes nothing. Replay (`replay_trail`, re-exported here) liv
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -310,6 +310,8 @@ def run_record_command(
     ask: Callable[[str], str] | None = None,
     llm_base_url: str | None = None,
     device_logs: DeviceLogMode = "on-failure",
+    install: Sequence[str] = (),
+    reinstall: bool = False,
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
@@ -341,6 +343,7 @@ def run_record_command(
     session = _open_session(device, latency, rundir, created, llms, element_timeout)
     interrupted = False
     try:
+        _install(console, session, install, reinstall)
         notes = {file: trail.note for file, trail in trails}
         for file in files:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
@@ -469,6 +472,8 @@ def run_replay_command(
     durations: Mapping[str, float] | None = None,
     llm_base_url: str | None = None,
     device_logs: DeviceLogMode = "on-failure",
+    install: Sequence[str] = (),
+    reinstall: bool = False,
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
 
@@ -531,6 +536,7 @@ def run_replay_command(
         raise
     interrupted = False
     try:
+        _install(console, session, install, reinstall)
         for file, trail in trails:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
             if trail.note:
@@ -689,6 +695,14 @@ def _console() -> Console:
 
     # every line the command prints passes the process's redactor (secrets in any spelling)
     return Console(file=ScrubbingStream(sys.stdout), highlight=False, soft_wrap=True)  # type: ignore[arg-type]
+
+
+def _install(console: Console, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:
+    """`--install`: the apps go on the device before the first trail."""
+    from trailblaze.install import install_apps
+
+    for path, app_id in zip(paths, install_apps(session, paths, reinstall=reinstall), strict=True):
+        console.print(f"[dim]{'re' if reinstall else ''}installed {_escape(app_id)} from {_escape(path)}[/]")
 
 
 def _print_device_log(console: Console, record: TrailRecord, root: Path) -> None:
