@@ -119,6 +119,9 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "python benchmarks/record_replay_20.py": Elsewhere(
         "hand: a benchmark (minutes on both platforms) that prints figures; here only `--help` runs"
     ),
+    "trailblaze replay trails/ --device android --install app-debug.apk": Elsewhere(
+        "tests/test_install_permissions.py, which replays with --install of an APK on the simulated phone"
+    ),
     # README: commands, tools, CI
     "trailblaze devices": Run(shows="android:emulator-5554"),
     "trailblaze -V": Run(shows="trailblaze, version "),

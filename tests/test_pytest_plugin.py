@@ -151,6 +151,10 @@ def test_failing_trail_shows_the_replay_diagnostic_and_keeps_artifacts(project: 
     assert run["screenshots"] == "failures" and all(s["screenshot_after"] is None for s in trail["steps"][:2])
     assert "log_in" in (run_dir / step["hierarchy_after"]).read_text()
     assert f"screenshot: {run_dir / step['screenshot_after']}" in text
+    # the app's log of the failed step (--trailblaze-device-logs on-failure, the default), in the
+    # run directory and the failure text
+    assert "Demo started (screen login)" in (run_dir / step["device_log"]).read_text()
+    assert "app log (" in text and "Demo    : Demo started (screen login)" in text
 
 
 PYTHON_TESTS = """\
@@ -310,6 +314,8 @@ def test_more_workers_than_real_devices_is_a_usage_error(project: pytest.Pyteste
         (["-o", "trailblaze_element_timeout=soon"], "trailblaze_element_timeout = 'soon': use a positive number"),
         (["--trailblaze-llm-timeout", "-1"], "--trailblaze-llm-timeout = '-1': use a positive number"),
         (["-o", "trailblaze_llm_retries=many"], "trailblaze_llm_retries = 'many': use a whole number"),
+        (["-o", "trailblaze_device_logs=sometimes"], "trailblaze_device_logs = 'sometimes': use one of off,"),
+        (["--trailblaze-install", "app.apk"], "--trailblaze-install = 'app.apk': no such file; give the path"),
     ],
 )
 def test_a_bad_element_timeout_is_a_usage_error(project: pytest.Pytester, args: list[str], problem: str) -> None:

@@ -60,7 +60,7 @@ def stale_archive_copy(tmp_path: Path) -> Path:
     data = yaml.safe_load((ROOT / "trails" / "archive-message.trail.yaml").read_text())
     first = data["trail"][0]["recording"]
     launch = first["android"][0]["launchApp"]
-    launch.pop("launchMode")
+    launch["launchMode"] = "FORCE_RESTART"  # (an omitted launchMode would clear the state)
     launch["reason"] = "launch (keeps the app's data)"
     first.pop("ios")
     for step in data["trail"][1:]:

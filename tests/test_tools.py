@@ -16,7 +16,8 @@ from trailblaze.tools import ToolContext, ToolRegistry, default_registry, finger
 LLM_TOOLS = [
     "tap", "inputText", "eraseText", "hideKeyboard", "swipe", "scrollUntilTextIsVisible", "launchApp",
     "pressBack", "pressKey", "assertVisible", "assertNotVisibleWithText", "rememberText", "wait",
-    "readPrefs", "assertPref", "queryDatabase", "assertQuery", "setNetwork", "objectiveStatus",
+    "readPrefs", "assertPref", "queryDatabase", "assertQuery", "setNetwork", "readLogs", "assertLogContains",
+    "objectiveStatus",
 ]  # fmt: skip
 
 
@@ -25,6 +26,7 @@ def test_the_model_sees_exactly_the_design_tools() -> None:
     assert registry.names() == LLM_TOOLS
     assert registry.names(verify=True) == [
         "assertVisible", "assertNotVisibleWithText", "readPrefs", "assertPref", "queryDatabase", "assertQuery",
+        "readLogs", "assertLogContains",
         "objectiveStatus",
     ]  # fmt: skip
     specs = {s.name: s.input_schema for s in registry.specs()}
@@ -77,7 +79,10 @@ def test_recorded_forms(session: DeviceSession) -> None:
     }
     ctx = context(session)
     launch = registry.call("launchApp", {"appId": "dev.trailblaze.demo", "reasoning": "restart"}, ctx)
-    assert launch.recorded[0].to_data() == {"launchApp": {"appId": "dev.trailblaze.demo", "reason": "restart"}}
+    # the model's default (FORCE_RESTART) is written out: a recording without it means CLEAR_STATE
+    assert launch.recorded[0].to_data() == {
+        "launchApp": {"appId": "dev.trailblaze.demo", "launchMode": "FORCE_RESTART", "reason": "restart"}
+    }
     ctx = context(session)
     check = registry.call("assertVisible", {"ref": ref_of(ctx, "Sign in"), "expectedText": "Sign in"}, ctx)
     assert check.ok and check.result.kind == "assertion"

@@ -187,7 +187,8 @@ def test_trailhead_is_one_tool_per_classifier() -> None:
     tool = trail.trailhead.recording_for("android-phone")
     assert tool == ToolCall(name="launchApp", params={"appId": "xyz.block.trailblaze.examples.sampleapp"})
     assert trail.trailhead.recording_for("android") is None
-    assert isinstance(tool.model, LaunchApp) and tool.model.launchMode == "FORCE_RESTART"
+    # no launchMode: Trailblaze's default, REINSTALL, which is our CLEAR_STATE (ADR 0033)
+    assert isinstance(tool.model, LaunchApp) and tool.model.launchMode == "CLEAR_STATE"
 
 
 def test_v1_prompts_are_normalised() -> None:

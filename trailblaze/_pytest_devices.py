@@ -8,7 +8,7 @@ session (one simulator per spec and process, never two).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -20,9 +20,19 @@ __all__ = ["DevicePool"]
 
 
 class DevicePool:
-    def __init__(self, latency: str | None, session_args: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        latency: str | None,
+        session_args: Mapping[str, Any],
+        *,
+        install: Sequence[str] = (),
+        reinstall: bool = False,
+    ) -> None:
         self._latency = latency
         self._session_args = dict(session_args)
+        self._install = tuple(install)
+        """Apps installed on each device when it opens (`--trailblaze-install`)."""
+        self._reinstall = reinstall
         self._open: dict[str, DeviceSession] = {}
         self._broken: dict[str, str] = {}
 
@@ -31,13 +41,20 @@ class DevicePool:
         every later test on it, without trying again)."""
         from trailblaze.devices import open_device
         from trailblaze.errors import TrailblazeError
+        from trailblaze.install import install_apps
 
         if spec in self._open:
             return self._open[spec]
         if spec not in self._broken:
             try:
-                self._open[spec] = open_device(spec, latency=self._latency, **self._session_args)
-                return self._open[spec]
+                session = open_device(spec, latency=self._latency, **self._session_args)
+                try:
+                    install_apps(session, self._install, reinstall=self._reinstall)
+                except BaseException:
+                    session.close()
+                    raise
+                self._open[spec] = session
+                return session
             except TrailblazeError as exc:
                 self._broken[spec] = f"{type(exc).__name__}: cannot open {spec}: {exc.message}"
         pytest.fail(self._broken[spec], pytrace=False)

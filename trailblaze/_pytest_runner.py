@@ -16,10 +16,12 @@ import pytest
 
 from trailblaze.artifacts import screenshot_mode
 from trailblaze.memory import Memory
+from trailblaze.report import device_log_tail
 from trailblaze.rundir import RunDir
 from trailblaze.runlog import RUN_FILE, RunRecord, StepRecord, TrailRecord, load_run, write_run
 
 if TYPE_CHECKING:
+    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.execute import ToolResult
     from trailblaze.llm import LLMClient
     from trailblaze.session import DeviceSession
@@ -100,6 +102,7 @@ def failure_text(record: TrailRecord, run_dir: Path | None) -> str:
             for label, rel in (("screenshot", step.screenshot_after), ("hierarchy", step.hierarchy_after)):
                 if rel:
                     lines.append(f"    {label}: {run_dir / rel}")
+            lines.extend(device_log_tail(step, run_dir))
     elif record.error:
         lines.append(f"  {record.error}")
     if run_dir is not None:
@@ -127,8 +130,11 @@ class TrailRunner:
         run_dir: Path | None = None,
         command: list[str] | None = None,
         screenshots: str = "failures",
+        device_logs: DeviceLogMode = "on-failure",
     ) -> None:
         self.session = session
+        self.device_logs: DeviceLogMode = device_logs
+        """When a step's app log is kept in the run directory (`--trailblaze-device-logs`)."""
         self.device = device
         self.self_heal = self_heal
         self.write_back = write_back
@@ -282,6 +288,7 @@ class TrailRunner:
             self._rundir = RunDir(
                 self._run_dir_path, memory, command=self._command, device=self.device, screenshots=self._screenshots
             )
+            self._rundir.device_logs = self.device_logs
         else:
             self._rundir.memory = memory
         return self._rundir

@@ -452,6 +452,33 @@ _element_timeout_option = click.option(
     help="How long a selector may take to match before its tool fails (default 5; per-tool timeoutMs wins).",
 )
 
+_device_logs_option = click.option(
+    "--device-logs",
+    type=click.Choice(["off", "on-failure", "always"]),
+    default="on-failure",
+    show_default=True,
+    help="When to keep the app's device log (Android logcat by its pid) in the run directory and report: "
+    "for a failed step, for every step, or never.",
+)
+
+_install_options = [
+    click.option(
+        "--install",
+        "install",
+        multiple=True,
+        metavar="APK",
+        type=click.Path(exists=True, dir_okay=False, path_type=str),
+        help="Install (or update, keeping its data) this Android app on the device before the run; repeatable.",
+    ),
+    click.option("--reinstall", is_flag=True, help="With --install: uninstall the app first, so it starts with no data."),
+]
+
+
+def _with_install(f: Any) -> Any:
+    for option in reversed(_install_options):
+        f = option(f)
+    return f
+
 
 def _model_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Checks `--model PROVIDER:MODEL` up front: an unknown provider is a usage error (exit 2)."""
@@ -629,6 +656,8 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--ask", "ask", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Let the agent ask you questions (askUser) on the terminal; auto: when stdin is a terminal.")
 @_element_timeout_option
+@_device_logs_option
+@_with_install
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
@@ -654,6 +683,9 @@ def record_command(
     keep_unverified: bool,
     ask: str,
     element_timeout: float | None,
+    device_logs: str,
+    install: tuple[str, ...],
+    reinstall: bool,
     llm_timeout: float | None,
     llm_retries: int | None,
     llm_base_url: str | None,
@@ -663,6 +695,7 @@ def record_command(
     """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
     recordings before they are written back."""
     from trailblaze.ask import AskMode, asker_for
+    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.runner import RecordOptions, run_record_command
 
     code = run_record_command(
@@ -696,6 +729,9 @@ def record_command(
         ask=asker_for(cast("AskMode", ask)),
         llm_base_url=llm_base_url,
         report_screenshots=cast("ScreenshotMode", report_screenshots),
+        device_logs=cast("DeviceLogMode", device_logs),
+        install=list(install),
+        reinstall=reinstall,
     )
     ctx.exit(code)
 
@@ -722,6 +758,8 @@ def record_command(
               help="The model for self-heal / unrecorded steps: " + _MODEL_HELP)
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
 @_element_timeout_option
+@_device_logs_option
+@_with_install
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
@@ -748,6 +786,9 @@ def replay_command(
     model: str | None,
     max_llm_calls: int,
     element_timeout: float | None,
+    device_logs: str,
+    install: tuple[str, ...],
+    reinstall: bool,
     llm_timeout: float | None,
     llm_retries: int | None,
     llm_base_url: str | None,
@@ -761,6 +802,7 @@ def replay_command(
     With --shard I/N each CI job replays its share; `trailblaze report --merge` joins their run
     directories into one HTML report and one JUnit file.
     """
+    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.errors import UsageError
     from trailblaze.runner import run_replay_command
     from trailblaze.shard import load_durations, parse_shard
@@ -797,6 +839,9 @@ def replay_command(
         llm_retries=llm_retries,
         llm_base_url=llm_base_url,
         report_screenshots=cast("ScreenshotMode", report_screenshots),
+        device_logs=cast("DeviceLogMode", device_logs),
+        install=list(install),
+        reinstall=reinstall,
     )
     ctx.exit(code)
 

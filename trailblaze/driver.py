@@ -35,7 +35,10 @@ __all__ = [
     "SupportsIdle",
     "SupportsIdleSignal",
     "SupportsOpenUrl",
+    "AppLog",
     "ShellOutput",
+    "SupportsAppLogs",
+    "SupportsInstall",
     "SupportsShell",
     "SupportsShellStatus",
     "SupportsTrace",
@@ -216,6 +219,30 @@ class SupportsTrace(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class AppLog:
+    """An app's log lines read from the device, and where the device's log stood after them."""
+
+    lines: list[str]
+    """The app's lines, oldest first, in the platform's own format (`logcat -v threadtime`)."""
+    mark: str | None
+    """Pass to the next `app_log` to read only what came after (None: the log was empty)."""
+
+
+@runtime_checkable
+class SupportsAppLogs(Protocol):
+    """The device keeps an app log a test can read (Android logcat; WebDriverAgent has none)."""
+
+    def log_mark(self) -> str | None:
+        """Where the device log stands now (None: it is empty); one cheap read."""
+        ...
+
+    def app_log(self, app_id: str, since: str | None) -> AppLog:
+        """The lines `app_id`'s processes wrote after `since` (a `log_mark` or a previous `mark`;
+        None: all the device still holds), in one read of the device log."""
+        ...
+
+
 @runtime_checkable
 class SupportsIdleSignal(Protocol):
     def wait_quiet(self, bound: float) -> bool:
@@ -246,6 +273,17 @@ class SupportsWeb(Protocol):
     def input_value(self, order: int) -> str: ...
 
     def attribute(self, order: int, name: str) -> str | None: ...
+
+
+@runtime_checkable
+class SupportsInstall(Protocol):
+    """The driver installs apps from a file on the host (`--install`; Android APKs)."""
+
+    def install_app(self, path: str, *, reinstall: bool = False) -> str:
+        """Installs (or updates, keeping its data) the app in `path`; `reinstall` removes it first, so
+        it starts with no data. Returns the app's id. Raises UsageError for a file that is not an
+        app, DeviceError when the device refuses it."""
+        ...
 
 
 class DriverPlugin(Protocol):

@@ -34,9 +34,11 @@ from pydantic import ValidationError
 from trailblaze import recorded_tools as rt
 from trailblaze.catalog.handlers import CATALOG_HANDLERS
 from trailblaze.catalog.params import CATALOG_KINDS
+from trailblaze.driver import SupportsShellStatus
 from trailblaze.errors import ActionRefused, AppNotInstalledError
 from trailblaze.noop import NO_CHANGE, act_and_compare
 from trailblaze.patterns import PatternTooSlow, full_match
+from trailblaze.permissions import PermissionRefused, set_permissions
 from trailblaze.probes.handlers import PROBE_HANDLERS
 from trailblaze.probes.params import PROBE_KINDS
 from trailblaze.resolve import describe_selector, missing_attributes
@@ -524,12 +526,35 @@ def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]
 
 
 def _launch_app(run: _Run, p: rt.LaunchApp) -> Outcome:
+    mode, granted = p.launchMode, ""
     try:
-        run.session.act(lambda d: d.launch_app(p.appId, p.launchMode))
+        if p.permissions:
+            driver = run.session.driver
+            if run.platform == "ios" or not isinstance(driver, SupportsShellStatus):
+                return "UNSUPPORTED", (
+                    f"launchApp permissions: this {run.platform} driver cannot change an app's permissions"
+                    + (" (WebDriverAgent has no access; a Simulator needs `xcrun simctl privacy`)" if run.platform == "ios" else "")
+                )
+            # Android resets runtime permissions when it clears the data, and kills an app whose
+            # permission is revoked: clear / stop first, set them, then start the app.
+            if mode == "CLEAR_STATE":
+                driver.clear_app(p.appId)
+            elif mode == "FORCE_RESTART":
+                driver.stop_app(p.appId)
+            try:
+                changes = set_permissions(driver, p.appId, p.permissions)
+            except PermissionRefused as exc:
+                if "Unknown package" not in str(exc):
+                    return "ERROR", str(exc)
+                changes = []  # the launch below says NOT_INSTALLED, listing what is installed
+            granted = f"; permissions: {', '.join(changes) or 'none changed'}"
+            mode = "RESUME"
+        run.session.act(lambda d: d.launch_app(p.appId, mode))
     except AppNotInstalledError as exc:  # the trail (or the device set-up) is wrong, not the device link
         run.session.invalidate()
         return "NOT_INSTALLED", exc.message
-    return "OK", f"launched {p.appId} ({p.launchMode})"
+    run.session.app_logs.app_id = p.appId
+    return "OK", f"launched {p.appId} ({p.launchMode}){granted}"
 
 
 def _press(key: Any) -> Callable[[Driver], None]:

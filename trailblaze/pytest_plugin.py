@@ -27,13 +27,14 @@ import shutil
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 if TYPE_CHECKING:
     from trailblaze._pytest_devices import DevicePool
     from trailblaze._pytest_runner import TrailRunner
+    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.driver import Driver
     from trailblaze.llm import LLMClient
     from trailblaze.session import DeviceSession
@@ -45,6 +46,7 @@ DEFAULT_DEVICE = "sim:android"
 DEFAULT_APP_ID = "dev.trailblaze.demo"
 _ARTIFACTS = ("on", "off", "retain-on-failure")
 _SCREENSHOTS = ("failures", "steps", "off")
+_DEVICE_LOGS = ("off", "on-failure", "always")
 _LAUNCH_MODES = ("CLEAR_STATE", "FORCE_RESTART", "RESUME")
 
 
@@ -92,6 +94,13 @@ class TrailblazeConfig:
     model: str | None = None
     """`PROVIDER:MODEL` of the `llm` fixture (`--trailblaze-model`, ini `trailblaze_model`); None:
     `TRAILBLAZE_MODEL`, then `anthropic:claude-sonnet-5`."""
+    install: tuple[str, ...] = ()
+    """App files installed on every device when it opens (`--trailblaze-install`, ini `trailblaze_install`)."""
+    reinstall: bool = False
+    """Uninstall those apps first (`--trailblaze-reinstall`, ini `trailblaze_reinstall`)."""
+    device_logs: str = "on-failure"
+    """When a step's app log (Android logcat by the app's pid) is kept with its artifacts
+    (`--trailblaze-device-logs`, ini `trailblaze_device_logs`): off, on-failure or always."""
     llm_base_url: str | None = None
     """The model endpoint (`--trailblaze-llm-base-url`, ini `trailblaze_llm_base_url`); None: the
     provider's own (or `OPENAI_BASE_URL` / `ANTHROPIC_BASE_URL`)."""
@@ -175,6 +184,26 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="how long a selector may take to match before its tool fails (default 5; a tool's timeoutMs wins)",
     )
     group.addoption(
+        "--trailblaze-install",
+        dest="trailblaze_install",
+        action="append",
+        metavar="APK",
+        help="install this Android app on the device before the tests (repeatable; ini trailblaze_install)",
+    )
+    group.addoption(
+        "--trailblaze-reinstall",
+        dest="trailblaze_reinstall",
+        action="store_true",
+        default=None,
+        help="with --trailblaze-install: uninstall the app first, so it starts with no data",
+    )
+    group.addoption(
+        "--trailblaze-device-logs",
+        dest="trailblaze_device_logs",
+        metavar="WHEN",
+        help="keep the app's device log for a failed step (on-failure, default), every step (always) or never (off)",
+    )
+    group.addoption(
         "--trailblaze-llm-timeout",
         dest="trailblaze_llm_timeout",
         metavar="SECONDS",
@@ -250,6 +279,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "trailblaze_element_timeout", "seconds a selector may take to match before its tool fails", default=""
     )
+    parser.addini("trailblaze_install", "Android app files (APK) installed before the tests", type="linelist")
+    parser.addini("trailblaze_reinstall", "uninstall the trailblaze_install apps first", type="bool", default=False)
+    parser.addini("trailblaze_device_logs", "off | on-failure | always (the app's device log)", default="on-failure")
     parser.addini("trailblaze_llm_timeout", "seconds one model call may take (default 30)", default="")
     parser.addini("trailblaze_llm_retries", "retries of a failed model call (default 2)", default="")
     parser.addini("trailblaze_model", "PROVIDER:MODEL of the `llm` fixture (default anthropic:claude-sonnet-5)", default="")
@@ -341,6 +373,11 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         raise pytest.UsageError(
             f"trailblaze_launch_mode = {launch_mode!r}: use one of {', '.join(_LAUNCH_MODES)}"
         )
+    device_logs = option("trailblaze_device_logs") or str(config.getini("trailblaze_device_logs")).strip()
+    if device_logs not in _DEVICE_LOGS:
+        raise pytest.UsageError(
+            f"trailblaze_device_logs = {device_logs!r}: use one of {', '.join(_DEVICE_LOGS)}"
+        )
     _check_specs(devices)
     base = config.invocation_params.dir
     report = option("trailblaze_report")
@@ -366,10 +403,29 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
             config.getini("trailblaze_each_device") if option("trailblaze_each_device") is None else True
         ),
         model=_model(config),
+        device_logs=device_logs,
+        **_install_settings(config, option("trailblaze_install"), option("trailblaze_reinstall")),
         llm_base_url=option("trailblaze_llm_base_url") or str(config.getini("trailblaze_llm_base_url")).strip() or None,
         **_shard_settings(option("trailblaze_shard"), option("trailblaze_shard_durations"), base),
         screenshots=screenshots,
     )
+
+
+def _install_settings(config: pytest.Config, given: list[str] | None, reinstall: bool | None) -> dict[str, Any]:
+    """`--trailblaze-install` (relative to the invocation folder) or ini `trailblaze_install`
+    (relative to the ini file's folder); every file must exist before a device opens."""
+    if given:
+        paths, where, base = given, "--trailblaze-install", config.invocation_params.dir
+    else:
+        paths, where, base = [str(p) for p in config.getini("trailblaze_install")], "trailblaze_install", config.rootpath
+    files = tuple(str((base / p).resolve()) for p in paths)
+    for shown, file in zip(paths, files, strict=True):
+        if not Path(file).is_file():
+            raise pytest.UsageError(f"{where} = {shown!r}: no such file; give the path of the app's APK")
+    again = bool(config.getini("trailblaze_reinstall")) if reinstall is None else reinstall
+    if again and not files:
+        raise pytest.UsageError("trailblaze_reinstall reinstalls the apps of trailblaze_install: add one")
+    return {"install": files, "reinstall": again}
 
 
 def _check_specs(devices: list[str]) -> None:
@@ -825,7 +881,9 @@ def trailblaze_device_pool(
     from trailblaze.devices import session_options
 
     options = {**trailblaze_session_args, **session_options(trailblaze_config.element_timeout)}
-    pool = DevicePool(trailblaze_config.latency, options)
+    pool = DevicePool(
+        trailblaze_config.latency, options, install=trailblaze_config.install, reinstall=trailblaze_config.reinstall
+    )
     try:
         yield pool
     finally:
@@ -918,6 +976,7 @@ def trail_runner(
         run_dir=directory,
         command=["pytest", item.nodeid],
         screenshots=trailblaze_config.screenshots,
+        device_logs=cast("DeviceLogMode", trailblaze_config.device_logs),
     )
     yield runner
     runner.close()

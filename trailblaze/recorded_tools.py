@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from trailblaze.catalog.params import CATALOG_PARAMS
+from trailblaze.permissions import check_permission_key
 from trailblaze.probes.params import PROBE_PARAMS
 from trailblaze.selector import NodeSelector
 from trailblaze.tool_params import RecordedToolParams, numbers_as_text
@@ -65,6 +66,7 @@ __all__ = [
 Direction = Literal["UP", "DOWN", "LEFT", "RIGHT"]
 """Finger direction of a swipe; for scrolling, DOWN reveals content further down."""
 LaunchMode = Literal["FORCE_RESTART", "RESUME", "CLEAR_STATE"]
+PermissionValue = Literal["allow", "deny", "unset"]
 KeyCode = Literal["BACK", "ENTER", "HOME", "BACKSPACE", "TAB"]
 
 
@@ -140,11 +142,21 @@ class ScrollUntilTextIsVisible(RecordedToolParams):
 
 
 class LaunchApp(RecordedToolParams):
-    """Launch the app; Trailblaze's `REINSTALL` is read as `CLEAR_STATE`."""
+    """Launch the app; Trailblaze's `REINSTALL` is read as `CLEAR_STATE`, which is also the default
+    when a trail omits `launchMode`, as in Trailblaze (docs/adr/0033-device-logs-install-permissions.md).
+    `permissions` (Maestro's form) grants / revokes runtime permissions before the app starts."""
 
     tool_name = "launchApp"
     appId: str
-    launchMode: LaunchMode = "FORCE_RESTART"
+    launchMode: LaunchMode = "CLEAR_STATE"
+    permissions: dict[str, PermissionValue] | None = None
+
+    @field_validator("permissions")
+    @classmethod
+    def _known_permissions(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        for key in value or {}:
+            check_permission_key(key)
+        return value
 
     @field_validator("launchMode", mode="before")
     @classmethod

@@ -28,6 +28,7 @@ from urllib.parse import quote
 
 from trailblaze._files import atomic_write_text
 from trailblaze._html import esc, format_cost, format_count, format_duration, format_usage_cost, step_label
+from trailblaze.device_logs import TAIL_LINES
 from trailblaze.runlog import (
     LLMCallRecord,
     RunRecord,
@@ -138,6 +139,27 @@ def _all_trails(trails: Iterable[TrailRecord]) -> Iterator[TrailRecord]:
             yield from _all_trails([trail.proof])
         for step in trail.steps:
             yield from _all_trails(step.subtrails)
+
+
+def _log_lines(path: Path | None) -> list[str]:
+    """The lines of a step's app log file (none when it is missing or unreadable)."""
+    if path is None:
+        return []
+    try:
+        return path.read_text("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+
+
+def device_log_tail(step: StepRecord, run_dir: Path) -> list[str]:
+    """The failure text's lines about the step's app log: its last `TAIL_LINES` lines, or why none."""
+    path = artifact_path(run_dir, step.device_log) if step.device_log else None
+    log = _log_lines(path)
+    if not log:
+        return [f"    device log: {step.device_log_note}"] if step.device_log_note else []
+    shown = log[-TAIL_LINES:]
+    head = f"    app log ({'last ' if len(shown) < len(log) else ''}{len(shown)} lines, {path}):"
+    return [head, *(f"      {line}" for line in shown)]
 
 
 class _Images:
@@ -560,6 +582,7 @@ class _Page:
             yield from self._llm_calls(step)
         if failing:
             yield from self._screen_text(step, trail)
+        yield from self._device_log(step, failing)
         links = [
             self._file_link(step.hierarchy_before, "hierarchy before"),
             self._file_link(step.hierarchy_after, "hierarchy after"),
@@ -686,6 +709,25 @@ class _Page:
             f'<pre class="compact">{esc(text)}</pre></details>\n'
         )
 
+    def _device_log(self, step: StepRecord, failing: bool) -> Iterator[str]:
+        """The app's log lines of the step (`--device-logs`), or why there are none."""
+        path = artifact_path(self.run_dir, self._locate(step.device_log)) if step.device_log else None
+        lines = _log_lines(path)
+        if not lines:
+            if step.device_log_note:
+                yield f'<p class="muted small device-log-note">Device log: {esc(step.device_log_note)}</p>\n'
+            return
+        shown = lines[-_LOG_LINES:]
+        more = f" (last {len(shown)} of {len(lines)})" if len(shown) < len(lines) else ""
+        link = self._file_link(step.device_log, "whole log") if more else ""
+        yield (
+            f'<details class="screen device-log"{" open" if failing else ""}><summary>App log{esc(more)}'
+            f"</summary><pre>{esc(chr(10).join(shown))}</pre>{link}</details>\n"
+        )
+
+
+_LOG_LINES = 200
+"""App log lines shown in the report per step (the file keeps them all)."""
 
 _CSS = """
 :root{color-scheme:light;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa;--card:#fff;

@@ -7,6 +7,8 @@ RUN_DIR/
     step-00-before.jpg / -after.jpg screenshots around each step (trailhead: step-th-…), stored as the
                                     device sent them (JPEG from uiautomator2, PNG from WebDriverAgent)
     step-00-before.xml / -after.xml hierarchy dumps (the driver's raw source)
+    step-00-log.txt                 the app's device log lines of the step (`--device-logs`:
+                                    a failed step by default, every step with `always`)
     llm/step-00-call-01.json        one redacted request/response per LLM call
     llm/step-00-call-01.jpg         the annotated screenshot that call sent
     recording.diff                  record: the change to the trail file (trail.diff: a self-heal's)
@@ -37,6 +39,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze._files import write_text
 from trailblaze.artifacts import Background, ScreenshotMode, image_ext
+from trailblaze.device_logs import DeviceLogMode, no_log_reason
 from trailblaze.llm import transcript_entry
 from trailblaze.runlog import (
     LLMCallRecord,
@@ -130,6 +134,9 @@ class RunDir:
         """The screenshot taken last (maybe still in flight): the next action waits for it."""
         self._frozen: dict[int, str] = {}
         """run.json text of trails that ended before the current one, by id(): not serialized again."""
+        self.device_logs: DeviceLogMode = "on-failure"
+        """When a step's app log is read into the run directory (`--device-logs`)."""
+        self._logs_started = False
         self.write()  # from the start: a run killed before its first trail still reads `running`
 
     # --- structure ---------------------------------------------------------------------------------
@@ -193,6 +200,11 @@ class RunDir:
         assert self.trail is not None
         self.trail.steps.append(record)
         self.step = record
+        if session is not None and self.device_logs != "off":
+            if not self._logs_started:
+                self._logs_started = True
+                _quietly(session.app_logs.start)
+            session.app_logs.mark_step(record.index)
         if session is not None:
             last = self._last_after
             if last is not None and last.still_on(session):
@@ -227,6 +239,8 @@ class RunDir:
                 self._last_after = _Capture.of(session, shot, step.hierarchy_after)
             except Exception:  # the device may be what failed; the log matters more than the picture
                 pass
+            if self.device_logs == "always" or (self.device_logs == "on-failure" and step.status == "failed"):
+                self._capture_log(session, step)
         step.error = self._redact(step.error) if step.error else step.error
         trail.usage.add(step.usage)
         self.run.usage.add(step.usage)
@@ -412,6 +426,26 @@ class RunDir:
         if shot is not None and shot.future is not None:
             shot.future.exception()  # wait for it; a failed picture is the picture's problem
 
+    def _capture_log(self, session: DeviceSession, step: StepRecord) -> None:
+        logs = session.app_logs
+        if not logs.supported:
+            step.device_log_note = no_log_reason(session.info.platform)
+            return
+        try:
+            app = logs.app()
+            if app is None:
+                step.device_log_note = "no app log: no app was launched or in the foreground"
+                return
+            log = logs.read_step(app)
+        except Exception as exc:  # a log that cannot be read must not hide the step's own failure
+            step.device_log_note = self._redact(f"the device log could not be read: {exc}")
+            return
+        stem = f"{self._step_tag(step)}-log.txt"
+        write_text(self._trail_dir / stem, self._redact("".join(f"{line}\n" for line in log.lines)))
+        step.device_log = f"{self._rel_dir()}/{stem}"
+        if not log.lines:
+            step.device_log_note = f"{app} wrote no log lines in this step"
+
     def _rel_dir(self) -> str:
         return self._trail_dir.relative_to(self.root).as_posix()
 
@@ -445,6 +479,13 @@ class _Shot:
         if path is not None:
             for record, attribute in targets:
                 setattr(record, attribute, path)
+
+
+def _quietly(call: Callable[[], None]) -> None:
+    try:
+        call()
+    except Exception:  # marking the log is a convenience; the run goes on without it
+        pass
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,10 @@ class StepRecord(_Model):
     hierarchy_before: str | None = None
     hierarchy_after: str | None = None
     recording_written: bool = False
+    device_log: str | None = None
+    """The app's device log lines of this step (`--device-logs`), relative to the run directory."""
+    device_log_note: str | None = None
+    """Why there is no device log for this step (e.g. iOS: WebDriverAgent has none)."""
     subtrails: list[TrailRecord] = Field(default_factory=list)
     """The trails this step's `runTrail` tools ran, with their own steps (ADR 0021)."""
 

@@ -13,7 +13,7 @@ or unproven record writes nothing. Replay (`replay_trail`, re-exported here) liv
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from trailblaze.artifacts import ScreenshotMode
+    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.llm import LLMClient
     from trailblaze.rundir import RunDir
     from trailblaze.session import DeviceSession
@@ -315,6 +316,9 @@ def run_record_command(
     ask: Callable[[str], str] | None = None,
     llm_base_url: str | None = None,
     report_screenshots: ScreenshotMode = "steps",
+    device_logs: DeviceLogMode = "on-failure",
+    install: Sequence[str] = (),
+    reinstall: bool = False,
 ) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
@@ -341,11 +345,13 @@ def run_record_command(
         llms.check(why)
     console = _console()
     rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
+    rundir.device_logs = device_logs
     root = rundir.root
     failed = 0
     session = _open_session(device, latency, rundir, created, llms, element_timeout)
     interrupted = False
     try:
+        _install(console, session, install, reinstall)
         notes = {file: trail.note for file, trail in trails}
         for file in files:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
@@ -369,6 +375,7 @@ def run_record_command(
             failed += record.status != "passed"
             if record.error:
                 console.print(f"  [red]{_escape(record.error)}[/]")
+                _print_device_log(console, record, root)
             _print_recording(console, file, record, summary)
     except KeyboardInterrupt:
         interrupted = True
@@ -473,6 +480,9 @@ def run_replay_command(
     durations: Mapping[str, float] | None = None,
     llm_base_url: str | None = None,
     report_screenshots: ScreenshotMode = "steps",
+    device_logs: DeviceLogMode = "on-failure",
+    install: Sequence[str] = (),
+    reinstall: bool = False,
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
 
@@ -515,6 +525,7 @@ def run_replay_command(
         llms.check(why)
     console = _console()
     rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
+    rundir.device_logs = device_logs
     root = rundir.root
     rundir.run.shard = str(shard) if shard is not None else None
     if not trails:  # more shards than trails: this job has nothing to do, and says so in its reports
@@ -535,6 +546,7 @@ def run_replay_command(
         raise
     interrupted = False
     try:
+        _install(console, session, install, reinstall)
         for file, trail in trails:
             console.print(f"[bold]{_escape(str(file))}[/] on {device}")
             if trail.note:
@@ -558,6 +570,7 @@ def run_replay_command(
                 console.print(f"  [dim]{_escape(record.error or 'skipped')}[/]")
             elif record.error:
                 console.print(f"  [red]{_escape(record.error)}[/]")
+                _print_device_log(console, record, root)
             if record.heal_diff:
                 console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
                 console.print(_diff_markup(record.heal_diff))
@@ -692,6 +705,24 @@ def _console() -> Console:
 
     # every line the command prints passes the process's redactor (secrets in any spelling)
     return Console(file=ScrubbingStream(sys.stdout), highlight=False, soft_wrap=True)  # type: ignore[arg-type]
+
+
+def _install(console: Console, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:
+    """`--install`: the apps go on the device before the first trail."""
+    from trailblaze.install import install_apps
+
+    for path, app_id in zip(paths, install_apps(session, paths, reinstall=reinstall), strict=True):
+        console.print(f"[dim]{'re' if reinstall else ''}installed {_escape(app_id)} from {_escape(path)}[/]")
+
+
+def _print_device_log(console: Console, record: TrailRecord, root: Path) -> None:
+    """The failed step's app log (its last lines), under the error."""
+    from trailblaze.report import device_log_tail
+
+    step = next((s for s in record.steps if s.status == "failed"), None)
+    if step is not None:
+        for line in device_log_tail(step, root):
+            console.print(f"[dim]{_escape(line)}[/]")
 
 
 def _step_line(rec: StepRecord) -> str:

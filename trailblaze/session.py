@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from trailblaze.device_logs import AppLogs
 from trailblaze.device_query import element_query, query_for_node
 from trailblaze.driver import SupportsElementWait, SupportsIdle, SupportsIdleSignal
 from trailblaze.occlusion import covers
@@ -125,6 +126,7 @@ class DeviceSession:
         self.before_action: Callable[[], None] | None = None
         """Called before every device action: the run directory waits there for a screenshot it is
         taking in the background, so the picture shows the screen before the action."""
+        self.app_logs = AppLogs(driver)
         self.info: DeviceInfo = self._timed(lambda: driver.info)
         if isinstance(driver, SupportsIdle):
             # Tells a device whose actions wait for idle themselves (WDA) the bound to use.

@@ -303,9 +303,8 @@ def _scroll(args: ScrollParams, ctx: ToolContext) -> ToolOutcome:
 
 
 def _launch_app(args: LaunchAppParams, ctx: ToolContext) -> ToolOutcome:
-    params: dict[str, Any] = {"appId": args.appId}
-    if args.launchMode != "FORCE_RESTART":
-        params["launchMode"] = args.launchMode
+    # always written: a recorded launchApp without launchMode means CLEAR_STATE (Trailblaze's default)
+    params: dict[str, Any] = {"appId": args.appId, "launchMode": args.launchMode}
     return _run(ToolCall(name="launchApp", params={**params, **_reason(args, ctx)}), ctx)
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from trailblaze.driver import ShellOutput, SupportsShellStatus
 from trailblaze.errors import DeviceError
 from trailblaze.probes import params as pp
+from trailblaze.probes.logs import LOG_HANDLERS
 from trailblaze.probes.prefs import PrefsError, parse_prefs, pref_text
 from trailblaze.probes.sql import QueryRows, SqlRefused, parse_rows, read_only_sql, sqlite_command
 
@@ -290,5 +291,6 @@ PROBE_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] = 
     pp.QueryDatabase: _probe("storage", _query_database),
     pp.AssertQuery: _probe("storage", _assert_query),
     pp.SetNetwork: _probe("network", _set_network),
+    **LOG_HANDLERS,
 }
 """Probe params model → handler."""

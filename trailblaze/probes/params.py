@@ -3,9 +3,10 @@ MCP client see)."""
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from trailblaze.tool_params import RecordedToolParams
 
@@ -84,6 +85,41 @@ class SetNetwork(RecordedToolParams):
         return self
 
 
+def _regex(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"{value!r} is not a regular expression: {exc}") from None
+    return value
+
+
+class ReadLogs(_AppTool):
+    """Read the app's device log (Android logcat, the app's own processes) since the run started, or
+    since a step started; optionally only the lines matching a regular expression."""
+
+    tool_name = "readLogs"
+    sinceStep: int | None = Field(
+        default=None, ge=1, description="Only lines since step N (1-based, as replay numbers them) started."
+    )
+    grep: str | None = Field(default=None, min_length=1, description="A regular expression lines must match.")
+
+    _grep_is_a_regex = field_validator("grep")(_regex)
+
+
+class AssertLogContains(_AppTool):
+    """Assert that the app's device log (Android logcat, since the run started) has a line matching
+    `pattern` (a regular expression), waiting up to `timeoutMs` for it to be written."""
+
+    tool_name = "assertLogContains"
+    pattern: str = Field(min_length=1, description="A regular expression, e.g. `Signed in as .*@example.com`.")
+    timeoutMs: int | None = Field(
+        default=None, ge=0, le=600_000, description="How long to wait for the line (default: the element timeout, 5 s)."
+    )
+
+    _pattern_is_a_regex = field_validator("pattern")(_regex)
+
+
 _KindName = Literal["action", "assertion", "other"]
 
 _TOOLS: tuple[tuple[type[RecordedToolParams], _KindName], ...] = (
@@ -92,6 +128,8 @@ _TOOLS: tuple[tuple[type[RecordedToolParams], _KindName], ...] = (
     (QueryDatabase, "other"),
     (AssertQuery, "assertion"),
     (SetNetwork, "action"),
+    (ReadLogs, "other"),
+    (AssertLogContains, "assertion"),
 )
 
 PROBE_PARAMS: dict[str, type[RecordedToolParams]] = {m.tool_name: m for m, _ in _TOOLS}

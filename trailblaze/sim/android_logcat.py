@@ -3,7 +3,8 @@
 Options as Android 14's logcat takes them: `-d` (dump and exit), `-c`/`--clear`, `-v FORMAT`
 (`threadtime` — the default —, `time`, `brief`, `tag`, `process`, `raw`; `-v` may repeat), `--pid=N`
 / `--pid N`, `-t N` (last N lines, implies `-d`), `-e`/`--regex`, `-s` and filter specs
-(`TAG:LEVEL`, `*:S`), `-b BUFFER` (accepted; there is one buffer). Without `-d` logcat keeps
+(`TAG:LEVEL`, `*:S`), `-b BUFFER` (accepted; there is one buffer), `-T TIME` (lines since
+`MM-DD hh:mm:ss.mmm` or `YYYY-MM-DD hh:mm:ss.mmm`, that line included, as logcat prints them). Without `-d` logcat keeps
 following the buffer until the client hangs up; the adb server does that part (`follow`).
 """
 
@@ -17,6 +18,7 @@ from trailblaze.sim.device_log import LEVELS, DeviceLog, LogEntry
 
 __all__ = ["LogcatRequest", "format_entry", "parse_logcat"]
 
+_TIME = re.compile(r"^(?:\d{4}-)?\d\d-\d\d (?P<h>\d\d):(?P<m>\d\d):(?P<s>\d\d(?:\.\d+)?)$")
 _FORMATS = ("threadtime", "time", "brief", "tag", "process", "raw")
 
 
@@ -27,12 +29,16 @@ class LogcatRequest:
     format: str = "threadtime"
     pid: int | None = None
     tail: int | None = None
+    since: float | None = None
+    """`-T TIME`: device time of day (seconds); earlier lines are left out."""
     regex: re.Pattern[str] | None = None
     filters: list[tuple[str, str]] = field(default_factory=list)
     """(tag or `*`, minimum level letter; `S` silences)."""
 
     def wants(self, entry: LogEntry) -> bool:
         if self.pid is not None and entry.pid != self.pid:
+            return False
+        if self.since is not None and int(entry.seconds % 86400 * 1000) < round(self.since * 1000):
             return False
         if self.regex is not None and self.regex.search(entry.message) is None:
             return False
@@ -83,6 +89,11 @@ def parse_logcat(args: list[str]) -> LogcatRequest | str:
                 return f"logcat: --pid {value or ''} invalid"
             req.pid = int(value)
             i += 0 if "=" in a else 1
+        elif a == "-T" and nxt is not None and _TIME.match(nxt):
+            m = _TIME.match(nxt)
+            assert m is not None
+            req.since = int(m["h"]) * 3600 + int(m["m"]) * 60 + float(m["s"])
+            i += 1
         elif a in ("-t", "-T") or a.startswith(("-t", "-T")):
             value = a[2:] if len(a) > 2 else nxt
             if value is None or not value.isdigit():

@@ -750,7 +750,9 @@ class AndroidShell:
             # (re)installing the spec's app stops it, as an update does; a reinstall after an
             # uninstall starts from fresh data
             self.device.terminate(name)
-            self.pm.extra.pop(name, None)
+            installed = self.pm.extra.pop(name, None)
+            if installed is not None:
+                self.pm.spec_requests[name] = installed.requested
         return _ok("Success\n")
 
     def _pm_uninstall(self, pkg: str) -> ShellResult:

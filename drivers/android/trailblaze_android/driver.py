@@ -17,14 +17,19 @@ from __future__ import annotations
 import base64
 import io
 import os
+import shlex
+import zipfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.apk import manifest_package, read_manifest
 from trailblaze.device_query import ElementQuery, u2_selector
-from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
+from trailblaze.driver import AppLog, DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.hierarchy import DumpCache, Hierarchy
 from trailblaze_android._errors import translating
+from trailblaze_android.logcat import AppLogReader
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -59,6 +64,7 @@ class AndroidDriver:
         self._info: DeviceInfo | None = None
         self._dumps = DumpCache()  # an unchanged screen is not parsed twice
         self._idle_rpc = True  # until the server answers "method not found"
+        self._logs = AppLogReader(self.shell_status)
 
     def __repr__(self) -> str:
         return f"<AndroidDriver {self._serial} via {self._host}:{self._port}>"
@@ -236,6 +242,31 @@ class AndroidDriver:
         with self._guard(f"running `{command}`"):
             answer = self._d.shell(command)
         return ShellOutput(int(answer.exit_code), str(answer.output))
+
+    def install_app(self, path: str, *, reinstall: bool = False) -> str:
+        try:
+            package = manifest_package(read_manifest(Path(path).read_bytes()))
+        except (zipfile.BadZipFile, KeyError, OSError) as exc:
+            raise UsageError(f"--install {path}: not an APK with an AndroidManifest.xml ({exc})") from None
+        if not package:
+            raise UsageError(f"--install {path}: its AndroidManifest.xml names no package")
+        remote = f"/data/local/tmp/trailblaze-{package}.apk"
+        with self._guard(f"copying {path} to the device"):
+            self._d.adb_device.sync.push(path, remote)
+        if reinstall:
+            self.shell_status(f"pm uninstall {shlex.quote(package)}")  # fails harmlessly when it is not installed
+        answer = self.shell_status(f"pm install -r -t {remote}")
+        self.shell_status(f"rm -f {remote}")
+        if answer.exit_code != 0 or "Success" not in answer.output:
+            said = answer.output.strip().splitlines()[-1] if answer.output.strip() else f"exit code {answer.exit_code}"
+            raise DeviceError(f"installing {path} on android device {self._serial} failed: {said}")
+        return package
+
+    def log_mark(self) -> str | None:
+        return self._logs.mark()
+
+    def app_log(self, app_id: str, since: str | None) -> AppLog:
+        return self._logs.read(app_id, since)
 
     # --- lifecycle ---------------------------------------------------------------------------------
     def close(self) -> None:

@@ -1,0 +1,83 @@
+"""What an APK file says about itself: the package name in its `AndroidManifest.xml`, plain text
+or compiled (AXML). Used by `--install` (which package to reinstall) and the Android simulator's
+package manager."""
+
+from __future__ import annotations
+
+import io
+import re
+import struct
+import zipfile
+
+__all__ = ["manifest_package", "read_manifest"]
+
+
+def read_manifest(data: bytes) -> bytes:
+    """The `AndroidManifest.xml` of APK bytes. Raises zipfile.BadZipFile / KeyError / OSError."""
+    with zipfile.ZipFile(io.BytesIO(data)) as apk:
+        return apk.read("AndroidManifest.xml")
+
+
+def manifest_package(manifest: bytes) -> str:
+    """The `package` attribute of a manifest's `<manifest>` element ("" when there is none)."""
+    if manifest.lstrip().startswith(b"<"):
+        m = re.search(rb'<manifest\b[^>]*?\bpackage\s*=\s*"([^"]+)"', manifest)
+        return m.group(1).decode("utf-8", "replace") if m else ""
+    return _binary_manifest_package(manifest) or ""
+
+
+def _binary_manifest_package(data: bytes) -> str | None:
+    """The `package` attribute of the `<manifest>` element of a compiled (AXML) manifest."""
+    try:
+        if struct.unpack_from("<H", data, 0)[0] != 0x0003:
+            return None
+        strings = _string_pool(data, 8)
+        pos = 8
+        while pos + 8 <= len(data):
+            ctype, header_size, size = struct.unpack_from("<HHI", data, pos)
+            if size <= 0:
+                return None
+            if ctype == 0x0102:  # XML start element
+                name_idx = struct.unpack_from("<I", data, pos + 20)[0]
+                attr_start, attr_size, attr_count = struct.unpack_from("<HHH", data, pos + 24)
+                if strings[name_idx] == "manifest":
+                    for k in range(attr_count):
+                        at = pos + header_size + attr_start + k * attr_size
+                        _ns, attr_name, raw = struct.unpack_from("<IIi", data, at)
+                        if strings[attr_name] == "package" and raw >= 0:
+                            return str(strings[raw])
+                    return None
+            pos += size
+    except (struct.error, IndexError):
+        return None
+    return None
+
+
+def _string_pool(data: bytes, at: int) -> list[str]:
+    ctype, header_size, _size, count, _styles, flags, strings_start, _ = struct.unpack_from(
+        "<HHIIIIII", data, at
+    )
+    if ctype != 0x0001:
+        raise IndexError("no string pool")
+    offsets = struct.unpack_from(f"<{count}I", data, at + header_size)
+    base = at + strings_start
+    utf8 = bool(flags & 0x100)
+    out: list[str] = []
+    for off in offsets:
+        p = base + off
+        if utf8:
+            p += 2 if data[p] & 0x80 else 1  # UTF-16 length
+            n = data[p]
+            if n & 0x80:
+                n = ((n & 0x7F) << 8) | data[p + 1]
+                p += 1
+            p += 1
+            out.append(data[p : p + n].decode("utf-8", "replace"))
+        else:
+            n = struct.unpack_from("<H", data, p)[0]
+            if n & 0x8000:
+                n = ((n & 0x7FFF) << 16) | struct.unpack_from("<H", data, p + 2)[0]
+                p += 2
+            p += 2
+            out.append(data[p : p + 2 * n].decode("utf-16-le", "replace"))
+    return out
