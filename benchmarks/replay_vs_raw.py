@@ -15,7 +15,7 @@ hierarchy dumps per action are the `dump` requests divided by the trail's six ac
 profile the library replay also runs under cProfile and prints the seconds the framework itself
 spent in `time.sleep` (the simulator's threads are not profiled: their sleeps are the latency).
 
-Run: python benchmarks/replay_vs_raw.py [REPEATS]   (medians of REPEATS runs, default 5)
+Run: python benchmarks/replay_vs_raw.py [--runs N]   (medians of N runs, default 5)
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import io
 import os
 import pstats
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -243,7 +242,11 @@ def _platform(platform: str, profile: str, repeats: int) -> None:
 
 
 def main() -> None:
-    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Replay next to a hand-written client script (login trail).")
+    parser.add_argument("--runs", type=int, default=5, help="repetitions per mode (medians; default 5)")
+    repeats = parser.parse_args().runs
     print(
         f"Replay vs a hand-written client script — trails/login.trail.yaml, medians of {repeats} runs; "
         "× = ÷ raw (goal: library ≤ 1.15 realistic, dumps/action ≤ 1.2, no framework sleep on zero)"

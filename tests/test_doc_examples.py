@@ -91,7 +91,7 @@ _DEMO_SETUP = "trailblaze replay trails/ --device sim:android --secret password=
 
 PLAN: dict[str, Run | Mcp | Elsewhere] = {
     # README: setup (its replay is also the replay --help example run below)
-    f'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios && {_DEMO_SETUP}': _CI,
+    f'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web && {_DEMO_SETUP}': _CI,
     "python -m pytest -n 2": _CI,
     # README: try it without a phone
     "trailblaze snapshot --device sim:android": Run(shows='Button "Sign in"'),
@@ -116,6 +116,12 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "ANTHROPIC_BASE_URL=http://127.0.0.1:8787 trailblaze record first.trail.yaml --device sim:android "
     "--secret password=hunter2": _RECORD_DEMO,
     "trailblaze replay first.trail.yaml --device sim:android --secret password=hunter2": _RECORD_DEMO,
+    # README: web (the vendored TodoMVC app in a real Chromium)
+    "pip install -e ./drivers/web": _CI,
+    "trailblaze replay trails/web/ --device web": Run(shows="1 trail: 1 passed", given="web trail"),
+    "python benchmarks/replay_vs_raw.py": Elsewhere(
+        "hand: a benchmark (a minute on both platforms) that prints figures; here only `--help` runs"
+    ),
     "python benchmarks/record_replay_20.py": Elsewhere(
         "hand: a benchmark (minutes on both platforms) that prints figures; here only `--help` runs"
     ),
@@ -335,6 +341,11 @@ def _runnable() -> list[Example]:
 def _weight(example: Example) -> int:
     """A rough cost: processes started, and the slow kinds (pytest workers, MCP sessions) more."""
     script = " ".join(example.commands)
+    if any("--device web" in c for c in example.commands):
+        try:
+            require("chromium", why=f"{example.where}")
+        except pytest.skip.Exception as exc:
+            return f"{_SKIPPED}{exc.msg}"
     plans = [_plan(c) for c in example.commands]
     return (len(example.commands) + 3 * script.count(" -n ") + 2 * script.count("pytest")
             + 2 * sum(isinstance(p, Mcp) or (isinstance(p, Run) and p.given == "mcp trail") for p in plans))  # fmt: skip
@@ -381,6 +392,11 @@ def _run_example(example: Example, stand_ins: StandIns, folder: Path) -> str | N
     if any(c.startswith("adb ") for c in example.commands):
         try:
             require("adb", _WHEEL_ADB, why=f"{example.where}")
+        except pytest.skip.Exception as exc:
+            return f"{_SKIPPED}{exc.msg}"
+    if any("--device web" in c for c in example.commands):
+        try:
+            require("chromium", why=f"{example.where}")
         except pytest.skip.Exception as exc:
             return f"{_SKIPPED}{exc.msg}"
     plans = [_plan(c) for c in example.commands]
@@ -503,6 +519,9 @@ def _project(folder: Path, *, runs: bool, given: set[str], run_dir: Path) -> Pat
         trail = yaml.safe_load((folder / "trails" / "login.trail.yaml").read_text())
         del trail["trail"][-1]["recording"]
         (folder / "trails" / "login.trail.yaml").write_text(yaml.safe_dump(trail, sort_keys=False))
+    if "web trail" in given:  # the web example: its trail and the app it opens (a path from the project)
+        shutil.copytree(ROOT / "trails" / "web", folder / "trails" / "web")
+        shutil.copytree(ROOT / "tests" / "data" / "web" / "todomvc", folder / "tests" / "data" / "web" / "todomvc")
     for shard in ("1", "2", "3") if "shard runs" in given else ():
         shutil.copytree(run_dir, folder / "shards" / shard)
     shutil.copy(ROOT / "trails" / "conftest.py", folder / "trails")

@@ -144,6 +144,7 @@ async def _serve_http(server: Server[Any], port: int, announce: Callable[[str], 
         raise UsageError(
             f"--http {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})"
         ) from None
+    sock.listen(128)  # a client told the URL may connect at once: the backlog holds it until uvicorn accepts
     app = server.streamable_http_app(host="127.0.0.1")
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     announce(f"trailblaze mcp: streamable HTTP on http://127.0.0.1:{sock.getsockname()[1]}/mcp")
