@@ -12,7 +12,7 @@ Three figures, each on the simulated demo app through the real clients:
 2. **Record**: framework time per agent iteration with the model excluded — `trailblaze record
    --no-verify` of NL-only copies of some example trails against the local Messages-API fake with the
    demo policy; for the agent-solved steps, (step time − model call time) ÷ model calls, from run.json.
-   Also the parts: one `driver.screenshot()` and one model image build (`agent._model_image`).
+   Also the parts: one `driver.screenshot()` and one model image build (`agent.model_image`).
 3. **Scale**: a folder of N copies of the login trail vs one of 5 (zero latency), CLI replay: the mean
    trail duration of each, and of the last 5 trails of the long run (a quadratic term shows as growth).
    3b. **The run log alone**: N trails of 6 steps through `RunDir` with no device, ms per trail at the
@@ -224,13 +224,13 @@ def _parts(platform: str, latency: str) -> tuple[float, float, str]:
         builds = []
         for _ in range(8):
             t0 = time.perf_counter()
-            agent._model_image(image, view, hierarchy)
+            agent.model_image(image, view, hierarchy)
             builds.append(time.perf_counter() - t0)
     kind = "JPEG" if image[:3] == b"\xff\xd8\xff" else "PNG" if image[:4] == b"\x89PNG" else "?"
     return statistics.median(shots) * 1000, statistics.median(builds) * 1000, kind
 
 
-def _old_model_image(png: bytes, view: Any, hierarchy: Any) -> bytes:
+def _oldmodel_image(png: bytes, view: Any, hierarchy: Any) -> bytes:
     """The model image as main built it before issue 19: five codec passes (for comparison)."""
     import io
 
@@ -279,10 +279,10 @@ def _codec_compare(platform: str, rounds: int = 15) -> None:
                 out = io.BytesIO()
                 decoded.save(out, format="PNG", compress_level=1)
                 png = out.getvalue()
-        _old_model_image(png, view, hierarchy)
+        _oldmodel_image(png, view, hierarchy)
         old_ms.append((time.perf_counter() - t0) * 1000)
         t0 = time.perf_counter()
-        agent._model_image(shot, view, hierarchy)
+        agent.model_image(shot, view, hierarchy)
         new_ms.append((time.perf_counter() - t0) * 1000)
     old, new = statistics.median(old_ms), statistics.median(new_ms)
     print(f"  sim:{platform:<8} client CPU from device bytes to the model's JPEG, interleaved {rounds}x: "
