@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,9 +30,13 @@ pytestmark = pytest.mark.slow
 
 MEMORY_LIMIT = 300 * 1024 * 1024
 _ADDRESS_SPACE = 2 * 1024 * 1024 * 1024
+# The child reports its own peak (VmHWM) at exit: the kernel's ru_maxrss of a child also counts the
+# parent's memory it was spawned from (vfork shares it), so a large pytest worker would inflate it.
 _LIMITED = (
-    "import resource, runpy, sys; "
+    "import atexit, os, resource, runpy, sys; "
     f"resource.setrlimit(resource.RLIMIT_AS, ({_ADDRESS_SPACE}, {_ADDRESS_SPACE})); "
+    "atexit.register(lambda: open(os.environ['TRAILBLAZE_TEST_HWM'], 'w').write("
+    "next(line for line in open('/proc/self/status') if line.startswith('VmHWM:')))); "
     "sys.argv = sys.argv[1:]; runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)"
 )
 _BAD_OUTPUT = ("Traceback", "internal error", "MemoryError", "RecursionError", "\x1b")
@@ -39,7 +44,13 @@ _BAD_OUTPUT = ("Traceback", "internal error", "MemoryError", "RecursionError", "
 
 def _run(module: str, *args: str, cwd: Path) -> tuple[int, str]:
     """`python -m module args` under the address-space cap; asserts its peak RSS; never waits on a hang for long."""
-    env = {**os.environ, "COLUMNS": "200", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    hwm = Path(tempfile.mkdtemp()) / "hwm"
+    env = {
+        **os.environ,
+        "COLUMNS": "200",
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
+        "TRAILBLAZE_TEST_HWM": str(hwm),
+    }
     env.pop("ANTHROPIC_API_KEY", None)
     with tempfile.TemporaryFile() as out:
         child = subprocess.Popen(
@@ -59,7 +70,12 @@ def _run(module: str, *args: str, cwd: Path) -> tuple[int, str]:
         child.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
-    peak = usage.ru_maxrss * 1024  # kilobytes on Linux
+    try:  # "VmHWM:   51234 kB"; without it (the child was killed) the kernel's figure, an upper bound
+        peak = int(hwm.read_text().split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        peak = usage.ru_maxrss * 1024  # kilobytes on Linux
+    finally:
+        shutil.rmtree(hwm.parent, ignore_errors=True)
     assert peak < MEMORY_LIMIT, f"peak RSS {peak / 2**20:.0f} MB running {module} {' '.join(args)}"
     return child.returncode, text
 
