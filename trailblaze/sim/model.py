@@ -182,8 +182,9 @@ class SimDevice(Protocol):
     def keyboard_shown(self) -> bool: ...
 
     @property
-    def orientation(self) -> str: ...
-    """`portrait` or `landscape` (`screen_width` / `screen_height` follow it)."""
+    def orientation(self) -> str:
+        """`portrait` or `landscape` (`screen_width` / `screen_height` follow it)."""
+        ...
 
     def rotate(self, orientation: str) -> bool:
         """Turns the device; False (and no change) when the app spec does not allow that orientation."""
