@@ -190,6 +190,26 @@ def test_the_simulators_idle_signal_is_truthful(platform: str) -> None:
         assert time.monotonic() - t0 >= 0.35 and not r.device.animating()
 
 
+def test_wda_waits_only_for_apps_launched_with_quiescence_on() -> None:
+    """facebook-wda's `app_launch` sends `shouldWaitForQuiescence: false`, which turns WDA's wait off
+    for that app; the iOS driver's launch turns it back on, so `wait_for_idle` can trust it."""
+    with rig("ios", conditions=Conditions(animate_after_action_ms=400), settle_timeout=2.0) as r:
+        import wda
+
+        forgot = r.by_id("forgot").center
+        app = r.device.current_app()
+        assert app is not None
+        raw = wda.Client(r.sim.device_specs()[0][0])  # the rig driver's session, no new one
+        raw.app_launch(app.app_id)  # already running: only activated, and its flag is now false
+        raw.tap(*forgot)
+        assert r.device.animating()  # answered without waiting
+        while r.device.animating():
+            time.sleep(0.02)
+        r.driver.launch_app(app.app_id, "RESUME")
+        r.driver.tap(*forgot)
+        assert not r.device.animating()  # WDA waited inside the tap
+
+
 def test_with_quiescence_off_the_ios_session_compares_dumps() -> None:
     with rig("ios", conditions=Conditions(animate_after_action_ms=300), settle_timeout=2.0) as r:
         import wda

@@ -155,7 +155,11 @@ class WdaSimServer:
         self._settings: dict[str, Any] = default_settings()
         self._launched_with: dict[str, dict[str, Any]] = {}
         """Per bundle: the `args` and `env` of its last launch (what `/wda/activeAppInfo` reports)."""
-        self._wait_for_quiescence = False
+        self._session_quiescence = True
+        """The session's `shouldWaitForQuiescence` capability (default true): what a launch inherits."""
+        self._tested: tuple[str, bool] | None = None
+        """The session's tested app and its `fb_shouldWaitForQuiescence`, as its last launch set them
+        (WDA keeps the flag on that app object; any other foreground app is a fresh object: true)."""
         self._ids_by_key: dict[str, str] = {}
         self._keys_by_id: dict[str, str] = {}
         self.stats = _Stats()
@@ -504,13 +508,15 @@ def _new_session(s: WdaSimServer, req: _Req) -> Any:
     bundle = caps.get("bundleId")
     if bundle is not None and (not isinstance(bundle, str) or not bundle):
         raise _not_created(f"'bundleId' must be a non-empty string, got {bundle!r}")
+    s._session_quiescence = caps.get("shouldWaitForQuiescence", True) is not False
+    s._tested = None
     if bundle is not None:
         args, env = _launch_options(caps, _not_created)
         force = caps.get("forceAppLaunch", True) is not False  # WDA: YES unless the client says NO
         state = s.device.app_state(bundle) if _installed(s, bundle) else 1
         if state < 2 or force:
             # `-[XCUIApplication launch]`: a running app is terminated and started afresh.
-            s._wait_for_quiescence = caps.get("shouldWaitForQuiescence", True) is not False
+            s._tested = (bundle, s._session_quiescence)
             if not _installed(s, bundle):
                 raise _not_created(
                     f"Cannot launch {bundle} application. Make sure the correct bundle identifier has been "
@@ -636,9 +642,13 @@ def _start(s: WdaSimServer, bundle: str, args: list[str], env: dict[str, str], *
 
 @_route("POST", "wda/apps/launch", "action")
 def _apps_launch(s: WdaSimServer, req: _Req) -> Any:
-    # WDA launches an app that is not running and only activates a running one.
+    # WDA launches an app that is not running and only activates a running one; either way the app
+    # object it keeps takes the request's quiescence flag, or the session's when the flag is omitted.
     args, env = _launch_options(req.body, _bad_arg)
-    _start(s, req.string("bundleId"), args, env, cold=False)
+    bundle = req.string("bundleId")
+    flag = req.body.get("shouldWaitForQuiescence")
+    s._tested = (bundle, s._session_quiescence if flag is None else flag is not False)
+    _start(s, bundle, args, env, cold=False)
     return None
 
 
@@ -806,9 +816,13 @@ def _device_info(s: WdaSimServer, req: _Req) -> Any:
 def _quiesce(s: WdaSimServer) -> None:
     # WDA answers an action only once the app is quiescent (no running animation), bounded by the
     # `waitForIdleTimeout` setting (seconds; 0 turns the wait off, as does `shouldWaitForQuiescence` /
-    # `waitForQuiescence` false).
+    # `waitForQuiescence` false). An app launched with `shouldWaitForQuiescence: false` (facebook-wda's
+    # default for `session(bundle)` and `app_launch`) is never waited for.
     timeout = s._settings.get("waitForIdleTimeout", 10.0)
     if not _quiescence_on(s._settings) or not isinstance(timeout, int | float) or timeout <= 0:
+        return
+    app = s.device.current_app()
+    if app is not None and s._tested == (app.app_id, False):
         return
     wait_until_still(s.device, float(timeout))
 

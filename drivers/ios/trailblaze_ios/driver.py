@@ -213,7 +213,9 @@ class IosDriver:
                 # simctl). CLEAR_STATE asks the app to reset itself through a launch environment
                 # variable, the convention apps under test (and the bundled simulator) honour.
                 env = {_CLEAR_ENV: "1"} if mode == "CLEAR_STATE" else {}
-                self._s.app_launch(app_id, environment=env)
+                # facebook-wda launches with `shouldWaitForQuiescence: false`, which turns WDA's wait
+                # after every action off for the app; `wait_for_idle` relies on that wait.
+                self._s.app_launch(app_id, environment=env, wait_for_quiescence=True)
         except DeviceError as exc:
             if not _missing_app(exc.__cause__):
                 raise
