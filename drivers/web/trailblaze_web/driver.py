@@ -2,8 +2,9 @@
 
 The browser is the system Chromium (Debian's `chromium`), driven through Playwright's
 `executable_path`: Playwright's own browser download is not needed (`--browser firefox` needs
-Playwright's Firefox build; `trailblaze_web.launch` picks the browser and the page's settings). Coordinates are CSS pixels of
-the viewport, the space of the DOM walk's bounds and of Playwright's mouse.
+Playwright's Firefox build; `trailblaze_web.launch` picks the browser and the page's settings).
+Coordinates are CSS pixels of the viewport, the space of the DOM walk's bounds and of Playwright's
+mouse.
 
 Settling uses the page's own signals: no request in flight (counted from Playwright's request
 events) and no DOM mutation for a quiet window (a MutationObserver installed before any page
@@ -45,7 +46,8 @@ _SINCE_JS = "() => performance.now() - (window.__tbLastMutation || 0)"
 
 
 class WebDriver:
-    """One page of a headless Chromium. Every method raises `DeviceError` on failure."""
+    """One page of a browser (headless Chromium unless told otherwise). Every method raises
+    `DeviceError` on failure."""
 
     def __init__(self, playwright: Any, browser: Any, page: Any, start_url: str | None) -> None:
         self._pw = playwright
@@ -320,6 +322,7 @@ class WebPlugin:
         from playwright.sync_api import sync_playwright
 
         pw = sync_playwright().start()
+        plan = None
         try:
             plan = plan_launch(pw, options)
             browser = getattr(pw, plan.browser).launch(**plan.launch)
@@ -334,7 +337,7 @@ class WebPlugin:
         except Exception as exc:
             pw.stop()
             line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-            what = options.get("browser_path") or options.get("browser") or "chromium"
+            what = plan.executable if plan is not None else "the browser"
             raise DeviceError(f"starting {what} failed: {line}; check that it is a working browser") from exc
         return driver
 
