@@ -119,6 +119,11 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     # README: web (the vendored TodoMVC app in a real Chromium)
     "pip install -e ./drivers/web": _CI,
     "trailblaze replay trails/web/ --device web": Run(shows="1 trail: 1 passed", given="web trail"),
+    'trailblaze replay trails/web/ --device web --emulate "iPhone 15"': Run(shows="1 trail: 1 passed", given="web trail"),
+    "python -m playwright install firefox": Elsewhere(
+        "hand: downloads Playwright's Firefox build (no network here); the error without it is "
+        "tests/test_web_options.py::test_firefox_not_installed_says_how_to_install_it"
+    ),
     "python benchmarks/replay_vs_raw.py": Elsewhere(
         "hand: a benchmark (a minute on both platforms) that prints figures; here only `--help` runs"
     ),

@@ -209,7 +209,7 @@ def test_missing_browser_is_a_one_line_device_error(tmp_path: Path) -> None:
         del os.environ["TRAILBLAZE_BROWSER_PATH"]
     out = result.stdout + result.stderr
     assert result.returncode == 3, out
-    assert "no browser at TRAILBLAZE_BROWSER_PATH=" in out
+    assert f"no browser at {tmp_path / 'no-such-chromium'} (--browser-path / TRAILBLAZE_BROWSER_PATH)" in out
     assert "Traceback" not in out
 
 

@@ -15,6 +15,7 @@ import pytest
 
 if TYPE_CHECKING:
     from trailblaze.session import DeviceSession
+    from trailblaze.web_options import WebOptions
 
 __all__ = ["DevicePool"]
 
@@ -27,19 +28,22 @@ class DevicePool:
         *,
         install: Sequence[str] = (),
         reinstall: bool = False,
+        web: WebOptions | None = None,
     ) -> None:
         self._latency = latency
         self._session_args = dict(session_args)
         self._install = tuple(install)
         """Apps installed on each device when it opens (`--trailblaze-install`)."""
         self._reinstall = reinstall
+        self._web = web
+        """Browser options for the pool's web devices (the others open without them)."""
         self._open: dict[str, DeviceSession] = {}
         self._broken: dict[str, str] = {}
 
     def get(self, spec: str) -> DeviceSession:
         """The session for `spec`; a device that does not open fails the test with one line (and
         every later test on it, without trying again)."""
-        from trailblaze.devices import open_device
+        from trailblaze.devices import open_device, parse_device_spec
         from trailblaze.errors import TrailblazeError
         from trailblaze.install import install_apps
 
@@ -47,7 +51,8 @@ class DevicePool:
             return self._open[spec]
         if spec not in self._broken:
             try:
-                session = open_device(spec, latency=self._latency, **self._session_args)
+                web = self._web if parse_device_spec(spec).platform == "web" else None
+                session = open_device(spec, latency=self._latency, web=web, **self._session_args)
                 try:
                     install_apps(session, self._install, reinstall=self._reinstall)
                 except BaseException:

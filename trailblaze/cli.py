@@ -21,6 +21,7 @@ from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
 
 if TYPE_CHECKING:
     from trailblaze.artifacts import ScreenshotMode
+    from trailblaze.web_options import WebOptions
 
 
 class _Group(click.Group):
@@ -32,7 +33,7 @@ class _Group(click.Group):
 
 _DEVICE_HELP = (
     "android[:SERIAL], android@HOST:PORT[:SERIAL] (a remote adb server), ios[:WDA_URL], ios@http://HOST:PORT, "
-    "sim:android[:APP] or sim:ios[:APP] (APP: demo, demo@restyled, demo@v2 or a spec file)."
+    "web[:URL] (a browser), sim:android[:APP] or sim:ios[:APP] (APP: demo, demo@restyled, demo@v2 or a spec file)."
 )
 _LATENCIES = ("zero", "realistic")  # trailblaze.sim.faults.LATENCY_PROFILES (not imported: keeps --help fast)
 
@@ -44,7 +45,51 @@ def _debug_option(f: Any) -> Any:
     )(f)
 
 
+_WEB_OPTIONS = (
+    click.option("--browser", type=click.Choice(["chromium", "firefox"]), default=None,
+                 help="Web: the browser (default chromium, the system one; firefox needs Playwright's Firefox "
+                 "build: python -m playwright install firefox). Default $TRAILBLAZE_BROWSER."),
+    click.option("--browser-path", default=None, metavar="PATH",
+                 help="Web: the browser binary (default: chromium on PATH; $TRAILBLAZE_BROWSER_PATH)."),
+    click.option("--headed", is_flag=True, help="Web: show the browser window ($TRAILBLAZE_WEB_HEADED=1)."),
+    click.option("--viewport", default=None, metavar="WxH",
+                 help="Web: the page's size in CSS pixels, e.g. 390x844 (default 1280x800; $TRAILBLAZE_WEB_VIEWPORT)."),
+    click.option("--emulate", default=None, metavar="PRESET",
+                 help="Web: a Playwright device preset such as 'iPhone 15' or 'Pixel 7' (viewport, user agent, "
+                 "pixel ratio, touch; --viewport wins). Default $TRAILBLAZE_WEB_EMULATE."),
+)  # fmt: skip
+
+
+def _web_options(f: Any) -> Any:
+    """The browser options of a web device, handed to the command as one `web` (a `WebOptions`);
+    given with a device that is not a browser, a usage error."""
+
+    @functools.wraps(f)
+    def collect(
+        *args: Any,
+        browser: str | None,
+        browser_path: str | None,
+        headed: bool,
+        viewport: str | None,
+        emulate: str | None,
+        **kwargs: Any,
+    ) -> Any:
+        from trailblaze.web_options import WebOptions
+
+        web = WebOptions.given(
+            browser=browser, browser_path=browser_path, headed=headed, viewport=viewport, emulate=emulate
+        )
+        if kwargs.get("device") is not None:  # `mcp` without --device: checked when use_device opens one
+            web.require_web(kwargs["device"])
+        return f(*args, web=web, **kwargs)
+
+    for option in reversed(_WEB_OPTIONS):
+        collect = option(collect)
+    return collect
+
+
 def _device_options(f: Any) -> Any:
+    f = _web_options(f)
     f = click.option(
         "--latency",
         type=click.Choice(_LATENCIES),
@@ -404,7 +449,7 @@ def devices_command() -> None:
 @click.option("--set-of-mark", "set_of_mark", is_flag=True, help="Draw the refs on the saved screenshot.")
 @_debug_option
 def snapshot_command(
-    device: str, latency: str | None, screenshot_path: str | None, raw: bool, set_of_mark: bool
+    device: str, latency: str | None, web: WebOptions, screenshot_path: str | None, raw: bool, set_of_mark: bool
 ) -> None:
     """Print what the device shows: the compact view the agent reads (or the raw dump)."""
 
@@ -418,7 +463,7 @@ def snapshot_command(
         check_writable(screenshot_path, "--screenshot")
     elif set_of_mark:
         raise UsageError("--set-of-mark draws on the saved screenshot; add --screenshot FILE.png")
-    with open_device(device, latency=_latency_for(device, latency)) as session:
+    with open_device(device, latency=_latency_for(device, latency), web=web) as session:
         hierarchy = session.settle()
         view = compact_view(hierarchy)
         if raw:
@@ -567,6 +612,7 @@ def tool_command(
     tool_text: str,
     device: str,
     latency: str | None,
+    web: WebOptions,
     memory: tuple[str, ...],
     secrets: tuple[str, ...],
     secret_files: tuple[str, ...],
@@ -596,7 +642,9 @@ def tool_command(
 
         spec = parse_model(model)
         llm = functools.cache(lambda: build_llm(spec, base_url=llm_base_url, timeout=llm_timeout, retries=llm_retries))
-    with open_device(device, latency=_latency_for(device, latency), **session_options(element_timeout)) as session:
+    with open_device(
+        device, latency=_latency_for(device, latency), web=web, **session_options(element_timeout)
+    ) as session:
         result = run_recorded_tool(session, call, mem, custom.box, llm=llm)
     _echo(str(result))
     ctx.exit(0 if result.ok else 1)
@@ -669,6 +717,7 @@ def record_command(
     trails: tuple[str, ...],
     device: str,
     latency: str | None,
+    web: WebOptions,
     memory: tuple[str, ...],
     args: tuple[str, ...],
     secrets: tuple[str, ...],
@@ -716,13 +765,14 @@ def record_command(
         ),
         run_dir=run_dir,
         command=[
-            "trailblaze", "record", *trails, "--device", device, *_timeout_args(element_timeout),
+            "trailblaze", "record", *trails, "--device", device, *web.args(), *_timeout_args(element_timeout),
             *_llm_args(llm_timeout, llm_retries, model),
             *(f"--step={n}" for n in steps), *([f"--from={from_step}"] if from_step else []),
             *(["--no-verify"] if no_verify else []), *(["--keep-unverified"] if keep_unverified else []),
             *_screenshots_args(report_screenshots),
         ],  # fmt: skip
         latency=_latency_for(device, latency),
+        web=web,
         element_timeout=element_timeout,
         llm_timeout=llm_timeout,
         llm_retries=llm_retries,
@@ -775,6 +825,7 @@ def replay_command(
     paths: tuple[str, ...],
     device: str,
     latency: str | None,
+    web: WebOptions,
     self_heal: bool,
     junit_path: str | None,
     report_path: str | None,
@@ -825,7 +876,7 @@ def replay_command(
         model=model,
         run_dir=run_dir,
         command=[
-            "trailblaze", "replay", *paths, "--device", device, *(["--self-heal"] if self_heal else []),
+            "trailblaze", "replay", *paths, "--device", device, *web.args(), *(["--self-heal"] if self_heal else []),
             *_timeout_args(element_timeout), *_llm_args(llm_timeout, llm_retries, model),
             *_screenshots_args(report_screenshots),
             *(["--shard", str(shard)] if shard is not None else []),
@@ -834,6 +885,7 @@ def replay_command(
         shard=shard,
         durations=durations,
         latency=_latency_for(device, latency),
+        web=web,
         element_timeout=element_timeout,
         llm_timeout=llm_timeout,
         llm_retries=llm_retries,
@@ -855,6 +907,7 @@ def replay_command(
 @click.option("--device", default=None, metavar="SPEC", help=_DEVICE_HELP + " Omit to pick one with use_device.")
 @click.option("--latency", type=click.Choice(_LATENCIES), default=None,
               help="How slow a sim:* device is: zero (default) or realistic.")
+@_web_options
 @click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
               help="Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio.")
 @_secret_options
@@ -863,6 +916,7 @@ def replay_command(
 def mcp_command(
     device: str | None,
     latency: str | None,
+    web: WebOptions,
     http_port: int | None,
     secrets: tuple[str, ...],
     secret_files: tuple[str, ...],
@@ -887,7 +941,10 @@ def mcp_command(
 
     def open_session(spec: str) -> DeviceSession:
         simulated = spec.strip().startswith("sim:")
-        return open_device(spec, latency=latency if simulated else None, **session_options(element_timeout))
+        browser = web if web.names() else None  # a device picked by use_device: the options fit web ones only
+        return open_device(
+            spec, latency=latency if simulated else None, web=browser, **session_options(element_timeout)
+        )
 
     session = open_session(device) if device is not None else None  # a bad --device fails before serving
     bench = Workbench(Memory(secrets=found), session=session, open_session=open_session, secrets=found)

@@ -14,10 +14,12 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 from trailblaze.errors import UsageError
+from trailblaze.web_options import ENV as _WEB_ENV
 
 if TYPE_CHECKING:
     from trailblaze.driver import DeviceListing, DriverPlugin
     from trailblaze.session import DeviceSession
+    from trailblaze.web_options import WebOptions
 
 __all__ = ["DeviceSpec", "list_devices", "load_driver_plugin", "open_device", "parse_device_spec", "session_options"]
 
@@ -25,14 +27,6 @@ _GROUP = "trailblaze.drivers"
 _DISTRIBUTIONS = {"android": "trailblaze-android (pip install -e ./drivers/android)",
                   "ios": "trailblaze-ios (pip install -e ./drivers/ios)",
                  "web": "trailblaze-web (pip install -e ./drivers/web)"}
-
-
-_WEB_ENV = {
-    "TRAILBLAZE_BROWSER_PATH": "browser_path",
-    "TRAILBLAZE_WEB_VIEWPORT": "viewport",
-    "TRAILBLAZE_WEB_HEADED": "headed",
-}
-"""Environment variables the web driver reads (`trailblaze_web`): browser binary, `WIDTHxHEIGHT`, `1`."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +132,7 @@ def open_device(
     app_override: str | None = None,
     latency: str | None = None,
     env: Mapping[str, str] | None = None,
+    web: WebOptions | None = None,
     **session_options: Any,
 ) -> DeviceSession:
     """Connects to the device a `--device` spec names and wraps it in a `DeviceSession`.
@@ -153,6 +148,8 @@ def open_device(
         app_override: App to run on a simulated device instead of the spec's.
         latency: Latency profile of a simulated device (`zero`, `realistic`).
         env: Environment to read connection settings from (default `os.environ`).
+        web: The browser options of a `web` device (`--browser`, `--viewport`, …), over the
+            environment's `TRAILBLAZE_*` defaults; `UsageError` when given for another device.
         **session_options: Passed to `DeviceSession` (`settle_timeout`, `resolve_timeout`, …).
 
     Raises:
@@ -164,9 +161,13 @@ def open_device(
     from trailblaze.session import DeviceSession
 
     parsed = parse_device_spec(spec)
+    if web is not None:
+        web.require_web(spec)
     plugin = load_driver_plugin(parsed.platform)
     if not parsed.simulated:
         options = plugin_options(os.environ if env is None else env)
+        if web is not None:  # the command line wins over the environment
+            options.update(web.plugin_options())
         if parsed.adb_server is not None:  # the spec's server wins over the environment's
             options["adb_host"], options["adb_port"] = parsed.adb_server[0], str(parsed.adb_server[1])
         driver = plugin.open(parsed.target, options)

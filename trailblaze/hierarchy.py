@@ -21,7 +21,7 @@ of a replay, so construction cost matters.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 from xml.parsers import expat
@@ -284,6 +284,9 @@ class Hierarchy:
     """Every node in document order (`node.order` is its position here)."""
     memo: dict[str, Any] = field(default_factory=dict)
     """Cache for data derived from this (immutable) capture, e.g. by the resolver."""
+    css_query: Callable[[str], Sequence[int]] | None = field(default=None, repr=False, compare=False)
+    """Web: the orders of the nodes a CSS selector matches in the live page this was captured from
+    (set by the web driver); None elsewhere, where `cssSelector` matches nothing."""
 
     def __repr__(self) -> str:
         return f"<Hierarchy {self.platform} {self.format} {len(self.nodes)} nodes {self.width:g}x{self.height:g}>"

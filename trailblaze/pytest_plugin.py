@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from trailblaze.llm import LLMClient
     from trailblaze.session import DeviceSession
     from trailblaze.shard import Shard
+    from trailblaze.web_options import WebOptions
 
 __all__ = ["TrailblazeConfig"]
 
@@ -107,6 +108,8 @@ class TrailblazeConfig:
     screenshots: str = "failures"
     """Which screenshots a trail run keeps (`--trailblaze-screenshots`, ini `trailblaze_screenshots`):
     `failures` (the default: only a failing step's, so a passing test takes none), `steps` or `off`."""
+    web: WebOptions | None = None
+    """The browser of the pool's web devices (`--trailblaze-browser`, `-viewport`, `-emulate`, …)."""
 
     @property
     def artifacts_root(self) -> Path:
@@ -262,6 +265,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         help="balance the shards by the test durations of a previous run (JUnit XML or a trailblaze run.json)",
     )
+    from trailblaze._pytest_web import add_web_options
+
+    add_web_options(group, parser)
     parser.addini("trailblaze_devices", "device pool used when --device is not given", type="linelist")
     parser.addini(
         "trailblaze_each_device", "run every trail on every device of the pool", type="bool", default=False
@@ -378,6 +384,8 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         raise pytest.UsageError(
             f"trailblaze_device_logs = {device_logs!r}: use one of {', '.join(_DEVICE_LOGS)}"
         )
+    from trailblaze._pytest_web import web_settings
+
     _check_specs(devices)
     base = config.invocation_params.dir
     report = option("trailblaze_report")
@@ -408,6 +416,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         llm_base_url=option("trailblaze_llm_base_url") or str(config.getini("trailblaze_llm_base_url")).strip() or None,
         **_shard_settings(option("trailblaze_shard"), option("trailblaze_shard_durations"), base),
         screenshots=screenshots,
+        web=web_settings(config, [str(d) for d in devices]),
     )
 
 
@@ -882,7 +891,11 @@ def trailblaze_device_pool(
 
     options = {**trailblaze_session_args, **session_options(trailblaze_config.element_timeout)}
     pool = DevicePool(
-        trailblaze_config.latency, options, install=trailblaze_config.install, reinstall=trailblaze_config.reinstall
+        trailblaze_config.latency,
+        options,
+        install=trailblaze_config.install,
+        reinstall=trailblaze_config.reinstall,
+        web=trailblaze_config.web,
     )
     try:
         yield pool

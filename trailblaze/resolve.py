@@ -17,6 +17,9 @@ Semantics (recorded in docs/adr/0004-node-model-and-selectors.md):
   anchor's edge (below: centre y ≥ anchor bottom, …) for at least one anchor; `childOf` = a
   descendant of an anchor; `containsChild` = has an anchor as a direct child;
   `containsDescendants` = every listed selector matches some descendant.
+- `web.cssSelector` is matched by the browser, in the live page the capture came from (the driver
+  sets `Hierarchy.css_query`), and ANDed with the branch's other fields; with no page it matches
+  nothing.
 - Only visible nodes match (flagged visible, non-empty on screen), anchors included. Results are
   ordered top-to-bottom, then left-to-right, then document order; `index` picks one of them.
 - Uncovered matches win: when some matches lie under a dialog or the keyboard
@@ -45,6 +48,7 @@ __all__ = [
     "EXTRA_FIELD_ATTRS",
     "branch_predicates",
     "compile_pattern",
+    "css_matches",
     "describe_selector",
     "missing_attributes",
     "resolve",
@@ -298,6 +302,9 @@ def resolve(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
     preds = branch_predicates(selector)
     if preds:
         candidates = [n for n in candidates if all(p(n) for p in preds)]
+    if selector.web is not None and selector.web.cssSelector is not None and candidates:
+        matched = css_matches(hierarchy, selector.web.cssSelector)
+        candidates = [n for n in candidates if n.order in matched]
     if candidates:
         candidates = _apply_relations(selector, hierarchy, candidates)
     if len(candidates) > 1 and covers(hierarchy):
@@ -310,6 +317,18 @@ def resolve(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
     if selector.index is not None:
         return candidates[selector.index : selector.index + 1]
     return candidates
+
+
+def css_matches(hierarchy: Hierarchy, css: str) -> frozenset[int]:
+    """Orders of the nodes `css` matches in the live page the capture came from (asked once per
+    capture); none without a page (`Hierarchy.css_query`)."""
+    key = f"css\0{css}"
+    found = hierarchy.memo.get(key)
+    if found is None:
+        query = hierarchy.css_query
+        found = frozenset(query(css)) if query is not None else frozenset()
+        hierarchy.memo[key] = found
+    return found
 
 
 def _sorted_visible(hierarchy: Hierarchy) -> list[Node]:

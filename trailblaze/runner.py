@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from trailblaze.rundir import RunDir
     from trailblaze.session import DeviceSession
     from trailblaze.shard import Shard
+    from trailblaze.web_options import WebOptions
 
 __all__ = [
     "RecordOptions",
@@ -275,13 +276,19 @@ def _open_run_dir(
 
 
 def _open_session(
-    device: str, latency: str | None, rundir: RunDir, created: bool, llms: _LLMs, element_timeout: float | None
+    device: str,
+    latency: str | None,
+    rundir: RunDir,
+    created: bool,
+    llms: _LLMs,
+    element_timeout: float | None,
+    web: WebOptions | None = None,
 ) -> DeviceSession:
     """The device; when it cannot be opened nothing ran, so a run directory this run created goes."""
     from trailblaze.devices import open_device, session_options
 
     try:
-        return open_device(device, latency=latency, **session_options(element_timeout))
+        return open_device(device, latency=latency, web=web, **session_options(element_timeout))
     except BaseException:
         llms.close()
         if created:
@@ -310,6 +317,7 @@ def run_record_command(
     run_dir: str | None,
     command: list[str],
     latency: str | None = None,
+    web: WebOptions | None = None,
     element_timeout: float | None = None,
     llm_timeout: float | None = None,
     llm_retries: int | None = None,
@@ -348,7 +356,7 @@ def run_record_command(
     rundir.device_logs = device_logs
     root = rundir.root
     failed = 0
-    session = _open_session(device, latency, rundir, created, llms, element_timeout)
+    session = _open_session(device, latency, rundir, created, llms, element_timeout, web)
     interrupted = False
     try:
         _install(console, session, install, reinstall)
@@ -473,6 +481,7 @@ def run_replay_command(
     max_llm_calls: int = 50,
     screenshots: bool = True,
     latency: str | None = None,
+    web: WebOptions | None = None,
     element_timeout: float | None = None,
     llm_timeout: float | None = None,
     llm_retries: int | None = None,
@@ -538,7 +547,7 @@ def run_replay_command(
     broken: InfrastructureError | None = None
     wants_reports = bool(junit or report)
     try:
-        session = _open_session(device, latency, rundir, created and not wants_reports, llms, element_timeout)
+        session = _open_session(device, latency, rundir, created and not wants_reports, llms, element_timeout, web)
     except InfrastructureError as exc:
         if wants_reports:  # CI reads these every time: each trail is an error naming the cause
             _never_started(rundir, trails, device, exc)

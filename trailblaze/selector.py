@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from trailblaze.css_check import css_problem
 from trailblaze.tool_params import numbers_as_text
 
 __all__ = [
@@ -112,8 +113,19 @@ class WebSelector(_Strict):
     headingLevel: int | None = Field(default=None, ge=1, le=6)
     dataTestId: str | None = None
     """`data-testid` (else the element id: the web driver reports whichever the element has)."""
+    cssSelector: str | None = None
+    """A CSS selector (Playwright's CSS: open shadow roots, `:has-text()`), matched in the live page;
+    with other fields, an element must match them all."""
     nthIndex: int | None = Field(default=None, ge=0)
     """0-based among the matches, top-to-bottom then left-to-right."""
+
+    @field_validator("cssSelector")
+    @classmethod
+    def _css_parses(cls, value: str | None) -> str | None:
+        problem = None if value is None else css_problem(value)
+        if problem:
+            raise ValueError(f"cssSelector {value!r} is not CSS: {problem}")
+        return value
 
 
 class NodeSelector(_Strict):

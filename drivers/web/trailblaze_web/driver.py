@@ -1,8 +1,10 @@
 """The Playwright adapter: `WebDriver` (one browser page) and `WebPlugin` (open).
 
 The browser is the system Chromium (Debian's `chromium`), driven through Playwright's
-`executable_path`: Playwright's own browser download is not needed. Coordinates are CSS pixels of
-the viewport, the space of the DOM walk's bounds and of Playwright's mouse.
+`executable_path`: Playwright's own browser download is not needed (`--browser firefox` needs
+Playwright's Firefox build; `trailblaze_web.launch` picks the browser and the page's settings).
+Coordinates are CSS pixels of the viewport, the space of the DOM walk's bounds and of Playwright's
+mouse.
 
 Settling uses the page's own signals: no request in flight (counted from Playwright's request
 events) and no DOM mutation for a quiet window (a MutationObserver installed before any page
@@ -11,8 +13,6 @@ script runs), bounded so a page that animates forever is still acted on.
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from collections.abc import Mapping
 from importlib.resources import files
@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
 from trailblaze.errors import DeviceError, TrailblazeError, UsageError
 from trailblaze.web_hierarchy import parse_web_dump
+from trailblaze_web.css import css_orders
+from trailblaze_web.launch import BROWSER_ARGS, find_browser, plan_launch
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -29,12 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = ["BROWSER_ARGS", "WebDriver", "WebPlugin", "find_browser"]
 
-BROWSER_ARGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    # Without these Chromium's background connections stall page loads on a closed network.
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-)  # fmt: skip
-_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 _KEYS = {"ENTER": "Enter", "BACKSPACE": "Backspace", "TAB": "Tab"}
 _QUIET_MS = 60
 _SETTLE_BOUND_S = 5.0
@@ -49,38 +45,9 @@ _OBSERVER = """
 _SINCE_JS = "() => performance.now() - (window.__tbLastMutation || 0)"
 
 
-def find_browser(options: Mapping[str, str]) -> str:
-    """The Chromium binary to drive: `browser_path` (from `TRAILBLAZE_BROWSER_PATH`), else the first
-    of chromium / google-chrome on PATH; a `DeviceError` saying how to install one when none is."""
-    given = options.get("browser_path")
-    if given:
-        if os.path.isfile(given) and os.access(given, os.X_OK):
-            return given
-        found = shutil.which(given)
-        if found:
-            return found
-        raise DeviceError(f"no browser at TRAILBLAZE_BROWSER_PATH={given}: point it at a Chromium binary")
-    for name in _CANDIDATES:
-        found = shutil.which(name)
-        if found:
-            return found
-    raise DeviceError(
-        "no Chromium found for the web driver: install Debian's `chromium` package "
-        "(apt-get install chromium) or set TRAILBLAZE_BROWSER_PATH to a Chromium binary"
-    )
-
-
-def _viewport(raw: str | None) -> tuple[int, int]:
-    if not raw:
-        return 1280, 800
-    width, sep, height = raw.lower().partition("x")
-    if not sep or not width.isdigit() or not height.isdigit() or int(width) <= 0 or int(height) <= 0:
-        raise UsageError(f"bad viewport {raw!r} (TRAILBLAZE_WEB_VIEWPORT): use WIDTHxHEIGHT, e.g. 1280x800")
-    return int(width), int(height)
-
-
 class WebDriver:
-    """One page of a headless Chromium. Every method raises `DeviceError` on failure."""
+    """One page of a browser (headless Chromium unless told otherwise). Every method raises
+    `DeviceError` on failure."""
 
     def __init__(self, playwright: Any, browser: Any, page: Any, start_url: str | None) -> None:
         self._pw = playwright
@@ -89,6 +56,7 @@ class WebDriver:
         self._start_url = start_url
         self._inflight = 0
         self._tracing = False
+        self._walks = 0
         self._info: DeviceInfo | None = None
         self._walk = files("trailblaze_web").joinpath("walk.js").read_text(encoding="utf-8")
         page.on("request", self._request_started)
@@ -120,12 +88,12 @@ class WebDriver:
             size = self._page.viewport_size or {"width": 1280, "height": 800}
             self._info = DeviceInfo(
                 platform="web",
-                classifier="web-chromium",
+                classifier=f"web-{self._browser.browser_type.name}",
                 serial=self._start_url or "about:blank",
-                model=f"Chromium {self._browser.version}",
+                model=f"{self._browser.browser_type.name.capitalize()} {self._browser.version}",
                 width=int(size["width"]),
                 height=int(size["height"]),
-                scale=1.0,
+                scale=float(self._page.evaluate("() => window.devicePixelRatio") or 1.0),
             )
         return self._info
 
@@ -147,7 +115,7 @@ class WebDriver:
     def hierarchy(self) -> Hierarchy:
         self.wait_quiet()
         text = self._do("reading the page (DOM walk)", lambda: self._page.evaluate(self._walk))
-        return parse_web_dump(str(text))
+        return self._with_css(parse_web_dump(str(text)))
 
     def screenshot(self) -> bytes:
         return bytes(self._do("taking a screenshot", lambda: self._page.screenshot(type="png")))
@@ -233,17 +201,21 @@ class WebDriver:
 
     def css_nodes(self, css: str) -> list[int]:
         """Orders (in the last hierarchy) of the walked elements `css` matches, or of their nearest
-        walked ancestor; empty when nothing matches."""
-        script = """(css) => { const ns = window.__tbNodes || []; const out = [];
-          for (let e of document.querySelectorAll(css)) {
-            while (e && ns.indexOf(e) < 0) e = e.parentElement;
-            if (e) { const i = ns.indexOf(e); if (!out.includes(i)) out.push(i); } }
-          return out; }"""
-        try:
-            found = self._page.evaluate(script, css)
-        except Exception as exc:
-            raise UsageError(f"bad CSS selector {css!r}: {str(exc).splitlines()[0][:160]}") from exc
-        return [int(i) for i in found]
+        walked ancestor; empty when nothing matches (`trailblaze_web.css`)."""
+        return css_orders(self._page, css)
+
+    def _with_css(self, hierarchy: Hierarchy) -> Hierarchy:
+        """Lets the resolver match `cssSelector` on this capture while it is the page's latest walk."""
+        self._walks += 1
+        walk = self._walks
+
+        def query(css: str) -> list[int]:
+            # After another walk, the page's node orders are another capture's: match nothing (a
+            # resolver polling the page captures again).
+            return self.css_nodes(css) if walk == self._walks else []
+
+        hierarchy.css_query = query
+        return hierarchy
 
     def select_option(self, order: int, values: list[str]) -> list[str]:
         """Selects the options of the `<select>` walked at `order` whose value or label is in
@@ -345,18 +317,16 @@ class WebPlugin:
     platform = "web"
 
     def open(self, target: str | None, options: Mapping[str, str]) -> WebDriver:
-        """Starts the system Chromium (headless unless `headed`) with one page, at `target` if given."""
-        executable = find_browser(options)
-        width, height = _viewport(options.get("viewport"))
-        args = list(BROWSER_ARGS)
-        if options.get("headed") in ("1", "true"):
-            args.remove("--headless")
+        """Starts the browser the options name (`trailblaze_web.launch`) with one page, at `target`
+        if given."""
         from playwright.sync_api import sync_playwright
 
         pw = sync_playwright().start()
+        plan = None
         try:
-            browser = pw.chromium.launch(executable_path=executable, args=args, headless="--headless" in args)
-            page = browser.new_page(viewport={"width": width, "height": height})
+            plan = plan_launch(pw, options)
+            browser = getattr(pw, plan.browser).launch(**plan.launch)
+            page = browser.new_page(**plan.context)
             page.add_init_script(_OBSERVER)
             driver = WebDriver(pw, browser, page, target)
             if target:
@@ -367,9 +337,8 @@ class WebPlugin:
         except Exception as exc:
             pw.stop()
             line = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-            raise DeviceError(
-                f"starting {executable} failed: {line}; check that it is a working Chromium"
-            ) from exc
+            what = plan.executable if plan is not None else "the browser"
+            raise DeviceError(f"starting {what} failed: {line}; check that it is a working browser") from exc
         return driver
 
     def list_devices(self, options: Mapping[str, str]) -> list[DeviceListing]:
