@@ -255,7 +255,9 @@ trail:
     recording:
       web:
         - web_selectOption: {ref: 'combobox "Size"', values: [Large]}
-        - web_verifyValue: {ref: 'css=#size', expected: l}
+        - web_verifyValue: {ref: 'css=#size', type: VALUE, expected: l}
+        - web_verifyValue: {ref: 'css=#size', expected: Large}
+        - web_verifyValue: {expected: Data loaded}
         - web_verifyValue: {ref: 'css=#size', type: ATTRIBUTE, attribute: aria-label, expected: Size}
 """
 

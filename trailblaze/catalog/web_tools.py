@@ -99,12 +99,13 @@ class WebVerifyElementVisible(RecordedToolParams):
 
 
 class WebVerifyValue(RecordedToolParams):
-    """Verify an element's input value (VALUE), text (TEXT) or attribute (ATTRIBUTE)."""
+    """Verify an element's text (TEXT, the default: contains `expected`, else its input value does),
+    input value (VALUE, equal) or attribute (ATTRIBUTE, equal). Without `ref`, TEXT looks at the page."""
 
     tool_name = "web_verifyValue"
-    ref: str = Field(min_length=1)
+    ref: str | None = Field(default=None, min_length=1)
     expected: str
-    type: Literal["VALUE", "TEXT", "ATTRIBUTE"] = "VALUE"
+    type: Literal["VALUE", "TEXT", "ATTRIBUTE"] = "TEXT"
     attribute: str | None = None
 
 
@@ -273,6 +274,10 @@ def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
         return _unsupported(run)
     if p.type == "ATTRIBUTE" and not p.attribute:
         return "ERROR", "web_verifyValue type ATTRIBUTE needs `attribute`"
+    if p.ref is None:
+        if p.type != "TEXT":
+            return "ERROR", f"web_verifyValue type {p.type} needs `ref`"
+        return _verify_text(run, WebVerifyTextVisible(text=p.expected))
     actual: str | None = None
 
     def value_of(nodes: list[Node]) -> str | None:
@@ -283,18 +288,27 @@ def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
             assert p.attribute is not None
             return web.attribute(node.order, p.attribute)
         if p.type == "TEXT":
-            return web.inner_text(node.order)
+            # As in Trailblaze: the element's text contains `expected`, else its input value does.
+            text = web.inner_text(node.order)
+            if text is not None and p.expected in text:
+                return text
+            return web.input_value(node.order) or text
         return web.input_value(node.order)
+
+    def matches(value: str | None) -> bool:
+        if p.type == "TEXT":
+            return value is not None and p.expected in value
+        return value == p.expected
 
     def holds(nodes: list[Node]) -> bool:
         nonlocal actual
         actual = value_of(nodes)
-        return actual == p.expected
+        return matches(actual)
 
     nodes = _find(run, p.ref, holds)
     if not nodes:
         return _not_found(p.ref)
-    if actual != p.expected:
+    if not matches(actual):
         return (
             "NOT_VISIBLE",
             f"{run.describe(nodes[0])} has {p.type.lower()} {actual!r}, expected {p.expected!r}",
