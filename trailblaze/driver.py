@@ -33,7 +33,6 @@ __all__ = [
     "SupportsClipboard",
     "SupportsElementWait",
     "SupportsIdle",
-    "SupportsIdleSignal",
     "SupportsOpenUrl",
     "AppLog",
     "ShellOutput",
@@ -164,7 +163,8 @@ class SupportsAppList(Protocol):
 @runtime_checkable
 class SupportsIdle(Protocol):
     def wait_for_idle(self, timeout: float) -> bool | None:
-        """Waits for the device's own idle signal (uiautomator's `waitForIdle`, WDA's quiescence).
+        """Waits for the device's own idle signal (uiautomator's `waitForIdle`, WDA's quiescence, a
+        browser page's quiet network and DOM).
 
         Returns:
             True once idle, False at the bound, None when this device offers no idle signal (the
@@ -240,15 +240,6 @@ class SupportsAppLogs(Protocol):
     def app_log(self, app_id: str, since: str | None) -> AppLog:
         """The lines `app_id`'s processes wrote after `since` (a `log_mark` or a previous `mark`;
         None: all the device still holds), in one read of the device log."""
-        ...
-
-
-@runtime_checkable
-class SupportsIdleSignal(Protocol):
-    def wait_quiet(self, bound: float) -> bool:
-        """Waits until the UI says it is idle (a page: no request in flight, no DOM mutation for a
-        quiet window); False when `bound` seconds pass first. Settling then takes one dump instead
-        of comparing two."""
         ...
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trailblaze.device_logs import AppLogs
 from trailblaze.device_query import element_query, query_for_node
-from trailblaze.driver import SupportsElementWait, SupportsIdle, SupportsIdleSignal
+from trailblaze.driver import SupportsElementWait, SupportsIdle
 from trailblaze.occlusion import covers
 from trailblaze.resolve import resolve as resolve_selector
 from trailblaze.settle import SettleResult, backoff, loading_indicator, settle, settle_on_idle
@@ -248,8 +248,6 @@ class DeviceSession:
                 interval=self.poll_interval,
                 max_interval=self.max_poll_interval,
             )
-        elif isinstance(self.driver, SupportsIdleSignal):
-            result = self._settle_on_signal()  # a browser page: quiet network and DOM, then one dump
         if result is None:  # no idle signal on this device: two consecutive dumps must agree
             result = settle(
                 self._dump,
@@ -283,20 +281,6 @@ class DeviceSession:
             return False
         self.stats.element_waits += 1
         return self._timed(lambda: driver.wait_for(query, timeout, gone=True))
-
-    def _settle_on_signal(self) -> SettleResult | None:
-        """One dump once a driver with its own idle signal (a browser page) says it is quiet; None
-        (compare dumps instead) without such a signal, when it never went quiet, or on a spinner."""
-        driver = self.driver
-        if not isinstance(driver, SupportsIdleSignal):
-            return None
-        start = time.monotonic()
-        if not driver.wait_quiet(self.settle_timeout):
-            return None
-        hierarchy = self._dump()
-        if loading_indicator(hierarchy) is not None:
-            return None
-        return SettleResult(hierarchy, True, False, 1, time.monotonic() - start)
 
     # --- selectors ---------------------------------------------------------------------------------
     def resolve(

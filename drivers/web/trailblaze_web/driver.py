@@ -6,9 +6,12 @@ Playwright's Firefox build; `trailblaze_web.launch` picks the browser and the pa
 Coordinates are CSS pixels of the viewport, the space of the DOM walk's bounds and of Playwright's
 mouse.
 
-Settling uses the page's own signals: no request in flight (counted from Playwright's request
-events) and no DOM mutation for a quiet window (a MutationObserver installed before any page
-script runs), bounded so a page that animates forever is still acted on.
+Settling uses the page's own signals, read in the page by one script per settle (settle.js, with
+the DOM walk in the same round trip): no fetch / XHR in flight, and the DOM and input quiet, either
+for a quiet window or, when the page has no short timer or frame callback pending, for one animation
+frame (agent.js, an init script installed before any page script runs, keeps those signals).
+Requests Playwright sees (images, scripts, frames) must be over too. Bounded, so a page that
+animates forever is still acted on.
 """
 
 from __future__ import annotations
@@ -34,15 +37,15 @@ __all__ = ["BROWSER_ARGS", "WebDriver", "WebPlugin", "find_browser"]
 _KEYS = {"ENTER": "Enter", "BACKSPACE": "Backspace", "TAB": "Tab"}
 _QUIET_MS = 60
 _SETTLE_BOUND_S = 5.0
-_OBSERVER = """
-(() => {
-  window.__tbLastMutation = performance.now();
-  const start = () => new MutationObserver(() => { window.__tbLastMutation = performance.now(); })
-    .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
-})();
-"""
-_SINCE_JS = "() => performance.now() - (window.__tbLastMutation || 0)"
+
+
+def _script(name: str) -> str:
+    return files("trailblaze_web").joinpath(name).read_text(encoding="utf-8").strip()
+
+
+_OBSERVER = f"({_script('agent.js')})();"
+_SETTLE = _script("settle.js").replace("__AGENT__", _script("agent.js")).replace("__WALK__", _script("walk.js"))
+_GONE = ("Execution context was destroyed", "navigat", "frame was detached")
 
 
 class WebDriver:
@@ -59,6 +62,10 @@ class WebDriver:
         self._walks = 0
         self._info: DeviceInfo | None = None
         self._walk = files("trailblaze_web").joinpath("walk.js").read_text(encoding="utf-8")
+        self._idle_dump: str | None = None
+        self.idle_stats: dict[str, int] = {}
+        """How the last idle wait went: `frames` waited in the page and `busy` frames among them
+        that were not yet quiet (0: the action changed nothing and scheduled nothing)."""
         page.on("request", self._request_started)
         page.on("requestfinished", self._request_ended)
         page.on("requestfailed", self._request_ended)
@@ -72,7 +79,9 @@ class WebDriver:
     def _request_ended(self, _request: Any) -> None:
         self._inflight = max(0, self._inflight - 1)
 
-    def _do(self, what: str, action: Any) -> Any:
+    def _do(self, what: str, action: Any, *, looks: bool = False) -> Any:
+        if not looks:  # anything done to the page outdates the walk the idle wait took
+            self._idle_dump = None
         try:
             return action()
         except TrailblazeError:
@@ -97,28 +106,47 @@ class WebDriver:
             )
         return self._info
 
-    def wait_quiet(self, bound: float = _SETTLE_BOUND_S) -> bool:
-        """Waits until no request is in flight and the DOM has not changed for a quiet window; False
-        when `bound` seconds pass first."""
-        deadline = time.monotonic() + bound
-        while time.monotonic() < deadline:
-            since = float(
-                self._do("reading the page's mutation clock", lambda: self._page.evaluate(_SINCE_JS))
-            )
-            if since >= _QUIET_MS and self._inflight == 0:
+    def wait_for_idle(self, timeout: float) -> bool:
+        """Waits until the page is idle (see the module docstring) and walks the DOM in the same
+        round trip; the next `hierarchy()` returns that walk. False when `timeout` passes first."""
+        deadline = time.monotonic() + min(timeout, _SETTLE_BOUND_S)
+        while True:
+            left_ms = max(0.0, deadline - time.monotonic()) * 1000
+            result = self._settle_script(left_ms)
+            if result["quiet"] and self._inflight == 0:
+                self._idle_dump = result["dump"]
                 return True
-            # Wait until the quiet window could be over; waiting inside the page lets Playwright
-            # deliver the request events meanwhile.
-            self._page.wait_for_timeout(max(5.0, _QUIET_MS - since))
-        return False
+            if time.monotonic() >= deadline:
+                self._idle_dump = result["dump"]
+                return False
+            if result["quiet"]:  # a request only Playwright sees (an image, a script) is still loading
+                self._do("waiting for the page's requests", lambda: self._page.wait_for_timeout(10))
+
+    def _settle_script(self, bound_ms: float) -> dict[str, Any]:
+        arg = {"quietMs": _QUIET_MS, "boundMs": bound_ms, "walk": True}
+        for _ in range(3):
+            try:
+                result = self._do("waiting for the page to settle", lambda: self._page.evaluate(_SETTLE, arg))
+            except DeviceError as exc:
+                if not any(g in str(exc) for g in _GONE):
+                    raise
+                # The action navigated: the script died with its document; wait for the new one.
+                self._do("waiting for the next page", lambda: self._page.wait_for_load_state("load"))
+                continue
+            self.idle_stats = {"frames": int(result["frames"]), "busy": int(result["busy"])}
+            self._walks += 1  # the script walked the DOM: earlier captures' node orders are gone
+            return dict(result)
+        raise DeviceError("waiting for the page to settle failed: the page kept navigating; retry")
 
     def hierarchy(self) -> Hierarchy:
-        self.wait_quiet()
-        text = self._do("reading the page (DOM walk)", lambda: self._page.evaluate(self._walk))
+        text, self._idle_dump = self._idle_dump, None
+        if text is None:
+            text = self._do("reading the page (DOM walk)", lambda: self._page.evaluate(self._walk))
+            self._walks += 1
         return self._with_css(parse_web_dump(str(text)))
 
     def screenshot(self) -> bytes:
-        return bytes(self._do("taking a screenshot", lambda: self._page.screenshot(type="png")))
+        return bytes(self._do("taking a screenshot", lambda: self._page.screenshot(type="png"), looks=True))
 
     def current_app(self) -> str | None:
         return str(self._page.url) or None
@@ -159,7 +187,9 @@ class WebDriver:
 
     # --- keyboard ----------------------------------------------------------------------------------
     def input_text(self, text: str) -> None:
-        self._do("typing text", lambda: self._page.keyboard.type(text))
+        # Inserted as one edit, as Playwright's `fill` does (one `input` event, no key events per
+        # character): what Trailblaze's web_type does, and a hand-written script would.
+        self._do("typing text", lambda: self._page.keyboard.insert_text(text))
 
     def erase_text(self, characters: int | None = None) -> None:
         def erase() -> None:
@@ -205,8 +235,8 @@ class WebDriver:
         return css_orders(self._page, css)
 
     def _with_css(self, hierarchy: Hierarchy) -> Hierarchy:
-        """Lets the resolver match `cssSelector` on this capture while it is the page's latest walk."""
-        self._walks += 1
+        """Lets the resolver match `cssSelector` on this capture while it is the page's latest walk
+        (`_walks` counts every walk, the idle wait's too: each one renumbers `window.__tbNodes`)."""
         walk = self._walks
 
         def query(css: str) -> list[int]:
