@@ -135,12 +135,13 @@ class DeviceSession:
         """Called before every device action: the run directory waits there for a screenshot it is
         taking in the background, so the picture shows the screen before the action."""
         self.screenshot_with_dump = False
-        """Take a screenshot alongside every settled dump, on a device that serves two requests at
-        once (`SupportsConcurrentRequests`): the run directory's `steps` pictures and the agent's
-        picture for the model then cost max(dump, screenshot), not the sum. The picture is requested
-        after the idle wait, together with the dump, so it shows the settled screen the dump shows;
-        `screenshot()` hands it out while no action happened since. On a device that queues requests
-        (WebDriverAgent) this does nothing: the two would only run one after the other."""
+        """Take a screenshot alongside the dump that ends a settle (or an element wait, or a first look
+        at a screen), on a device that serves two requests at once (`SupportsConcurrentRequests`):
+        the run directory's `steps` pictures and the agent's picture for the model then cost
+        max(dump, screenshot), not the sum. The picture is requested after the idle wait, together
+        with the dump, so it shows the settled screen the dump shows; `screenshot()` hands it out
+        while no action happened since. Polling dumps never take one. On a device that queues
+        requests (WebDriverAgent) this does nothing: the two would only run one after the other."""
         self._shooter: ThreadPoolExecutor | None = None
         self.app_logs = AppLogs(driver)
         self.info: DeviceInfo = self._timed(lambda: driver.info)
