@@ -9,13 +9,21 @@ facebook-wda). Four ways to run `trails/login.trail.yaml`, one process, one simu
 - `library`: `trailblaze.runner.replay_trail` on an open `DeviceSession`;
 - `cli`: `trailblaze replay` with its default run directory (screenshots, report files).
 
-Latency profiles `realistic` (dumps 150–400 ms, actions 30–80 ms, other calls 5–20 ms) and `zero`.
-Every request the simulator serves is counted by kind (`dump`, `action`, `screenshot`, `other`);
-hierarchy dumps per action are the `dump` requests divided by the trail's six actions. On the zero
-profile the library replay also runs under cProfile and prints the seconds the framework itself
-spent in `time.sleep` (the simulator's threads are not profiled: their sleeps are the latency).
+Latency profiles `realistic` (dumps 150–400 ms, actions 30–80 ms, screenshots 80–200 ms, other
+calls 5–20 ms) and `zero`. Every request the simulator serves is counted by kind (`dump`, `action`,
+`screenshot`, `other`); hierarchy dumps per action are the `dump` requests divided by the trail's six
+actions. The CLI line also gives CLI ÷ library (what the run directory, opening the device and the
+report cost on top of the library) and the screenshots it took. On the zero profile the library
+replay also runs under cProfile and prints the seconds the framework itself spent in `time.sleep`
+(the simulator's threads are not profiled: their sleeps are the latency).
+
+The CLI is measured in-process (`cli.main`), so interpreter start-up and imports are not in it; they
+are printed separately first: `trailblaze --version` as a process, and a whole `trailblaze replay`
+process on a running simulator next to the same command in-process (the difference is what a fresh
+process pays: interpreter, imports, driver plugin).
 
 Run: python benchmarks/replay_vs_raw.py [--runs N]   (medians of N runs, default 5)
+To measure another checkout (e.g. main), put its source first: PYTHONPATH=/path/to/checkout python …
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ import io
 import os
 import pstats
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -132,12 +142,17 @@ def _library(
         yield run, stats
 
 
-def _cli(sim: Simulator, tmp: Path) -> Callable[[], None]:
-    from trailblaze.cli import cli
-
+def _cli_args(sim: Simulator, tmp: Path) -> tuple[list[str], dict[str, str]]:
     spec, env = _device_spec(sim)
     path = tmp / "login.trail.yaml"
     path.write_bytes(_TRAIL.read_bytes())
+    return ["replay", str(path), "--device", spec, "--secret", f"password={_PASSWORD}"], env
+
+
+def _cli(sim: Simulator, tmp: Path) -> Callable[[], None]:
+    from trailblaze.cli import cli
+
+    args, env = _cli_args(sim, tmp)
     runs = tmp / "runs"
 
     def run() -> None:
@@ -146,8 +161,7 @@ def _cli(sim: Simulator, tmp: Path) -> Callable[[], None]:
         try:
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 code = cli.main(
-                    args=["replay", str(path), "--device", spec, "--secret", f"password={_PASSWORD}",
-                          "--run-dir", str(runs / str(time.monotonic_ns()))],
+                    args=[*args, "--run-dir", str(runs / str(time.monotonic_ns()))],
                     prog_name="trailblaze", standalone_mode=False,
                 )  # fmt: skip
         finally:
@@ -164,11 +178,59 @@ def _cli(sim: Simulator, tmp: Path) -> Callable[[], None]:
 # --- measuring -------------------------------------------------------------------------------------
 
 
+def _process(args: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
+    """Wall seconds of `python -m trailblaze ARGS` as a fresh process (it must exit 0)."""
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "trailblaze", *args],
+        env={**os.environ, **(env or {})}, cwd=cwd, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    seconds = time.perf_counter() - t0
+    assert done.returncode == 0, f"trailblaze {' '.join(args)} exited {done.returncode}: {done.stderr[-300:]}"
+    return seconds
+
+
+def _startup(repeats: int) -> None:
+    """What a fresh CLI process pays before (and around) the work: interpreter, imports, plugins."""
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        version = statistics.median(_process(["--version"], cwd=tmp) for _ in range(max(3, repeats)))
+        sim = start_simulator("android", "demo", latency="realistic")
+        try:
+            args, env = _cli_args(sim, tmp)
+            inproc = _cli(sim, tmp)
+            inproc()  # warm-up: imports, connections
+            process, inside = [], []
+            for n in range(repeats):
+                process.append(_process([*args, "--run-dir", str(tmp / f"p{n}")], env, cwd=tmp))
+                t0 = time.perf_counter()
+                inproc()
+                inside.append(time.perf_counter() - t0)
+        finally:
+            sim.stop()
+        report = statistics.median(_report_s(run) for run in sorted((tmp / "runs").iterdir())[-3:])
+    p, i = statistics.median(process), statistics.median(inside)
+    print(
+        f"CLI start-up: `trailblaze --version` {version * 1000:.0f} ms as a process; `trailblaze replay` "
+        f"(android, realistic) {p:.2f} s as a process vs {i:.2f} s in-process: {(p - i) * 1000:+.0f} ms "
+        f"for interpreter, imports and plugin loading; the HTML report of that run (`--report`) {report * 1000:.0f} ms"
+    )
+
+
+def _report_s(run_dir: Path) -> float:
+    from trailblaze.report import write_html_report
+
+    t0 = time.perf_counter()
+    write_html_report(run_dir, run_dir / "report.html")
+    return time.perf_counter() - t0
+
+
 @dataclass
 class _Figures:
     seconds: float
     requests: float
     dumps: float
+    screenshots: float = 0.0
 
 
 def _measure(run: Callable[[], None], cond: _Counting, repeats: int) -> _Figures:
@@ -176,14 +238,18 @@ def _measure(run: Callable[[], None], cond: _Counting, repeats: int) -> _Figures
     times: list[float] = []
     requests: list[int] = []
     dumps: list[int] = []
+    shots: list[int] = []
     for _ in range(repeats):
-        before_n, before_d = cond.requests, cond.kinds["dump"]
+        before_n, before_d, before_s = cond.requests, cond.kinds["dump"], cond.kinds["screenshot"]
         t0 = time.perf_counter()
         run()
         times.append(time.perf_counter() - t0)
         requests.append(cond.requests - before_n)
         dumps.append(cond.kinds["dump"] - before_d)
-    return _Figures(statistics.median(times), statistics.median(requests), statistics.median(dumps))
+        shots.append(cond.kinds["screenshot"] - before_s)
+    return _Figures(
+        statistics.median(times), statistics.median(requests), statistics.median(dumps), statistics.median(shots)
+    )
 
 
 def _framework_sleep_s(run: Callable[[], None]) -> tuple[float, int, float, int]:
@@ -230,7 +296,8 @@ def _platform(platform: str, profile: str, repeats: int) -> None:
     print(
         f"{platform:<8} {profile:<10} raw {raw.seconds:5.2f} s ({raw.requests:3.0f} req, {raw.dumps:2.0f} dumps)  "
         f"library {lib.seconds:5.2f} s ({lib.requests:3.0f} req, {lib.dumps:2.0f} dumps) ×{lib.seconds / raw.seconds:4.2f}  "
-        f"cli {cli.seconds:5.2f} s ({cli.requests:3.0f} req) ×{cli.seconds / raw.seconds:4.2f}  "
+        f"cli {cli.seconds:5.2f} s ({cli.requests:3.0f} req, {cli.dumps:2.0f} dumps, {cli.screenshots:2.0f} shots) "
+        f"×{cli.seconds / raw.seconds:4.2f} (cli ÷ library {cli.seconds / lib.seconds:4.2f})  "
         f"dumps/action {session_dumps / _ACTIONS:4.2f}"
         + (
             f"  framework sleep {sleeps[0] * 1000:4.0f} ms in {sleeps[1]} calls"
@@ -249,8 +316,12 @@ def main() -> None:
     repeats = parser.parse_args().runs
     print(
         f"Replay vs a hand-written client script — trails/login.trail.yaml, medians of {repeats} runs; "
-        "× = ÷ raw (goal: library ≤ 1.15 realistic, dumps/action ≤ 1.2, no framework sleep on zero)"
+        "× = ÷ raw (goal: library ≤ 1.15 realistic, cli ≤ 1.3, dumps/action ≤ 1.2, no framework sleep on zero)"
     )
+    import trailblaze
+
+    print(f"trailblaze from {Path(trailblaze.__file__).parent}")
+    _startup(repeats)
     for profile in ("realistic", "zero"):
         for platform in ("android", "ios"):
             _platform(platform, profile, repeats)

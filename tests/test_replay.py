@@ -324,9 +324,11 @@ def test_a_steps_before_picture_is_the_previous_after_unless_the_device_moved(
     assert [s.status for s in steps] == ["passed"] * 5
     # one screenshot for the first "before", then one "after" per step: each later "before" is the
     # previous "after" (no device call in between), the same file in the run directory; the last step
-    # (an assertion) does not act, so its "after" is the picture the session already holds
+    # (an assertion) does not act, so its "after" is the picture the session already holds. Pictures
+    # ride along with the settle's dump (ADR 0036): the settle after "Sign in" takes one more beside
+    # the dump that still shows "Signing in…" (in flight with it, so it costs no time)
     run.flush()
-    assert android.stats.screenshots - shots == len(steps)
+    assert len(steps) <= android.stats.screenshots - shots <= len(steps) + 1
     for previous, step in zip(steps, steps[1:], strict=False):
         assert (step.screenshot_before, step.hierarchy_before) == (previous.screenshot_after, previous.hierarchy_after)
     assert all((tmp_path / "run" / s.screenshot_before).is_file() for s in steps)

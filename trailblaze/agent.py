@@ -162,6 +162,17 @@ class Agent:
             LLMError: the model endpoint failed for good.
             DeviceError: the device failed.
         """
+        session = self.session
+        # The model's picture of every iteration is requested with the settle's dump after the
+        # action (two requests in flight where the device serves them so): max(dump, screenshot).
+        shooting = session.screenshot_with_dump
+        session.screenshot_with_dump = shooting or self.screenshots
+        try:
+            return self._run_step(objective, verify)
+        finally:
+            session.screenshot_with_dump = shooting
+
+    def _run_step(self, objective: str, verify: bool) -> StepResult:
         state = _State(verify)
         result = state.result
         tools = self.registry.specs(verify=verify)

@@ -31,6 +31,7 @@ __all__ = [
     "LaunchMode",
     "SupportsAppList",
     "SupportsClipboard",
+    "SupportsConcurrentRequests",
     "SupportsElementWait",
     "SupportsIdle",
     "SupportsOpenUrl",
@@ -169,6 +170,19 @@ class SupportsIdle(Protocol):
         Returns:
             True once idle, False at the bound, None when this device offers no idle signal (the
             session then compares consecutive dumps instead).
+        """
+        ...
+
+
+@runtime_checkable
+class SupportsConcurrentRequests(Protocol):
+    def serves_concurrently(self) -> bool:
+        """Whether the device serves a second request while one is running, each in its own time.
+
+        True for uiautomator2's server (NanoHTTPD: a thread per connection; the client opens a
+        connection per request), so a screenshot can be taken while a hierarchy dump runs. A driver
+        without this method is taken to queue requests (WebDriverAgent routes every request on its
+        main queue): the session then never puts two requests in flight.
         """
         ...
 

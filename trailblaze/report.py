@@ -196,6 +196,10 @@ class _Images:
 
         try:
             with Image.open(io.BytesIO(data)) as img:
+                if img.format == "JPEG" and img.width > THUMBNAIL_WIDTH:
+                    # libjpeg decodes straight at 1/2, 1/4 … scale, never below the thumbnail's size; the
+                    # resize below then starts from a quarter of the pixels of a full phone screenshot
+                    img.draft("RGB", (THUMBNAIL_WIDTH, img.height * THUMBNAIL_WIDTH // img.width))
                 rgb = img.convert("RGB")
         except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
             return None

@@ -206,6 +206,10 @@ class RunDir:
                 _quietly(session.app_logs.start)
             session.app_logs.mark_step(record.index)
         if session is not None:
+            # With `steps`, the step's picture is requested with the dump its settle takes anyway (on a
+            # device that serves both at once): a step pays max(dump, screenshot), not the sum. Off
+            # again once the step's "after" is taken, so the run directory leaves the session as it was.
+            session.screenshot_with_dump = self.screenshots == "steps"
             last = self._last_after
             if last is not None and last.still_on(session):
                 # Nothing touched the device since the last step's "after": that is this step's "before",
@@ -239,6 +243,7 @@ class RunDir:
                 self._last_after = _Capture.of(session, shot, step.hierarchy_after)
             except Exception:  # the device may be what failed; the log matters more than the picture
                 pass
+            session.screenshot_with_dump = False
             if self.device_logs == "always" or (self.device_logs == "on-failure" and step.status == "failed"):
                 self._capture_log(session, step)
         step.error = self._redact(step.error) if step.error else step.error

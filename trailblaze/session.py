@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trailblaze.device_logs import AppLogs
 from trailblaze.device_query import element_query, query_for_node
-from trailblaze.driver import SupportsElementWait, SupportsIdle
+from trailblaze.driver import SupportsConcurrentRequests, SupportsElementWait, SupportsIdle
 from trailblaze.occlusion import covers
 from trailblaze.resolve import resolve as resolve_selector
 from trailblaze.settle import SettleResult, backoff, loading_indicator, settle, settle_on_idle
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
     from types import TracebackType
 
     from trailblaze.driver import DeviceInfo, Driver
@@ -44,6 +45,8 @@ class SessionStats:
     actions: int = 0
     """Gesture / key / text / app round trips (one per `act()`)."""
     screenshots: int = 0
+    screenshots_with_dump: int = 0
+    """Of `screenshots`, those taken alongside a settled dump (two requests in flight at once)."""
     settles: int = 0
     settle_timeouts: int = 0
     settle_s: float = 0.0
@@ -126,6 +129,15 @@ class DeviceSession:
         self.before_action: Callable[[], None] | None = None
         """Called before every device action: the run directory waits there for a screenshot it is
         taking in the background, so the picture shows the screen before the action."""
+        self.screenshot_with_dump = False
+        """Take a screenshot alongside the dump that ends a settle (or an element wait, or a first look
+        at a screen), on a device that serves two requests at once (`SupportsConcurrentRequests`):
+        the run directory's `steps` pictures and the agent's picture for the model then cost
+        max(dump, screenshot), not the sum. The picture is requested after the idle wait, together
+        with the dump, so it shows the settled screen the dump shows; `screenshot()` hands it out
+        while no action happened since. Polling dumps never take one. On a device that queues
+        requests (WebDriverAgent) this does nothing: the two would only run one after the other."""
+        self._shooter: ThreadPoolExecutor | None = None
         self.app_logs = AppLogs(driver)
         self.info: DeviceInfo = self._timed(lambda: driver.info)
         if isinstance(driver, SupportsIdle):
@@ -142,7 +154,7 @@ class DeviceSession:
         if self._cache.pending:
             return self._settle(None)
         cached = self.cached_screen()
-        return cached if cached is not None else self.refresh()
+        return cached if cached is not None else self._refresh(shoot=True)
 
     def cached_screen(self) -> Hierarchy | None:
         """The cached dump if no action happened since it was taken, else None (never a round trip)."""
@@ -151,7 +163,10 @@ class DeviceSession:
 
     def refresh(self) -> Hierarchy:
         """A fresh dump (one round trip); it becomes the cached one."""
-        hierarchy = self._dump()
+        return self._refresh(shoot=False)
+
+    def _refresh(self, *, shoot: bool) -> Hierarchy:
+        hierarchy = self._dump(shoot=shoot)
         cache = self._cache
         cache.pending = False
         cache.settled = (
@@ -241,7 +256,7 @@ class DeviceSession:
             # The device's idle signal plus one dump; a loading indicator is waited out on the device.
             result = settle_on_idle(
                 self._idle,
-                self._dump,
+                functools.partial(self._dump, shoot=True),  # after the idle wait: the settled screen
                 wait_gone=self._wait_node_gone,
                 timeout=self.settle_timeout,
                 loading_timeout=self.loading_timeout,
@@ -352,7 +367,7 @@ class DeviceSession:
     def _observe(self, bound: float) -> Hierarchy:
         """The idle signal (when the device has one) and one dump, cached."""
         idle = self._idle(min(bound, self.settle_timeout)) if bound > 0 else None
-        hierarchy = self.refresh()
+        hierarchy = self._refresh(shoot=idle is not None)
         if idle and loading_indicator(hierarchy) is None:
             self._cache.settled = True
         return hierarchy
@@ -366,6 +381,9 @@ class DeviceSession:
         if self._closed:
             return
         self._closed = True
+        shooter, self._shooter = self._shooter, None
+        if shooter is not None:
+            shooter.shutdown(wait=True)
         try:
             self.driver.close()
         finally:
@@ -384,11 +402,37 @@ class DeviceSession:
         self.close()
 
     # --- internals ---------------------------------------------------------------------------------
-    def _dump(self) -> Hierarchy:
+    def _dump(self, *, shoot: bool = False) -> Hierarchy:
+        """One dump; with `shoot` (and `screenshot_with_dump` on a device that serves requests
+        concurrently) a screenshot is in flight alongside it and kept for `screenshot()`."""
+        shot = self._start_screenshot() if shoot else None
         self.stats.dumps += 1
-        hierarchy = self._timed(self.driver.hierarchy)
+        try:
+            hierarchy = self._timed(self.driver.hierarchy)
+        finally:
+            # Never left in flight: the next action must not race the picture of the screen before it.
+            data = _result_or_none(shot) if shot is not None else None
         covers(hierarchy)  # every node a session hands out knows whether a dialog or keyboard covers it
+        if data is not None:
+            with self._shot_lock:
+                self._shot = (hierarchy, self.stats.actions, data)
         return hierarchy
+
+    def _start_screenshot(self) -> Future[bytes] | None:
+        driver = self.driver
+        if not (
+            self.screenshot_with_dump
+            and isinstance(driver, SupportsConcurrentRequests)
+            and driver.serves_concurrently()
+        ):
+            return None
+        if self._shooter is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._shooter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trailblaze-screenshot")
+        self.stats.screenshots += 1
+        self.stats.screenshots_with_dump += 1
+        return self._shooter.submit(driver.screenshot)
 
     def _timed(self, call: Callable[[], _T]) -> _T:
         t0 = time.perf_counter()
@@ -396,6 +440,15 @@ class DeviceSession:
             return call()
         finally:
             self.stats.device_s += time.perf_counter() - t0
+
+
+def _result_or_none(future: Future[bytes]) -> bytes | None:
+    """The screenshot's bytes, or None when it failed: `screenshot()` then takes it again (a failing
+    step still gets its picture), and the dump's own outcome is what the caller sees."""
+    try:
+        return future.result()
+    except Exception:
+        return None
 
 
 def _same(a: Hierarchy, b: Hierarchy) -> bool:

@@ -437,24 +437,31 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[LLMTool] = DEFAULT_TOOLS) -> None:
         self._tools: dict[str, LLMTool] = {}
+        self._specs: dict[bool, tuple[ToolSpec, ...]] = {}
+        """`specs()` by `verify`: pydantic builds a JSON schema in ~1 ms a tool, and the agent asks
+        for the same definitions at every step."""
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: LLMTool) -> None:
         """Add (or replace) a tool."""
         self._tools[tool.name] = tool
+        self._specs.clear()
 
     def names(self, *, verify: bool = False) -> list[str]:
         """Tool names offered on an action step, or on a `verify:` step (assertions only)."""
         return [n for n, t in self._tools.items() if t.verification or not verify]
 
     def specs(self, *, verify: bool = False) -> tuple[ToolSpec, ...]:
-        """The tool definitions sent to the model."""
-        return tuple(
-            ToolSpec(name=t.name, description=t.description, input_schema=params_schema(t.params))
-            for t in self._tools.values()
-            if t.verification or not verify
-        )
+        """The tool definitions sent to the model (built once per registry and `verify`)."""
+        specs = self._specs.get(verify)
+        if specs is None:
+            specs = self._specs[verify] = tuple(
+                ToolSpec(name=t.name, description=t.description, input_schema=params_schema(t.params))
+                for t in self._tools.values()
+                if t.verification or not verify
+            )
+        return specs
 
     def call(self, name: str, raw: Mapping[str, Any], ctx: ToolContext, *, verify: bool = False) -> ToolOutcome:
         """Validate the model's arguments and run the tool; bad input comes back as an ERROR outcome."""

@@ -114,6 +114,11 @@ class AndroidDriver:
         image.save(out, format="PNG", compress_level=1)
         return out.getvalue()
 
+    def serves_concurrently(self) -> bool:
+        """uiautomator2 opens a connection per request and the on-device server (NanoHTTPD) serves
+        each on its own thread: a screenshot runs alongside a dump."""
+        return True
+
     def wait_for_idle(self, timeout: float) -> bool | None:
         """uiautomator's `waitForIdle`: returns once the accessibility event stream has been quiet."""
         if not self._idle_rpc:
