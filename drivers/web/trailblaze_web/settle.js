@@ -4,10 +4,11 @@ async ({ quietMs, boundMs, walk }) => {
   // changed during the last animation frame and no short timer or frame callback is pending (work
   // the page scheduled that may change it again). Signals come from agent.js in this document and
   // its same-origin frames. Resolves with `quiet: false` after `boundMs`.
+  // When nothing at all is queued (below: `queued`), one task turn replaces the frame.
   (__AGENT__)();
   const tb = window.__tb;
   const signals = () => {
-    let changed = 0, requests = 0, pending = false;
+    let changed = 0, requests = 0, pending = false, queued = false;
     const visit = (w) => {
       try {
         const s = w.__tb;
@@ -15,12 +16,27 @@ async ({ quietMs, boundMs, walk }) => {
           changed = Math.max(changed, s.changed);
           requests += s.requests;
           pending = pending || s.timers.size > 0 || s.frames.size > 0;
-        }
+          // Work the frame would let run that the signals above miss: a posted message, an idle
+          // callback, a hashchange / popstate task after a URL change, a transition or animation
+          // (its events and the callbacks of layout observers come with rendering).
+          queued = queued || !s.turn || s.messages > 0 || s.idle.size > 0 || s.layout ||
+            s.url !== w.location.href ||
+            w.document.getAnimations().some((a) => a.playState === "running");
+        } else queued = true;
         for (let i = 0; i < w.frames.length; i++) visit(w.frames[i]);
       } catch (err) { /* a cross-origin frame: its signals cannot be read from here */ }
     };
     visit(window);
-    return { changed, requests, pending };
+    return { changed, requests, pending, queued: queued || pending || requests > 0 };
+  };
+  const seen = () => {
+    const visit = (w) => {
+      try {
+        if (w.__tb) w.__tb.url = w.location.href;
+        for (let i = 0; i < w.frames.length; i++) visit(w.frames[i]);
+      } catch (err) { /* cross-origin */ }
+    };
+    visit(window);
   };
   // One animation frame, then one task (so tasks the frame queued have run); 50 ms when frames stall.
   const frame = () => new Promise((resolve) => {
@@ -29,7 +45,14 @@ async ({ quietMs, boundMs, walk }) => {
   });
   const start = tb.now();
   let quiet = false, frames = 0, busy = 0;
-  for (;;) {
+  if (!signals().queued) {
+    // Nothing queued that could change the page: one task turn (tasks queued before it run first),
+    // and idle when still nothing is queued and nothing changed meanwhile; else the frame path.
+    await tb.turn();
+    const s = signals();
+    quiet = !s.queued && s.changed < start;
+  }
+  while (!quiet) {
     const begun = tb.now();
     await frame();
     frames++;
@@ -41,5 +64,6 @@ async ({ quietMs, boundMs, walk }) => {
     busy++;
     if (t - start >= boundMs) break;
   }
+  seen();
   return { quiet, frames, busy, dump: walk ? (__WALK__)() : null };
 }
