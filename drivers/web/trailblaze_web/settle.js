@@ -15,11 +15,13 @@ async ({ quietMs, boundMs, walk }) => {
         if (s) {
           changed = Math.max(changed, s.changed);
           requests += s.requests;
-          pending = pending || s.timers.size > 0 || s.frames.size > 0;
-          // Work the frame would let run that the signals above miss: a posted message, an idle
+          // A posted message is pending work too (a scheduler's chain of messages can outlast a
+          // frame); one never delivered costs at most the quiet window, like a silent timer.
+          pending = pending || s.timers.size > 0 || s.frames.size > 0 || s.messages > 0;
+          // Work the frame would let run that the signals above miss: an idle
           // callback, a hashchange / popstate task after a URL change, a transition or animation
           // (its events and the callbacks of layout observers come with rendering).
-          queued = queued || !s.turn || s.messages > 0 || s.idle.size > 0 || s.layout ||
+          queued = queued || !s.turn || s.idle.size > 0 || s.layout ||
             s.url !== w.location.href ||
             w.document.getAnimations().some((a) => a.playState === "running");
         } else queued = true;
