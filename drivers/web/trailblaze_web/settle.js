@@ -7,7 +7,7 @@ async ({ quietMs, boundMs, walk }) => {
   // When nothing at all is queued (below: `queued`), one task turn replaces the frame.
   (__AGENT__)();
   const tb = window.__tb;
-  const signals = () => {
+  const signals = (lookAhead = false) => {
     let changed = 0, requests = 0, pending = false, queued = false;
     const visit = (w) => {
       try {
@@ -18,10 +18,10 @@ async ({ quietMs, boundMs, walk }) => {
           // A posted message is pending work too (a scheduler's chain of messages can outlast a
           // frame); one never delivered costs at most the quiet window, like a silent timer.
           pending = pending || s.timers.size > 0 || s.frames.size > 0 || s.messages > 0;
-          // Work the frame would let run that the signals above miss: an idle
-          // callback, a hashchange / popstate task after a URL change, a transition or animation
-          // (its events and the callbacks of layout observers come with rendering).
-          queued = queued || !s.turn || s.idle.size > 0 || s.layout ||
+          // Before skipping the frame only: work the frame would let run that the signals above
+          // miss (an idle callback, a hashchange / popstate task after a URL change, a transition
+          // or animation: its events and the callbacks of layout observers come with rendering).
+          if (lookAhead) queued = queued || !s.turn || s.idle.size > 0 || s.layout ||
             s.url !== w.location.href ||
             w.document.getAnimations().some((a) => a.playState === "running");
         } else queued = true;
@@ -47,11 +47,11 @@ async ({ quietMs, boundMs, walk }) => {
   });
   const start = tb.now();
   let quiet = false, frames = 0, busy = 0;
-  if (!signals().queued) {
+  if (!signals(true).queued) {
     // Nothing queued that could change the page: one task turn (tasks queued before it run first),
     // and idle when still nothing is queued and nothing changed meanwhile; else the frame path.
     await tb.turn();
-    const s = signals();
+    const s = signals(true);
     quiet = !s.queued && s.changed < start;
   }
   while (!quiet) {
