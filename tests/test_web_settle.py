@@ -42,9 +42,26 @@ def _stats(session: DeviceSession) -> dict[str, int]:
     return session.driver.idle_stats
 
 
-def test_a_click_that_changes_nothing_waits_one_frame_not_the_quiet_window(session: DeviceSession) -> None:
+def test_a_click_that_changes_nothing_waits_one_task_turn_not_a_frame(session: DeviceSession) -> None:
     _click(session, "Do nothing")
-    assert _stats(session) == {"frames": 1, "busy": 0}
+    assert _stats(session) == {"frames": 0, "busy": 0}  # nothing queued: the task-turn path
+    assert session.last_settle is not None and session.last_settle.settled
+
+
+def test_a_change_from_a_chain_of_posted_messages_is_in_the_first_dump(session: DeviceSession) -> None:
+    after = _click(session, "Render by message")
+    assert any(n.text == "Message rendered" for n in after.nodes)
+
+
+def test_a_hash_link_whose_hashchange_handler_renders_is_in_the_first_dump(session: DeviceSession) -> None:
+    after = _click(session, "Hash link")
+    assert any(n.text == "Hash section-two" for n in after.nodes)
+    assert _stats(session)["frames"] > 0  # the URL changed: the frame path
+
+
+def test_a_click_that_starts_a_css_transition_takes_the_frame_path(session: DeviceSession) -> None:
+    _click(session, "Fade")
+    assert _stats(session)["frames"] > 0
     assert session.last_settle is not None and session.last_settle.settled
 
 

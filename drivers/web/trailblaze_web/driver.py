@@ -9,7 +9,9 @@ mouse.
 Settling uses the page's own signals, read in the page by one script per settle (settle.js, with
 the DOM walk in the same round trip): no fetch / XHR in flight, and the DOM and input quiet, either
 for a quiet window or, when the page has no short timer or frame callback pending, for one animation
-frame (agent.js, an init script installed before any page script runs, keeps those signals).
+frame (agent.js, an init script installed before any page script runs, keeps those signals). When
+nothing at all is queued (no timer, frame or idle callback, posted message, request, URL change or
+running animation), one task turn replaces the frame.
 Requests Playwright sees (images, scripts, frames) must be over too. Bounded, so a page that
 animates forever is still acted on.
 """
@@ -64,8 +66,8 @@ class WebDriver:
         self._walk = files("trailblaze_web").joinpath("walk.js").read_text(encoding="utf-8")
         self._idle_dump: str | None = None
         self.idle_stats: dict[str, int] = {}
-        """How the last idle wait went: `frames` waited in the page and `busy` frames among them
-        that were not yet quiet (0: the action changed nothing and scheduled nothing)."""
+        """How the last idle wait went: `frames` waited in the page (0: nothing was queued, one task
+        turn was enough) and `busy` frames among them that were not yet quiet."""
         page.on("request", self._request_started)
         page.on("requestfinished", self._request_ended)
         page.on("requestfailed", self._request_ended)
