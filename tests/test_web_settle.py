@@ -53,6 +53,13 @@ def test_a_change_from_a_chain_of_posted_messages_is_in_the_first_dump(session: 
     assert any(n.text == "Message rendered" for n in after.nodes)
 
 
+def test_a_response_body_still_being_read_is_waited_for(session: DeviceSession) -> None:
+    # The body's stream fills after a 300 ms timer (too long to count as queued work): only the
+    # pending `text()` says the page is still busy.
+    after = _click(session, "Read a slow body")
+    assert any(n.text == "Body read" for n in after.nodes)
+
+
 def test_a_hash_link_whose_hashchange_handler_renders_is_in_the_first_dump(session: DeviceSession) -> None:
     after = _click(session, "Hash link")
     assert any(n.text == "Hash section-two" for n in after.nodes)

@@ -3,7 +3,7 @@
   // script when missing (the first about:blank). It keeps the page's own signals where one settle
   // script can read them in the page, without a round trip per poll:
   //   changed  when the DOM last changed or input last arrived (epoch ms: same clock in iframes);
-  //   requests fetch / XHR calls in flight;
+  //   requests fetch / XHR calls in flight, and response bodies the page is still reading;
   //   timers   pending short timers (<= SHORT ms) and animation-frame callbacks: work already
   //            scheduled that may still change the DOM;
   //   messages posted messages not yet delivered (MessageChannel ports created here, and
@@ -50,6 +50,25 @@
         return p;
       } catch (err) { end(); throw err; }
     };
+  }
+  // A response's body is read after the fetch resolves (`r.text()`, a task later): it counts as a
+  // request in flight until read, and our `then` runs just before the page's own continuation.
+  const body = window.Response && window.Response.prototype;
+  if (body) {
+    for (const name of ["text", "json", "arrayBuffer", "blob", "formData"]) {
+      const read0 = body[name];
+      if (typeof read0 !== "function") continue;
+      body[name] = function (...args) {
+        tb.requests++;
+        let done = false;
+        const end = () => { if (!done) { done = true; tb.requests--; touch(); } };
+        try {
+          const p = read0.apply(this, args);
+          p.then(end, end);
+          return p;
+        } catch (err) { end(); throw err; }
+      };
+    }
   }
   const XHR = window.XMLHttpRequest;
   if (XHR) {

@@ -54,12 +54,16 @@ async ({ quietMs, boundMs, walk }) => {
     const s = signals(true);
     quiet = !s.queued && s.changed < start;
   }
+  let calm = 0; // frames in a row that began after the last change
   while (!quiet) {
     const begun = tb.now();
     await frame();
     frames++;
     const s = signals(), t = tb.now();
-    if (s.requests === 0 && (t - s.changed >= quietMs || (s.changed < begun && !s.pending))) {
+    calm = s.changed < begun ? calm + 1 : 0;
+    // The quiet window counts only once the page had two frames to run its due work: on a starved
+    // machine one frame can span the window while the page's overdue timers have not run yet.
+    if (s.requests === 0 && ((t - s.changed >= quietMs && calm >= 2) || (s.changed < begun && !s.pending))) {
       quiet = true;
       break;
     }
