@@ -38,19 +38,19 @@
   for (const type of ["pointerdown", "pointerup", "click", "keydown", "keyup", "input", "change", "wheel"])
     window.addEventListener(type, touch, true);
 
+  // Runs `start`, counted as a request in flight until the promise it returns settles.
+  const counted = (start) => {
+    tb.requests++;
+    let done = false;
+    const end = () => { if (!done) { done = true; tb.requests--; touch(); } };
+    try {
+      const p = start();
+      p.then(end, end);
+      return p;
+    } catch (err) { end(); throw err; }
+  };
   const fetch0 = window.fetch;
-  if (fetch0) {
-    window.fetch = function (...args) {
-      tb.requests++;
-      let done = false;
-      const end = () => { if (!done) { done = true; tb.requests--; touch(); } };
-      try {
-        const p = fetch0.apply(this, args);
-        p.then(end, end);
-        return p;
-      } catch (err) { end(); throw err; }
-    };
-  }
+  if (fetch0) window.fetch = function (...args) { return counted(() => fetch0.apply(this, args)); };
   // A response's body is read after the fetch resolves (`r.text()`, a task later): it counts as a
   // request in flight until read, and our `then` runs just before the page's own continuation.
   const body = window.Response && window.Response.prototype;
@@ -58,16 +58,7 @@
     for (const name of ["text", "json", "arrayBuffer", "blob", "formData"]) {
       const read0 = body[name];
       if (typeof read0 !== "function") continue;
-      body[name] = function (...args) {
-        tb.requests++;
-        let done = false;
-        const end = () => { if (!done) { done = true; tb.requests--; touch(); } };
-        try {
-          const p = read0.apply(this, args);
-          p.then(end, end);
-          return p;
-        } catch (err) { end(); throw err; }
-      };
+      body[name] = function (...args) { return counted(() => read0.apply(this, args)); };
     }
   }
   const XHR = window.XMLHttpRequest;
