@@ -26,13 +26,11 @@ ENV = {
 """Environment defaults of the options (a command-line option wins): field name per variable."""
 
 _MAX = 10000
-_FLAGS = {
-    "browser": "--browser",
-    "browser_path": "--browser-path",
-    "headed": "--headed",
-    "viewport": "--viewport",
-    "emulate": "--emulate",
-}
+
+
+def _flag(field: str, where: str = "--") -> str:
+    """The option that sets `field` (`browser_path` → `--browser-path`)."""
+    return where + field.replace("_", "-")
 
 
 def parse_viewport(text: str, where: str = "--viewport") -> tuple[int, int]:
@@ -86,9 +84,7 @@ class WebOptions:
 
     def names(self, where: str = "--") -> list[str]:
         """The options that are set, as flags (`--viewport`)."""
-        return [
-            f"{where}{_FLAGS[f.name][2:]}" for f in fields(self) if getattr(self, f.name) not in (None, False)
-        ]
+        return [_flag(f.name, where) for f in fields(self) if getattr(self, f.name) not in (None, False)]
 
     def require_web(self, device: str | None, where: str = "--") -> None:
         """`UsageError` when an option is set and `device` is not a web device."""
@@ -110,7 +106,7 @@ class WebOptions:
         for f in fields(self):
             value = getattr(self, f.name)
             if value is True:
-                out.append(_FLAGS[f.name])
+                out.append(_flag(f.name))
             elif value:
-                out += [_FLAGS[f.name], str(value)]
+                out += [_flag(f.name), str(value)]
         return out

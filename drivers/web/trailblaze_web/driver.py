@@ -46,7 +46,8 @@ def _script(name: str) -> str:
 
 
 _OBSERVER = f"({_script('agent.js')})();"
-_SETTLE = _script("settle.js").replace("__AGENT__", _script("agent.js")).replace("__WALK__", _script("walk.js"))
+_WALK = _script("walk.js")
+_SETTLE = _script("settle.js").replace("__AGENT__", _script("agent.js")).replace("__WALK__", _WALK)
 _GONE = ("Execution context was destroyed", "navigat", "frame was detached")
 
 
@@ -63,7 +64,6 @@ class WebDriver:
         self._tracing = False
         self._walks = 0
         self._info: DeviceInfo | None = None
-        self._walk = files("trailblaze_web").joinpath("walk.js").read_text(encoding="utf-8")
         self._idle_dump: str | None = None
         self.idle_stats: dict[str, int] = {}
         """How the last idle wait went: `frames` waited in the page (0: nothing was queued, one task
@@ -143,7 +143,7 @@ class WebDriver:
     def hierarchy(self) -> Hierarchy:
         text, self._idle_dump = self._idle_dump, None
         if text is None:
-            text = self._do("reading the page (DOM walk)", lambda: self._page.evaluate(self._walk))
+            text = self._do("reading the page (DOM walk)", lambda: self._page.evaluate(_WALK))
             self._walks += 1
         return self._with_css(parse_web_dump(str(text)))
 
