@@ -215,7 +215,7 @@ def test_verify_step_offers_assertions_only_and_runs_several(login: DeviceSessio
     )
     result = agent(login, llm).run_step("The login screen is shown", verify=True)
     assert {t.name for t in llm.requests[0].tools} == {
-        "assertVisible", "assertNotVisibleWithText", "readPrefs", "assertPref", "queryDatabase", "assertQuery",
+        "assertVisible", "assertState", "assertNotVisibleWithText", "readPrefs", "assertPref", "queryDatabase", "assertQuery",
         "readLogs", "assertLogContains",
         "objectiveStatus",
     }  # fmt: skip

@@ -15,7 +15,7 @@ from trailblaze.tools import ToolContext, ToolRegistry, default_registry, finger
 
 LLM_TOOLS = [
     "tap", "inputText", "eraseText", "hideKeyboard", "swipe", "scrollUntilTextIsVisible", "launchApp",
-    "pressBack", "pressKey", "assertVisible", "assertNotVisibleWithText", "rememberText", "wait",
+    "pressBack", "pressKey", "assertVisible", "assertState", "assertNotVisibleWithText", "rememberText", "wait",
     "readPrefs", "assertPref", "queryDatabase", "assertQuery", "setNetwork", "readLogs", "assertLogContains",
     "objectiveStatus",
 ]  # fmt: skip
@@ -25,7 +25,7 @@ def test_the_model_sees_exactly_the_design_tools() -> None:
     registry = default_registry()
     assert registry.names() == LLM_TOOLS
     assert registry.names(verify=True) == [
-        "assertVisible", "assertNotVisibleWithText", "readPrefs", "assertPref", "queryDatabase", "assertQuery",
+        "assertVisible", "assertState", "assertNotVisibleWithText", "readPrefs", "assertPref", "queryDatabase", "assertQuery",
         "readLogs", "assertLogContains",
         "objectiveStatus",
     ]  # fmt: skip

@@ -100,6 +100,7 @@ class AgentObserver(Protocol):
 @dataclass
 class _State:
     verify: bool
+    objective: str = ""
     result: StepResult = field(default_factory=lambda: StepResult("FAILED", ""))
     turns: list[tuple[list[ToolUseBlock], list[ToolResultBlock]]] = field(default_factory=list)
     fingerprints: list[str] = field(default_factory=list)
@@ -155,8 +156,11 @@ class Agent:
         self.completed: list[str] = []
         """Objectives completed so far in this run (the reminder names the last one)."""
 
-    def run_step(self, objective: str, *, verify: bool = False) -> StepResult:
+    def run_step(self, objective: str, *, verify: bool = False, stated: str | None = None) -> StepResult:
         """Drive the device until the model reports the objective COMPLETED or FAILED.
+
+        `stated` is the step's own text when `objective` adds to it (a self-heal note): the facts a
+        verify step must assert are read from it.
 
         Raises:
             LLMError: the model endpoint failed for good.
@@ -168,12 +172,12 @@ class Agent:
         shooting = session.screenshot_with_dump
         session.screenshot_with_dump = shooting or self.screenshots
         try:
-            return self._run_step(objective, verify)
+            return self._run_step(objective, verify, stated or objective)
         finally:
             session.screenshot_with_dump = shooting
 
-    def _run_step(self, objective: str, verify: bool) -> StepResult:
-        state = _State(verify)
+    def _run_step(self, objective: str, verify: bool, stated: str) -> StepResult:
+        state = _State(verify, stated)
         result = state.result
         tools = self.registry.specs(verify=verify)
         while result.llm_calls < self.max_llm_calls:
@@ -230,6 +234,10 @@ class Agent:
             text, is_error = str(outcome.result), not outcome.ok
             if outcome.status == "COMPLETED" and (not state.succeeded or (state.verify and failed_here)):
                 text, is_error = prompts.rejected_completion(state.verify, no_ops=state.no_ops), True
+            elif (
+                outcome.status == "COMPLETED" and state.verify and (refusal := self._unproven(state, screen))
+            ):
+                text, is_error = refusal, True
             elif outcome.status in ("COMPLETED", "FAILED"):
                 state.result.status = outcome.status
                 state.result.explanation = _explanation(use) or f"the model reported {outcome.status}"
@@ -239,11 +247,20 @@ class Agent:
             if self.observer is not None:
                 self.observer.on_tool(run)
             state.fingerprints = [*state.fingerprints, fingerprint(use.name, use.input)][-_WINDOW:]
-            results.append(ToolResultBlock(tool_use_id=use.id, content=self.memory.redact(text), is_error=is_error))
+            results.append(
+                ToolResultBlock(tool_use_id=use.id, content=self.memory.redact(text), is_error=is_error)
+            )
             if finished or (not state.verify and not outcome.ok):
                 break  # an action step's trailing objectiveStatus only counts after a success
         state.turns.append(([r.use for r in state.result.runs[-len(results) :]], results))
         return finished
+
+    def _unproven(self, state: _State, screen: Screen) -> str | None:
+        """A verify step's COMPLETED needs every stated fact asserted by assertions that can fail."""
+        from trailblaze.assertion_gate import completion_refusal
+
+        outcomes = [run.outcome for run in state.result.runs]
+        return completion_refusal(state.objective, outcomes, screen.hierarchy, self.memory)
 
     def _done(self, objective: str, result: StepResult) -> StepResult:
         if result.status == "COMPLETED":
@@ -252,7 +269,9 @@ class Agent:
 
     def _messages(self, objective: str, state: _State, screen: Screen) -> tuple[Message, ...]:
         redact = self.memory.redact
-        head: list[ContentBlock] = [TextBlock(text=redact(prompts.objective_text(objective, verify=state.verify)))]
+        head: list[ContentBlock] = [
+            TextBlock(text=redact(prompts.objective_text(objective, verify=state.verify)))
+        ]
         reminder = prompts.reminder_text(
             previous=self.completed[-1] if self.completed else None,
             earlier_steps=max(0, len(self.completed) - 1),

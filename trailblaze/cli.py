@@ -203,6 +203,7 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
     from trailblaze.errors import TrailFileError
     from trailblaze.preflight import validate_trails
     from trailblaze.trail import Trail, find_trail_files, load_trail
+    from trailblaze.trail_check import fact_warnings
 
     files, missing = find_trail_files(paths)
     for path in missing:
@@ -235,6 +236,11 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
         bad.update(in_trail)
         tool_problems += not in_trail
         _echo(str(finding))
+    warnings = 0
+    for file, trail in loaded:  # weak trails: verify steps whose quoted facts no assertion checks
+        for warning in fact_warnings(file, trail):
+            warnings += 1
+            _echo(warning)
     summary = [f"{len(files)} file{'s' * (len(files) != 1)} checked"]
     if bad or tool_problems:
         summary.append(f"{len(bad)} invalid with {problems} problem{'s' * (problems != 1)}")
@@ -247,10 +253,79 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
         summary.append(f"no *.trail.yaml, *.trail.md, trail.yaml or blaze.yaml found{f' in {searched}' if searched else ''}")
     if notes:
         summary.append(f"{notes} note{'s' * (notes != 1)} on values to pass at run time")
+    if warnings:
+        summary.append(f"{warnings} warning{'s' * (warnings != 1)} on unchecked facts (`trailblaze check` says more)")
     if missing:
         summary.append(f"{len(missing)} path{'s' * (len(missing) != 1)} not found")
     _echo(", ".join(summary))
     ctx.exit(EXIT_USAGE if bad or tool_problems or missing or not files else 0)
+
+
+@cli.command(
+    "check",
+    short_help="Show recorded assertions that cannot fail (no device).",
+    epilog=_EX + "  trailblaze check trails/\n  trailblaze check trails/login.trail.yaml --run .trailblaze/runs/20261126-101500",
+)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option(
+    "--runs",
+    "runs_dir",
+    default=".trailblaze/runs",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=str),
+    help="Where runs are kept; the newest run of each trail is used.",
+)
+@click.option(
+    "--run",
+    "run_dir",
+    default=None,
+    type=click.Path(exists=True, file_okay=False, path_type=str),
+    help="Judge on the screens of this run directory instead.",
+)
+@_debug_option
+@click.pass_context
+def check_command(ctx: click.Context, paths: tuple[str, ...], runs_dir: str, run_dir: str | None) -> None:
+    """Check that every recorded assertion can fail (exit 1 when one cannot; 0 when all can).
+
+    For each verify step: every quoted text and named state ("is on", "disabled") must be checked by a
+    recorded assertion; and each assertion is evaluated on the screen a run saved for its step with
+    the asserted element changed (text altered, switch flipped, element removed) — an assertion that
+    still passes cannot fail, and is printed. Replay the trail first so there is a run to judge on.
+    """
+    from pathlib import Path
+
+    from trailblaze.errors import TrailFileError
+    from trailblaze.trail import find_trail_files, load_trail
+    from trailblaze.trail_check import check_trail
+
+    files, missing = find_trail_files(paths)
+    for path in missing:
+        _echo(f"{path}: no such file or directory")
+    weak = unjudged = shown = 0
+    for file in files:
+        try:
+            trail = load_trail(file)
+        except TrailFileError as exc:
+            for problem in exc.problems:
+                _echo(problem.format(str(file)))
+            ctx.exit(EXIT_USAGE)
+        report = check_trail(file, trail, Path(runs_dir), run_dir=Path(run_dir) if run_dir else None)
+        lines = [*report.uncovered, *report.weak]
+        weak += len(lines)
+        shown += report.shown
+        unjudged += len(report.unjudged)
+        status = "ok" if report.ok else "WEAK"
+        where = f" (screens of {report.run_dir})" if report.run_dir else ""
+        _echo(f"{status} {file}: {report.shown} assertion{'s' * (report.shown != 1)} shown to fail{where}")
+        for line in lines:
+            _echo(f"  ✗ {line}")
+        for line in report.unjudged:
+            _echo(f"  - not judged: {line}")
+    _echo(
+        f"{len(files)} trail{'s' * (len(files) != 1)} checked: {shown} assertions shown to fail, "
+        f"{weak} cannot fail or are missing, {unjudged} not judged"
+    )
+    ctx.exit(EXIT_USAGE if missing or not files else 1 if weak else 0)
 
 
 def _echo(text: str, *, err: bool = False) -> None:

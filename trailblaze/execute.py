@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import ValidationError
 
 from trailblaze import recorded_tools as rt
+from trailblaze.assertions import TextMode, shown_text, text_matches
 from trailblaze.catalog.handlers import CATALOG_HANDLERS
 from trailblaze.catalog.params import CATALOG_KINDS
 from trailblaze.driver import SupportsShellStatus
@@ -55,7 +56,9 @@ if TYPE_CHECKING:
 
 __all__ = ["TOOL_KINDS", "CustomTools", "Status", "ToolResult", "covered_message", "run_recorded_tool"]
 
-Status = Literal["OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT", "UNSUPPORTED", "NOT_INSTALLED"]
+Status = Literal[
+    "OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT", "UNSUPPORTED", "NOT_INSTALLED"
+]
 Kind = Literal["action", "assertion", "other"]
 
 TOOL_KINDS: dict[str, Kind] = {
@@ -363,31 +366,33 @@ def _text_selector(
 
 
 def _assert_visible(
-    run: _Run, selector: NodeSelector, expected: str | None, timeout_ms: int | None
+    run: _Run,
+    selector: NodeSelector,
+    expected: str | None,
+    timeout_ms: int | None,
+    mode: TextMode | None = None,
 ) -> Outcome:
     def shows(nodes: list[Node]) -> bool:
         if not nodes:
             return False
-        return expected is None or any(_has_text(n, expected) for n in nodes)
+        return expected is None or any(text_matches(n, expected, mode) for n in nodes)
 
     timeout = None if timeout_ms is None else timeout_ms / 1000
     res = run.session.resolve(selector, timeout=timeout, until=shows)
     sel = describe_selector(selector)
     if shows(res.nodes):
-        node = next(n for n in res.nodes if expected is None or _has_text(n, expected))
-        return "OK", f"{_describe(node)} is visible"
+        node = next(n for n in res.nodes if expected is None or text_matches(n, expected, mode))
+        shown = f" showing {shown_text(node)!r}" if expected is not None else ""
+        return "OK", f"{_describe(node)} is visible{shown}"
     if res.nodes:
+        how = {"REGEX": "matching", "PREFIX": "starting with"}.get(mode or "", "")
         return "NOT_VISIBLE", (
-            f"{_describe(res.nodes[0])} matches {sel} but shows {(res.nodes[0].text or res.nodes[0].label)!r}, "
-            f"expected {expected!r} (waited {res.waited_s:.1f} s)"
+            f"{_describe(res.nodes[0])} matches {sel} but shows {shown_text(res.nodes[0])!r}, "
+            f"expected {how + ' ' if how else ''}{expected!r} (waited {res.waited_s:.1f} s)"
         )
     return "NOT_VISIBLE", (
         f"no visible element matches {sel} after {res.waited_s:.1f} s; {_candidates(selector, res.hierarchy)}"
     )
-
-
-def _has_text(node: Node, expected: str) -> bool:
-    return expected in (node.text, node.label, node.value)
 
 
 def _assert_gone(run: _Run, selector: NodeSelector, what: str, timeout_ms: int | None) -> Outcome:
@@ -533,7 +538,11 @@ def _launch_app(run: _Run, p: rt.LaunchApp) -> Outcome:
             if run.platform == "ios" or not isinstance(driver, SupportsShellStatus):
                 return "UNSUPPORTED", (
                     f"launchApp permissions: this {run.platform} driver cannot change an app's permissions"
-                    + (" (WebDriverAgent has no access; a Simulator needs `xcrun simctl privacy`)" if run.platform == "ios" else "")
+                    + (
+                        " (WebDriverAgent has no access; a Simulator needs `xcrun simctl privacy`)"
+                        if run.platform == "ios"
+                        else ""
+                    )
                 )
             # Android resets runtime permissions when it clears the data, and kills an app whose
             # permission is revoked: clear / stop first, set them, then start the app.
@@ -572,7 +581,7 @@ def _press_key(run: _Run, p: rt.PressKey) -> Outcome:
 
 
 def _assert_visible_by_selector(run: _Run, p: rt.AssertVisibleBySelector) -> Outcome:
-    return _assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs)
+    return _assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs, p.textMatchMode)
 
 
 def _assert_not_visible_with_text(run: _Run, p: rt.AssertNotVisibleWithText) -> Outcome:

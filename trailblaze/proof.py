@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING
 from trailblaze._discovery import recordings_file
 from trailblaze._files import write_text
 from trailblaze.errors import TrailblazeError, UsageError
+from trailblaze.mutation import is_assertion, prove_assertion
 from trailblaze.replay import EngineMode, StepEngine, run_engine, start_record
 from trailblaze.subtrail import SubTrails, resolve_subtrail_path, trail_key
 from trailblaze.trail import ToolCall, load_trail
 
 if TYPE_CHECKING:
+    from trailblaze.hierarchy import Hierarchy
     from trailblaze.llm import LLMClient
     from trailblaze.memory import Memory
     from trailblaze.rundir import RunDir
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from trailblaze.session import DeviceSession
     from trailblaze.trail import Trail
 
-__all__ = ["ProofOptions", "chosen_steps", "finish_recording", "start_problem"]
+__all__ = ["ProofOptions", "assertion_proof", "chosen_steps", "finish_recording", "start_problem"]
 
 RECORDING_DIFF = "recording.diff"
 
@@ -101,7 +103,9 @@ def chosen_steps(
     return frozenset(chosen)
 
 
-def start_problem(trail: Trail, classifier: str, subtrails: SubTrails | None = None, depth: int = 0) -> str | None:
+def start_problem(
+    trail: Trail, classifier: str, subtrails: SubTrails | None = None, depth: int = 0
+) -> str | None:
     """Why a proof replay cannot reproduce the trail's start state, or None when it can.
 
     A trail starts the same way every time when it has a trailhead or its first step's recording
@@ -176,8 +180,12 @@ def finish_recording(
         record.verification, record.verification_note = "skipped", problem
         _write(trail, record, before, rundir, subs)
         return f"{what} · {problem}"
+    screens: dict[int, Hierarchy] = {}
+    proof_memory = memory()
     try:
-        proof = _prove(trail, record, session, memory(), llm_factory, rundir, device, on_step, subs)
+        proof = _prove(
+            trail, record, session, proof_memory, llm_factory, rundir, device, on_step, subs, screens
+        )
     except BaseException as exc:  # the device died or Ctrl-C: unproven, so nothing is written
         _reject(record, "NOT verified: the proof replay did not finish; nothing was written")
         record.status = "error"
@@ -186,23 +194,31 @@ def finish_recording(
             rundir.write()
         raise
     seconds = f"{proof.duration_ms / 1000:.1f} s"
+    weak: list[str] = []
     if proof.status.startswith("passed"):
-        record.verification, record.verification_note = "verified", f"verified by replay in {seconds}"
-        _write(trail, record, before, rundir, subs)
-        return f"{what} · {record.verification_note}"
+        shown, weak = assertion_proof(trail, session.info.classifier, screens, proof_memory)
+        if not weak:
+            record.verification, record.verification_note = "verified", f"verified by replay in {seconds}"
+            if shown:
+                record.verification_note += f" · {shown} assertion{'s' * (shown != 1)} shown to fail"
+            _write(trail, record, before, rundir, subs)
+            return f"{what} · {record.verification_note}"
     failed = next((s for s in proof.steps if s.status == "failed"), None)
     reason = (failed.error if failed is not None else None) or proof.error or "the proof replay failed"
     number = (
         "a step" if failed is None else "the trailhead" if failed.index < 0 else f"step {failed.index + 1}"
     )
+    why = f"{number} did not replay"
+    if weak:
+        reason = "; ".join(weak)
+        why = f"{len(weak)} recorded assertion{'s' * (len(weak) != 1)} cannot fail ({reason})"
+        reason = f"{why}; assert the fact the step states (re-record the step)"
     if options.keep_unverified:
         record.verification = "unverified"
-        record.verification_note = (
-            f"NOT verified: {number} did not replay; written anyway (--keep-unverified)"
-        )
+        record.verification_note = f"NOT verified: {why}; written anyway (--keep-unverified)"
         _write(trail, record, before, rundir, subs)
     else:
-        _reject(record, f"NOT verified: {number} did not replay; nothing was written")
+        _reject(record, f"NOT verified: {why}; nothing was written")
         _keep_diff(trail, record, before, rundir, subs)
     record.status = "failed"
     record.error = f"proof replay: {reason}"
@@ -221,6 +237,7 @@ def _prove(
     device: str,
     on_step: Callable[[StepRecord], None] | None,
     subtrails: SubTrails,
+    screens: dict[int, Hierarchy],
 ) -> TrailRecord:
     # Only `recordable: false` steps may use the model, as they would in `trailblaze replay`; every
     # other step must replay from its recording, so no LLM client is built for a fully recorded trail.
@@ -228,6 +245,18 @@ def _prove(
     mode = EngineMode("replay", write_back=False, proof=True)
     proof = start_record(trail, record.path, session, "replay", device)
     session.invalidate()  # the record run may have left a cached dump of a screen that is gone
+    classifier = session.info.classifier
+
+    def step_done(rec: StepRecord) -> None:
+        # the screen the step's assertions passed on, for the mutation proof (no round trip: the
+        # assertions' last dump is the session's cached screen)
+        step = trail.steps[rec.index] if 0 <= rec.index < len(trail.steps) else None
+        calls = (step.recording_for(classifier) or []) if step is not None else []
+        if rec.status == "passed" and any(is_assertion(c) for c in calls):
+            screens[rec.index] = session.screen()
+        if on_step is not None:
+            on_step(rec)
+
     engine = StepEngine(
         trail,
         session,
@@ -235,7 +264,7 @@ def _prove(
         mode,
         llm_factory=llm_factory if agent_steps else None,
         rundir=rundir,
-        on_step=on_step,
+        on_step=step_done,
         subtrails=subtrails,
     )
     started = time.monotonic()
@@ -248,6 +277,29 @@ def _prove(
             record.proof = proof
             proof.duration_ms = (time.monotonic() - started) * 1000
     return proof
+
+
+def assertion_proof(
+    trail: Trail, classifier: str, screens: dict[int, Hierarchy], memory: Memory
+) -> tuple[int, list[str]]:
+    """The mutation proof (`trailblaze.mutation`) of every recorded assertion of the steps in
+    `screens` (step index → the screen its assertions passed on).
+
+    Returns:
+        (how many assertions were shown to fail, one line per assertion that cannot fail:
+        `step 4: assertVisibleBySelector checks only that TextView … (message_body) exists, not its text`).
+    """
+    shown, weak = 0, []
+    for index, screen in sorted(screens.items()):
+        for call in trail.steps[index].recording_for(classifier) or []:
+            if not is_assertion(call):
+                continue
+            verdict = prove_assertion(call, screen, memory)
+            if verdict.status == "can-fail":
+                shown += 1
+            elif verdict.status == "cannot-fail":
+                weak.append(f"step {index + 1}: {verdict.message}")
+    return shown, weak
 
 
 def _all_steps(record: TrailRecord) -> Iterator[StepRecord]:

@@ -183,8 +183,11 @@ class AssertVisibleBySelector(RecordedToolParams):
     tool_name = "assertVisibleBySelector"
     nodeSelector: NodeSelector
     expectedText: str | None = None
+    """The text the element shows (trimmed, case-sensitive; its text, label or iOS value)."""
     timeoutMs: int | None = Field(default=None, ge=0)
-    textMatchMode: str | None = None
+    textMatchMode: Literal["EXACT", "PREFIX", "REGEX"] | None = None
+    """How `expectedText` compares: EXACT (default), PREFIX, or REGEX (full match) — a recording
+    widens a text only this way, deliberately (docs/adr/0037-assertions-pin-facts.md)."""
 
 
 class AssertNotVisibleWithText(RecordedToolParams):

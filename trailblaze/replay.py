@@ -407,7 +407,7 @@ class StepEngine:
 
             objective = f"{text}\n\n{seed_text(failure.done, failure.call, failure.result)}"
         agent = self.agent
-        result = agent.run_step(objective, verify=verify)
+        result = agent.run_step(objective, verify=verify, stated=text)
         if result.status == "COMPLETED" and agent.completed and agent.completed[-1] == objective:
             agent.completed[-1] = text  # the next step's reminder names the step, not the heal note
         self._account(rec, result, failure is not None)

@@ -241,6 +241,7 @@ def _ios_maestro(sel: IosMaestroSelector) -> list[Predicate]:
         (sel.focused, lambda n: n.focused),
         (sel.selected, lambda n: n.selected),
         (sel.enabled, lambda n: n.enabled),
+        (sel.checked, lambda n: n.checked),
     ]
     preds.extend(_flag(getter, want) for want, getter in flags if want is not None)
     return preds
@@ -261,6 +262,12 @@ def _web(sel: WebSelector) -> list[Predicate]:
     if sel.dataTestId is not None:
         test_id = sel.dataTestId
         preds.append(lambda n: n.resource_id == test_id)
+    web_flags: list[tuple[bool | None, Callable[[Node], bool]]] = [
+        (sel.checked, lambda n: n.checked),
+        (sel.selected, lambda n: n.selected),
+        (sel.enabled, lambda n: n.enabled),
+    ]
+    preds.extend(_flag(getter, want) for want, getter in web_flags if want is not None)
     return preds
 
 

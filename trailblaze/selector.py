@@ -99,6 +99,9 @@ class IosMaestroSelector(_Strict):
     focused: bool | None = None
     selected: bool | None = None
     enabled: bool | None = None
+    checked: bool | None = None
+    """A switch or checkbox is on (WebDriverAgent reports its value `1` / `0`); Maestro's `checked`,
+    which Trailblaze's `iosMaestro` branch lacks (docs/adr/0037-assertions-pin-facts.md)."""
 
 
 class WebSelector(_Strict):
@@ -118,6 +121,11 @@ class WebSelector(_Strict):
     with other fields, an element must match them all."""
     nthIndex: int | None = Field(default=None, ge=0)
     """0-based among the matches, top-to-bottom then left-to-right."""
+    checked: bool | None = None
+    """A checkbox, radio or switch is checked (Playwright's `checked` locator option; an extension of
+    Trailblaze's `web` branch, docs/adr/0037-assertions-pin-facts.md)."""
+    selected: bool | None = None
+    enabled: bool | None = None
 
     @field_validator("cssSelector")
     @classmethod

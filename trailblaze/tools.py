@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.json_schema import SkipJsonSchema
 
+from trailblaze.assertions import pin_assertion
 from trailblaze.errors import UsageError
 from trailblaze.llm import ToolSpec
 from trailblaze.probes.params import PROBE_PARAMS
 from trailblaze.recorded_tools import Direction, KeyCode, LaunchMode
-from trailblaze.selector import NodeSelector
 from trailblaze.selector_gen import generate_selector, selector_for
 from trailblaze.tool_params import RecordedToolParams
 from trailblaze.trail import ToolCall
@@ -177,7 +177,24 @@ class PressKeyParams(_Params):
 
 class AssertVisibleParams(_Params):
     ref: str = Field(description="Ref of the element that must be visible.")
-    expectedText: str | None = Field(default=None, description="Text the element must show, if it matters.")
+    expectedText: str | None = Field(
+        default=None,
+        description="The text the element must show, as the step states it. Whatever you pass, the text the "
+        "element shows now is recorded exactly; a mismatch is an error.",
+    )
+    textPattern: str | None = Field(
+        default=None,
+        description="Only for text that legitimately varies (a time, a count): a regex the whole text must "
+        "match, e.g. `\\d+ unread`. Recorded as such.",
+    )
+
+
+class AssertStateParams(_Params):
+    ref: str = Field(description="Ref of the switch, checkbox, tab or button.")
+    checked: bool | None = Field(default=None, description="true: on / checked; false: off / unchecked.")
+    selected: bool | None = Field(default=None, description="true: selected (e.g. the current tab).")
+    enabled: bool | None = Field(default=None, description="false: disabled (greyed out).")
+    focused: bool | None = Field(default=None, description="true: has input focus.")
 
 
 class AssertNotVisibleParams(_Params):
@@ -243,7 +260,9 @@ def _refused(node: Node) -> ToolOutcome:
 
 def _no_ref(ref: str) -> ToolOutcome:
     return ToolOutcome(
-        _result("NOT_FOUND", f"ref `{ref}` is not on the current screen; use a ref from the latest view hierarchy"),
+        _result(
+            "NOT_FOUND", f"ref `{ref}` is not on the current screen; use a ref from the latest view hierarchy"
+        ),
         ref_not_found=True,
     )
 
@@ -258,7 +277,9 @@ def _tap(args: TapParams, ctx: ToolContext) -> ToolOutcome:
     extra: dict[str, Any] = {"longPress": True} if args.longPress else {}
     if selector is None:
         x, y = node.center
-        call = ToolCall(name="tapOnPoint", params={"x": round(x), "y": round(y), **extra, **_reason(args, ctx)})
+        call = ToolCall(
+            name="tapOnPoint", params={"x": round(x), "y": round(y), **extra, **_reason(args, ctx)}
+        )
     else:
         params = {"nodeSelector": selector.to_yaml_dict(), **extra, **_reason(args, ctx)}
         call = ToolCall(name="tapOnElementBySelector", params=params)
@@ -312,29 +333,35 @@ def _press_key(args: PressKeyParams, ctx: ToolContext) -> ToolOutcome:
     return _run(ToolCall(name="pressKey", params={"keyCode": args.keyCode, **_reason(args, ctx)}), ctx)
 
 
-def _with_state(selector: NodeSelector, node: Node) -> NodeSelector:
-    """An assertion on a switch or checkbox also pins its checked state (Android selectors can)."""
-    data = selector.to_yaml_dict()
-    branch = data.get("androidAccessibility")
-    if node.checkable and isinstance(branch, dict):
-        branch["isChecked"] = node.checked
-        return NodeSelector.model_validate(data)
-    return selector
+def _pinned(ref: str, ctx: ToolContext, args: _Params, **pin: Any) -> ToolOutcome:
+    node = _node(ref, ctx)
+    if node is None:
+        return _no_ref(ref)
+    pinned = pin_assertion(node, ctx.hierarchy, **pin)
+    if pinned.params is None:
+        return ToolOutcome(_result("ERROR", f"`{ref}`: {pinned.problem}", "assertion"))
+    params = ctx.memory.redact(pinned.params)
+    return _run(ToolCall(name="assertVisibleBySelector", params={**params, **_reason(args, ctx)}), ctx)
 
 
 def _assert_visible(args: AssertVisibleParams, ctx: ToolContext) -> ToolOutcome:
-    node = _node(args.ref, ctx)
-    if node is None:
-        return _no_ref(args.ref)
-    selector = selector_for(node, ctx.hierarchy)
-    if selector is None:
-        return ToolOutcome(
-            _result("ERROR", f"`{args.ref}` cannot be identified by a selector; assert on a labelled element")
+    return _pinned(args.ref, ctx, args, expected_text=args.expectedText, text_pattern=args.textPattern)
+
+
+def _assert_state(args: AssertStateParams, ctx: ToolContext) -> ToolOutcome:
+    state = {
+        k: v
+        for k, v in (
+            ("checked", args.checked),
+            ("selected", args.selected),
+            ("enabled", args.enabled),
+            ("focused", args.focused),
         )
-    params: dict[str, Any] = {"nodeSelector": _with_state(selector, node).to_yaml_dict()}
-    if args.expectedText is not None:
-        params["expectedText"] = str(ctx.memory.redact(args.expectedText))
-    return _run(ToolCall(name="assertVisibleBySelector", params={**params, **_reason(args, ctx)}), ctx)
+        if v is not None
+    }
+    if not state:
+        return ToolOutcome(_result("ERROR", "give the state to check: checked, selected, enabled or focused"))
+    return _pinned(args.ref, ctx, args, state=state)
 
 
 def _assert_not_visible(args: AssertNotVisibleParams, ctx: ToolContext) -> ToolOutcome:
@@ -374,7 +401,9 @@ def _as_is(model: type[RecordedToolParams], *, verification: bool) -> Tool:
 
     def run(args: RecordedToolParams, ctx: ToolContext) -> ToolOutcome:
         params = {k: v for k, v in args.to_params().items() if k not in ("reason", "reasoning")}
-        return _run(ToolCall(name=model.tool_name, params={**ctx.memory.redact(params), **_reason(args, ctx)}), ctx)
+        return _run(
+            ToolCall(name=model.tool_name, params={**ctx.memory.redact(params), **_reason(args, ctx)}), ctx
+        )
 
     description = " ".join((model.__doc__ or model.tool_name).split())
     return Tool(model.tool_name, description, offered, run, verification)
@@ -382,15 +411,33 @@ def _as_is(model: type[RecordedToolParams], *, verification: bool) -> Tool:
 
 DEFAULT_TOOLS: tuple[Tool, ...] = (
     Tool("tap", "Tap (or long-press) an element by its ref.", TapParams, _tap),
-    Tool("inputText", "Type text into the focused field (tap the field first).", InputTextParams, _input_text),
+    Tool(
+        "inputText", "Type text into the focused field (tap the field first).", InputTextParams, _input_text
+    ),
     Tool("eraseText", "Delete characters from the focused field.", EraseTextParams, _erase_text),
     Tool("hideKeyboard", "Dismiss the on-screen keyboard.", NoParams, _simple("hideKeyboard")),
     Tool("swipe", "Swipe the finger in a direction, on an element or mid-screen.", SwipeParams, _swipe),
-    Tool("scrollUntilTextIsVisible", "Scroll until an element with the text is visible.", ScrollParams, _scroll),
+    Tool(
+        "scrollUntilTextIsVisible", "Scroll until an element with the text is visible.", ScrollParams, _scroll
+    ),
     Tool("launchApp", "Launch (or restart) an app.", LaunchAppParams, _launch_app),
     Tool("pressBack", "Press the system back button.", NoParams, _simple("pressBack")),
     Tool("pressKey", "Press a key.", PressKeyParams, _press_key),
-    Tool("assertVisible", "Assert an element is visible now.", AssertVisibleParams, _assert_visible, True),
+    Tool(
+        "assertVisible",
+        "Assert an element is visible now, with the text it shows (recorded exactly). Pass expectedText: the "
+        "text the step states.",
+        AssertVisibleParams,
+        _assert_visible,
+        True,
+    ),
+    Tool(
+        "assertState",
+        "Assert a switch / checkbox is on or off (checked), a tab is selected, a button is enabled or disabled.",
+        AssertStateParams,
+        _assert_state,
+        True,
+    ),
     Tool(
         "assertNotVisibleWithText",
         "Assert no element shows the text.",
@@ -463,7 +510,9 @@ class ToolRegistry:
             )
         return specs
 
-    def call(self, name: str, raw: Mapping[str, Any], ctx: ToolContext, *, verify: bool = False) -> ToolOutcome:
+    def call(
+        self, name: str, raw: Mapping[str, Any], ctx: ToolContext, *, verify: bool = False
+    ) -> ToolOutcome:
         """Validate the model's arguments and run the tool; bad input comes back as an ERROR outcome."""
         tool = self._tools.get(name)
         if tool is None or name not in self.names(verify=verify):
@@ -513,7 +562,9 @@ def detect_cycle(fingerprints: Sequence[str]) -> tuple[list[str], int]:
             continue  # all-equal calls are a cycle of length 1
         repeats = 1
         end = len(fingerprints)
-        while (repeats + 1) * length <= end and fingerprints[end - (repeats + 1) * length : end - repeats * length] == cycle:
+        while (repeats + 1) * length <= end and fingerprints[
+            end - (repeats + 1) * length : end - repeats * length
+        ] == cycle:
             repeats += 1
         severity = repeats / FAIL_AT[length]
         if repeats > 1 and (not best[0] or severity > best[1] / FAIL_AT[len(best[0])]):

@@ -247,7 +247,12 @@ def _verify(req: _Request) -> list[dict[str, Any]]:
         state = re.search(rf'"{re.escape(target)}" switch is (on|off)', objective)
         if state and ("[checked]" in element.notes) != (state[1] == "on"):
             return [_status("FAILED", f"{target} is not {state[1]}")]
-        calls.append(_call("assertVisible", ref=element.ref, reasoning=f"{target} is shown"))
+        if state:  # a stated state is asserted as such; the switch's label is pinned with it
+            calls.append(_call("assertState", ref=element.ref, checked=state[1] == "on", reasoning=f"{target} is {state[1]}"))
+        elif quoted:  # the text the step quotes is the text the element must show
+            calls.append(_call("assertVisible", ref=element.ref, expectedText=target, reasoning=f"{target} is shown"))
+        else:
+            calls.append(_call("assertVisible", ref=element.ref, reasoning=f"{target} is shown"))
     if not calls:
         return [_status("FAILED", "nothing to assert for: " + objective)]
     return [*calls, _status("COMPLETED", objective)]
