@@ -25,9 +25,11 @@ from tests.mutants_support import (
     example_trails,
     load_manifest,
     mutant_path,
+    outcome_of,
     run_jobs,
     verdict,
 )
+from trailblaze.runlog import StepRecord, TrailRecord
 from trailblaze.sim import create_device, load_app_spec
 from trailblaze.sim.device import SimulatedDevice
 from trailblaze.sim.model import ManualClock, SimNode
@@ -84,6 +86,53 @@ def test_every_fact_stating_verify_step_has_a_mutant() -> None:
         for i, step in enumerate(load_trail(path).steps, start=1):
             if step.kind == "verify":
                 assert (path.name, i) in contradicted, f"no mutant contradicts {path.name} step {i}"
+
+
+# --- what counts as a kill -------------------------------------------------------------------------
+
+
+def _record(*statuses: str, sub: tuple[str, ...] = ()) -> TrailRecord:
+    steps = [
+        StepRecord.model_validate({"index": i, "kind": "verify", "text": f"s{i + 1}", "status": st})
+        for i, st in enumerate(statuses)
+    ]
+    if sub:
+        inner = _record(*sub)
+        steps[0] = steps[0].model_copy(update={"subtrails": [inner]})
+    failed = "failed" in statuses
+    return TrailRecord(path="t.trail.yaml", status="failed" if failed else "passed", steps=steps)
+
+
+@pytest.mark.parametrize(
+    ("record", "expected", "verdict_"),
+    [
+        (_record("passed", "passed", "passed"), Contradiction(trail="t", step=2), "survived"),
+        (_record("passed", "failed", "not-run"), Contradiction(trail="t", step=2), "killed"),
+        (_record("failed", "not-run", "not-run"), Contradiction(trail="t", step=2), "broke early"),
+        (_record("passed", "passed", "failed"), Contradiction(trail="t", step=2), "failed later"),
+        (
+            _record("failed", "not-run", sub=("passed", "failed")),
+            Contradiction(trail="t", step=1, sub_step=2),
+            "killed",
+        ),
+        (
+            _record("failed", "not-run", sub=("failed", "not-run")),
+            Contradiction(trail="t", step=1, sub_step=2),
+            "broke early",
+        ),
+        (_record("failed", "not-run"), Contradiction(trail="t", step=1, sub_step=2), "broke early"),
+    ],
+)
+def test_a_kill_is_a_failure_at_the_contradicted_step(
+    record: TrailRecord, expected: Contradiction, verdict_: str
+) -> None:
+    assert verdict(outcome_of(record), expected) == verdict_
+
+
+def test_a_replay_that_could_not_run_is_not_a_kill() -> None:
+    assert (
+        verdict(Outcome("error", (), "DeviceError: gone"), Contradiction(trail="t", step=1)) == "broke early"
+    )
 
 
 # --- each mutant changes exactly its fact (on the simulator, without trailblaze) ----------------------
