@@ -733,6 +733,10 @@ def test_patches_edit_a_dialog_and_its_buttons(tmp_path: Path) -> None:
             "dialog 'sign_out' has no button with id 'ok'; its buttons are cancel, confirm_sign_out",
         ),
         ("{screen: settings, dialog: sign_out, move_to: app_bar}", "unknown dialog patch keys move_to"),
+        (
+            "{screen: settings, set: {title: x}}",
+            "a patch needs `screen` and `id` .* or `screen` and `dialog`",
+        ),
     ],
 )
 def test_dialog_patch_errors(patch: str, message: str, tmp_path: Path) -> None:

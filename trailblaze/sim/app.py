@@ -517,7 +517,8 @@ def _apply_patch(raw: dict[str, Any], patch: Any, where: str) -> None:
         return
     if not isinstance(patch, dict) or "screen" not in patch or "id" not in patch:
         raise UsageError(
-            f"app spec {where}: a patch needs `screen` and `id` (plus set / move_to / remove / reorder)"
+            f"app spec {where}: a patch needs `screen` and `id` (plus set / move_to / remove / reorder), "
+            "or `screen` and `dialog` (plus `id` of a button, and set)"
         )
     unknown = set(patch) - {"screen", "id", "set", "move_to", "index", "remove", "reorder"}
     if unknown:
