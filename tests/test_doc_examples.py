@@ -127,6 +127,10 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "python benchmarks/replay_vs_raw.py": Elsewhere(
         "hand: a benchmark (a minute on both platforms) that prints figures; here only `--help` runs"
     ),
+    "python benchmarks/mutant_kills.py": Elsewhere(
+        "hand: a benchmark (about a minute) that prints the kill table and fails until every mutant is "
+        "killed; tests/test_mutants.py replays its contradicted pairs; here only `--help` runs"
+    ),
     "python benchmarks/record_replay_20.py": Elsewhere(
         "hand: a benchmark (minutes on both platforms) that prints figures; here only `--help` runs"
     ),
@@ -266,7 +270,8 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
 
 
 @pytest.mark.parametrize(
-    ("script", "option"), [("record_replay_20.py", "--runs"), ("pytest_workers.py", "--workers")]
+    ("script", "option"),
+    [("record_replay_20.py", "--runs"), ("pytest_workers.py", "--workers"), ("mutant_kills.py", "--trail")],
 )
 def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:
     assert f"python benchmarks/{script}" in PLAN

@@ -682,3 +682,65 @@ def test_extends_and_patches(tmp_path: Path) -> None:
     )
     with pytest.raises(UsageError, match=r"patches\[0\]: screen 'login' has no element with id 'nope'"):
         load_app_spec(variant)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_switch_with_on_tap_runs_it_instead_of_toggling(platform: str, tmp_path: Path) -> None:
+    variant = tmp_path / "miswired.yaml"
+    variant.write_text(
+        "extends: demo\npatches:\n"
+        "  - {screen: settings, id: dark_mode, set: {on_tap: [{toggle: state.notifications}]}}\n",
+        encoding="utf-8",
+    )
+    p = Phone(platform, str(variant))
+    p.sign_in()
+    p.tap("tab_settings")
+    p.tap("dark_mode")
+    assert (p.find("dark_mode").checked, p.find("notifications").checked) == (False, False)
+    assert p.d.state["dark_mode"] is False and p.d.state["notifications"] is False
+
+
+def test_patches_edit_a_dialog_and_its_buttons(tmp_path: Path) -> None:
+    variant = tmp_path / "stay.yaml"
+    variant.write_text(
+        "extends: demo\npatches:\n"
+        "  - {screen: settings, dialog: sign_out, set: {title: 'Leave?'}}\n"
+        "  - {screen: settings, dialog: sign_out, id: confirm_sign_out, set: {text: Leave, on_tap: [close_dialog]}}\n",
+        encoding="utf-8",
+    )
+    spec = load_app_spec(variant)
+    dialog = spec.screens["settings"].dialogs["sign_out"]
+    assert dialog.title == "Leave?" and [b.text for b in dialog.buttons] == ["Cancel", "Leave"]
+    # the base's own spec is untouched
+    assert load_app_spec("demo").screens["settings"].dialogs["sign_out"].title == "Sign out?"
+    p = Phone("android", str(variant))
+    p.sign_in()
+    p.tap("tab_settings")
+    p.tap("sign_out")
+    p.tap("confirm_sign_out")
+    assert p.d.screen_name == "settings" and p.d.alert() is None
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        (
+            "{screen: settings, dialog: nope, set: {title: x}}",
+            "screen 'settings' has no dialog 'nope'; its dialogs are sign_out",
+        ),
+        (
+            "{screen: settings, dialog: sign_out, id: ok, set: {text: x}}",
+            "dialog 'sign_out' has no button with id 'ok'; its buttons are cancel, confirm_sign_out",
+        ),
+        ("{screen: settings, dialog: sign_out, move_to: app_bar}", "unknown dialog patch keys move_to"),
+        (
+            "{screen: settings, set: {title: x}}",
+            "a patch needs `screen` and `id` .* or `screen` and `dialog`",
+        ),
+    ],
+)
+def test_dialog_patch_errors(patch: str, message: str, tmp_path: Path) -> None:
+    variant = tmp_path / "bad.yaml"
+    variant.write_text(f"extends: demo\npatches:\n  - {patch}\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=r"patches\[0\]: " + message.replace("?", r"\?")):
+        load_app_spec(variant)

@@ -511,10 +511,14 @@ def _find_element(elements: list[Any], element_id: str) -> tuple[list[Any], int]
 
 def _apply_patch(raw: dict[str, Any], patch: Any, where: str) -> None:
     """Edit one element of a base spec in place: `set` keys, `move_to` another parent, `remove` it,
-    or `reorder` its children by id."""
+    or `reorder` its children by id. With `dialog:` it edits a dialog or one of its buttons instead."""
+    if isinstance(patch, dict) and "dialog" in patch and "screen" in patch:
+        _apply_dialog_patch(raw, patch, where)
+        return
     if not isinstance(patch, dict) or "screen" not in patch or "id" not in patch:
         raise UsageError(
-            f"app spec {where}: a patch needs `screen` and `id` (plus set / move_to / remove / reorder)"
+            f"app spec {where}: a patch needs `screen` and `id` (plus set / move_to / remove / reorder), "
+            "or `screen` and `dialog` (plus `id` of a button, and set)"
         )
     unknown = set(patch) - {"screen", "id", "set", "move_to", "index", "remove", "reorder"}
     if unknown:
@@ -567,6 +571,44 @@ def _apply_patch(raw: dict[str, Any], patch: Any, where: str) -> None:
             dest = parent[0][parent[1]].setdefault("children", [])
         position = patch.get("index", len(dest))
         dest.insert(position if position >= 0 else len(dest) + 1 + position, element)
+
+
+def _apply_dialog_patch(raw: dict[str, Any], patch: dict[str, Any], where: str) -> None:
+    """`{screen, dialog, set}` edits a dialog's keys; with `id` it edits the button with that id
+    (e.g. what a confirm button does)."""
+    unknown = set(patch) - {"screen", "dialog", "id", "set"}
+    if unknown:
+        raise UsageError(
+            f"app spec {where}: unknown dialog patch keys {', '.join(sorted(unknown))}; use screen, dialog, id, set"
+        )
+    screens = raw.get("screens") or {}
+    screen = screens.get(patch["screen"])
+    if not isinstance(screen, dict):
+        raise UsageError(
+            f"app spec {where}: unknown screen {patch['screen']!r}; screens are {', '.join(screens)}"
+        )
+    screen = screens[patch["screen"]] = copy.deepcopy(screen)
+    dialogs = screen.get("dialogs") or {}
+    target = dialogs.get(patch["dialog"])
+    if not isinstance(target, dict):
+        known = ", ".join(dialogs) or "none"
+        raise UsageError(
+            f"app spec {where}: screen {patch['screen']!r} has no dialog {patch['dialog']!r}; its dialogs are {known}"
+        )
+    if "id" in patch:
+        buttons = [b for b in target.get("buttons") or [] if isinstance(b, dict)]
+        ids = [str(b.get("id", "")) for b in buttons]
+        if patch["id"] not in ids:
+            raise UsageError(
+                f"app spec {where}: dialog {patch['dialog']!r} has no button with id {patch['id']!r}; "
+                f"its buttons are {', '.join(i for i in ids if i) or 'without ids'}"
+            )
+        target = buttons[ids.index(patch["id"])]
+    for key, value in (patch.get("set") or {}).items():
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = value
 
 
 def _loc(loc: tuple[int | str, ...]) -> str:

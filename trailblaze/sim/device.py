@@ -844,7 +844,8 @@ class SimulatedDevice:
                 self._focus = binding.field_id
                 self._keyboard = True
                 return
-            if binding.bind and not long:
+            # A switch's own `on_tap` replaces its toggle (a switch wired to the wrong setting).
+            if binding.bind and not long and not binding.steps:
                 self._assign(binding.bind, not self._lookup(binding.bind, binding.item), binding.item)
                 return
             steps = binding.long_steps if long else binding.steps
