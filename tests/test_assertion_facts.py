@@ -1,4 +1,4 @@
-"""Recorded assertions pin what the step states, and are shown able to fail (docs/adr/0037).
+"""Recorded assertions pin what the step states, and are shown able to fail (docs/adr/0038).
 
 Offline parts (pinning, stated facts, the mutation proof) run on the demo app's real screens
 (`demo_screens`, the simulator's own dumps); the agent gate runs the real agent loop on the simulated
@@ -231,3 +231,44 @@ def test_completed_is_refused_until_every_stated_fact_is_asserted(settings: Devi
     )
     assert 'states facts no assertion checks: "Dark mode" is on' in first_completed
     assert refusals[2].result.status == "ERROR" and "is off (unchecked) on the screen, not on" in refusals[2].result.message
+
+
+# --- record: the proof replay is followed by the mutation proof -----------------------------------
+
+
+def test_record_does_not_write_a_trail_whose_assertion_cannot_fail(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    import yaml
+
+    from trailblaze.runner import RecordOptions, record_trail
+    from trailblaze.testing.demo_policy import demo_llm
+
+    root = Path(__file__).resolve().parents[1]
+    data = yaml.safe_load((root / "trails" / "login.trail.yaml").read_text())
+    data["trail"][-1]["recording"]["android"] = [  # the tab "Inbox" exists: that is all this checks
+        {"assertVisibleBySelector": {"nodeSelector": {"androidAccessibility": {"resourceIdRegex": f"{ANDROID_ID}tab_inbox"}}}}
+    ]
+    path = tmp_path / "login.trail.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    before = path.read_bytes()
+    with open_device("sim:android", latency="zero") as session:
+        record = record_trail(
+            path, session, demo_llm, secrets={"password": "hunter2"}, options=RecordOptions(steps=(4,))
+        )
+    assert record.status == "failed" and record.verification == "failed"
+    note = str(record.verification_note)
+    assert note.startswith("NOT verified: 1 recorded assertion cannot fail (step 5: assertVisibleBySelector")
+    assert "does not check TextView 'Inbox' (tab_inbox): it still passes when its text changes or it is no longer selected" in note
+    assert path.read_bytes() == before  # the trail is not written as verified
+    # with the assertion pinned, the same record is verified and says how many assertions can fail
+    pinned = data["trail"][-1]["recording"]["android"][0]["assertVisibleBySelector"]
+    pinned["expectedText"] = "Inbox"
+    pinned["nodeSelector"]["androidAccessibility"]["isSelected"] = True
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    with open_device("sim:android", latency="zero") as session:
+        record = record_trail(
+            path, session, demo_llm, secrets={"password": "hunter2"}, options=RecordOptions(steps=(4,))
+        )
+    assert record.verification == "verified", record.verification_note
+    assert str(record.verification_note).endswith("· 1 assertion shown to fail")

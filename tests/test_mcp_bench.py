@@ -225,3 +225,21 @@ def test_screenshot_is_a_downscaled_jpeg_with_or_without_marks(call: _Client) ->
 
     with Image.open(BytesIO(plain.image or b"")) as image:
         assert max(image.size) <= 1024
+
+
+def test_a_verify_step_must_assert_the_facts_it_states(call: _Client, tmp_path: Path) -> None:
+    path = tmp_path / "facts.trail.yaml"
+    call("trail_start", path=str(path), title="facts")
+    call("trail_step", text="Launch the app")
+    screen = call("launchApp", appId="dev.trailblaze.demo", launchMode="CLEAR_STATE")
+    call("trail_verify", text='The "Welcome back" heading is shown')
+    wrong = call("assertVisible", ref=ref(screen, "Sign in"))  # true, but not the fact the step states
+    _status(wrong, "OK")
+    refused = call("trail_save")
+    _status(refused, "ERROR")
+    assert 'states facts no assertion checks: "Welcome back"' in refused.text and not path.exists()
+    _status(call("trail_step", text="next"), "ERROR")  # the verify step cannot be left either
+    _status(call("assertVisible", ref=ref(screen, "Welcome back"), expectedText="Welcome back"), "OK")
+    _status(call("trail_save"), "OK")
+    saved = path.read_text()
+    assert "expectedText: Welcome back" in saved

@@ -9,7 +9,7 @@ recording keeps, next to the identity selector (`trailblaze.selector_gen.selecto
   out only when the identity selector already pins that very text (`textRegex: Inbox`).
 - its **state** where it has one: checked for a switch / checkbox (both values), selected when
   selected, enabled when disabled — in the branch's own fields (`isChecked` on Android, `checked` on
-  iOS and the web, see docs/adr/0037-assertions-pin-facts.md).
+  iOS and the web, see docs/adr/0038-assertions-pin-facts.md).
 
 Widening is deliberate, never by omission: the model passes `textPattern` (a regex) for a part that
 legitimately varies, and the recording says so with `textMatchMode: REGEX`.

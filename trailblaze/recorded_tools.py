@@ -187,7 +187,7 @@ class AssertVisibleBySelector(RecordedToolParams):
     timeoutMs: int | None = Field(default=None, ge=0)
     textMatchMode: Literal["EXACT", "PREFIX", "REGEX"] | None = None
     """How `expectedText` compares: EXACT (default), PREFIX, or REGEX (full match) — a recording
-    widens a text only this way, deliberately (docs/adr/0037-assertions-pin-facts.md)."""
+    widens a text only this way, deliberately (docs/adr/0038-assertions-pin-facts.md)."""
 
 
 class AssertNotVisibleWithText(RecordedToolParams):

@@ -101,7 +101,7 @@ class IosMaestroSelector(_Strict):
     enabled: bool | None = None
     checked: bool | None = None
     """A switch or checkbox is on (WebDriverAgent reports its value `1` / `0`); Maestro's `checked`,
-    which Trailblaze's `iosMaestro` branch lacks (docs/adr/0037-assertions-pin-facts.md)."""
+    which Trailblaze's `iosMaestro` branch lacks (docs/adr/0038-assertions-pin-facts.md)."""
 
 
 class WebSelector(_Strict):
@@ -123,7 +123,7 @@ class WebSelector(_Strict):
     """0-based among the matches, top-to-bottom then left-to-right."""
     checked: bool | None = None
     """A checkbox, radio or switch is checked (Playwright's `checked` locator option; an extension of
-    Trailblaze's `web` branch, docs/adr/0037-assertions-pin-facts.md)."""
+    Trailblaze's `web` branch, docs/adr/0038-assertions-pin-facts.md)."""
     selected: bool | None = None
     enabled: bool | None = None
 

@@ -154,6 +154,11 @@ def _saved_screen(folder: Path, rel: str | None) -> Hierarchy | None:
     if not path.is_relative_to(folder.resolve()) or not path.is_file():
         return None
     try:
-        return parse_hierarchy(path.read_bytes())
-    except TrailblazeError:
+        data = path.read_bytes()
+        if data.startswith(b'{"web":'):  # the web driver's DOM walk (trailblaze.web_hierarchy)
+            from trailblaze.web_hierarchy import parse_web_dump
+
+            return parse_web_dump(data.decode("utf-8"))
+        return parse_hierarchy(data)
+    except (TrailblazeError, ValueError):
         return None

@@ -180,6 +180,11 @@ class Workbench:
             hierarchy = session.screen()
             ctx = ToolContext(session, self.memory, _view(hierarchy), hierarchy)
             outcome = self.registry.call(name, raw, ctx)
+            weak = _weak_assertions(outcome.recorded, hierarchy, self.memory) if outcome.ok else []
+            if weak:  # an assertion that cannot fail is not recorded (docs/adr/0038-assertions-pin-facts.md)
+                outcome.recorded = [c for c in outcome.recorded if all(c is not w for w, _ in weak)]
+                return answer("ERROR", "not recorded: " + "; ".join(m for _, m in weak),
+                              "hint: assert the fact the step states (its text with expectedText, a state with assertState)")  # fmt: skip
             status = outcome.result.status
             notes = [self._record(session, outcome.recorded)] if outcome.ok and outcome.recorded else []
             try:
@@ -225,6 +230,9 @@ class Workbench:
     def trail_step(self, text: str, *, verify: bool) -> Reply:
         if self.draft is None:
             return answer("NO_TRAIL", "no trail is being recorded")
+        unchecked = _unchecked_facts(self.draft)
+        if unchecked is not None:
+            return answer("ERROR", unchecked, "hint: assert each fact in this verify step, then open the next step")
         note = self.draft.open_step("verify" if verify else "step", str(self.memory.redact(text)))
         then = (
             "assert with assertVisible / assertNotVisibleWithText: they are recorded into it"
@@ -252,6 +260,9 @@ class Workbench:
         if all(s.empty for s in draft.steps):
             return answer("ERROR", "nothing to save: no step has a recorded tool yet",
                           "hint: `trail_step {text}`, then act on the device")  # fmt: skip
+        unchecked = _unchecked_facts(draft)
+        if unchecked is not None:
+            return answer("ERROR", f"not saved: {unchecked}", "hint: assert each fact, then `trail_save` again")
         try:
             trail = draft.save()
         except TrailblazeError as exc:
@@ -383,3 +394,31 @@ def _replay_reply(record: TrailRecord) -> Reply:
     if record.error and not any(record.error in line for line in lines):
         lines.append(record.error)
     return answer("FAILED", head, *lines)
+
+
+def _unchecked_facts(draft: TrailDraft) -> str | None:
+    """Why the current verify step may not be left yet: facts it states that no assertion checks."""
+    from trailblaze.facts import uncovered
+
+    step = draft.current
+    if step is None or step.kind != "verify" or step.empty:
+        return None
+    calls = [c for platform_calls in step.tools.values() for c in platform_calls]
+    missing = uncovered(step.text, calls)
+    if not missing:
+        return None
+    facts = "; ".join(f.describe() for f in missing)
+    return f"{step.label(len(draft.steps))} states facts no assertion checks: {facts}"
+
+
+def _weak_assertions(calls: list[ToolCall], screen: Hierarchy, memory: Memory) -> list[tuple[ToolCall, str]]:
+    """The assertions among `calls` that cannot fail on `screen` (the mutation proof), with why."""
+    from trailblaze.mutation import is_assertion, prove_assertion
+
+    out = []
+    for call in calls:
+        if is_assertion(call):
+            verdict = prove_assertion(call, screen, memory)
+            if verdict.status == "cannot-fail":
+                out.append((call, verdict.message))
+    return out

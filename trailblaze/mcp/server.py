@@ -26,7 +26,7 @@ trailblaze drives a phone (or the simulators sim:android / sim:ios) and turns wh
 replayable trail file.
 1. `snapshot` shows the screen: one line per element with a ref like [k4f].
 2. Act by ref: tap, inputText (type secrets as {{name}}), eraseText, swipe, scrollUntilTextIsVisible, \
-launchApp, pressBack, pressKey, hideKeyboard; check with assertVisible / assertNotVisibleWithText. Every \
+launchApp, pressBack, pressKey, hideKeyboard; check with assertVisible (expectedText) / assertState / assertNotVisibleWithText. Every \
 action settles and returns the new screen.
 3. To author a test: trail_start {path, title}; trail_step {text} before the actions of each step; \
 trail_verify {text} before its assertions; trail_show to review; trail_save. trail_replay replays it with no LLM.

@@ -145,7 +145,9 @@ _TRAIL_TOOLS = (
          _StepText, lambda b, a: b.trail_step(a.text, verify=False)),
     _own("trail_verify", "trails",
          "Open the next verify step (a check) of the trail being recorded; only assertions are allowed in it "
-         "(assertVisible, assertNotVisibleWithText) and they are recorded into it.",
+         "(assertVisible, assertState, assertNotVisibleWithText and the app-state probes) and they are recorded "
+         "into it. Every text the step quotes and every state it names (on, off, selected, disabled) must be "
+         "asserted before the next step opens or the trail is saved.",
          _StepText, lambda b, a: b.trail_step(a.text, verify=True)),
     _own("trail_show", "trails",
          "The trail being recorded as the YAML `trail_save` would write: its steps and their recorded tools.",

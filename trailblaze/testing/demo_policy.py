@@ -235,13 +235,16 @@ def _verify(req: _Request) -> list[dict[str, Any]]:
     if negative and quoted:
         calls = [_call("assertNotVisibleWithText", text=q, reasoning="must be gone") for q in quoted]
         return [*calls, _status("COMPLETED", objective)]
-    targets = quoted or [w for w in re.findall(r"\b([A-Z][a-z]+)\b", objective) if w != "The"]
+    # What the step names without quotes ("The Inbox is shown") is checked too, as a model would.
+    unquoted = re.sub(r'"[^"]*"', " ", objective)
+    named = [w for w in re.findall(r"\b([A-Z][a-z]+)\b", unquoted) if w not in ("The", "A", "An") and w not in quoted]
+    targets = [*named, *quoted]
     for target in targets:
         element = _find(req.screen, target, prefer_action=False)
         if element is None:
             if (_loading(req) or not quoted) and waits < 5 and not calls:
                 return [_status("IN_PROGRESS", f"waiting for {target!r}")]
-            if quoted:
+            if target in quoted:
                 return [_status("FAILED", f"{target!r} is not on the screen")]
             continue
         state = re.search(rf'"{re.escape(target)}" switch is (on|off)', objective)
