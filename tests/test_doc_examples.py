@@ -131,6 +131,15 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         "hand: a benchmark (about a minute) that prints the kill table and fails until every mutant is "
         "killed; tests/test_mutants.py replays its contradicted pairs; here only `--help` runs"
     ),
+    "python benchmarks/assertion_proof.py": Elsewhere(
+        "hand: a benchmark (a minute) that prints the mutation proof's cost per assertion and its share of a "
+        "record; tests/test_assertion_facts.py checks what it measures"
+    ),
+    "python benchmarks/nl_record_kills.py": Elsewhere(
+        "hand: a benchmark (minutes) that records NL-only copies of the examples and prints their kill table"
+    ),
+    "trailblaze check trails/": Run(shows="checked: "),
+    "trailblaze check trails/login.trail.yaml --runs .trailblaze/runs": Run(shows="1 trail checked"),
     "python benchmarks/record_replay_20.py": Elsewhere(
         "hand: a benchmark (minutes on both platforms) that prints figures; here only `--help` runs"
     ),

@@ -264,7 +264,7 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
 @cli.command(
     "check",
     short_help="Show recorded assertions that cannot fail (no device).",
-    epilog=_EX + "  trailblaze check trails/\n  trailblaze check trails/login.trail.yaml --run .trailblaze/runs/20261126-101500",
+    epilog=_EX + "  trailblaze check trails/\n  trailblaze check trails/login.trail.yaml --runs .trailblaze/runs",
 )
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option(
