@@ -2,7 +2,8 @@
 contradicts them.
 
 Every example trail (`trails/*.trail.yaml`, with `trails/tools/` for its custom tools) is copied into a
-temporary folder with every recording stripped — only the natural-language steps, which quote text
+temporary folder with every recording stripped (a step that only runs another trail keeps its
+`runTrail`) — only the natural-language steps, which quote text
 ("Message archived") and name switch states ("is on") — and recorded with `trailblaze record` on
 `sim:android`, then on `sim:ios`, as a user would: a subprocess, the real `anthropic` SDK talking to
 the local Messages-API fake that answers with the keyless demo model (what `trailblaze sim llm` serves).
@@ -34,6 +35,9 @@ def nl_copies(into: Path) -> list[Path]:
     for src in sorted((ROOT / "trails").glob("*.trail.yaml")):
         data = yaml.safe_load(src.read_text())
         for step in data["trail"]:
+            calls = [c for tools in (step.get("recording") or {}).values() for c in tools]
+            if calls and all("runTrail" in c for c in calls):
+                continue  # "sign in with the shared trail" is structure, not a recording of the UI
             step.pop("recording", None)
         copy = into / src.name
         copy.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))

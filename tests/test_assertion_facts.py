@@ -272,3 +272,28 @@ def test_record_does_not_write_a_trail_whose_assertion_cannot_fail(tmp_path) -> 
         )
     assert record.verification == "verified", record.verification_note
     assert str(record.verification_note).endswith("· 1 assertion shown to fail")
+
+
+def test_web_assertions_pin_text_checked_and_selected() -> None:
+    """On a page (a DOM walk the web driver saved, TodoMVC filtered to Active): a checkbox's state, the
+    selected filter link and a field's text are pinned, and proven able to fail."""
+    from pathlib import Path
+
+    from trailblaze.web_hierarchy import parse_web_dump
+
+    source = (Path(__file__).parent / "data" / "web" / "todomvc-active-dump.json").read_text()
+    h = parse_web_dump(source)
+    toggle_all = next(n for n in h.nodes if n.resource_id == "toggle-all")
+    active = next(n for n in h.nodes if n.class_name == "link" and n.label == "Active")
+    pinned = pin_assertion(toggle_all, h)
+    assert pinned.params == {
+        "nodeSelector": {"web": {"dataTestId": "toggle-all", "checked": False}},
+        "expectedText": "Mark all as complete",
+    }
+    link = pin_assertion(active, h)
+    assert link.params == {"nodeSelector": {"web": {"ariaNameRegex": "Active", "selected": True}}}
+    for params, killed in ((pinned.params, ("text", "checked", "removed")), (link.params, ("text", "selected", "removed"))):
+        verdict = prove_assertion(assert_call(params), h)
+        assert verdict.status == "can-fail" and verdict.killed == killed, verdict.message
+    weak = prove_assertion(assert_call({"nodeSelector": {"web": {"dataTestId": "toggle-all"}}}), h)
+    assert weak.status == "cannot-fail" and set(weak.survived) == {"text", "checked"}
