@@ -367,6 +367,12 @@ class SimulatedDevice:
                 return 1
             return 4 if self._foreground else 2
 
+    def editing(self) -> bool:
+        """Whether a text field of the app in front has input focus (an IME has a connection to type into)."""
+        with self._lock:
+            self._tick()
+            return self._focused_field() is not None
+
     def keyboard_shown(self) -> bool:
         with self._lock:
             self._tick()
