@@ -1,9 +1,12 @@
 """The paths uiautomator2 / adbutils take on a real phone, on the simulator (issue 30, item 2): the
 focused app and its pid from `dumpsys activity top` (Android 10+ has no mCurrentFocus in
 `dumpsys window windows`), `wait_activity` / `app_wait`, the u2 server's `app_process` that a
-shell can kill and the client restarts, and timed swipes under `trailblaze sim`'s timed gestures."""
+shell can kill and the client restarts, timed swipes under `trailblaze sim`'s timed gestures, and
+app specs whose screens are activities and whose apps show toasts."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from sim_android_support import PKG, android_rig
@@ -65,3 +68,52 @@ def test_sim_gestures_timed_take_the_swipe_duration(timed: bool, seconds: float)
         w, h = rig.d.window_size()
         rig.d.swipe(w // 2, h // 2, w - 1, h // 2, 0.2)  # u2 sends 0.2 s as 40 steps of 5 ms
         assert rig.server.u2_service(rig.serial).gesture_seconds == pytest.approx(seconds)
+
+
+_TWO_ACTIVITIES = """
+app_id: com.example.twoacts
+name: Two Acts
+launch: main
+screens:
+  main:
+    elements:
+      - {role: button, text: Addition, on_tap: [{go: addition}]}
+      - {role: button, text: Toast, on_tap: [{toast: Button Clicked!}]}
+      - role: list
+        id: android:id/list
+        source: rows
+        row: {role: row, children: [{role: text, text: "{item.t}"}]}
+  addition:
+    activity: .AdditionActivity
+    elements:
+      - {role: text_field, id: num1}
+data:
+  rows: {items: [{t: One}]}
+"""
+
+
+def test_screens_are_activities_am_start_opens_them_and_app_toasts_reach_last_toast(tmp_path: Path) -> None:
+    spec = tmp_path / "twoacts.yaml"
+    spec.write_text(_TWO_ACTIVITIES)
+    with android_rig(app=str(spec)) as rig:
+        d = rig.d
+        pkg = "com.example.twoacts"
+        assert d.app_current()["activity"] == ".MainActivity"
+        assert d(resourceId="android:id/list").child(text="One").exists  # a framework id, kept as it is
+        d(text="Toast").click()
+        assert d.last_toast == "Button Clicked!"
+        assert d(text="Button Clicked!", packageName="com.android.systemui").exists
+        d(text="Addition").click()
+        assert d.wait_activity(".AdditionActivity", timeout=1)
+        d.press("back")
+        assert d.app_current()["activity"] == ".MainActivity"
+        d.app_start(pkg, activity=".AdditionActivity", stop=True)  # `am start -n` of a screen's activity
+        assert d.wait_activity(".AdditionActivity", timeout=1)
+        assert d(resourceId=f"{pkg}:id/num1").exists
+        d.press("back")  # started alone, it was the task's only activity: back leaves the app
+        assert d.app_current()["package"] != pkg
+        res = d.shell(["am", "start", "-n", f"{pkg}/.NoSuchActivity"])
+        assert (
+            "Activity class {com.example.twoacts/com.example.twoacts.NoSuchActivity} does not exist"
+            in res.output
+        )

@@ -641,14 +641,18 @@ class AndroidShell:
             if "n" in opts:
                 pkg, _, act = opts["n"].partition("/")
                 app = self._app(pkg)
-                if app is None or (act and act not in (app.activity, self.full_activity(app))):
+                started = False
+                if app is not None and self._spec_app(pkg):
+                    if stop_first:
+                        self.device.terminate(pkg)
+                    started = self.device.start_activity(pkg, act or app.activity)
+                if not started:
                     cls = act if not act.startswith(".") else pkg + act
                     return ShellResult(
                         f"Starting: Intent {{ cmp={opts['n']} }}\n".encode(),
                         f"Error type 3\nError: Activity class {{{pkg}/{cls}}} does not exist.\n".encode(),
                         1,
                     )
-                self._launch(pkg, stop_first=stop_first)
                 return _ok(f"Starting: Intent {{ cmp={opts['n']} }}\n")
             if "d" in opts and (linked := deep_link_app(self.device, opts["d"])) is not None:
                 self._launch(linked)

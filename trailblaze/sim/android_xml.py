@@ -141,7 +141,7 @@ def _from_sim(
     ax = AxNode(
         index=index,
         text=text,
-        resource_id=f"{package}:id/{node.id}" if node.id else "",
+        resource_id=_resource_id(package, node.id),
         class_name=node.android_class,
         package=package,
         content_desc=node.label,
@@ -358,6 +358,14 @@ def _adopt(parent: AxNode, children: list[AxNode]) -> None:
 def app_package(device: SimDevice) -> str:
     app = device.current_app()
     return app.app_id if app is not None else LAUNCHER_PACKAGE
+
+
+def _resource_id(package: str, view_id: str) -> str:
+    """`pkg:id/name`; an id that names its package already (a framework id such as `android:id/list`,
+    which ListActivity-based apps use) is kept as it is."""
+    if not view_id:
+        return ""
+    return view_id if ":id/" in view_id else f"{package}:id/{view_id}"
 
 
 def build_windows(device: SimDevice, overlays: list[AxNode] | None = None) -> list[AxNode]:

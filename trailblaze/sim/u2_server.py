@@ -324,6 +324,9 @@ class U2Service:
         self.screen_on = True
         self.system = SystemUI()
         """The notification shade and toasts drawn over the apps."""
+        if hasattr(device, "toast_sink"):
+            # the app's own toasts (spec `toast:` steps) are SystemUI's to draw, like makeToast's
+            device.toast_sink = lambda text, seconds: self.system.show_toast(text, seconds, self._now())
         self.gesture_seconds = 0.0
         """Seconds this server has spent performing timed gestures (swipes, drags, pinches)."""
         self.last_gesture: tuple[str, float] | None = None
