@@ -15,6 +15,7 @@ import pytest
 from sim_android_support import AndroidRig, android_rig, rid
 
 from trailblaze.apk import input_method_services
+from trailblaze.hierarchy import parse_hierarchy
 
 IME = "com.github.uiautomator/.AdbKeyboard"
 LATIN = "com.android.inputmethod.latin/.LatinIME"
@@ -126,3 +127,17 @@ def test_other_imes_from_a_manifest_are_listed_not_enabled(rig: AndroidRig, tmp_
     assert "result=0" in d.shell("am broadcast -a ADB_KEYBOARD_CLEAR_TEXT").output
     d.shell("pm uninstall com.example.kbd")  # removing the selected IME falls back to the system's
     assert d.current_ime() == LATIN
+
+
+def test_the_keyboard_window_is_the_selected_input_methods(rig: AndroidRig) -> None:
+    d = rig.d
+    d(resourceId=rid("email")).click()
+    assert [n.package for n in parse_hierarchy(d.dump_hierarchy(), "android").roots][-1] == (
+        "com.android.inputmethod.latin"
+    )
+    d.set_input_ime(True)
+    d(resourceId=rid("email")).click()  # AdbKeyboard's send_keys hid the keyboard; a tap shows it again
+    h = parse_hierarchy(d.dump_hierarchy(), "android")
+    keyboard = h.roots[-1]
+    assert keyboard.package == "com.github.uiautomator" and h.window_kinds[-1] == "ime" and h.keyboard_shown
+    assert keyboard.children[0].resource_id == "com.github.uiautomator:id/keyboard"

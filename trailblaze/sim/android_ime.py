@@ -83,6 +83,11 @@ class InputMethods:
         return self.settings.get(_DEFAULT, SYSTEM_IME)
 
     @property
+    def current_package(self) -> str:
+        """The package of the selected input method: its window is the keyboard's."""
+        return self.available.get(self.current, self.available[SYSTEM_IME])
+
+    @property
     def enabled(self) -> list[str]:
         ids = [part.split(";")[0] for part in self.settings.get(_ENABLED, "").split(":") if part]
         return [i for i in ids if i in self.available]

@@ -253,6 +253,8 @@ class AndroidShell:
             ("system", "accelerometer_rotation"): "0",
         }
         self.ime = InputMethods(device, self.settings, self._keycode)
+        if u2 is not None:
+            u2.ime_package = lambda: self.ime.current_package
         self._env: dict[str, str] = {}
         self.pm = PackageManager()
         self.u2_alive: Callable[[], bool] = lambda: False
@@ -1075,7 +1077,11 @@ class AndroidShell:
         if args[:1] != ["dump"]:
             return _err("Usage: uiautomator <subcommand> [options]\n", 1)
         path = next((a for a in args[1:] if not a.startswith("-")), "/sdcard/window_dump.xml")
-        windows = self.u2.windows() if self.u2 is not None else build_windows(self.device)
+        windows = (
+            self.u2.windows()
+            if self.u2 is not None
+            else build_windows(self.device, ime_package=self.ime.current_package)
+        )
         xml = render_uiautomator_dump(windows, rotation=self._rotation())
         if path in ("/dev/tty", "/proc/self/fd/1"):
             # `adb exec-out uiautomator dump /dev/tty`: the document on stdout, then the notice
