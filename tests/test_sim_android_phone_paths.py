@@ -7,6 +7,7 @@ app specs whose screens are activities and whose apps show toasts."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from sim_android_support import PKG, android_rig
@@ -117,3 +118,27 @@ def test_screens_are_activities_am_start_opens_them_and_app_toasts_reach_last_to
             "Activity class {com.example.twoacts/com.example.twoacts.NoSuchActivity} does not exist"
             in res.output
         )
+
+
+@pytest.mark.parametrize(("args", "scale"), [([], 1.0), (["--gestures", "instant"], 0.0)])
+def test_trailblaze_sim_times_gestures_unless_told_not_to(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], scale: float
+) -> None:
+    from click.testing import CliRunner
+
+    import trailblaze.cli as cli_module
+    from trailblaze.sim import runtime
+
+    started: list[object] = []
+
+    def fake_start(platform: str, app: str, **kwargs: object) -> object:
+        started.append(kwargs["latency"])
+        return SimpleNamespace(how_to_connect=lambda: "simulated", stop=lambda: None)
+
+    monkeypatch.setattr(runtime, "start_simulator", fake_start)
+    monkeypatch.setattr(cli_module, "_foreground", lambda how, stop: None)
+    result = CliRunner().invoke(cli_module.cli, ["sim", "android", *args])
+    assert result.exit_code == 0, result.output
+    (conditions,) = started
+    assert conditions.latency.gesture_time_scale == scale  # type: ignore[attr-defined]
+    assert conditions.latency.dump == (0.0, 0.0)  # type: ignore[attr-defined]
