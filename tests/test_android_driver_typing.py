@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import adbutils
 import pytest
-import uiautomator2 as u2
 
-from tests.device_support import Rig, rig
+from tests.device_support import Rig, install_adb_keyboard, rig
 from trailblaze.sim.model import ManualClock
 
 TEXT = "Grüße, 東京 🚀"
@@ -20,10 +18,7 @@ TEXT = "Grüße, 東京 🚀"
 def typing(request: pytest.FixtureRequest) -> Iterator[tuple[Rig, str]]:
     with rig("android", clock=ManualClock()) as r:
         if request.param == "ime":
-            # a phone prepared as u2 users do: its AdbKeyboard installed and selected
-            serial, opts = r.sim.device_specs()[0]
-            client = adbutils.AdbClient(opts["adb_host"], int(opts["adb_port"]))
-            u2.connect(client.device(serial)).set_input_ime(True)
+            install_adb_keyboard(r)  # a phone prepared as u2 users do
         yield r, request.param
 
 
