@@ -68,3 +68,14 @@ def rig(
         yield Rig(sim, session)
     finally:
         session.close()
+
+
+def install_adb_keyboard(r: Rig) -> None:
+    """Install and select uiautomator2's AdbKeyboard on a simulated Android phone, as
+    `uiautomator2.Device.set_input_ime()` does on a real one."""
+    import adbutils
+    import uiautomator2 as u2
+
+    serial, opts = r.sim.device_specs()[0]
+    client = adbutils.AdbClient(opts["adb_host"], int(opts["adb_port"]))
+    u2.connect(client.device(serial)).set_input_ime(True)

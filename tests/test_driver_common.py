@@ -9,14 +9,18 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
-from tests.device_support import PKG, Rig, rig
+from tests.device_support import PKG, Rig, install_adb_keyboard, rig
 from trailblaze.driver import Driver, SupportsClipboard
 from trailblaze.sim.model import ManualClock
 
 
-@pytest.fixture(params=["android", "ios"])
+@pytest.fixture(params=["android", "android-ime", "ios"])
 def r(request: pytest.FixtureRequest) -> Iterator[Rig]:
-    with rig(request.param, clock=ManualClock()) as opened:
+    """`android-ime`: a phone prepared as u2 users do, with u2's AdbKeyboard installed and selected,
+    so typing takes the input-method path instead of the clipboard."""
+    with rig(request.param.removesuffix("-ime"), clock=ManualClock()) as opened:
+        if request.param.endswith("-ime"):
+            install_adb_keyboard(opened)
         yield opened
 
 

@@ -55,6 +55,30 @@ def test_u2_dump_with_ime_window_and_crcrlf_line_ends() -> None:
     assert ime_root.package == "com.google.android.inputmethod.latin"
 
 
+_ADB_KEYBOARD_DUMP = """<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>
+<hierarchy rotation="0">
+<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.example.app"
+ content-desc="" clickable="false" enabled="true" focused="false" bounds="[0,0][1080,2400]" visible-to-user="true">
+<node index="0" text="" resource-id="com.example.app:id/query" class="android.widget.EditText"
+ package="com.example.app" content-desc="" clickable="true" enabled="true" focused="true"
+ bounds="[0,200][1080,350]" visible-to-user="true" /></node>
+<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.github.uiautomator"
+ content-desc="" clickable="false" enabled="true" focused="false" bounds="[0,1500][1080,2256]" visible-to-user="true">
+<node index="0" text="" resource-id="com.github.uiautomator:id/keyboard"
+ class="android.inputmethodservice.KeyboardView" package="com.github.uiautomator" content-desc=""
+ clickable="true" enabled="true" focused="false" bounds="[0,1500][1080,2256]" visible-to-user="true" /></node>
+</hierarchy>"""
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["expat", "tree"])
+def test_an_input_method_from_any_package_is_the_keyboard(fast: bool) -> None:
+    # uiautomator2's AdbKeyboard lives in com.github.uiautomator, a package that does not say "keyboard"
+    data = _ADB_KEYBOARD_DUMP.encode()
+    body = data[data.find(b"<") :]
+    h = _parse_android_expat(body, data) if fast else _parse_xml(body, data)
+    assert h is not None and h.window_kinds == ["app", "ime"] and h.keyboard_shown
+
+
 def test_naf_and_missing_attributes_of_older_api_levels() -> None:
     h = load(next(p for p in FIXTURES if p.name == "facebook.xml"))
     assert any(n.naf for n in h.nodes)

@@ -250,9 +250,9 @@ def test_screen_power_battery_and_uiautomator_process(rig: AndroidRig) -> None:
         True,
         25.0,
     )
-    ps = dev.shell("ps -A | grep uiautomator")
-    assert ps.split()[0] == "shell" and ps.split()[-1] == "uiautomator"
-    assert [line.split()[-1] for line in dev.shell("ps -u shell").splitlines()[1:]] == ["adbd", "uiautomator"]
+    ps = dev.shell("ps -A | grep app_process")
+    assert ps.split()[0] == "shell" and ps.split()[-1] == "app_process"  # u2.jar runs in a bare app_process
+    assert [line.split()[-1] for line in dev.shell("ps -u shell").splitlines()[1:]] == ["adbd", "app_process"]
     assert dev.shell(f"ps -A {PKG}").splitlines()[-1].endswith(PKG)
 
 

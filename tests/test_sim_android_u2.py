@@ -64,7 +64,8 @@ def test_info_window_size_device_info_serial_and_orientation() -> None:
 def test_app_current_start_stop_clear() -> None:
     with android_rig() as rig:
         d = rig.d
-        assert d.app_current() == {"package": PKG, "activity": f"{PKG}.MainActivity", "pid": 0}
+        pid = rig.device.current_app().pid  # type: ignore[union-attr]
+        assert pid > 0 and d.app_current() == {"package": PKG, "activity": ".MainActivity", "pid": pid}
         d.app_stop(PKG)
         assert d.app_current()["package"] == LAUNCHER_PACKAGE
         assert not d(text="Welcome back").exists

@@ -364,3 +364,17 @@ def test_the_rest_of_the_upstream_clients_calls(client: wda.Client) -> None:
     s.app_start(BUNDLE)
     assert s.alert.wait(timeout=0.2) is False
     assert s.alert.click_exists("OK") is None  # no alert: nothing to click
+
+
+def test_active_app_info_has_webdriveragents_shape_in_front_and_at_home(client: wda.Client) -> None:
+    # WebDriverAgent's handleActiveAppInfo: pid, bundleId, name and processArguments {args, env},
+    # nothing else (facebook-wda's e2e suite checks this with a closed JSON schema)
+    def check(info: dict[str, Any], bundle: str) -> None:
+        assert set(info) == {"pid", "bundleId", "name", "processArguments"}
+        assert info["bundleId"] == bundle and isinstance(info["name"], str)
+        assert isinstance(info["pid"], int) and info["pid"] > 0
+        assert info["processArguments"] == {"args": [], "env": {}}
+
+    check(client.app_current(), BUNDLE)
+    client.home()
+    check(client.app_current(), "com.apple.springboard")

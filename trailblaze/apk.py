@@ -1,6 +1,6 @@
 """What an APK file says about itself: the package name in its `AndroidManifest.xml`, plain text
-or compiled (AXML). Used by `--install` (which package to reinstall) and the Android simulator's
-package manager."""
+or compiled (AXML), and the input methods it declares. Used by `--install` (which package to
+reinstall) and the Android simulator's package manager and input-method registry."""
 
 from __future__ import annotations
 
@@ -8,8 +8,13 @@ import io
 import re
 import struct
 import zipfile
+from collections.abc import Iterator
+from xml.etree import ElementTree
 
-__all__ = ["manifest_package", "read_manifest"]
+__all__ = ["input_method_services", "manifest_package", "read_manifest"]
+
+_ANDROID_NS = "{http://schemas.android.com/apk/res/android}"
+_INPUT_METHOD_ACTION = "android.view.InputMethod"
 
 
 def read_manifest(data: bytes) -> bytes:
@@ -26,28 +31,73 @@ def manifest_package(manifest: bytes) -> str:
     return _binary_manifest_package(manifest) or ""
 
 
+def input_method_services(manifest: bytes) -> list[str]:
+    """Class names (as written, often `.Name`) of the `<service>`s whose intent filter has the
+    `android.view.InputMethod` action: what the system lists as the package's input methods."""
+    if manifest.lstrip().startswith(b"<"):
+        return _text_input_methods(manifest)
+    found: list[str] = []
+    service: str | None = None
+    try:
+        for start, name, attrs in _binary_elements(manifest):
+            if name == "service":
+                service = attrs.get("name") if start else None
+            elif start and name == "action" and service and attrs.get("name") == _INPUT_METHOD_ACTION:
+                found.append(service)
+    except (struct.error, IndexError):
+        return found
+    return list(dict.fromkeys(found))
+
+
+def _text_input_methods(manifest: bytes) -> list[str]:
+    try:
+        root = ElementTree.fromstring(manifest)
+    except ElementTree.ParseError:
+        return []
+    found: list[str] = []
+    for service in root.iter("service"):
+        actions = {a.get(_ANDROID_NS + "name") for a in service.iter("action")}
+        name = service.get(_ANDROID_NS + "name")
+        if name and _INPUT_METHOD_ACTION in actions:
+            found.append(name)
+    return found
+
+
+def _binary_elements(data: bytes) -> Iterator[tuple[bool, str, dict[str, str]]]:
+    """(is_start, element name, string attributes by local name) of each start / end element of a
+    compiled manifest, in document order."""
+    if struct.unpack_from("<H", data, 0)[0] != 0x0003:
+        return
+    strings = _string_pool(data, 8)
+    pos = 8
+    while pos + 8 <= len(data):
+        ctype, header_size, size = struct.unpack_from("<HHI", data, pos)
+        if size <= 0:
+            return
+        if ctype == 0x0102:  # XML start element
+            name_idx = struct.unpack_from("<I", data, pos + 20)[0]
+            attr_start, attr_size, attr_count = struct.unpack_from("<HHH", data, pos + 24)
+            attrs: dict[str, str] = {}
+            for k in range(attr_count):
+                at = pos + header_size + attr_start + k * attr_size
+                _ns, attr_name, raw = struct.unpack_from("<IIi", data, at)
+                value_type, value = struct.unpack_from("<BI", data, at + 15)
+                if raw >= 0:
+                    attrs[strings[attr_name]] = strings[raw]
+                elif value_type == 0x03:  # a string-typed value
+                    attrs[strings[attr_name]] = strings[value]
+            yield True, strings[name_idx], attrs
+        elif ctype == 0x0103:  # XML end element
+            yield False, strings[struct.unpack_from("<I", data, pos + 20)[0]], {}
+        pos += size
+
+
 def _binary_manifest_package(data: bytes) -> str | None:
     """The `package` attribute of the `<manifest>` element of a compiled (AXML) manifest."""
     try:
-        if struct.unpack_from("<H", data, 0)[0] != 0x0003:
-            return None
-        strings = _string_pool(data, 8)
-        pos = 8
-        while pos + 8 <= len(data):
-            ctype, header_size, size = struct.unpack_from("<HHI", data, pos)
-            if size <= 0:
-                return None
-            if ctype == 0x0102:  # XML start element
-                name_idx = struct.unpack_from("<I", data, pos + 20)[0]
-                attr_start, attr_size, attr_count = struct.unpack_from("<HHH", data, pos + 24)
-                if strings[name_idx] == "manifest":
-                    for k in range(attr_count):
-                        at = pos + header_size + attr_start + k * attr_size
-                        _ns, attr_name, raw = struct.unpack_from("<IIi", data, at)
-                        if strings[attr_name] == "package" and raw >= 0:
-                            return str(strings[raw])
-                    return None
-            pos += size
+        for start, name, attrs in _binary_elements(data):
+            if start and name == "manifest":
+                return attrs.get("package")
     except (struct.error, IndexError):
         return None
     return None

@@ -370,8 +370,11 @@ def schema_command() -> None:
               help="Latency profile.")
 @click.option("--devices", "count", type=click.IntRange(min=1), default=1, show_default=True,
               help="How many devices (android only).")
+@click.option("--gestures", type=click.Choice(["timed", "instant"]), default="timed", show_default=True,
+              help="timed: a swipe, long press or pinch lasts the duration the client asks for, as on a "
+              "phone; instant: it returns at once (the in-process test rigs' default).")
 @_debug_option
-def sim_command(platform: str, app: str, port: int, latency: str, count: int) -> None:
+def sim_command(platform: str, app: str, port: int, latency: str, count: int, gestures: str) -> None:
     """Run a simulated device in the foreground until Ctrl-C.
 
     `llm` serves a local Messages-API endpoint whose scripted "model" solves the demo app's trails, so
@@ -381,9 +384,10 @@ def sim_command(platform: str, app: str, port: int, latency: str, count: int) ->
     if platform in ("llm", "openai"):
         _serve_fake_llm(port, openai=platform == "openai")
         return
-    from trailblaze.sim.runtime import start_simulator
+    from trailblaze.sim.runtime import sim_conditions, start_simulator
 
-    sim = start_simulator(platform, app, count=count, port=port, latency=latency)
+    conditions = sim_conditions(latency, timed_gestures=gestures == "timed")
+    sim = start_simulator(platform, app, count=count, port=port, latency=conditions)
     _foreground(sim.how_to_connect(), sim.stop)
 
 

@@ -498,7 +498,12 @@ def _android_window_kind(node: Node) -> WindowKind:
     if pkg == _SYSTEMUI:
         return "system"
     lowered = pkg.lower()
-    if any(h in lowered for h in _IME_HINTS) and node.bounds.top > 0:
+    if node.bounds.top > 0 and (
+        any(h in lowered for h in _IME_HINTS)
+        # an input method from a package that does not say so (uiautomator2's AdbKeyboard lives in
+        # com.github.uiautomator) still draws the framework's keyboard view
+        or any("inputmethodservice" in n.class_name for n in node.walk())
+    ):
         return "ime"
     return "app"
 

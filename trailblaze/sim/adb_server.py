@@ -78,6 +78,8 @@ class _DeviceState:
     """The u2 server was already running before any client came (the preinstalled path)."""
     launches: int = 0
     """`app_process … com.wetest.uia2.Main` streams currently open."""
+    kills: int = 0
+    """How many times the u2 process was killed (`kill PID`): each kill ends the streams open then."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -149,6 +151,7 @@ class AndroidSimServer:
                 u2_resident=u2_preinstalled,
             )
             state.shell.u2_alive = lambda st=state: st.u2_alive  # type: ignore[misc]
+            state.shell.kill_u2 = lambda st=state: self._kill_u2(st)  # type: ignore[misc]
             self._states[dev.serial] = state
         self.log: collections.deque[str] = collections.deque(maxlen=2000)
         """Every host request and local service asked for, oldest first (`serial|service` once switched)."""
@@ -671,14 +674,22 @@ class AndroidSimServer:
             return
         with state.lock:
             state.launches += 1
+            generation = state.kills
         try:
             sock.sendall(b"OKAY" + b"[server] INFO: [UiAutomator2Server] Starting Server\n")
-            while not self._stopping.is_set():
+            while not self._stopping.is_set() and state.kills == generation:
                 if _peer_closed(sock, 0.2):
                     return
         finally:
             with state.lock:
                 state.launches -= 1
+
+    @staticmethod
+    def _kill_u2(state: _DeviceState) -> None:
+        """`kill` of the u2 server's process: the resident server and every launch stream end."""
+        with state.lock:
+            state.u2_resident = False
+            state.kills += 1
 
     def _sync(self, state: _DeviceState, reader: SocketReader) -> None:
         sock = reader.sock

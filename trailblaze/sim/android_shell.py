@@ -3,7 +3,8 @@ over handlers for the commands uiautomator2 / adbutils run and parse (reference 
 in-memory file system that `sync:` and the shell share.
 
 Output formats follow a real Android 14 (API 34) emulator closely enough for the clients' regexes:
-`wm size`, `dumpsys display` (first `orientation=`), `dumpsys window windows` (`mCurrentFocus=`),
+`wm size`, `dumpsys display` (first `orientation=`), `dumpsys window` (`mCurrentFocus=`, in the displays
+section as since Android 10), `dumpsys activity top` (`ACTIVITY pkg/.Short … pid=N`),
 `ps -A` (9+ columns), `pm list packages` (`package:`), `toybox md5sum`, `getprop`, `ime list -s`.
 An unknown command prints `/system/bin/sh: NAME: inaccessible or not found` and exits 127.
 """
@@ -21,6 +22,8 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from trailblaze.apk import input_method_services, read_manifest
+from trailblaze.sim.android_ime import SYSTEM_IME, InputMethods
 from trailblaze.sim.android_logcat import parse_logcat
 from trailblaze.sim.android_pm import InstallError, PackageManager
 from trailblaze.sim.android_probes import probe_commands
@@ -36,7 +39,9 @@ __all__ = ["U2_JAR_PATH", "AndroidShell", "MemFS", "ShellResult", "device_props"
 
 U2_JAR_PATH = "/data/local/tmp/u2.jar"
 U2_MAIN_CLASS = "com.wetest.uia2.Main"
-DEFAULT_IME = "com.android.inputmethod.latin/.LatinIME"
+DEFAULT_IME = SYSTEM_IME
+_LAUNCHER_PID = 1502
+_U2_PID = 2350
 _SYSTEM_PACKAGES = (
     "android", "com.android.systemui", "com.android.settings", "com.android.shell",
     "com.android.inputmethod.latin", "com.android.chrome", LAUNCHER_PACKAGE,
@@ -247,11 +252,15 @@ class AndroidShell:
             ("system", "screen_off_timeout"): "2147483647",
             ("system", "accelerometer_rotation"): "0",
         }
-        self.imes = [DEFAULT_IME]
+        self.ime = InputMethods(device, self.settings, self._keycode)
+        if u2 is not None:
+            u2.ime_package = lambda: self.ime.current_package
         self._env: dict[str, str] = {}
         self.pm = PackageManager()
         self.u2_alive: Callable[[], bool] = lambda: False
         """Whether the uiautomator2 server process runs (the adb server knows; `ps` shows it)."""
+        self.kill_u2: Callable[[], None] = lambda: None
+        """Ends the uiautomator2 server process (`kill` of its pid; the adb server owns it)."""
         self._commands: dict[str, Handler] = {
             "echo": self._echo,
             "true": lambda a, i: _ok(),
@@ -269,6 +278,7 @@ class AndroidShell:
             "input": self._input,
             "ps": self._ps,
             "pidof": self._pidof,
+            "kill": self._kill,
             "md5sum": self._md5sum,
             "md5": self._md5sum,
             "toybox": self._toybox,
@@ -516,8 +526,12 @@ class AndroidShell:
                 "touch INTERNAL, rotation 0, type INTERNAL, state ON, FLAG_DEFAULT_DISPLAY}}\n"
             )
         if service == "window":
+            # Since Android 10 the focus lines are in the displays section, not in `windows`: clients
+            # that grep `dumpsys window windows` for mCurrentFocus (adbutils' app_current) fall back to
+            # `dumpsys activity top`, which also names the pid.
+            sub = args[1] if len(args) > 1 else ""
             focus = f"Window{{5f2c1e8 u0 {pkg}/{full}}}"
-            return _ok(
+            windows = (
                 "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
                 "  Window #0 Window{1a2b3c4 u0 StatusBar}:\n    mDisplayId=0 rootTaskId=1 mSession=Session{7d8e9f0 1234:u0a10150}\n"
                 "  Window #1 Window{2b3c4d5 u0 NavigationBar0}:\n    mDisplayId=0 rootTaskId=1 mSession=Session{7d8e9f0 1234:u0a10150}\n"
@@ -527,13 +541,22 @@ class AndroidShell:
                 f"  mGlobalConfiguration={{1.0 310mcc260mnc [en_US] ldltr sw{int(d.screen_width)}dp "
                 f"w{int(d.screen_width)}dp h{int(d.screen_height)}dp {density}dpi nrml long port finger qwerty}}\n"
                 f"  mHasPermanentDpad=false\n  mTopFocusedDisplayId=0\n"
+            )
+            displays = (
+                "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n"
+                f"  Display: mDisplayId=0 rootTasks=3\n    init={w}x{h} {density}dpi cur={w}x{h} app={w}x{h}\n"
                 f"  mCurrentFocus={focus}\n"
                 f"  mFocusedApp=ActivityRecord{{9a8b7c6 u0 {pkg}/{short} t12}}\n"
             )
+            if sub == "windows":
+                return _ok(windows)
+            if sub == "displays":
+                return _ok(displays)
+            return _ok(windows + "\n" + displays)
         if service == "activity":
             sub = args[1] if len(args) > 1 else "activities"
             app = self.device.current_app()
-            pid = self.pid_of(app) if app is not None else 1500
+            pid = self.pid_of(app) if app is not None else _LAUNCHER_PID
             if sub == "top":
                 return _ok(
                     "TASK 10012:"
@@ -620,14 +643,18 @@ class AndroidShell:
             if "n" in opts:
                 pkg, _, act = opts["n"].partition("/")
                 app = self._app(pkg)
-                if app is None or (act and act not in (app.activity, self.full_activity(app))):
+                started = False
+                if app is not None and self._spec_app(pkg):
+                    if stop_first:
+                        self.device.terminate(pkg)
+                    started = self.device.start_activity(pkg, act or app.activity)
+                if not started:
                     cls = act if not act.startswith(".") else pkg + act
                     return ShellResult(
                         f"Starting: Intent {{ cmp={opts['n']} }}\n".encode(),
                         f"Error type 3\nError: Activity class {{{pkg}/{cls}}} does not exist.\n".encode(),
                         1,
                     )
-                self._launch(pkg, stop_first=stop_first)
                 return _ok(f"Starting: Intent {{ cmp={opts['n']} }}\n")
             if "d" in opts and (linked := deep_link_app(self.device, opts["d"])) is not None:
                 self._launch(linked)
@@ -648,10 +675,9 @@ class AndroidShell:
         if sub == "broadcast":
             opts = _parse_intent(rest)
             action = opts.get("a", "")
-            # no receiver is registered for anything (AdbKeyboard is not installed): result=0
-            return _ok(
-                f"Broadcasting: Intent {{ act={action} flg=0x400000 }}\nBroadcast completed: result=0\n"
-            )
+            extras = {k.removeprefix("extra:"): v for k, v in opts.items() if k.startswith("extra:")}
+            # the running input method is the only receiver on this phone (u2's AdbKeyboard, when selected)
+            return _ok(self.ime.broadcast(action, extras).render(action, bool(extras)))
         if sub == "get-current-user":
             return _ok("0\n")
         return _err(f"Unknown command: {sub}\n", 255 if not sub else 1)
@@ -746,6 +772,7 @@ class AndroidShell:
             name = self.pm.install(data, source)
         except InstallError as exc:
             return _ok(f"Failure [{exc}]\n", 1)
+        self.ime.package_installed(name, input_method_services(read_manifest(data)))
         if any(a.app_id == name for a in self.device.installed_apps()):
             # (re)installing the spec's app stops it, as an update does; a reinstall after an
             # uninstall starts from fresh data
@@ -760,6 +787,7 @@ class AndroidShell:
         was_spec = self._spec_app(pkg)
         if not self.pm.uninstall(pkg, spec_ids):
             return _ok("Failure [DELETE_FAILED_INTERNAL_ERROR]\n", 1)
+        self.ime.package_removed(pkg)
         if was_spec:
             self.device.clear_app_data(pkg)
         return _ok("Success\n")
@@ -794,23 +822,8 @@ class AndroidShell:
         return _err(f"Can't find service: {args[0] if args else ''}\n", 20)
 
     def _ime(self, args: list[str], stdin: bytes) -> ShellResult:
-        sub = args[0] if args else ""
-        rest = args[1:]
-        if sub == "list":
-            if "-s" in rest:
-                return _ok("".join(f"{i}\n" for i in self.imes))
-            return _ok("".join(f"{i}:\n  mId={i} mSettingsActivityName=null\n" for i in self.imes))
-        if sub in ("enable", "disable", "set") and rest:
-            ime = rest[-1]
-            if ime not in self.imes:
-                return _err(
-                    f"Unknown input method {ime} cannot be {'selected' if sub == 'set' else sub + 'd'} for user #0\n"
-                )
-            if sub == "set":
-                self.settings[("secure", "default_input_method")] = ime
-                return _ok(f"Input method {ime} selected for user #0\n")
-            return _ok(f"Input method {ime}: already {sub}d for user #0\n")
-        return _err("usage: ime [list|enable|disable|set] ...\n", 255)
+        out, err, rc = self.ime.command(args)
+        return ShellResult(out.encode(), err.encode(), rc)
 
     def _settings(self, args: list[str], stdin: bytes) -> ShellResult:
         sub = args[0] if args else ""
@@ -881,19 +894,31 @@ class AndroidShell:
             255 if sub else 1,
         )
 
+    def _keycode(self, code: int) -> None:
+        """One KEYCODE_* event to the focused window: a key the device knows, or the character it types."""
+        key = _KEYEVENTS.get(str(code))
+        if key is not None:
+            self._press(key)
+            return
+        from trailblaze.sim.u2_server import keycode_char
+
+        ch = keycode_char(code)
+        if ch is not None:
+            self.device.type_text(ch)
+
     def _ps_rows(self) -> list[tuple[str, int, int, str]]:
         rows = [
             ("root", 1, 0, "init"),
             ("root", 312, 1, "zygote64"),
             ("system", 601, 312, "system_server"),
             ("u0_a150", 1234, 312, "com.android.systemui"),
-            ("u0_a141", 1502, 312, LAUNCHER_PACKAGE),
+            ("u0_a141", _LAUNCHER_PID, 312, LAUNCHER_PACKAGE),
             ("u0_a120", 1690, 312, "com.android.inputmethod.latin"),
             ("shell", 2201, 1, "adbd"),
         ]
         if self.u2_alive():
-            # u2.jar's app_process, started from an adb shell
-            rows.append(("shell", 2350, 2301, "uiautomator"))
+            # u2.jar runs in a bare `app_process` started from an adb shell (no --nice-name)
+            rows.append(("shell", _U2_PID, 2301, "app_process"))
         for app in self._running():
             rows.append(("u0_a190", self.pid_of(app), 312, app.app_id))
         return rows
@@ -931,6 +956,22 @@ class AndroidShell:
                 f"{user:<12} {pid:>5} {ppid:>5} {14_000_000:>10} {98_000:>6} do_epoll_wait       0 S {name}"
             )
         return _ok("\n".join(lines) + "\n")
+
+    def _kill(self, args: list[str], stdin: bytes) -> ShellResult:
+        """`kill [-SIG] PID...`: the shell user may end u2's app_process, not other users' processes."""
+        pids = [a for a in args if not a.startswith("-")]
+        if not pids:
+            return _err("kill: usage: kill [-s sigspec | -signum | -sigspec] [pid | job]... \n", 2)
+        owners = {str(pid): user for user, pid, _, _ in self._ps_rows()}
+        err = ""
+        for pid in pids:
+            if pid not in owners:
+                err += f"/system/bin/sh: kill: {pid}: No such process\n"
+            elif pid == str(_U2_PID):
+                self.kill_u2()
+            else:  # other users' processes, and adbd, which a shell cannot take down
+                err += f"/system/bin/sh: kill: {pid}: Operation not permitted\n"
+        return ShellResult(b"", err.encode(), 1 if err else 0)
 
     def _pidof(self, args: list[str], stdin: bytes) -> ShellResult:
         pids = [str(pid) for _, pid, _, name in self._ps_rows() if name in args]
@@ -1036,7 +1077,11 @@ class AndroidShell:
         if args[:1] != ["dump"]:
             return _err("Usage: uiautomator <subcommand> [options]\n", 1)
         path = next((a for a in args[1:] if not a.startswith("-")), "/sdcard/window_dump.xml")
-        windows = self.u2.windows() if self.u2 is not None else build_windows(self.device)
+        windows = (
+            self.u2.windows()
+            if self.u2 is not None
+            else build_windows(self.device, ime_package=self.ime.current_package)
+        )
         xml = render_uiautomator_dump(windows, rotation=self._rotation())
         if path in ("/dev/tty", "/proc/self/fd/1"):
             # `adb exec-out uiautomator dump /dev/tty`: the document on stdout, then the notice

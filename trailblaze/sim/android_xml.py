@@ -141,7 +141,7 @@ def _from_sim(
     ax = AxNode(
         index=index,
         text=text,
-        resource_id=f"{package}:id/{node.id}" if node.id else "",
+        resource_id=_resource_id(package, node.id),
         class_name=node.android_class,
         package=package,
         content_desc=node.label,
@@ -360,10 +360,21 @@ def app_package(device: SimDevice) -> str:
     return app.app_id if app is not None else LAUNCHER_PACKAGE
 
 
-def build_windows(device: SimDevice, overlays: list[AxNode] | None = None) -> list[AxNode]:
+def _resource_id(package: str, view_id: str) -> str:
+    """`pkg:id/name`; an id that names its package already (a framework id such as `android:id/list`,
+    which ListActivity-based apps use) is kept as it is."""
+    if not view_id:
+        return ""
+    return view_id if ":id/" in view_id else f"{package}:id/{view_id}"
+
+
+def build_windows(
+    device: SimDevice, overlays: list[AxNode] | None = None, *, ime_package: str = IME_PACKAGE
+) -> list[AxNode]:
     """The window roots UiAutomator sees: the app, its dialog if one is open, `overlays` (system
     windows drawn over the app: the notification shade, toasts), the status bar, the navigation
-    bar, and the keyboard (IME) while it is shown."""
+    bar, and the keyboard (IME) while it is shown, in the window of the selected input method's
+    package (`ime_package`)."""
     scale = device.scale
     width = _px(device.screen_width, scale)
     height = _px(device.screen_height, scale)
@@ -403,14 +414,16 @@ def build_windows(device: SimDevice, overlays: list[AxNode] | None = None) -> li
     kb = kb_frame() if callable(kb_frame) else None
     if isinstance(kb, Frame):
         rect = (_px(kb.x, scale), _px(kb.y, scale), _px(kb.right, scale), _px(kb.bottom, scale))
-        ime = AxNode(0, "", "", "android.widget.FrameLayout", IME_PACKAGE, "", rect)
+        ime = AxNode(0, "", "", "android.widget.FrameLayout", ime_package, "", rect)
+        # AdbKeyboard's input view is a KeyboardView with id `keyboard` (its res/layout/input.xml)
+        view_id = "keyboard_view" if ime_package == IME_PACKAGE else "keyboard"
         ime.children.append(
             AxNode(
                 0,
                 "",
-                f"{IME_PACKAGE}:id/keyboard_view",
+                f"{ime_package}:id/{view_id}",
                 "android.inputmethodservice.KeyboardView",
-                IME_PACKAGE,
+                ime_package,
                 "",
                 rect,
                 drawing_order=1,

@@ -172,6 +172,14 @@ class SnackbarStep(_Strict):
     seconds: float = Field(default=2.0, gt=0)
 
 
+class ToastStep(_Strict):
+    """Android: a toast (`Toast.makeText(...).show()`), drawn by SystemUI over every app for `seconds`
+    (LENGTH_SHORT is 2 s) and what u2's `last_toast` reads. iOS has no toasts: nothing shows."""
+
+    toast: str
+    seconds: float = Field(default=2.0, gt=0)
+
+
 class DialogStep(_Strict):
     """Show one of the current screen's dialogs."""
 
@@ -223,6 +231,7 @@ _STEP_TYPES: dict[str, type[_Strict]] = {
     "if": IfStep,
     "wait": WaitStep,
     "snackbar": SnackbarStep,
+    "toast": ToastStep,
     "dialog": DialogStep,
     "close_dialog": CloseDialogStep,
     "remove": RemoveStep,
@@ -258,6 +267,7 @@ Step = Annotated[
     | Annotated[IfStep, Tag("if")]
     | Annotated[WaitStep, Tag("wait")]
     | Annotated[SnackbarStep, Tag("snackbar")]
+    | Annotated[ToastStep, Tag("toast")]
     | Annotated[DialogStep, Tag("dialog")]
     | Annotated[CloseDialogStep, Tag("close_dialog")]
     | Annotated[RemoveStep, Tag("remove")]
@@ -383,6 +393,9 @@ class ScreenSpec(_Strict):
     back_to: str = ""
     """Where the back key goes when this screen is the only one on the stack (a non-start tab)."""
     dialogs: dict[str, DialogSpec] = Field(default_factory=dict)
+    activity: str = ""
+    """Android: the activity this screen is (`.AdditionActivity`); default the app's `activity`.
+    `am start -n PKG/ACTIVITY` opens it, and `dumpsys activity` names it while it is on top."""
 
 
 class DataSource(_Strict):

@@ -13,7 +13,7 @@ import itertools
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +39,7 @@ from trailblaze.sim.app import (
     SetStep,
     SnackbarStep,
     Step,
+    ToastStep,
     ToggleStep,
     WaitStep,
 )
@@ -221,6 +222,8 @@ class SimulatedDevice:
         self._focus = ""
         self._keyboard = False
         self._snackbar: tuple[str, float] | None = None
+        self.toast_sink: Callable[[str, float], None] | None = None
+        """Where the app's toasts go (Android's SystemUI, set by the u2 server): (text, seconds)."""
         self._pending: _Pending | None = None
         self._last_action: float | None = None
         self._last_tap: tuple[float, float, float] | None = None
@@ -348,10 +351,48 @@ class SimulatedDevice:
     def current_app(self) -> AppInfo | None:
         with self._lock:
             self._tick()
-            return self._app_info() if self._foreground else None
+            if not self._foreground:
+                return None
+            return AppInfo(
+                app_id=self.app.app_id, name=self.app.name, activity=self._top_activity(), pid=self._pid
+            )
 
     def _app_info(self) -> AppInfo:
         return AppInfo(app_id=self.app.app_id, name=self.app.name, activity=self.app.activity, pid=self._pid)
+
+    def _top_activity(self) -> str:
+        """The activity of the screen on top (the app's own activity for screens that name none)."""
+        if self._running and self._stack:
+            return self.spec.screens[self._stack[-1].name].activity or self.app.activity
+        return self.app.activity
+
+    def _full_activity(self, activity: str) -> str:
+        return self.app.app_id + activity if activity.startswith(".") else activity
+
+    def start_activity(self, app_id: str, activity: str) -> bool:
+        with self._lock:
+            self._action()
+            self._check_app(app_id)
+            wanted = self._full_activity(activity)
+            if wanted == self._full_activity(self.app.activity):
+                self._launch()
+                return True
+            screen = next(
+                (
+                    n
+                    for n, s in self.spec.screens.items()
+                    if s.activity and self._full_activity(s.activity) == wanted
+                ),
+                None,
+            )
+            if screen is None:
+                return False
+            # a standard-launch-mode activity: a new instance on top of the task (the task alone when cold)
+            fresh = not self._running
+            self._launch(screen)
+            if not fresh:
+                self._navigate(lambda: self._stack.append(self._instance(screen, {})))
+            return True
 
     def installed_apps(self) -> list[AppInfo]:
         with self._lock:
@@ -366,6 +407,12 @@ class SimulatedDevice:
             if app_id != self.app.app_id or not self._running:
                 return 1
             return 4 if self._foreground else 2
+
+    def editing(self) -> bool:
+        """Whether a text field of the app in front has input focus (an IME has a connection to type into)."""
+        with self._lock:
+            self._tick()
+            return self._focused_field() is not None
 
     def keyboard_shown(self) -> bool:
         with self._lock:
@@ -570,11 +617,11 @@ class SimulatedDevice:
         self._data: dict[str, list[dict[str, str]]] = {k: v.generate() for k, v in self.spec.data.items()}
         self.app_data.reset(self._data)
 
-    def _launch(self) -> None:
+    def _launch(self, screen: str | None = None) -> None:
         if not self._running:
             self._running = True
             self._pid = next(_PIDS)
-            self._stack = [self._instance(self.spec.launch, {})]
+            self._stack = [self._instance(screen or self.spec.launch, {})]
             app_id = self.app.app_id
             self._write_log(
                 "I",
@@ -670,6 +717,9 @@ class SimulatedDevice:
             self._assign(step.toggle, not self._lookup(step.toggle, item), item)
         elif isinstance(step, SnackbarStep):
             self._snackbar = (self._render(step.snackbar, item), self.clock.now() + step.seconds)
+        elif isinstance(step, ToastStep):
+            if self.toast_sink is not None:
+                self.toast_sink(self._render(step.toast, item), step.seconds)
         elif isinstance(step, DialogStep):
             if self._stack:
                 self._stack[-1].dialog = step.dialog

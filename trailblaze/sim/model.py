@@ -175,6 +175,11 @@ class SimDevice(Protocol):
 
     def installed_apps(self) -> list[AppInfo]: ...
 
+    def start_activity(self, app_id: str, activity: str) -> bool:
+        """Android `am start -n app_id/activity`: opens the screen that is that activity (on top of the
+        app's screens when it runs). False when the app has no such activity."""
+        ...
+
     def app_state(self, app_id: str) -> int:
         """XCUIApplicationState: 1 not running, 2 background suspended, 4 running foreground."""
         ...

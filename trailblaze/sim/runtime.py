@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from trailblaze.errors import UsageError
@@ -103,6 +103,14 @@ def _conditions(latency: str | Conditions | None) -> Conditions:
     if name not in LATENCY_PROFILES:
         raise UsageError(f"unknown latency profile {name!r}: use one of {', '.join(LATENCY_PROFILES)}")
     return Conditions(latency=LATENCY_PROFILES[name])
+
+
+def sim_conditions(latency: str, *, timed_gestures: bool) -> Conditions:
+    """A latency profile's conditions with gestures timed as on a phone (a 2 s swipe takes 2 s) or
+    instant, whatever the profile's own `gesture_time_scale`: the foreground `trailblaze sim` serves
+    clients that measure a swipe's duration, the in-process rigs want speed."""
+    base = _conditions(latency)
+    return Conditions(latency=replace(base.latency, gesture_time_scale=1.0 if timed_gestures else 0.0))
 
 
 def start_simulator(

@@ -26,6 +26,7 @@ from typing import Any, cast
 from trailblaze.errors import DeviceError
 from trailblaze.sim.android_system import SystemUI
 from trailblaze.sim.android_xml import (
+    IME_PACKAGE,
     NAV_BAR_PT,
     STATUS_BAR_PT,
     AxNode,
@@ -324,6 +325,11 @@ class U2Service:
         self.screen_on = True
         self.system = SystemUI()
         """The notification shade and toasts drawn over the apps."""
+        self.ime_package: Callable[[], str] = lambda: IME_PACKAGE
+        """The selected input method's package, whose window the keyboard is (the shell knows)."""
+        if hasattr(device, "toast_sink"):
+            # the app's own toasts (spec `toast:` steps) are SystemUI's to draw, like makeToast's
+            device.toast_sink = lambda text, seconds: self.system.show_toast(text, seconds, self._now())
         self.gesture_seconds = 0.0
         """Seconds this server has spent performing timed gestures (swipes, drags, pinches)."""
         self.last_gesture: tuple[str, float] | None = None
@@ -479,7 +485,8 @@ class U2Service:
     def _windows(self) -> list[AxNode]:
         d = self.device
         width, height = int(round(d.screen_width * d.scale)), int(round(d.screen_height * d.scale))
-        return build_windows(d, self.system.windows(width, height, d.scale, self._now()))
+        overlays = self.system.windows(width, height, d.scale, self._now())
+        return build_windows(d, overlays, ime_package=self.ime_package())
 
     def _now(self) -> float:
         clock = getattr(self.device, "clock", None)
