@@ -902,14 +902,21 @@ def replay_command(
     "mcp",
     short_help="Serve the device and trail authoring to an MCP client (Claude Code, …).",
     epilog=_EX + "  trailblaze mcp --device sim:android --secret password   # stdio, for Claude Code / Desktop\n"
-    + "  trailblaze mcp --device android --http 8765               # streamable HTTP on 127.0.0.1:8765/mcp",
+    + "  trailblaze mcp --device android --http 8765               # streamable HTTP on 127.0.0.1:8765/mcp\n"
+    + "  trailblaze mcp --root trails --http 0 --token \"$TOKEN\"     # files only under trails/, a fixed token",
 )
 @click.option("--device", default=None, metavar="SPEC", help=_DEVICE_HELP + " Omit to pick one with use_device.")
 @click.option("--latency", type=click.Choice(_LATENCIES), default=None,
               help="How slow a sim:* device is: zero (default) or realistic.")
 @_web_options
 @click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
-              help="Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio.")
+              help="Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio; every request "
+              "needs 'Authorization: Bearer TOKEN' (generated and printed at start unless --token).")
+@click.option("--token", default=None, envvar="TRAILBLAZE_MCP_TOKEN", metavar="TOKEN",
+              help="With --http: the bearer token clients must send, at least 16 characters "
+              "($TRAILBLAZE_MCP_TOKEN; default: a new random one, printed at start).")
+@click.option("--root", default=".", type=click.Path(file_okay=False, path_type=str), metavar="FOLDER",
+              help="The folder every path a client gives must stay in, symlinks resolved (default: the current one).")
 @_secret_options
 @_element_timeout_option
 @_debug_option
@@ -918,6 +925,8 @@ def mcp_command(
     latency: str | None,
     web: WebOptions,
     http_port: int | None,
+    token: str | None,
+    root: str,
     secrets: tuple[str, ...],
     secret_files: tuple[str, ...],
     element_timeout: float | None,
@@ -927,14 +936,25 @@ def mcp_command(
     Tools: list_devices, use_device, device_info; snapshot, screenshot; the agent's device tools
     (tap, inputText, …, assertVisible); trail_start, trail_step, trail_verify, trail_save,
     trail_replay, trail_validate. Secrets are typed as {{name}} and never returned or saved.
+
+    A client is confined: its paths resolve inside --root (the current folder by default), and it
+    opens only the simulators, --device and what list_devices shows.
     """
+    from pathlib import Path
+
     from trailblaze.devices import open_device, session_options
     from trailblaze.mcp.bench import Workbench
+    from trailblaze.mcp.confine import Confinement
     from trailblaze.mcp.server import require_sdk, serve
+    from trailblaze.mcp.token import MIN_TOKEN_LENGTH
     from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
 
     require_sdk()  # before a simulator starts for nothing
+    if token is not None and len(token) < MIN_TOKEN_LENGTH:
+        raise click.BadParameter(f"a token has at least {MIN_TOKEN_LENGTH} characters", param_hint="'--token'")
+    if not Path(root).is_dir():
+        raise click.BadParameter(f"{root} is not a folder", param_hint="'--root'")
     if latency is not None and device is not None:
         _latency_for(device, latency)
     found = _secrets(secrets, secret_files)
@@ -947,8 +967,11 @@ def mcp_command(
         )
 
     session = open_session(device) if device is not None else None  # a bad --device fails before serving
-    bench = Workbench(Memory(secrets=found), session=session, open_session=open_session, secrets=found)
-    serve(bench, http_port=http_port, announce=lambda line: click.echo(line, err=True))
+    confinement = Confinement(Path(root), {device} if device is not None else set())
+    bench = Workbench(
+        Memory(secrets=found), session=session, open_session=open_session, secrets=found, confinement=confinement
+    )
+    serve(bench, http_port=http_port, token=token, announce=lambda line: click.echo(line, err=True))
 
 
 def _screenshots_args(mode: str) -> list[str]:
