@@ -21,7 +21,7 @@ from trailblaze import _yaml
 from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.memory import TEMPLATE_RE
 from trailblaze.recorded_tools import unknown_tool_hint
-from trailblaze.subtrail import cycle_text, resolve_subtrail_path, trail_key
+from trailblaze.subtrail import cycle_text, outside_project, resolve_subtrail_path, trail_key
 from trailblaze.tool_discovery import toolbox_for
 from trailblaze.trail import ANY_CLASSIFIER, Trail, load_trail
 from trailblaze.variables import build_memory
@@ -235,6 +235,10 @@ def _subtrail_problems(
             target = resolve_subtrail_path(file, written)
             if not target.is_file():
                 found.append(Finding(where, f"runTrail {written}: no trail file at {target}; the path is relative to this trail's folder"))
+                continue
+            refused = outside_project(chain[0], written, target)
+            if refused is not None:
+                found.append(Finding(where, refused))
                 continue
             key = trail_key(target)
             if key in chain:
