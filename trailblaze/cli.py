@@ -266,14 +266,33 @@ def _echo(text: str, *, err: bool = False) -> None:
 @_debug_option
 def schema_command() -> None:
     """Print the JSON Schema of trail files (for YAML editors), with the params of the custom tools
-    found from the current folder (./trails/tools, [tool.trailblaze] tools, entry points)."""
+    found from the current folder (./trails/tools, [tool.trailblaze] tools, entry points) when a
+    trail below it uses one: custom tools are Python code, imported only then."""
     import json
 
+    from trailblaze.custom_tools import ToolBox
     from trailblaze.schema import trail_json_schema
     from trailblaze.tool_discovery import toolbox_for
 
-    custom = toolbox_for(None).box  # ./trails/tools (or [tool.trailblaze] tools) and entry points
+    custom = toolbox_for(None).box if _trails_use_custom_tools() else ToolBox()
     click.echo(json.dumps(trail_json_schema(custom), indent=2, ensure_ascii=False))
+
+
+def _trails_use_custom_tools() -> bool:
+    """Whether a trail under ./trails (else the current folder) names a tool that is not built in."""
+    from pathlib import Path
+
+    from trailblaze.preflight import uses_custom_tools
+    from trailblaze.trail import find_trail_files, load_trail
+
+    here = Path("trails") if Path("trails").is_dir() else Path(".")
+    for file in find_trail_files([here])[0]:
+        try:
+            if uses_custom_tools(load_trail(file)):
+                return True
+        except TrailblazeError:
+            continue  # a broken trail: `validate` says why
+    return False
 
 
 @cli.command(
