@@ -525,6 +525,13 @@ _device_logs_option = click.option(
     "for a failed step, for every step, or never.",
 )
 
+_trace_option = click.option(
+    "--trace",
+    is_flag=True,
+    help="Web: keep Playwright's trace.zip of a failed trail even when the run has secrets. The trace is "
+    "NOT redacted: it holds the typed secrets, the URLs and the pages as they were.",
+)
+
 _install_options = [
     click.option(
         "--install",
@@ -724,6 +731,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
               help="Let the agent ask you questions (askUser) on the terminal; auto: when stdin is a terminal.")
 @_element_timeout_option
 @_device_logs_option
+@_trace_option
 @_with_install
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
@@ -752,6 +760,7 @@ def record_command(
     ask: str,
     element_timeout: float | None,
     device_logs: str,
+    trace: bool,
     install: tuple[str, ...],
     reinstall: bool,
     llm_timeout: float | None,
@@ -799,6 +808,7 @@ def record_command(
         llm_base_url=llm_base_url,
         report_screenshots=cast("ScreenshotMode", report_screenshots),
         device_logs=cast("DeviceLogMode", device_logs),
+        trace=_trace(trace),
         install=list(install),
         reinstall=reinstall,
     )
@@ -828,6 +838,7 @@ def record_command(
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
 @_element_timeout_option
 @_device_logs_option
+@_trace_option
 @_with_install
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
@@ -857,6 +868,7 @@ def replay_command(
     max_llm_calls: int,
     element_timeout: float | None,
     device_logs: str,
+    trace: bool,
     install: tuple[str, ...],
     reinstall: bool,
     llm_timeout: float | None,
@@ -911,6 +923,7 @@ def replay_command(
         llm_base_url=llm_base_url,
         report_screenshots=cast("ScreenshotMode", report_screenshots),
         device_logs=cast("DeviceLogMode", device_logs),
+        trace=_trace(trace),
         install=list(install),
         reinstall=reinstall,
     )
@@ -991,6 +1004,13 @@ def mcp_command(
         Memory(secrets=found), session=session, open_session=open_session, secrets=found, confinement=confinement
     )
     serve(bench, http_port=http_port, token=token, announce=lambda line: click.echo(line, err=True))
+
+
+def _trace(trace: bool) -> bool:
+    if trace:
+        _echo("warning: --trace keeps the trace.zip of a failed web trail UNREDACTED: it holds the secrets typed "
+              "and every page as it was; do not upload it where the secrets must not go", err=True)  # fmt: skip
+    return trace
 
 
 def _screenshots_args(mode: str) -> list[str]:
