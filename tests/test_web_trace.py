@@ -16,7 +16,7 @@ pytest.importorskip("playwright", reason="the web driver needs `pip install -e .
 if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):
     pytest.skip("no browser: install Debian's `chromium` package", allow_module_level=True)
 
-from tests.test_web_driver import DATA, _serve  # noqa: E402
+from tests.test_web_driver import DATA, _serve
 
 SECRET = "hunter2-trace-secret"
 _TRAIL = """\
