@@ -167,10 +167,19 @@ class Workbench:
     def screenshot(self, *, marks: bool) -> Reply:
         def shoot(session: DeviceSession) -> Reply:
             from trailblaze.agent import model_image
+            from trailblaze.mcp.mask import Unmaskable, mask_secrets
 
             hierarchy = session.settle()
             view = _view(hierarchy)
-            image = model_image(session.screenshot(), view, hierarchy, marks=marks)
+            try:  # secure fields and elements showing a secret are painted over (trailblaze.mcp.mask)
+                shot = mask_secrets(session.screenshot(), hierarchy, self.memory.secret_values)
+            except Unmaskable as exc:
+                return answer(
+                    "ERROR",
+                    f"no screenshot: {exc}, so it cannot be masked",
+                    "hint: use `snapshot` (its text is redacted), or move the secret off the screen first",
+                )
+            image = model_image(shot, view, hierarchy, marks=marks)
             what = "with the refs drawn on" if marks else "without refs"
             return Reply("OK", self._redact(f"OK screenshot {what} (JPEG)\n{_screen_block(view)}"), image)
 
