@@ -935,7 +935,7 @@ def replay_command(
     short_help="Serve the device and trail authoring to an MCP client (Claude Code, …).",
     epilog=_EX + "  trailblaze mcp --device sim:android --secret password   # stdio, for Claude Code / Desktop\n"
     + "  trailblaze mcp --device android --http 8765               # streamable HTTP on 127.0.0.1:8765/mcp\n"
-    + "  trailblaze mcp --root trails --http 0 --token \"$TOKEN\"     # files only under trails/, a fixed token",
+    + "  trailblaze mcp --device sim:android --root trails          # a client's paths stay under trails/",
 )
 @click.option("--device", default=None, metavar="SPEC", help=_DEVICE_HELP + " Omit to pick one with use_device.")
 @click.option("--latency", type=click.Choice(_LATENCIES), default=None,
