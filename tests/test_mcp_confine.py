@@ -200,3 +200,16 @@ def test_a_token_shorter_than_16_characters_is_a_usage_error(capsys: pytest.Capt
         main(["mcp", "--http", "0", "--token", "short"])
     assert exit_.value.code == 2
     assert "16 characters" in capsys.readouterr().err
+
+
+def test_every_device_list_devices_shows_may_be_opened(root: Path) -> None:
+    bench = _bench(root)
+    listed = _call(bench, "list_devices")
+    specs = [
+        line.split("  ", 1)[0]
+        for line in listed.text.splitlines()[1:]
+        if "  " in line and not line.startswith("note")
+    ]
+    assert "sim:android" in specs and "sim:ios" in specs
+    for spec in specs:
+        assert bench.confined.device(spec) == spec

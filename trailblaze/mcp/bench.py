@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import DeviceError, TrailblazeError, TrailFileError, UsageError
-from trailblaze.mcp.confine import SIMULATORS, Confinement
+from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.draft import TrailDraft
 from trailblaze.redact import scrub
 from trailblaze.tools import ToolContext, ToolRegistry, default_registry
@@ -47,15 +47,9 @@ HINTS: dict[str, str] = {
 }
 """What to do next, per status word (appended to every non-OK reply)."""
 
-_SIMULATORS = tuple(
-    zip(
-        SIMULATORS,
-        (
-            "in-process simulated Android phone running the demo app (dev.trailblaze.demo)",
-            "in-process simulated iPhone running the demo app (dev.trailblaze.demo)",
-        ),
-        strict=True,
-    )
+_SIMULATORS = (  # the specs are `trailblaze.mcp.confine.SIMULATORS`, which a client may always open
+    ("sim:android", "in-process simulated Android phone running the demo app (dev.trailblaze.demo)"),
+    ("sim:ios", "in-process simulated iPhone running the demo app (dev.trailblaze.demo)"),
 )
 
 
@@ -277,6 +271,10 @@ class Workbench:
         if all(s.empty for s in draft.steps):
             return answer("ERROR", "nothing to save: no step has a recorded tool yet",
                           "hint: `trail_step {text}`, then act on the device")  # fmt: skip
+        try:  # checked again: the folder may have changed since `trail_start` (a symlink put in its place)
+            self.confined.path(os.fspath(draft.path))
+        except UsageError as exc:
+            return self.redacted(answer("ERROR", exc.message))
         refused = _save_problems(draft)
         if refused:
             return self.redacted(
