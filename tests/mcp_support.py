@@ -62,7 +62,8 @@ async def stdio_session(device: str, cwd: Path) -> AsyncIterator[Client]:
 
 @contextmanager
 def http_server(device: str, cwd: Path) -> Iterator[str]:
-    """`trailblaze mcp --http 0` in a subprocess; yields its URL, stops it (by its own pid) after."""
+    """`trailblaze mcp --http 0` in a subprocess; yields its URL with the printed token as `#TOKEN`
+    (what `http_session` sends as the bearer token), stops it (by its own pid) after."""
     proc = subprocess.Popen(
         [sys.executable, *server_args(device, "--http", "0")],
         cwd=cwd, env=_env(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -74,9 +75,9 @@ def http_server(device: str, cwd: Path) -> Iterator[str]:
     try:
         while True:
             line = lines.get(timeout=120)
-            found = re.search(r"http://127\.0\.0\.1:\d+/mcp", line)
+            found = re.search(r"(http://127\.0\.0\.1:\d+/mcp).*Authorization: Bearer (\S+)\)", line)
             if found:
-                yield found.group(0)
+                yield f"{found.group(1)}#{found.group(2)}"
                 break
     finally:
         proc.terminate()
@@ -85,7 +86,16 @@ def http_server(device: str, cwd: Path) -> Iterator[str]:
 
 @asynccontextmanager
 async def http_session(url: str) -> AsyncIterator[Client]:
-    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+    """A session on `url#TOKEN` (as `http_server` yields it), sending the token."""
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    address, _, token = url.partition("#")
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    async with (
+        http,
+        streamable_http_client(address, http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         yield Client(session)
 

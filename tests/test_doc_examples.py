@@ -36,7 +36,6 @@ import adbutils
 import pytest
 import yaml
 from mcp import ClientSession, StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from packaging.requirements import Requirement
 
 from tests.doc_examples import ROOT, Example, help_examples, readme_blocks, readme_examples
@@ -246,6 +245,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     ),
     "trailblaze mcp --device sim:android --secret password": Mcp("snapshot", shows='EditText "Email"'),
     "trailblaze mcp --device android --http 8765": Mcp("snapshot", shows='EditText "Email"'),
+    "trailblaze mcp --device sim:android --root trails": Mcp("snapshot", shows='EditText "Email"'),
 }
 
 
@@ -458,7 +458,7 @@ def _run_example(example: Example, stand_ins: StandIns, folder: Path) -> str | N
 
 async def _talk_to_mcp(command: str, tool: str, project: Path, env: dict[str, str]) -> str:
     """Starts `trailblaze mcp …` as written and asks it for `tool`; its answer (or why there is none)."""
-    from tests.mcp_support import Client
+    from tests.mcp_support import Client, http_session
 
     http = re.search(r"--http (\d+)", command)
     if not http:
@@ -476,11 +476,11 @@ async def _talk_to_mcp(command: str, tool: str, project: Path, env: dict[str, st
             started = await asyncio.wait_for(asyncio.to_thread(_line_with, proc, url), timeout=120)
         except TimeoutError:
             return f"(no {url} in 120 s)"
-        if url not in started:
+        token = re.search(r"Authorization: Bearer (\S+)\)", started)
+        if url not in started or token is None:
             return started
-        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            return (await Client(session).call(tool))[0]
+        async with http_session(f"{url}#{token.group(1)}") as client:  # the token the server printed
+            return (await client.call(tool))[0]
     finally:
         proc.terminate()
         proc.communicate(timeout=60)

@@ -14,6 +14,7 @@ from trailblaze.devices import open_device
 from trailblaze.driver import DeviceInfo
 from trailblaze.errors import DeviceError
 from trailblaze.mcp.bench import Reply, Workbench
+from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.server import call_tool
 from trailblaze.mcp.surface import McpTool, mcp_tools
 from trailblaze.memory import Memory
@@ -42,9 +43,12 @@ class _Client:
 
 
 @pytest.fixture
-def call(android: Rig) -> Iterator[_Client]:
+def call(android: Rig, tmp_path: Path) -> Iterator[_Client]:
     bench = Workbench(
-        Memory(secrets={"password": PASSWORD}), session=android.session, secrets={"password": PASSWORD}
+        Memory(secrets={"password": PASSWORD}),
+        session=android.session,
+        secrets={"password": PASSWORD},
+        confinement=Confinement(tmp_path),
     )
     client = _Client(bench)
     client("launchApp", appId="dev.trailblaze.demo", launchMode="CLEAR_STATE")
@@ -67,7 +71,7 @@ def _status(reply: Reply, status: str) -> None:
 
 
 def test_without_a_device_or_a_trail_every_tool_answers_with_a_status(tmp_path: Path) -> None:
-    call = _Client(Workbench(Memory()))
+    call = _Client(Workbench(Memory(), confinement=Confinement(tmp_path)))
     _status(call("snapshot"), "NO_DEVICE")
     _status(call("tap", ref="abc"), "NO_DEVICE")
     _status(call("use_device", device="sim:android"), "ERROR")  # this bench cannot open devices: not a raise

@@ -129,7 +129,11 @@ def test_a_broken_preferences_file_says_what_is_wrong(text: str, why: str) -> No
 def test_after_login_and_archive_a_trail_asserts_the_stored_user_and_the_archived_row(
     android: Rig, tmp_path: Path
 ) -> None:
-    archive = REPO / "trails" / "archive-message.trail.yaml"
+    # a sub-trail lives in the calling trail's project (`runTrail` is confined to it): copied beside it
+    archive = tmp_path / "archive-message.trail.yaml"
+    archive.write_text(
+        (REPO / "trails" / "archive-message.trail.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     path = write_trail(
         tmp_path,
         "stored.trail.yaml",
@@ -304,9 +308,10 @@ trail:
 
 def test_a_probe_through_the_mcp_workbench_is_recorded_and_replays(android: Rig, tmp_path: Path) -> None:
     from trailblaze.mcp.bench import Workbench
+    from trailblaze.mcp.confine import Confinement
     from trailblaze.mcp.surface import mcp_tools
 
-    bench = Workbench(Memory(), session=android.session)
+    bench = Workbench(Memory(), session=android.session, confinement=Confinement(tmp_path))
     tools = {t.name: t for t in mcp_tools(bench.registry)}
     assert {"readPrefs", "assertPref", "queryDatabase", "assertQuery", "setNetwork"} <= set(tools)
     assert tools["assertQuery"].read_only and not tools["setNetwork"].read_only

@@ -107,16 +107,15 @@ class _Reader:
 
     def read(self) -> Contents | None:
         data = self.doc.data
-        if isinstance(data, dict):
-            return self.unified(data)
-        if isinstance(data, list):
-            return self.v1(data)
         if data is None:
             self.problem((), "the file is empty; a trail needs a `trail:` list of `- step:` items")
+        elif not _trail_shaped(data):
+            # Say no more: its keys or text would be a file's content echoed (`validate /etc/shadow`).
+            self.problems = [Problem(1, 1, _NOT_A_TRAIL)]
+        elif isinstance(data, dict):
+            return self.unified(data)
         else:
-            self.problem(
-                (), f"a trail file is a mapping with `config`, `trailhead` and `trail`, found {_kind(data)}"
-            )
+            return self.v1(data)
         return None
 
     # --- unified -------------------------------------------------------------------------------
@@ -524,6 +523,28 @@ def _describe(error: Any, names: list[str | int], model: type[BaseModel], owner:
         message = str(error["msg"]).removeprefix("Value error, ")
         return f"{field} in {owner}: {message}"
     return f"{field} in {owner}: {error['msg']}"
+
+
+_NOT_A_TRAIL = (
+    "not a trail file: a trail file is a mapping with `config`, `trailhead` and `trail` "
+    "(or a v1 list of `- config:` / `- prompts:` / `- tools:` / `- trailhead:` items)"
+)
+_V1_KEYS = ("config", "prompts", "tools", "trailhead")
+
+
+def _trail_shaped(data: Any) -> bool:
+    """Whether the document looks like a trail at all: a top-level key of one (or a near miss, so a
+    typo still gets its did-you-mean), or a v1 list with such an item. Anything else is some other
+    file, and its problems are not listed."""
+    if isinstance(data, dict):
+        return _names_some(data, _TOP_KEYS)
+    if isinstance(data, list):
+        return any(isinstance(item, dict) and _names_some(item, _V1_KEYS) for item in data)
+    return False
+
+
+def _names_some(data: dict[Any, Any], names: Sequence[str]) -> bool:
+    return any(key in names or difflib.get_close_matches(str(key), names, n=1, cutoff=0.75) for key in data)
 
 
 def _kind(value: Any) -> str:

@@ -341,14 +341,33 @@ def _echo(text: str, *, err: bool = False) -> None:
 @_debug_option
 def schema_command() -> None:
     """Print the JSON Schema of trail files (for YAML editors), with the params of the custom tools
-    found from the current folder (./trails/tools, [tool.trailblaze] tools, entry points)."""
+    found from the current folder (./trails/tools, [tool.trailblaze] tools, entry points) when a
+    trail below it uses one: custom tools are Python code, imported only then."""
     import json
 
+    from trailblaze.custom_tools import ToolBox
     from trailblaze.schema import trail_json_schema
     from trailblaze.tool_discovery import toolbox_for
 
-    custom = toolbox_for(None).box  # ./trails/tools (or [tool.trailblaze] tools) and entry points
+    custom = toolbox_for(None).box if _trails_use_custom_tools() else ToolBox()
     click.echo(json.dumps(trail_json_schema(custom), indent=2, ensure_ascii=False))
+
+
+def _trails_use_custom_tools() -> bool:
+    """Whether a trail under ./trails (else the current folder) names a tool that is not built in."""
+    from pathlib import Path
+
+    from trailblaze.preflight import uses_custom_tools
+    from trailblaze.trail import find_trail_files, load_trail
+
+    here = Path("trails") if Path("trails").is_dir() else Path(".")
+    for file in find_trail_files([here])[0]:
+        try:
+            if uses_custom_tools(load_trail(file)):
+                return True
+        except TrailblazeError:
+            continue  # a broken trail: `validate` says why
+    return False
 
 
 @cli.command(
@@ -585,6 +604,13 @@ _device_logs_option = click.option(
     "for a failed step, for every step, or never.",
 )
 
+_trace_option = click.option(
+    "--trace",
+    is_flag=True,
+    help="Web: keep Playwright's trace.zip of a failed trail even when the run has secrets. The trace is "
+    "NOT redacted: it holds the typed secrets, the URLs and the pages as they were.",
+)
+
 _install_options = [
     click.option(
         "--install",
@@ -784,6 +810,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
               help="Let the agent ask you questions (askUser) on the terminal; auto: when stdin is a terminal.")
 @_element_timeout_option
 @_device_logs_option
+@_trace_option
 @_with_install
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
@@ -812,6 +839,7 @@ def record_command(
     ask: str,
     element_timeout: float | None,
     device_logs: str,
+    trace: bool,
     install: tuple[str, ...],
     reinstall: bool,
     llm_timeout: float | None,
@@ -859,6 +887,7 @@ def record_command(
         llm_base_url=llm_base_url,
         report_screenshots=cast("ScreenshotMode", report_screenshots),
         device_logs=cast("DeviceLogMode", device_logs),
+        trace=_trace(trace),
         install=list(install),
         reinstall=reinstall,
     )
@@ -888,6 +917,7 @@ def record_command(
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
 @_element_timeout_option
 @_device_logs_option
+@_trace_option
 @_with_install
 @_llm_options
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
@@ -917,6 +947,7 @@ def replay_command(
     max_llm_calls: int,
     element_timeout: float | None,
     device_logs: str,
+    trace: bool,
     install: tuple[str, ...],
     reinstall: bool,
     llm_timeout: float | None,
@@ -971,6 +1002,7 @@ def replay_command(
         llm_base_url=llm_base_url,
         report_screenshots=cast("ScreenshotMode", report_screenshots),
         device_logs=cast("DeviceLogMode", device_logs),
+        trace=_trace(trace),
         install=list(install),
         reinstall=reinstall,
     )
@@ -981,14 +1013,21 @@ def replay_command(
     "mcp",
     short_help="Serve the device and trail authoring to an MCP client (Claude Code, …).",
     epilog=_EX + "  trailblaze mcp --device sim:android --secret password   # stdio, for Claude Code / Desktop\n"
-    + "  trailblaze mcp --device android --http 8765               # streamable HTTP on 127.0.0.1:8765/mcp",
+    + "  trailblaze mcp --device android --http 8765               # streamable HTTP on 127.0.0.1:8765/mcp\n"
+    + "  trailblaze mcp --device sim:android --root trails          # a client's paths stay under trails/",
 )
 @click.option("--device", default=None, metavar="SPEC", help=_DEVICE_HELP + " Omit to pick one with use_device.")
 @click.option("--latency", type=click.Choice(_LATENCIES), default=None,
               help="How slow a sim:* device is: zero (default) or realistic.")
 @_web_options
 @click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
-              help="Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio.")
+              help="Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio; every request "
+              "needs 'Authorization: Bearer TOKEN' (generated and printed at start unless --token).")
+@click.option("--token", default=None, envvar="TRAILBLAZE_MCP_TOKEN", metavar="TOKEN",
+              help="With --http: the bearer token clients must send, at least 16 characters "
+              "($TRAILBLAZE_MCP_TOKEN; default: a new random one, printed at start).")
+@click.option("--root", default=".", type=click.Path(file_okay=False, path_type=str), metavar="FOLDER",
+              help="The folder every path a client gives must stay in, symlinks resolved (default: the current one).")
 @_secret_options
 @_element_timeout_option
 @_debug_option
@@ -997,6 +1036,8 @@ def mcp_command(
     latency: str | None,
     web: WebOptions,
     http_port: int | None,
+    token: str | None,
+    root: str,
     secrets: tuple[str, ...],
     secret_files: tuple[str, ...],
     element_timeout: float | None,
@@ -1006,14 +1047,25 @@ def mcp_command(
     Tools: list_devices, use_device, device_info; snapshot, screenshot; the agent's device tools
     (tap, inputText, …, assertVisible); trail_start, trail_step, trail_verify, trail_save,
     trail_replay, trail_validate. Secrets are typed as {{name}} and never returned or saved.
+
+    A client is confined: its paths resolve inside --root (the current folder by default), and it
+    opens only the simulators, --device and what list_devices shows.
     """
+    from pathlib import Path
+
     from trailblaze.devices import open_device, session_options
     from trailblaze.mcp.bench import Workbench
+    from trailblaze.mcp.confine import Confinement
     from trailblaze.mcp.server import require_sdk, serve
+    from trailblaze.mcp.token import MIN_TOKEN_LENGTH
     from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
 
     require_sdk()  # before a simulator starts for nothing
+    if token is not None and len(token) < MIN_TOKEN_LENGTH:
+        raise click.BadParameter(f"a token has at least {MIN_TOKEN_LENGTH} characters", param_hint="'--token'")
+    if not Path(root).is_dir():
+        raise click.BadParameter(f"{root} is not a folder", param_hint="'--root'")
     if latency is not None and device is not None:
         _latency_for(device, latency)
     found = _secrets(secrets, secret_files)
@@ -1026,8 +1078,18 @@ def mcp_command(
         )
 
     session = open_session(device) if device is not None else None  # a bad --device fails before serving
-    bench = Workbench(Memory(secrets=found), session=session, open_session=open_session, secrets=found)
-    serve(bench, http_port=http_port, announce=lambda line: click.echo(line, err=True))
+    confinement = Confinement(Path(root), {device} if device is not None else set())
+    bench = Workbench(
+        Memory(secrets=found), session=session, open_session=open_session, secrets=found, confinement=confinement
+    )
+    serve(bench, http_port=http_port, token=token, announce=lambda line: click.echo(line, err=True))
+
+
+def _trace(trace: bool) -> bool:
+    if trace:
+        _echo("warning: --trace keeps the trace.zip of a failed web trail UNREDACTED: it holds the secrets typed "
+              "and every page as it was; do not upload it where the secrets must not go", err=True)  # fmt: skip
+    return trace
 
 
 def _screenshots_args(mode: str) -> list[str]:

@@ -73,7 +73,7 @@ def merge_runs(dirs: list[Path]) -> MergedRun:
     for directory, run in runs:
         sub = directory.resolve().relative_to(root).as_posix()
         for trail in run.trails:
-            merged.trails.append(rebase_trail(trail, sub))
+            merged.trails.append(rebase_trail(trail, sub, confine=directory))
             merged.usage.add(trail.usage)
             name = f"{trail.id or trail.path} on {trail.device or '?'}"
             seen[name] = seen.get(name, 0) + 1
@@ -86,17 +86,27 @@ def _shard_order(text: str) -> tuple[int, int]:
     return (int(total), int(index)) if index.isdigit() and total.isdigit() else (0, 0)
 
 
-def rebase_trail(trail: TrailRecord, sub: str) -> TrailRecord:
+def rebase_trail(trail: TrailRecord, sub: str, *, confine: Path | None = None) -> TrailRecord:
     """The trail (a copy) with every artifact path, sub-trails' and proof's too, prefixed by `sub`: made
-    relative to the folder that holds `sub`."""
-    if sub in ("", "."):
+    relative to the folder that holds `sub`.
+
+    Args:
+        confine: The run directory the trail comes from: a path that leads out of it (`../`, absolute,
+            a symlink out) is dropped, so one shard's run.json cannot show another's files, or any
+            file under the folder that holds them all.
+    """
+    if sub in ("", ".") and confine is None:
         return trail.model_copy(deep=True)
 
     def join(rel: str | None) -> str | None:
-        return f"{sub}/{rel}" if rel else rel
+        if not rel:
+            return rel
+        if confine is not None and not _inside(confine, rel):
+            return None
+        return rel if sub in ("", ".") else f"{sub}/{rel}"
 
     trail = trail.model_copy(deep=True)
-    trail.directory = join(trail.directory) or sub
+    trail.directory = join(trail.directory) or ("" if sub in ("", ".") else sub)
     for step in trail.steps:
         step.screenshot_before = join(step.screenshot_before)
         step.screenshot_after = join(step.screenshot_after)
@@ -106,7 +116,16 @@ def rebase_trail(trail: TrailRecord, sub: str) -> TrailRecord:
             tool.screenshot_after = join(tool.screenshot_after)
         for call in step.llm_calls:
             call.transcript = join(call.transcript)
-        step.subtrails = [rebase_trail(s, sub) for s in step.subtrails]
+        if confine is not None and step.device_log and not _inside(confine, step.device_log):
+            step.device_log = None  # kept as written otherwise: the report finds it from the trail's folder
+        step.subtrails = [rebase_trail(s, sub, confine=confine) for s in step.subtrails]
     if trail.proof is not None:
-        trail.proof = rebase_trail(trail.proof, sub)
+        trail.proof = rebase_trail(trail.proof, sub, confine=confine)
     return trail
+
+
+def _inside(directory: Path, rel: str) -> bool:
+    """Whether the artifact path `rel` of a run.json names a file inside its run `directory`."""
+    from trailblaze.report import artifact_path
+
+    return ".." not in Path(rel).parts and artifact_path(directory, rel) is not None

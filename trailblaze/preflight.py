@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze import _yaml
+from trailblaze.custom_tools import ToolBox
 from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.memory import TEMPLATE_RE
-from trailblaze.recorded_tools import unknown_tool_hint
-from trailblaze.subtrail import cycle_text, resolve_subtrail_path, trail_key
-from trailblaze.tool_discovery import toolbox_for
+from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS, unknown_tool_hint
+from trailblaze.subtrail import cycle_text, outside_project, resolve_subtrail_path, trail_key
+from trailblaze.tool_discovery import Discovered, toolbox_for
 from trailblaze.trail import ANY_CLASSIFIER, Trail, load_trail
 from trailblaze.variables import build_memory
 
@@ -34,6 +35,7 @@ __all__ = [
     "find_problems",
     "may_be_skipped",
     "unknown_tool_hint",
+    "uses_custom_tools",
     "validate_trails",
 ]
 
@@ -126,7 +128,7 @@ def find_problems(
             continue
         doc = _parsed(text)
         recorded = list(_recorded_tools(doc.data, platform))
-        custom = toolbox_for(trail.path or file)
+        custom = _toolbox(trail.path or file, recorded, trail)
         for problem in custom.problems:  # a broken tool file: once, however many trails use the folder
             if problem not in reported:
                 reported.add(problem)
@@ -162,6 +164,26 @@ def find_problems(
         count = len(places)
         found.append(Finding(where, f"{template} has no value{_more(count)}; {_how_to_give(template)}", needs_value=True))
     return found
+
+
+def uses_custom_tools(trail: Trail) -> bool:
+    """Whether the trail names a tool trailblaze does not have built in, on any platform (or lists
+    `config.tools`): only then are the custom tools' Python files imported."""
+    if trail.config is not None and trail.config.tools:
+        return True
+    if trail.source_text is None:
+        return False
+    data = _parsed(trail.source_text).data
+    return any(t.name not in RECORDED_TOOL_PARAMS for p in PLATFORMS for t in _recorded_tools(data, p))
+
+
+def _toolbox(path: str | Path, recorded: list[_Tool], trail: Trail) -> Discovered:
+    """The trail's custom tools, found (their `.py` files imported: code that runs) only when a
+    recorded tool or `config.tools` names one that is not built in."""
+    configured = trail.config is not None and bool(trail.config.tools)
+    if configured or any(t.name not in RECORDED_TOOL_PARAMS for t in recorded):
+        return toolbox_for(path)
+    return Discovered(ToolBox())
 
 
 def _split_location(problem: str) -> tuple[str, str, str]:
@@ -236,6 +258,10 @@ def _subtrail_problems(
             if not target.is_file():
                 found.append(Finding(where, f"runTrail {written}: no trail file at {target}; the path is relative to this trail's folder"))
                 continue
+            refused = outside_project(chain[0], written, target)
+            if refused is not None:
+                found.append(Finding(where, refused))
+                continue
             key = trail_key(target)
             if key in chain:
                 found.append(Finding(where, f"runTrail {written}: a cycle ({cycle_text(chain, key)}); a trail cannot run itself, directly or through others"))
@@ -253,7 +279,7 @@ def _subtrail_problems(
             sub_doc = _parsed(sub.source_text)
             sub_tools = list(_recorded_tools(sub_doc.data, platform))
             if tools:
-                found.extend(_unknown_tools(target, sub_doc, sub_tools, toolbox_for(target).box))
+                found.extend(_unknown_tools(target, sub_doc, sub_tools, _toolbox(target, sub_tools, sub).box))
             if not _agent_may_run(sub, platform):
                 given_args = set(given) if isinstance(given, dict) else set()
                 _sub_templates(target, sub_doc, sub, sub_tools, given_args, secrets, missing)

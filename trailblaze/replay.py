@@ -603,10 +603,14 @@ def run_engine(
             if rundir is not None:
                 write_text(rundir.root / record.directory / "trail.diff", record.heal_diff)
         if isinstance(tracer, SupportsTrace) and rundir is not None:
-            # The browser's own trace (Playwright's trace.zip) is kept only when the trail failed.
-            failed = record.status in ("failed", "error")
+            # The browser's own trace (Playwright's trace.zip) is kept only when the trail failed, and,
+            # as it cannot be redacted (typed text, URLs, DOM snapshots, screenshots), in a run with
+            # secrets only with `--trace`.
+            keep = record.status in ("failed", "error") and (
+                rundir.keep_trace or not engine.memory.secret_values
+            )
             try:
-                tracer.stop_trace(str(rundir.root / record.directory / "trace.zip") if failed else None)
+                tracer.stop_trace(str(rundir.root / record.directory / "trace.zip") if keep else None)
             except TrailblazeError:
                 pass  # a browser that died already failed the trail with its own error
 

@@ -136,6 +136,8 @@ class RunDir:
         """run.json text of trails that ended before the current one, by id(): not serialized again."""
         self.device_logs: DeviceLogMode = "on-failure"
         """When a step's app log is read into the run directory (`--device-logs`)."""
+        self.keep_trace = False
+        """`--trace`: keep a failed web trail's `trace.zip` although the run has secrets (it is not redacted)."""
         self._logs_started = False
         self.write()  # from the start: a run killed before its first trail still reads `running`
 

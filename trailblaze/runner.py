@@ -325,6 +325,7 @@ def run_record_command(
     llm_base_url: str | None = None,
     report_screenshots: ScreenshotMode = "steps",
     device_logs: DeviceLogMode = "on-failure",
+    trace: bool = False,
     install: Sequence[str] = (),
     reinstall: bool = False,
 ) -> int:
@@ -354,6 +355,7 @@ def run_record_command(
     console = _console()
     rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
     rundir.device_logs = device_logs
+    rundir.keep_trace = trace
     root = rundir.root
     failed = 0
     session = _open_session(device, latency, rundir, created, llms, element_timeout, web)
@@ -490,6 +492,7 @@ def run_replay_command(
     llm_base_url: str | None = None,
     report_screenshots: ScreenshotMode = "steps",
     device_logs: DeviceLogMode = "on-failure",
+    trace: bool = False,
     install: Sequence[str] = (),
     reinstall: bool = False,
 ) -> int:
@@ -535,6 +538,7 @@ def run_replay_command(
     console = _console()
     rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
     rundir.device_logs = device_logs
+    rundir.keep_trace = trace
     root = rundir.root
     rundir.run.shard = str(shard) if shard is not None else None
     if not trails:  # more shards than trails: this job has nothing to do, and says so in its reports

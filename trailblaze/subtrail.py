@@ -20,7 +20,16 @@ from trailblaze.memory import TEMPLATE_RE, Memory
 from trailblaze.trail import ToolCall, Trail, load_trail
 from trailblaze.variables import declared_values
 
-__all__ = ["SubTrail", "SubTrails", "cycle_text", "open_subtrail", "resolve_subtrail_path", "trail_key"]
+__all__ = [
+    "SubTrail",
+    "SubTrails",
+    "cycle_text",
+    "open_subtrail",
+    "outside_project",
+    "project_of",
+    "resolve_subtrail_path",
+    "trail_key",
+]
 
 SubTrails = dict[str, tuple[Trail, str | None]]
 """The sub-trails one run loaded, by `trail_key`, with their text as loaded: record's proof replay
@@ -41,6 +50,30 @@ def resolve_subtrail_path(caller_path: str | os.PathLike[str] | None, path: str)
     if target.is_absolute() or caller_path is None:
         return target
     return Path(caller_path).parent / target
+
+
+def project_of(trail_path: str | os.PathLike[str]) -> Path:
+    """The project a trail belongs to: the folder of the nearest `pyproject.toml` or `.git` at or above
+    it (as custom tools find theirs), else the folder above the trail's own, so the `../flows/` of a
+    loose folder of trails still resolve."""
+    folder = Path(os.path.realpath(trail_path)).parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / "pyproject.toml").is_file() or (candidate / ".git").exists():
+            return candidate
+    return folder.parent
+
+
+def outside_project(top: str | os.PathLike[str], written: str, target: Path) -> str | None:
+    """Why `runTrail {written}` may not run `target`, or None: a sub-trail stays inside the project of
+    the outermost trail (`top`), symlinks resolved. A trail from a pull request must not run, or load
+    the custom tools beside, a file elsewhere on the machine (`/etc/…`, `../../`)."""
+    root = project_of(top)
+    if Path(os.path.realpath(target)).is_relative_to(root):
+        return None
+    return (
+        f"runTrail {written}: outside this trail's project {root}; a sub-trail must live in the same project "
+        "(the folder of the nearest pyproject.toml or .git)"
+    )
 
 
 def trail_key(path: str | os.PathLike[str]) -> str:
@@ -76,6 +109,9 @@ def open_subtrail(
         raise UsageError(
             f"runTrail {written}: no trail file at {path}; the path is relative to the calling trail's folder"
         )
+    refused = outside_project(chain[0] if chain else path, written, path)
+    if refused is not None:
+        raise UsageError(refused)
     key = trail_key(path)
     if key in chain:
         raise UsageError(f"runTrail {written}: a cycle ({cycle_text(chain, key)}); a trail cannot run itself")

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
+from trailblaze.catalog.web_urls import url_to_open
 from trailblaze.compact import compact_view
 from trailblaze.driver import SupportsWeb
 from trailblaze.tool_params import RecordedToolParams
@@ -174,15 +174,11 @@ def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
     if p.action == "GOTO" and not p.url:
         return "ERROR", "web_navigate GOTO needs a url"
     url = p.url
-    if p.action == "GOTO" and not _SCHEME.match(url):
-        # As in Trailblaze: a URL without a scheme is a file path, relative to the working directory.
-        path = Path(url).expanduser().resolve()
-        if not path.is_file():
-            return (
-                "NOT_FOUND",
-                f"web_navigate: no file {path} (a url without a scheme is a path from {Path.cwd()})",
-            )
-        url = path.as_uri()
+    if p.action == "GOTO":
+        opened, refused = url_to_open(url)
+        if opened is None:
+            return ("NOT_FOUND" if refused.startswith("no file ") else "ERROR"), f"web_navigate: {refused}"
+        url = opened
     run.act(lambda _d: web.navigate(p.action, url))
     return "OK", f"navigated {p.action} {url}".rstrip()
 

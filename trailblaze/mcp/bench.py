@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import DeviceError, TrailblazeError, TrailFileError, UsageError
+from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.draft import TrailDraft
 from trailblaze.redact import scrub
 from trailblaze.tools import ToolContext, ToolRegistry, default_registry
@@ -46,7 +47,7 @@ HINTS: dict[str, str] = {
 }
 """What to do next, per status word (appended to every non-OK reply)."""
 
-_SIMULATORS = (
+_SIMULATORS = (  # the specs are `trailblaze.mcp.confine.SIMULATORS`, which a client may always open
     ("sim:android", "in-process simulated Android phone running the demo app (dev.trailblaze.demo)"),
     ("sim:ios", "in-process simulated iPhone running the demo app (dev.trailblaze.demo)"),
 )
@@ -84,6 +85,8 @@ class Workbench:
         session: The open device, or None until `use_device`.
         open_session: Opens a `--device` spec (with the server's latency and timeouts).
         registry: The device tools offered as actions (default: the agent's).
+        confinement: The folder client paths must stay in and the devices a client may open
+            (default: the current folder, the simulators and what `list_devices` shows).
     """
 
     def __init__(
@@ -94,8 +97,10 @@ class Workbench:
         open_session: Callable[[str], DeviceSession] | None = None,
         registry: ToolRegistry | None = None,
         secrets: Mapping[str, str] | None = None,
+        confinement: Confinement | None = None,
     ) -> None:
         self.memory = memory
+        self.confined = confinement or Confinement(Path.cwd())
         self.session = session
         self.registry = registry or default_registry()
         self.draft: TrailDraft | None = None
@@ -114,6 +119,7 @@ class Workbench:
         from trailblaze.devices import list_devices
 
         found, problems = list_devices()
+        self.confined.offer(d.spec for d in found)
         lines = [f"{d.spec}  {d.state}  {d.description}" for d in found]
         lines += [f"{spec}  available  {what}" for spec, what in _SIMULATORS]
         lines += [f"note: {p}" for p in problems]
@@ -124,6 +130,7 @@ class Workbench:
         if self._open is None:
             return answer("ERROR", "this server cannot open devices")
         try:
+            spec = self.confined.device(spec)
             session = self._open(spec)
         except DeviceError as exc:
             return self.redacted(answer("DEVICE_ERROR", exc.message))
@@ -154,10 +161,19 @@ class Workbench:
     def screenshot(self, *, marks: bool) -> Reply:
         def shoot(session: DeviceSession) -> Reply:
             from trailblaze.agent import model_image
+            from trailblaze.mcp.mask import Unmaskable, mask_secrets
 
             hierarchy = session.settle()
             view = _view(hierarchy)
-            image = model_image(session.screenshot(), view, hierarchy, marks=marks)
+            try:  # secure fields and elements showing a secret are painted over (trailblaze.mcp.mask)
+                shot = mask_secrets(session.screenshot(), hierarchy, self.memory.secret_values)
+            except Unmaskable as exc:
+                return answer(
+                    "ERROR",
+                    f"no screenshot: {exc}, so it cannot be masked",
+                    "hint: use `snapshot` (its text is redacted), or move the secret off the screen first",
+                )
+            image = model_image(shot, view, hierarchy, marks=marks)
             what = "with the refs drawn on" if marks else "without refs"
             return Reply("OK", self._redact(f"OK screenshot {what} (JPEG)\n{_screen_block(view)}"), image)
 
@@ -205,7 +221,10 @@ class Workbench:
 
     # --- trails ----------------------------------------------------------------------------------
     def trail_start(self, path: str, title: str, *, overwrite: bool) -> Reply:
-        target = Path(path).expanduser().absolute()
+        try:
+            target = self.confined.path(path)
+        except UsageError as exc:
+            return self.redacted(answer("ERROR", exc.message))
         if not target.name.endswith(".trail.yaml"):
             return answer("ERROR", f"{path}: a trail file name ends in .trail.yaml, e.g. login.trail.yaml")
         if target.exists() and not overwrite:
@@ -263,6 +282,15 @@ class Workbench:
         unchecked = _unchecked_facts(draft)
         if unchecked is not None:
             return answer("ERROR", f"not saved: {unchecked}", "hint: assert each fact, then `trail_save` again")
+        try:  # checked again: the folder may have changed since `trail_start` (a symlink put in its place)
+            self.confined.path(os.fspath(draft.path))
+        except UsageError as exc:
+            return self.redacted(answer("ERROR", exc.message))
+        refused = _save_problems(draft)
+        if refused:
+            return self.redacted(
+                answer("INVALID", f"not saved: {draft.path} would not pass `trail_validate`", *refused)
+            )
         try:
             trail = draft.save()
         except TrailblazeError as exc:
@@ -332,7 +360,7 @@ class Workbench:
                               "hint: pass path, or `trail_save` first")  # fmt: skip
             path = os.fspath(self.draft.path)
         try:
-            return load_trail(path)
+            return load_trail(self.confined.trail(path))
         except TrailFileError as exc:
             lines = [p.format(path) for p in exc.problems]
             return self.redacted(answer("INVALID", f"{path}: {len(lines)} problem(s)", *lines))
@@ -367,6 +395,26 @@ class Workbench:
 
     def _redact(self, text: str) -> str:
         return scrub(str(self.memory.redact(text)))
+
+
+def _save_problems(draft: TrailDraft) -> list[str]:
+    """What `trail_validate` would say of the saved file (too big, not loadable, a tool that cannot
+    run), so a trail that would be refused later is not written now."""
+    from trailblaze._limits import max_trail_bytes
+    from trailblaze.preflight import validate_trails
+    from trailblaze.trail import loads_trail
+
+    text = draft.to_trail().to_yaml()
+    size, limit = len(text.encode("utf-8")), max_trail_bytes()
+    if size > limit:
+        return [
+            f"it would be {size:,} bytes, more than the {limit:,} a trail file may be; record fewer or shorter steps"
+        ]
+    try:
+        trail = loads_trail(text, os.fspath(draft.path))
+    except TrailFileError as exc:
+        return [p.format(os.fspath(draft.path)) for p in exc.problems]
+    return [str(f) for f in validate_trails([(draft.path, trail)]) if not f.needs_value]
 
 
 def _view(hierarchy: Hierarchy) -> CompactView:

@@ -103,11 +103,18 @@ def build_server(bench: Workbench) -> Server[Any]:
     )
 
 
-def serve(bench: Workbench, *, http_port: int | None = None, announce: Callable[[str], None] = print) -> None:
+def serve(
+    bench: Workbench,
+    *,
+    http_port: int | None = None,
+    token: str | None = None,
+    announce: Callable[[str], None] = print,
+) -> None:
     """Serve until the client disconnects (stdio) or Ctrl-C (HTTP); closes the device afterwards.
 
     Args:
         http_port: Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio.
+        token: The bearer token every HTTP request must carry (None: one is generated and announced).
         announce: Told the URL once the HTTP server listens (stderr: stdout may be the MCP channel).
     """
     require_sdk()
@@ -118,7 +125,7 @@ def serve(bench: Workbench, *, http_port: int | None = None, announce: Callable[
         if http_port is None:
             anyio.run(_serve_stdio, server)
         else:
-            anyio.run(_serve_http, server, http_port, announce)
+            anyio.run(_serve_http, server, http_port, token, announce)
     finally:
         bench.close()
 
@@ -130,10 +137,14 @@ async def _serve_stdio(server: Server[Any]) -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
-async def _serve_http(server: Server[Any], port: int, announce: Callable[[str], None]) -> None:
+async def _serve_http(
+    server: Server[Any], port: int, token: str | None, announce: Callable[[str], None]
+) -> None:
     import socket
 
     import uvicorn
+
+    from trailblaze.mcp.token import generate_token, require_token
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -145,7 +156,12 @@ async def _serve_http(server: Server[Any], port: int, announce: Callable[[str], 
             f"--http {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})"
         ) from None
     sock.listen(128)  # a client told the URL may connect at once: the backlog holds it until uvicorn accepts
-    app = server.streamable_http_app(host="127.0.0.1")
+    # any local process can reach 127.0.0.1: a request without the token is refused, as Jupyter does
+    shown = token is None
+    token = token or generate_token()
+    app = require_token(server.streamable_http_app(host="127.0.0.1"), token)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    announce(f"trailblaze mcp: streamable HTTP on http://127.0.0.1:{sock.getsockname()[1]}/mcp")
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    header = f"Authorization: Bearer {token}" if shown else "Authorization: Bearer <your --token>"
+    announce(f"trailblaze mcp: streamable HTTP on {url} (send the header {header})")
     await uvicorn.Server(config).serve(sockets=[sock])
