@@ -6,7 +6,8 @@
    the count, the mean / median / max ms per assertion, and how many were shown to fail.
 2. Share of a record: an NL-only copy of each example trail with verify steps is recorded in-process
    (`record_trail`, the keyless demo model, a zero-latency simulator), timing the whole record and the
-   time spent in the proof of its assertions (`proof.assertion_proof`, wrapped with a timer here).
+   time spent checking its assertions — at each verify step's COMPLETED (`assertion_gate`) and after
+   the proof replay (`proof.assertion_proof`), both wrapped with a timer here.
 
 Run: python benchmarks/assertion_proof.py
 """
@@ -56,22 +57,27 @@ def per_assertion() -> None:
 
 
 def record_share() -> None:
+    import trailblaze.assertion_gate as gate
     import trailblaze.proof as proof
     from trailblaze.devices import open_device
     from trailblaze.runner import record_trail
     from trailblaze.testing.demo_policy import demo_llm
 
     spent = [0.0]
-    original = proof.assertion_proof
 
-    def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
-        t0 = time.perf_counter()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            spent[0] += time.perf_counter() - t0
+    def timer(original):  # type: ignore[no-untyped-def]
+        def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
+            t0 = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                spent[0] += time.perf_counter() - t0
 
-    proof.assertion_proof = timed
+        return timed
+
+    # after the proof replay (record's summary) and at each verify step's COMPLETED (the agent's gate)
+    proof.assertion_proof = timer(proof.assertion_proof)
+    gate.completion_refusal = timer(gate.completion_refusal)
     total = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for src in sorted((ROOT / "trails").glob("*.trail.yaml")):
@@ -98,7 +104,7 @@ def record_share() -> None:
                 copy.write_text(yaml.safe_dump(data, sort_keys=False))
     print(
         f"record share: {total:.2f} s recording NL-only copies on both platforms, {spent[0] * 1000:.1f} ms of it "
-        f"in the mutation proof ({spent[0] / total * 100:.2f} %)"
+        f"in the fact checks and mutation proofs ({spent[0] / total * 100:.2f} %)"
     )
 
 
