@@ -17,7 +17,14 @@ from trailblaze.errors import DeviceError
 from trailblaze.probes import params as pp
 from trailblaze.probes.logs import LOG_HANDLERS
 from trailblaze.probes.prefs import PrefsError, parse_prefs, pref_text
-from trailblaze.probes.sql import QueryRows, SqlRefused, parse_rows, read_only_sql, sqlite_command
+from trailblaze.probes.sql import (
+    NO_SAFE_MODE,
+    QueryRows,
+    SqlRefused,
+    parse_rows,
+    read_only_sql,
+    sqlite_command,
+)
 
 if TYPE_CHECKING:
     from trailblaze.session import DeviceSession
@@ -172,6 +179,8 @@ def _query(ctx: ProbeContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -
         raise _Stop("ERROR", f"{p.tool_name} refused the query: {exc}") from None
     app_id = _app(ctx, p.appId)
     answer = shell.shell_status(sqlite_command(app_id, p.db, sql))
+    if NO_SAFE_MODE in answer.output:  # an sqlite3 before 3.37: the allow-list alone guards it
+        answer = shell.shell_status(sqlite_command(app_id, p.db, sql, safe=False))
     problem = _run_as_problem(answer, app_id)
     if problem is not None:
         raise _Stop(*problem)

@@ -1,0 +1,122 @@
+"""The probe query guard decides by an allow-list on SQLite's own tokens (issue 31, item 1): a
+function name quoted any way SQLite accepts is still a function call, `validate` applies the check,
+and the device runs sqlite3 with `-safe`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.device_support import Rig, rig
+from trailblaze.cli import main
+from trailblaze.execute import run_recorded_tool
+from trailblaze.memory import Memory
+from trailblaze.probes.sql import SqlRefused, read_only_sql
+from trailblaze.session import DeviceSession
+from trailblaze.trail import ToolCall
+
+PKG = "dev.trailblaze.demo"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT `edit`('x','touch /tmp/PWN; true')",
+        "SELECT \"edit\"('x', 'id')",
+        "SELECT [edit]('x', 'id')",
+        "SELECT edit /* comment */ ('x', 'id')",
+        "SELECT EDIT\n('x', 'id')",
+        'SELECT "ed""it"(1)',
+        "SELECT readfile('/data/data/other.app/databases/x.db')",
+        "SELECT * FROM fsdir('/data')",
+        "SELECT `load_extension`('/sdcard/evil.so')",
+        "SELECT name FROM t WHERE x IN (SELECT [writefile]('/sdcard/x', 'y'))",
+        "SELECT sha3_query('SELECT 1')",
+        "SELECT LI\u212aE('a', 'b')",  # Kelvin sign: SQLite folds only A-Z, so this is no `like`
+    ],
+)
+def test_a_function_off_the_allow_list_is_refused_however_it_is_quoted(sql: str) -> None:
+    with pytest.raises(
+        SqlRefused, match=r"\(\) is not allowed: a query may only call functions that compute"
+    ):
+        read_only_sql(sql)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT count(*), upper(title), substr(body, 1, 4) FROM messages WHERE archived IN (0, 1)",
+        "SELECT x FROM t WHERE EXISTS (SELECT 1) AND NOT (a = 1) OR b BETWEEN (1) AND (2)",
+        "SELECT CAST(n AS TEXT), json_extract(j, '$.a') FROM t JOIN (SELECT 1 AS id) USING (id)",
+        "SELECT * FROM pragma_table_info('messages')",
+        "SELECT 'edit(''x'')', \"edit\" FROM t",  # a string and a column named edit are no calls
+        "SELECT row_number() OVER (PARTITION BY a ORDER BY b) FROM t",
+    ],
+)
+def test_reading_queries_with_safe_functions_pass(sql: str) -> None:
+    assert read_only_sql(sql) == sql
+
+
+def test_validate_refuses_a_quoted_shell_function(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trail = tmp_path / "pwn.trail.yaml"
+    trail.write_text(
+        "trail:\n  - step: Check the database\n    recording:\n      android:\n"
+        "        - assertQuery: {db: app.db, sql: \"SELECT `edit`('x','touch /tmp/PWN; true')\", expected: 1}\n"
+    )
+    with pytest.raises(SystemExit) as exc:
+        main(["validate", str(trail)])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2
+    assert "the query is refused: edit() is not allowed" in out + err
+
+
+def test_validate_reads_templates_in_a_query_as_values(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trail = tmp_path / "ok.trail.yaml"
+    trail.write_text(
+        "trail:\n  - step: Check the database\n    recording:\n      android:\n"
+        "        - assertQuery: {db: app.db, sql: \"SELECT count(*) FROM t WHERE id = {{id}} AND n = '{{name}}'\","
+        " expected: 1}\n"
+    )
+    with pytest.raises(SystemExit) as exc:
+        main(["validate", str(trail)])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 0, out + err
+
+
+@pytest.fixture(scope="module")
+def android() -> Iterator[Rig]:
+    with rig("android") as r:
+        yield r
+
+
+def test_the_device_never_sees_a_quoted_edit_and_runs_sqlite3_safe(android: Rig) -> None:
+    sent: list[str] = []
+    driver = android.driver
+    real = driver.shell_status
+
+    class _Watching:
+        def __getattr__(self, name: str) -> object:
+            return getattr(driver, name)
+
+        def shell_status(self, command: str) -> object:
+            sent.append(command)
+            return real(command)
+
+    session = DeviceSession(_Watching())  # type: ignore[arg-type]  # not closed: the rig owns the driver
+    call = ToolCall(
+        name="queryDatabase", params={"db": "app.db", "sql": "SELECT `edit`('x', 'touch /tmp/PWN')"}
+    )
+    refused = run_recorded_tool(session, call, Memory())
+    assert refused.status == "ERROR" and "edit() is not allowed" in refused.message
+    assert sent == []
+    counted = run_recorded_tool(
+        session,
+        ToolCall(name="queryDatabase", params={"db": "app.db", "sql": "SELECT count(*) FROM messages"}),
+        Memory(),
+    )
+    assert counted.ok, counted.message
+    assert " sqlite3 -readonly -safe " in sent[-1]
