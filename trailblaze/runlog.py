@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from trailblaze._files import atomic_write_text
+from trailblaze._limits import MAX_RUNTRAIL_DEPTH
 
 __all__ = [
     "LLMCallRecord",
@@ -262,13 +263,28 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunRecord:
     if not directory.is_dir():
         raise UsageError(f"{directory}: not a directory; {how}")
     try:
-        return _settled(RunRecord.model_validate_json(path.read_text(encoding="utf-8")))
+        run = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UsageError(f"{path}: no run.json here; {how}") from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the run log ({exc.strerror or exc})") from None
     except ValueError as exc:
         raise UsageError(f"{path}: not a trailblaze run log ({str(exc).splitlines()[0]})") from None
+    if _nesting(run.trails) > MAX_RUNTRAIL_DEPTH:  # replay never writes one: the limit is the same
+        raise UsageError(
+            f"{path}: runTrail trails nested more than {MAX_RUNTRAIL_DEPTH} deep; not a run log replay writes"
+        )
+    return _settled(run)
+
+
+def _nesting(trails: list[TrailRecord]) -> int:
+    """How many trails deep the deepest `runTrail` chain goes (1: no sub-trails)."""
+    deepest, level, todo = 0, 1, list(trails)
+    while todo:
+        deepest = level
+        todo = [sub for trail in todo for step in trail.steps for sub in step.subtrails]
+        level += 1
+    return deepest
 
 
 def _settled(run: RunRecord) -> RunRecord:
