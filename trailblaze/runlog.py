@@ -20,8 +20,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze._files import atomic_write_text
+from trailblaze._files import atomic_write
 from trailblaze._limits import MAX_RUNTRAIL_DEPTH
+from trailblaze.redact_values import scrub_model
 
 __all__ = [
     "LLMCallRecord",
@@ -229,8 +230,8 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
     directory = Path(run_dir)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / RUN_FILE
-    text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-    atomic_write_text(target, text)
+    text = json.dumps(scrub_model(run), indent=2, ensure_ascii=False) + "\n"
+    atomic_write(target, text.encode("utf-8"))  # redacted by value above: `"status"` stays a key
     return target
 
 
@@ -240,15 +241,15 @@ def write_run_text(run: RunRecord, run_dir: str | os.PathLike[str], trails: list
     directory = Path(run_dir)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / RUN_FILE
-    head = json.dumps(run.model_dump(mode="json", exclude={"trails"}), indent=2, ensure_ascii=False)
+    head = json.dumps(scrub_model(run, exclude={"trails"}), indent=2, ensure_ascii=False)
     listed = "[\n" + ",\n".join(trails) + "\n  ]" if trails else "[]"
-    atomic_write_text(target, f'{head.removesuffix("}")[:-1]},\n  "trails": {listed}\n}}\n')
+    atomic_write(target, f'{head.removesuffix("}")[:-1]},\n  "trails": {listed}\n}}\n'.encode())
     return target
 
 
 def trail_text(trail: TrailRecord) -> str:
     """One trail as it sits in run.json's `trails` list (for `write_run_text`)."""
-    text = json.dumps(trail.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    text = json.dumps(scrub_model(trail), indent=2, ensure_ascii=False)
     return "    " + text.replace("\n", "\n    ")
 
 
