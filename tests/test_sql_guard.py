@@ -120,3 +120,46 @@ def test_the_device_never_sees_a_quoted_edit_and_runs_sqlite3_safe(android: Rig)
     )
     assert counted.ok, counted.message
     assert " sqlite3 -readonly -safe " in sent[-1]
+
+
+def test_a_query_result_that_depends_on_a_secret_is_never_shown(android: Rig) -> None:
+    memory = Memory(secrets={"password": "hunter2"})
+    session = DeviceSession(android.driver)  # not closed: the rig owns the driver
+    derived = "68756E74657232"  # hex('hunter2')
+    for sql in (
+        "SELECT hex('{{password}}')",
+        "SELECT upper('{{password}}')",
+        "SELECT substr('{{password}}', 2)",
+    ):
+        read = run_recorded_tool(
+            session, ToolCall(name="queryDatabase", params={"db": "app.db", "sql": sql}), memory
+        )
+        assert read.ok and "1 row from app.db (values hidden: the query uses a secret" in read.message, (
+            read.message
+        )
+        assert derived not in read.message and "HUNTER2" not in read.message and "unter2" not in read.message
+    passes = run_recorded_tool(
+        session,
+        ToolCall(
+            name="assertQuery",
+            params={"db": "app.db", "sql": "SELECT hex('{{password}}')", "expected": derived},
+        ),
+        memory,
+    )
+    assert passes.ok, passes.message
+    fails = run_recorded_tool(
+        session,
+        ToolCall(
+            name="assertQuery",
+            params={"db": "app.db", "sql": "SELECT upper('{{password}}')", "expected": "x"},
+        ),
+        memory,
+    )
+    assert fails.status == "NOT_VISIBLE" and "did not match the expected value" in fails.message
+    for message in (passes.message, fails.message):
+        assert derived not in message and "HUNTER2" not in message and "hunter2" not in message
+        assert "{{password}}" in message  # the query itself is shown with its template
+    plain = run_recorded_tool(
+        session, ToolCall(name="queryDatabase", params={"db": "app.db", "sql": "SELECT hex('abc')"}), memory
+    )
+    assert plain.message.endswith('{"columns": ["hex(\'abc\')"], "rows": [["616263"]]}')
