@@ -163,3 +163,31 @@ def test_a_query_result_that_depends_on_a_secret_is_never_shown(android: Rig) ->
         session, ToolCall(name="queryDatabase", params={"db": "app.db", "sql": "SELECT hex('abc')"}), memory
     )
     assert plain.message.endswith('{"columns": ["hex(\'abc\')"], "rows": [["616263"]]}')
+
+
+def test_an_sqlite3_without_safe_mode_gets_the_query_again_without_it() -> None:
+    from types import SimpleNamespace
+
+    from trailblaze.driver import ShellOutput
+    from trailblaze.probes import params as pp
+    from trailblaze.probes.handlers import PROBE_HANDLERS
+    from trailblaze.probes.sql import ROW_SEP
+
+    sent: list[str] = []
+
+    class _OldSqlite:  # an sqlite3 before 3.37, as on older emulator images
+        def shell_status(self, command: str) -> ShellOutput:
+            sent.append(command)
+            if " -safe " in command:
+                return ShellOutput(
+                    1, "sqlite3: Error: unknown option: -safe\nUse -help for a list of options.\n"
+                )
+            return ShellOutput(0, f"n{ROW_SEP}3{ROW_SEP}")
+
+    ctx = SimpleNamespace(
+        session=SimpleNamespace(driver=_OldSqlite()), platform="android", secret_inputs=False
+    )
+    params = pp.QueryDatabase(appId=PKG, db="app.db", sql="SELECT count(*) AS n FROM messages")
+    status, message = PROBE_HANDLERS[pp.QueryDatabase](ctx, params)
+    assert (status, message) == ("OK", '1 row from app.db: {"columns": ["n"], "rows": [["3"]]}')
+    assert [" -safe " in c for c in sent] == [True, False]
