@@ -230,9 +230,11 @@ def test_a_query_that_is_not_one_select_is_refused_before_the_device(android: Ri
     assert watching.commands == []
     counted = tool(session, "assertQuery", db="app.db", sql="SELECT COUNT(*) FROM messages", expected=40)
     assert counted.ok, counted.message
-    assert watching.commands[-1].startswith(f"run-as {PKG} sqlite3 -readonly -header")
+    assert watching.commands[-1].startswith(f"run-as {PKG} sqlite3 -readonly -safe -header")
     shell_words = tool(session, "queryDatabase", db="app.db", sql="SELECT 'it''s $(id); `id` | \\' AS t")
-    assert shell_words.message == '1 row from app.db: {"columns": ["t"], "rows": [["it\'s $(id); `id` | \\\\"]]}'
+    assert (
+        shell_words.message == '1 row from app.db: {"columns": ["t"], "rows": [["it\'s $(id); `id` | \\\\"]]}'
+    )
 
 
 SIGN_IN = """\

@@ -44,7 +44,8 @@ def test_a_dotenv_file_reads_comments_quotes_and_export(tmp_path: Path) -> None:
     ("line", "expected"),
     [
         ("just-a-value-s3cret", ":2: expected NAME=VALUE"),
-        ("9bad=s3cret-value", ":2: '9bad' is not a secret name"),
+        ("9bad=s3cret-value", ":2: the text before '=' is not a secret name"),
+        ("s3cret-value and more=x", ":2: the text before '=' is not a secret name"),
         ("pw='s3cret-value", ":2: the value's ' quote is not closed on this line"),
         ('pw="s3cret-value" trailing', ':2: text after the closing " quote'),
     ],
@@ -174,3 +175,43 @@ def test_a_conftest_override_of_trailblaze_secrets_is_redacted_too(pytester: pyt
     result.assert_outcomes(failed=1)
     output = result.stdout.str() + result.stderr.str() + (pytester.path / "j.xml").read_text()
     assert "from-the-vault-123" not in output and "{{vault}}" in output
+
+
+def test_a_form_feed_or_unicode_line_break_stays_inside_the_value(tmp_path: Path) -> None:
+    file = tmp_path / "ci.env"
+    file.write_text("pw=abc\x0cdef\nsep=one\u2028two\x1cthree\r\n", "utf-8")
+    assert read_secret_file(file) == {"pw": "abc\x0cdef", "sep": "one\u2028two\x1cthree"}
+
+
+def test_a_line_that_breaks_at_a_form_feed_is_not_echoed(tmp_path: Path) -> None:
+    file = tmp_path / "ci.env"
+    file.write_text("pw=first\x0cs3cret value here\nx y=\x0cs3cret-value\n", "utf-8")
+    with pytest.raises(UsageError) as caught:
+        read_secret_file(file)
+    assert caught.value.message.startswith(f"{file}:2: the text before '=' is not a secret name")
+    assert "s3cret" not in caught.value.message and "x y" not in caught.value.message
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+def test_a_device_or_a_pipe_is_refused_before_it_is_read(tmp_path: Path, special: str) -> None:
+    import os
+
+    path = special
+    if special == "fifo":
+        path = str(tmp_path / "secrets.fifo")
+        os.mkfifo(path)  # nobody writes: reading it would wait for ever
+    with pytest.raises(UsageError, match=r"not a regular file \(a device or a pipe\)"):
+        read_secret_file(path)
+
+
+def test_a_huge_file_is_refused_by_size_and_a_long_one_by_lines(tmp_path: Path) -> None:
+    from trailblaze.secret_sources import MAX_SECRET_FILE_BYTES, MAX_SECRET_FILE_LINES
+
+    big = tmp_path / "big.env"
+    big.write_bytes(b"X=" + b"a" * MAX_SECRET_FILE_BYTES)
+    with pytest.raises(UsageError, match=r"bytes, more than 1,048,576; a \.env of secrets is small"):
+        read_secret_file(big)
+    long = tmp_path / "long.env"
+    long.write_text("#\n" * (MAX_SECRET_FILE_LINES + 1))
+    with pytest.raises(UsageError, match=r"more than 10,000 lines"):
+        read_secret_file(long)

@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["atomic_write", "atomic_write_text", "check_writable", "locked", "write_text"]
+__all__ = ["atomic_write", "atomic_write_text", "check_writable", "locked", "write_redacted", "write_text"]
 
 
 def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
@@ -82,6 +82,13 @@ def write_text(target: str | os.PathLike[str], text: str) -> None:
 
     with open(target, "w", encoding="utf-8") as handle:
         handle.write(scrub(text))
+
+
+def write_redacted(target: str | os.PathLike[str], text: str) -> None:
+    """Writes UTF-8 text whose values were redacted before it was serialised (`trailblaze.redact_values`):
+    scrubbing the serialised bytes again would rewrite the format's own words equal to a secret."""
+    with open(target, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def check_writable(target: str | os.PathLike[str], flag: str) -> None:

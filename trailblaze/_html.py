@@ -12,8 +12,12 @@ __all__ = ["esc", "format_cost", "format_count", "format_duration", "format_usag
 
 
 def esc(value: object) -> str:
-    """HTML-escapes any value, quotes included (safe in text and in attribute values)."""
-    return html.escape(str(value), quote=True)
+    """HTML-escapes any value, quotes included (safe in text and in attribute values), with every
+    registered secret redacted first: the report is redacted value by value, so a secret equal to
+    a word of the page's markup (`class`, `div`) cannot break it."""
+    from trailblaze.redact import scrub
+
+    return html.escape(scrub(str(value)), quote=True)
 
 
 def format_duration(ms: float) -> str:

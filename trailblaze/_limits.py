@@ -8,10 +8,24 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["MAX_DEPTH", "MAX_NODES", "MAX_TRAIL_BYTES_ENV", "max_trail_bytes"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_EXPANDED_STEPS",
+    "MAX_NODES",
+    "MAX_RUNTRAIL_DEPTH",
+    "MAX_TRAIL_BYTES_ENV",
+    "max_trail_bytes",
+]
 
 MAX_DEPTH = 100  # nested lists / maps; a trail needs about 8
 MAX_NODES = 20_000  # YAML nodes in one document; a long real trail has a few thousand
+MAX_RUNTRAIL_DEPTH = 16
+"""Trails running trails (`runTrail`), the outermost counted: real suites nest two or three. Replay
+would exhaust Python's stack near 100, and each level nests run.json four levels deeper, so
+`validate`, `replay` and `report` all hold to this one number."""
+MAX_EXPANDED_STEPS = 10_000
+"""Steps of a trail with every `runTrail` expanded: a trail calling the next twice, 20 deep, is a
+million steps; a real suite is a few hundred."""
 MAX_TRAIL_BYTES_ENV = "TRAILBLAZE_MAX_TRAIL_BYTES"
 _DEFAULT_MAX_BYTES = 1024 * 1024  # parsing pure-Python YAML runs at ~1 MB/s at worst
 

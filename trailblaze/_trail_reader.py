@@ -27,6 +27,7 @@ from trailblaze._trail_parts import (
 from trailblaze._yaml import Path as YPath
 from trailblaze.errors import Problem, TrailFileError
 from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+from trailblaze.tool_params import WRITTEN
 
 __all__ = ["Contents", "read_tool", "read_trail"]
 
@@ -317,7 +318,7 @@ class _Reader:
         known = RECORDED_TOOL_PARAMS.get(name)
         if known is not None:
             try:
-                known.model_validate(params, strict=True)
+                known.model_validate(params, strict=True, context={WRITTEN: True})
             except ValidationError as exc:
                 self.validation_problems((*path, name), params, exc, known, f"`{name}`")
                 return None

@@ -37,6 +37,7 @@ from trailblaze.catalog.handlers import CATALOG_HANDLERS
 from trailblaze.catalog.params import CATALOG_KINDS
 from trailblaze.driver import SupportsShellStatus
 from trailblaze.errors import ActionRefused, AppNotInstalledError
+from trailblaze.memory import TEMPLATE_RE
 from trailblaze.noop import NO_CHANGE, act_and_compare
 from trailblaze.patterns import PatternTooSlow, full_match
 from trailblaze.permissions import PermissionRefused, set_permissions
@@ -168,7 +169,7 @@ def run_recorded_tool(
         where = ".".join(str(p) for p in first["loc"]) or call.name
         return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = _HANDLERS[type(typed)]
-    run = _Run(session, memory, llm)
+    run = _Run(session, memory, llm, secret_inputs=_uses_secret(call.params, memory))
     try:
         status, message = handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
@@ -179,6 +180,17 @@ def run_recorded_tool(
     if no_change:
         message = f"{message} {NO_CHANGE}"
     return ToolResult(status, memory.redact(message), kind, no_change, ai=run.ai)
+
+
+def _uses_secret(params: Any, memory: Memory) -> bool:
+    """Whether any `{{template}}` in the params as written names a secret."""
+    if isinstance(params, str):
+        return any(memory.is_secret(m.group(2) or m.group(3)) for m in TEMPLATE_RE.finditer(params))
+    if isinstance(params, dict):
+        return any(_uses_secret(v, memory) for v in params.values())
+    if isinstance(params, (list, tuple)):
+        return any(_uses_secret(v, memory) for v in params)
+    return False
 
 
 # --------------------------------------------------------------------------------------------------
@@ -192,6 +204,9 @@ class _Run:
     no_change: bool = False
     """The gesture / key press of this tool left the screen as it was."""
     ai: bool = False
+    secret_inputs: bool = False
+    """A param of this tool was filled from a secret: what it reads back may be derived from it
+    (`SELECT hex('{{password}}')`), so probes show no values (the secret's spellings alone are redacted)."""
 
     def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None:
         """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""

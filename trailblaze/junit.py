@@ -9,8 +9,9 @@ import xml.etree.ElementTree as ET
 from datetime import UTC, datetime
 from pathlib import Path
 
-from trailblaze._files import atomic_write_text
+from trailblaze._files import atomic_write
 from trailblaze._html import format_duration, step_label
+from trailblaze.redact_values import scrub_tree
 from trailblaze.runlog import RunRecord, StepRecord, TrailRecord
 
 __all__ = ["junit_xml", "write_junit"]
@@ -167,6 +168,7 @@ def junit_xml(run: RunRecord, *, suite_name: str = "trailblaze") -> str:
         _testcase(suite, trail)
     ET.SubElement(suite, "system-out").text = ""
     ET.SubElement(suite, "system-err").text = ""
+    scrub_tree(root)  # values only: a secret equal to `testcase` must not rename the tags
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -206,7 +208,7 @@ def write_junit(run: RunRecord, path: str | os.PathLike[str], *, suite_name: str
     document = junit_xml(run, suite_name=suite_name)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(target, document)
+        atomic_write(target, document.encode("utf-8"))
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write the JUnit file ({exc.strerror or exc}); pick another --junit path"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze import _yaml
+from trailblaze._limits import MAX_EXPANDED_STEPS, MAX_RUNTRAIL_DEPTH
 from trailblaze.custom_tools import ToolBox
 from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.memory import TEMPLATE_RE
@@ -140,7 +141,7 @@ def find_problems(
                 found.append(Finding(_at(file, doc, ("config", "tools", i)), f"config.tools: {hint}"))
         if tools:
             found += _unknown_tools(file, doc, recorded, custom.box)
-        sub_found = _subtrail_problems(file, doc, recorded, platform, tools, secrets, missing)
+        sub_found = _subtrail_problems(file, doc, recorded, platform, tools, secrets, missing, len(trail.steps))
         found += [f for f in sub_found if f not in found]
         try:
             mem = build_memory(trail, memory, args, secrets)
@@ -242,21 +243,42 @@ def _subtrail_problems(
     tools: bool,
     secrets: Mapping[str, str],
     missing: _Missing,
+    steps: int = 1,
 ) -> list[Finding]:
     """`runTrail` calls that cannot run: a missing or invalid file, a cycle, a required arg not given,
-    followed through every sub-trail (their unknown tools too; templates with no value go to
-    `missing`, as the trail's own do)."""
-    found: list[Finding] = []
+    nesting deeper than `MAX_RUNTRAIL_DEPTH`, more than `MAX_EXPANDED_STEPS` steps once every
+    `runTrail` is expanded; followed through every sub-trail (their unknown tools too; templates with
+    no value go to `missing`, as the trail's own do).
 
-    def walk(file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], chain: tuple[str, ...]) -> None:
+    Each sub-trail file is loaded and walked once however many calls reach it (a trail that calls
+    the next one twice, 22 deep, is four million calls but 22 files), and its expanded step count
+    is remembered for the next call.
+    """
+    found: list[Finding] = []
+    opened: dict[str, tuple[Trail, _yaml.YamlDocument | None, list[_Tool]] | Finding] = {}
+    # a file walked to the end: its steps with every runTrail expanded, and how many trails deep it nests
+    expanded: dict[str, tuple[int, int]] = {}
+    templates_done: set[tuple[str, frozenset[str]]] = set()
+
+    def walk(
+        file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], chain: tuple[str, ...], own: int
+    ) -> tuple[int, int]:
+        total, height = own, 1
         for tool in recorded:
-            written = tool.params.get("path") if tool.name == "runTrail" and isinstance(tool.params, dict) else None
+            written = (
+                tool.params.get("path") if tool.name == "runTrail" and isinstance(tool.params, dict) else None
+            )
             if not isinstance(written, str):
                 continue
             where = _at(file, doc, (*tool.path, tool.name, "path"))
             target = resolve_subtrail_path(file, written)
             if not target.is_file():
-                found.append(Finding(where, f"runTrail {written}: no trail file at {target}; the path is relative to this trail's folder"))
+                found.append(
+                    Finding(
+                        where,
+                        f"runTrail {written}: no trail file at {target}; the path is relative to this trail's folder",
+                    )
+                )
                 continue
             refused = outside_project(chain[0], written, target)
             if refused is not None:
@@ -264,29 +286,77 @@ def _subtrail_problems(
                 continue
             key = trail_key(target)
             if key in chain:
-                found.append(Finding(where, f"runTrail {written}: a cycle ({cycle_text(chain, key)}); a trail cannot run itself, directly or through others"))
+                found.append(
+                    Finding(
+                        where,
+                        f"runTrail {written}: a cycle ({cycle_text(chain, key)}); a trail cannot run itself, directly or through others",
+                    )
+                )
                 continue
-            try:
-                sub = load_trail(target)
-            except (TrailFileError, UsageError) as exc:
-                found.append(Finding(where, f"runTrail {written}: {exc.message.splitlines()[0]}"))
+            deep = len(chain) + (expanded[key][1] if key in expanded else 1)
+            if deep > MAX_RUNTRAIL_DEPTH:
+                found.append(
+                    Finding(
+                        where,
+                        f"runTrail {written}: trails nested more than {MAX_RUNTRAIL_DEPTH} deep (from {Path(chain[0]).name}); run fewer trails inside each other",
+                    )
+                )
                 continue
+            if key not in opened:
+                opened[key] = _open_sub(target, where, written, platform)
+            loaded = opened[key]
+            if isinstance(loaded, Finding):
+                found.append(Finding(where, loaded.message))
+                continue
+            sub, sub_doc, sub_tools = loaded
             given = tool.params.get("args")
             for name in _required_args(sub, given if isinstance(given, dict) else {}):
-                found.append(Finding(where, f"runTrail {written}: its config.args.{name} has no default; give `{name}: VALUE` under this runTrail's `args:`"))
-            if sub.source_text is None or may_be_skipped(sub, platform):
+                found.append(
+                    Finding(
+                        where,
+                        f"runTrail {written}: its config.args.{name} has no default; give `{name}: VALUE` under this runTrail's `args:`",
+                    )
+                )
+            if sub_doc is None:
+                total += len(sub.steps)
+                height = max(height, 2)
                 continue
-            sub_doc = _parsed(sub.source_text)
-            sub_tools = list(_recorded_tools(sub_doc.data, platform))
-            if tools:
-                found.extend(_unknown_tools(target, sub_doc, sub_tools, _toolbox(target, sub_tools, sub).box))
-            if not _agent_may_run(sub, platform):
-                given_args = set(given) if isinstance(given, dict) else set()
-                _sub_templates(target, sub_doc, sub, sub_tools, given_args, secrets, missing)
-            walk(target, sub_doc, sub_tools, (*chain, key))
+            given_args = frozenset(given) if isinstance(given, dict) else frozenset()
+            if not _agent_may_run(sub, platform) and (key, given_args) not in templates_done:
+                templates_done.add((key, given_args))
+                _sub_templates(target, sub_doc, sub, sub_tools, set(given_args), secrets, missing)
+            if key not in expanded:
+                if tools:
+                    found.extend(_unknown_tools(target, sub_doc, sub_tools, _toolbox(target, sub_tools, sub).box))
+                expanded[key] = walk(target, sub_doc, sub_tools, (*chain, key), len(sub.steps))
+            sub_steps, sub_height = expanded[key]
+            total = min(total + sub_steps, MAX_EXPANDED_STEPS + 1)
+            height = max(height, sub_height + 1)
+        return total, height
 
-    walk(file, doc, recorded, (trail_key(file),))
+    total, _ = walk(file, doc, recorded, (trail_key(file),), steps)
+    if total > MAX_EXPANDED_STEPS:
+        found.append(
+            Finding(
+                f"{file}",
+                f"with every runTrail expanded this trail has more than {MAX_EXPANDED_STEPS:,} steps; call fewer trails (a trail that runs the next one twice doubles at every level)",
+            )
+        )
     return found
+
+
+def _open_sub(
+    target: Path, where: str, written: str, platform: str
+) -> tuple[Trail, _yaml.YamlDocument | None, list[_Tool]] | Finding:
+    """A sub-trail, its parsed text and recorded tools (no text: nothing to walk), or why it does not load."""
+    try:
+        sub = load_trail(target)
+    except (TrailFileError, UsageError) as exc:
+        return Finding(where, f"runTrail {written}: {exc.message.splitlines()[0]}")
+    if sub.source_text is None or may_be_skipped(sub, platform):
+        return sub, None, []
+    sub_doc = _parsed(sub.source_text)
+    return sub, sub_doc, list(_recorded_tools(sub_doc.data, platform))
 
 
 def _sub_templates(

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from trailblaze._files import atomic_write_text
+from trailblaze._files import atomic_write
 from trailblaze._html import esc, format_cost, format_count, format_duration, format_usage_cost, step_label
 from trailblaze.device_logs import TAIL_LINES
 from trailblaze.runlog import (
@@ -85,7 +85,7 @@ def write_html_report(
     page = render_html(run, run_dir, link_from=target.parent)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(target, page)
+        atomic_write(target, page.encode("utf-8"))  # every value went through `esc`, which redacts
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write the report ({exc.strerror or exc}); pick another --output"

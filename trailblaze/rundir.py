@@ -45,10 +45,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze._files import write_text
+from trailblaze._files import write_redacted, write_text
 from trailblaze.artifacts import Background, ScreenshotMode, image_ext
 from trailblaze.device_logs import DeviceLogMode, no_log_reason
 from trailblaze.llm import transcript_entry
+from trailblaze.redact_values import scrub_data, scrub_dump
 from trailblaze.runlog import (
     LLMCallRecord,
     RunRecord,
@@ -351,9 +352,9 @@ class RunDir:
         if image is not None:
             image_name = f"{stem}.jpg"
             (self._trail_dir / image_name).write_bytes(image)
-        entry = self._redact(transcript_entry(request, response))
+        entry = scrub_data(transcript_entry(request, response), self._redact_text)
         entry = _name_images(entry, Path(image_name).name if image_name else "(screenshot not kept)")
-        write_text(self._trail_dir / f"{stem}.json", json.dumps(entry, indent=1, ensure_ascii=False))
+        write_redacted(self._trail_dir / f"{stem}.json", json.dumps(entry, indent=1, ensure_ascii=False))
         usage = response.usage
         step.llm_calls.append(
             LLMCallRecord(
@@ -399,10 +400,12 @@ class RunDir:
         hierarchy = session.screen()
         source, memory, folder = hierarchy.source, self.memory, self._trail_dir
         ext = "json" if hierarchy.format in ("wda-json", "web-dom") else "xml"
+        dump_format = hierarchy.format
 
         def write_dump() -> None:
             text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
-            write_text(folder / f"{stem}.{ext}", memory.redact(text))
+            redacted = scrub_dump(text, dump_format, lambda t: str(memory.redact(t)))
+            write_redacted(folder / f"{stem}.{ext}", redacted)
 
         self._work.submit(write_dump)
         rel = self._rel_dir()
@@ -458,6 +461,9 @@ class RunDir:
 
     def _redact(self, value: Any) -> Any:
         return self.memory.redact(value)
+
+    def _redact_text(self, text: str) -> str:
+        return str(self.memory.redact(text))
 
 
 class _Shot:

@@ -20,7 +20,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze._files import atomic_write_text
+from trailblaze._files import atomic_write
+from trailblaze._limits import MAX_RUNTRAIL_DEPTH
+from trailblaze.redact_values import scrub_model
 
 __all__ = [
     "LLMCallRecord",
@@ -228,8 +230,8 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
     directory = Path(run_dir)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / RUN_FILE
-    text = json.dumps(run.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-    atomic_write_text(target, text)
+    text = json.dumps(scrub_model(run), indent=2, ensure_ascii=False) + "\n"
+    atomic_write(target, text.encode("utf-8"))  # redacted by value above: `"status"` stays a key
     return target
 
 
@@ -239,15 +241,15 @@ def write_run_text(run: RunRecord, run_dir: str | os.PathLike[str], trails: list
     directory = Path(run_dir)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / RUN_FILE
-    head = json.dumps(run.model_dump(mode="json", exclude={"trails"}), indent=2, ensure_ascii=False)
+    head = json.dumps(scrub_model(run, exclude={"trails"}), indent=2, ensure_ascii=False)
     listed = "[\n" + ",\n".join(trails) + "\n  ]" if trails else "[]"
-    atomic_write_text(target, f'{head.removesuffix("}")[:-1]},\n  "trails": {listed}\n}}\n')
+    atomic_write(target, f'{head.removesuffix("}")[:-1]},\n  "trails": {listed}\n}}\n'.encode())
     return target
 
 
 def trail_text(trail: TrailRecord) -> str:
     """One trail as it sits in run.json's `trails` list (for `write_run_text`)."""
-    text = json.dumps(trail.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    text = json.dumps(scrub_model(trail), indent=2, ensure_ascii=False)
     return "    " + text.replace("\n", "\n    ")
 
 
@@ -262,13 +264,28 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunRecord:
     if not directory.is_dir():
         raise UsageError(f"{directory}: not a directory; {how}")
     try:
-        return _settled(RunRecord.model_validate_json(path.read_text(encoding="utf-8")))
+        run = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UsageError(f"{path}: no run.json here; {how}") from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the run log ({exc.strerror or exc})") from None
     except ValueError as exc:
         raise UsageError(f"{path}: not a trailblaze run log ({str(exc).splitlines()[0]})") from None
+    if _nesting(run.trails) > MAX_RUNTRAIL_DEPTH:  # replay never writes one: the limit is the same
+        raise UsageError(
+            f"{path}: runTrail trails nested more than {MAX_RUNTRAIL_DEPTH} deep; not a run log replay writes"
+        )
+    return _settled(run)
+
+
+def _nesting(trails: list[TrailRecord]) -> int:
+    """How many trails deep the deepest `runTrail` chain goes (1: no sub-trails)."""
+    deepest, level, todo = 0, 1, list(trails)
+    while todo:
+        deepest = level
+        todo = [sub for trail in todo for step in trail.steps for sub in step.subtrails]
+        level += 1
+    return deepest
 
 
 def _settled(run: RunRecord) -> RunRecord:

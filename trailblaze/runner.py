@@ -364,7 +364,7 @@ def run_record_command(
         _install(console, session, install, reinstall)
         notes = {file: trail.note for file, trail in trails}
         for file in files:
-            console.print(f"[bold]{_escape(str(file))}[/] on {device}")
+            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device)}")
             if notes.get(file):
                 console.print(f"  [dim]note: {_escape(str(notes[file]))}[/]")
             summary: list[str] = []
@@ -403,7 +403,7 @@ def run_record_command(
         f"{len(files)} trail{'s' * (len(files) != 1)}, {passed}/{len(steps)} steps passed, "
         + (f"{unproven} not verified by the proof replay, " if unproven else "")
         + f"{usage.llm_calls} LLM calls{_models(usage)}, {tokens:,} input + {usage.output_tokens:,} output tokens, "
-        f"{usage_cost_text(usage, lambda usd: f'${usd:.4f}')} — run directory {root}"
+        f"{usage_cost_text(usage, lambda usd: f'${usd:.4f}')} — run directory {_escape(str(root))}"
     )
     return 1 if failed else 0
 
@@ -545,7 +545,7 @@ def run_replay_command(
         llms.close()
         rundir.finish()
         _write_reports(console, rundir, junit, report)
-        console.print(f"shard {shard}: no trail falls in this shard — run directory {root}")
+        console.print(f"shard {shard}: no trail falls in this shard — run directory {_escape(str(root))}")
         return 0
     options = ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls, screenshots=screenshots)
     broken: InfrastructureError | None = None
@@ -561,7 +561,7 @@ def run_replay_command(
     try:
         _install(console, session, install, reinstall)
         for file, trail in trails:
-            console.print(f"[bold]{_escape(str(file))}[/] on {device}")
+            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device)}")
             if trail.note:
                 console.print(f"  [dim]note: {_escape(trail.note)}[/]")
             try:
@@ -652,9 +652,9 @@ def _write_reports(console: Console, rundir: RunDir, junit: str | None, report: 
     from trailblaze.report import write_html_report
 
     if junit:
-        console.print(f"junit:  {write_junit(rundir.run, junit)}")
+        console.print(f"junit:  {_escape(str(write_junit(rundir.run, junit)))}")
     if report:
-        console.print(f"report: {write_html_report(rundir.root, _report_target(report))}")
+        console.print(f"report: {_escape(str(write_html_report(rundir.root, _report_target(report))))}")
 
 
 def _summary(console: Console, rundir: RunDir, root: Path) -> None:
@@ -689,7 +689,7 @@ def _summary(console: Console, rundir: RunDir, root: Path) -> None:
         if usage.llm_calls
         else ""
     )
-    console.print(f"{n} trail{'s' * (n != 1)}: {parts}{llm} — run directory {root}")
+    console.print(f"{n} trail{'s' * (n != 1)}: {parts}{llm} — run directory {_escape(str(root))}")
 
 
 def _diff_markup(diff: str) -> str:
@@ -716,8 +716,10 @@ def _console() -> Console:
 
     from trailblaze.redact import ScrubbingStream
 
-    # every line the command prints passes the process's redactor (secrets in any spelling)
-    return Console(file=ScrubbingStream(sys.stdout), highlight=False, soft_wrap=True)  # type: ignore[arg-type]
+    # every line the command prints passes the process's redactor (secrets in any spelling); text
+    # from a trail or the device is escaped as markup, and no `:name:` of it may become an emoji
+    # (`root:x:0:0` printed as `root❌0:0`)
+    return Console(file=ScrubbingStream(sys.stdout), highlight=False, soft_wrap=True, emoji=False)  # type: ignore[arg-type]
 
 
 def _install(console: Console, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:

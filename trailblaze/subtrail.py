@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from trailblaze._limits import MAX_RUNTRAIL_DEPTH
 from trailblaze.errors import UsageError
 from trailblaze.memory import TEMPLATE_RE, Memory
 from trailblaze.trail import ToolCall, Trail, load_trail
@@ -100,7 +101,8 @@ def open_subtrail(
         loaded: The run's sub-trails so far: a file loaded before is that same `Trail` again.
 
     Raises:
-        UsageError: a cycle, a file that does not load, or a required sub-trail arg not given.
+        UsageError: a cycle, nesting deeper than `MAX_RUNTRAIL_DEPTH`, a file that does not load, or
+            a required sub-trail arg not given.
         TrailFileError: the sub-trail file is not a valid trail.
     """
     written = str(call.params.get("path", ""))
@@ -115,6 +117,10 @@ def open_subtrail(
     key = trail_key(path)
     if key in chain:
         raise UsageError(f"runTrail {written}: a cycle ({cycle_text(chain, key)}); a trail cannot run itself")
+    if len(chain) >= MAX_RUNTRAIL_DEPTH:  # preflight refuses this first; a file changed since is caught here
+        raise UsageError(
+            f"runTrail {written}: trails nested more than {MAX_RUNTRAIL_DEPTH} deep; run fewer trails inside each other"
+        )
     if loaded is not None and key in loaded:
         sub = loaded[key][0]
     else:

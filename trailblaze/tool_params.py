@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["RecordedToolParams", "numbers_as_text", "takes_text_only"]
+__all__ = ["WRITTEN", "RecordedToolParams", "numbers_as_text", "takes_text_only"]
 
 _CACHE: dict[tuple[type[BaseModel], str], bool] = {}
 
@@ -46,6 +46,10 @@ def numbers_as_text(model: type[BaseModel], data: Any) -> Any:
                 out = dict(data)
             out[key] = str(value)
     return out
+
+
+WRITTEN = "written"
+"""Validation context key: the params are as a trail file writes them, `{{templates}}` and all."""
 
 
 class RecordedToolParams(BaseModel):

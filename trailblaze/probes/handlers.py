@@ -17,7 +17,14 @@ from trailblaze.errors import DeviceError
 from trailblaze.probes import params as pp
 from trailblaze.probes.logs import LOG_HANDLERS
 from trailblaze.probes.prefs import PrefsError, parse_prefs, pref_text
-from trailblaze.probes.sql import QueryRows, SqlRefused, parse_rows, read_only_sql, sqlite_command
+from trailblaze.probes.sql import (
+    NO_SAFE_MODE,
+    QueryRows,
+    SqlRefused,
+    parse_rows,
+    read_only_sql,
+    sqlite_command,
+)
 
 if TYPE_CHECKING:
     from trailblaze.session import DeviceSession
@@ -44,6 +51,8 @@ class ProbeContext(Protocol):
     """What a probe uses of the running tool (`trailblaze.execute._Run` provides it)."""
 
     session: DeviceSession
+    secret_inputs: bool
+    """A param came from a secret: results are shown as counts and verdicts, never as values."""
 
     @property
     def platform(self) -> str: ...
@@ -172,6 +181,8 @@ def _query(ctx: ProbeContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -
         raise _Stop("ERROR", f"{p.tool_name} refused the query: {exc}") from None
     app_id = _app(ctx, p.appId)
     answer = shell.shell_status(sqlite_command(app_id, p.db, sql))
+    if NO_SAFE_MODE in answer.output:  # an sqlite3 before 3.37: the allow-list alone guards it
+        answer = shell.shell_status(sqlite_command(app_id, p.db, sql, safe=False))
     problem = _run_as_problem(answer, app_id)
     if problem is not None:
         raise _Stop(*problem)
@@ -192,9 +203,14 @@ def _rows_json(result: QueryRows) -> str:
     return body + more
 
 
+_HIDDEN = "values hidden: the query uses a secret, and its result may be derived from it"
+
+
 def _query_database(ctx: ProbeContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> Outcome:
     sql, result = _query(ctx, p, shell)
     count = len(result.rows)
+    if ctx.secret_inputs:  # `hex('{{password}}')` is the secret in a spelling no redactor knows
+        return "OK", f"{count} row{'s' * (count != 1)} from {p.db} ({_HIDDEN})"
     return "OK", f"{count} row{'s' * (count != 1)} from {p.db}: {_rows_json(result)}"
 
 
@@ -206,6 +222,15 @@ def _cell(value: pp.Scalar | None) -> str:
 
 def _assert_query(ctx: ProbeContext, p: pp.AssertQuery, shell: SupportsShellStatus) -> Outcome:
     sql, result = _query(ctx, p, shell)
+    status, message = _compare_query(sql, p, result)
+    if ctx.secret_inputs:  # the verdict only: a value may be the secret in another spelling
+        shape = f"{len(result.rows)} row{'s' * (len(result.rows) != 1)}"
+        verdict = "matched" if status == "OK" else "did not match"
+        return status, f"{sql} returned {shape} that {verdict} the expected value ({_HIDDEN})"
+    return status, message
+
+
+def _compare_query(sql: str, p: pp.AssertQuery, result: QueryRows) -> Outcome:
     if isinstance(p.expected, list):
         wanted = [[_cell(v) for v in row] for row in p.expected]
         got = result.rows

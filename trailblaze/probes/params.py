@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from trailblaze.tool_params import RecordedToolParams
+from trailblaze.memory import TEMPLATE_RE
+from trailblaze.probes.sql import SqlRefused, read_only_sql
+from trailblaze.tool_params import WRITTEN, RecordedToolParams
 
 __all__ = ["PROBE_KINDS", "PROBE_PARAMS", "Scalar"]
 
@@ -56,6 +58,18 @@ class QueryDatabase(_AppTool):
     tool_name = "queryDatabase"
     db: str = Field(pattern=_NAME, description="Database file name under databases/, e.g. `app.db`.")
     sql: str = Field(min_length=1, description="One SELECT or read-only PRAGMA statement.")
+
+    @field_validator("sql")
+    @classmethod
+    def _read_only(cls, sql: str, info: ValidationInfo) -> str:
+        # A trail file is checked as written (`validate`, load), its templates standing in for a
+        # value; the handler checks the interpolated query again before it reaches the device.
+        if isinstance(info.context, dict) and info.context.get(WRITTEN):
+            try:
+                read_only_sql(TEMPLATE_RE.sub("0", sql))
+            except SqlRefused as exc:
+                raise ValueError(f"the query is refused: {exc}") from None
+        return sql
 
 
 class AssertQuery(QueryDatabase):
@@ -112,9 +126,14 @@ class AssertLogContains(_AppTool):
     `pattern` (a regular expression), waiting up to `timeoutMs` for it to be written."""
 
     tool_name = "assertLogContains"
-    pattern: str = Field(min_length=1, description="A regular expression, e.g. `Signed in as .*@example.com`.")
+    pattern: str = Field(
+        min_length=1, description="A regular expression, e.g. `Signed in as .*@example.com`."
+    )
     timeoutMs: int | None = Field(
-        default=None, ge=0, le=600_000, description="How long to wait for the line (default: the element timeout, 5 s)."
+        default=None,
+        ge=0,
+        le=600_000,
+        description="How long to wait for the line (default: the element timeout, 5 s).",
     )
 
     _pattern_is_a_regex = field_validator("pattern")(_regex)

@@ -1,10 +1,13 @@
 """Keeping probe queries read-only, building the device command, and reading sqlite3's answer.
 
-A query must be one `SELECT` (a `WITH … SELECT` is refused: `WITH` also starts writes) or one
-`PRAGMA` from a read-only list, with no `name = value`. The sqlite3 shell's own functions that
-write files or load code (`writefile`, `edit`, `load_extension`, `fts3_tokenizer`) are refused
-anywhere. The check runs before anything reaches the device, and the device still opens the
-database `-readonly`.
+A query is decided by an allow-list, on tokens read with SQLite's own rules (`tokenize.c`): `'…'`
+strings, `"…"` / `` `…` `` / `[…]` quoted names, `--` and `/* */` comments. It must be one `SELECT`
+(a `WITH … SELECT` is refused: `WITH` also starts writes) or one `PRAGMA` from a read-only list,
+with no `name = value`, and every function it calls — quoted or not, with comments before the `(`
+or not — must be on `SAFE_FUNCTIONS` (the sqlite3 shell adds `edit()`, which runs a command,
+`writefile()`, `readfile()`, `fsdir()`, `load_extension()`; none of them is on it). The check runs
+when a trail is validated and again, on the interpolated query, before anything reaches the
+device; the device opens the database `-readonly`, and with `-safe` where its sqlite3 has it.
 """
 
 from __future__ import annotations
@@ -13,7 +16,17 @@ import re
 import shlex
 from dataclasses import dataclass
 
-__all__ = ["COLUMN_SEP", "ROW_SEP", "QueryRows", "parse_rows", "read_only_sql", "sqlite_command"]
+__all__ = [
+    "COLUMN_SEP",
+    "NO_SAFE_MODE",
+    "ROW_SEP",
+    "SAFE_FUNCTIONS",
+    "QueryRows",
+    "SqlRefused",
+    "parse_rows",
+    "read_only_sql",
+    "sqlite_command",
+]
 
 COLUMN_SEP = "\x1f"
 """ASCII unit separator: between columns (never in ordinary text, unlike `|`)."""
@@ -36,15 +49,107 @@ _ARGUMENT_PRAGMAS = frozenset(
     }
 )  # fmt: skip
 """The pragmas whose `(argument)` names what to read; on the others an argument sets the value."""
-_WRITERS = ("writefile", "edit", "load_extension", "fts3_tokenizer")
+
+SAFE_FUNCTIONS = frozenset(
+    {
+        # core scalar functions (sqlite.org/lang_corefunc.html) that only compute
+        "abs", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "if", "ifnull", "iif",
+        "instr", "length", "like", "likelihood", "likely", "lower", "ltrim", "max", "min", "nullif",
+        "octet_length", "printf", "quote", "random", "replace", "round", "rtrim", "sign", "soundex",
+        "sqlite_version", "substr", "substring", "trim", "typeof", "unhex", "unicode", "unlikely", "upper",
+        "changes", "total_changes", "last_insert_rowid", "regexp",
+        # aggregates and window functions
+        "avg", "count", "group_concat", "string_agg", "sum", "total", "median", "row_number", "rank",
+        "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "first_value", "last_value",
+        "nth_value",
+        # dates and maths
+        "date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff",
+        "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos", "cosh",
+        "degrees", "exp", "floor", "ln", "log", "log10", "log2", "mod", "pi", "pow", "power", "radians",
+        "sin", "sinh", "sqrt", "tan", "tanh", "trunc",
+        # JSON, including the table-valued json_each / json_tree
+        "json", "jsonb", "json_array", "json_array_length", "json_error_position", "json_extract",
+        "json_insert", "json_object", "json_patch", "json_pretty", "json_quote", "json_remove",
+        "json_replace", "json_set", "json_type", "json_valid", "json_group_array", "json_group_object",
+        "json_each", "json_tree",
+    }
+)  # fmt: skip
+"""Functions a probe query may call: they compute from their arguments and touch nothing else."""
+_SAFE_TABLE_FUNCTIONS = frozenset(f"pragma_{name}" for name in _READ_PRAGMAS)
+_PAREN_KEYWORDS = frozenset(
+    {
+        "all", "and", "as", "between", "by", "case", "cast", "distinct", "else", "escape", "except",
+        "exists", "filter", "from", "groups", "having", "in", "intersect", "is", "join", "limit", "not",
+        "offset", "on", "or", "over", "partition", "range", "rows", "select", "then", "union", "using",
+        "values", "when", "where", "window",
+    }
+)  # fmt: skip
+"""Keywords that SQLite reads as syntax, not as a function call, when a `(` follows them."""
+
+# SQLite's tokenizer: identifiers may hold `$` and any non-ASCII character; quoted names double
+# their closing quote to escape it, except `[…]`, which ends at the first `]`.
 _TOKEN = re.compile(
-    r"""(?P<comment>--[^\n]*|/\*.*?(?:\*/|\Z))|(?P<quoted>'(?:[^']|'')*'?|"(?:[^"]|"")*"?|`[^`]*`?|\[[^\]]*\]?)|(?P<semi>;)|(?P<other>[^'"`\[;/-]+|[/-])""",
-    re.DOTALL,
+    r"""(?P<space>[ \t\n\f\r]+)
+      |(?P<comment>--[^\n]*|/\*(?:.*?\*/|.*\Z))
+      |(?P<string>'(?:[^']|'')*(?:'|\Z))
+      |(?P<quoted>"(?:[^"]|"")*(?:"|\Z)|`(?:[^`]|``)*(?:`|\Z)|\[[^\]]*(?:\]|\Z))
+      |(?P<semi>;)
+      |(?P<open>\()
+      |(?P<variable>[?][0-9]*|[:@#$][A-Za-z0-9_$\x80-\U0010ffff]+)
+      |(?P<word>[A-Za-z0-9_\x80-\U0010ffff][A-Za-z0-9_$\x80-\U0010ffff]*)
+      |(?P<other>.)""",
+    re.DOTALL | re.VERBOSE,
 )
 
 
 class SqlRefused(ValueError):
     """The query is not one read-only statement."""
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str
+    text: str
+
+    @property
+    def name(self) -> str:
+        """The name a word or quoted name stands for, lower-cased (SQLite names ignore ASCII case)."""
+        if self.kind != "quoted":
+            return _ascii_lower(self.text)
+        if self.text[0] == "[":
+            return _ascii_lower(self.text[1:-1])
+        quote = self.text[0]
+        return _ascii_lower(self.text[1:-1].replace(quote * 2, quote))
+
+
+def _ascii_lower(text: str) -> str:
+    # as SQLite folds names: only A-Z (Python's lower() would turn the Kelvin sign into `k`)
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _tokens(sql: str) -> list[_Token]:
+    out: list[_Token] = []
+    for match in _TOKEN.finditer(sql):
+        kind, text = match.lastgroup or "other", match.group()
+        if kind in ("string", "quoted") and not _closed(text):
+            raise SqlRefused("the query has an unterminated quote")
+        out.append(_Token(kind, text))
+    return out
+
+
+_CLOSED = {
+    "'": re.compile(r"'(?:[^']|'')*'", re.DOTALL),
+    '"': re.compile(r'"(?:[^"]|"")*"', re.DOTALL),
+    "`": re.compile(r"`(?:[^`]|``)*`", re.DOTALL),
+    "[": re.compile(r"\[[^\]]*\]", re.DOTALL),
+}
+
+
+def _closed(text: str) -> bool:
+    return _CLOSED[text[0]].fullmatch(text) is not None
 
 
 def read_only_sql(sql: str) -> str:
@@ -53,43 +158,51 @@ def read_only_sql(sql: str) -> str:
     Raises:
         SqlRefused: Anything else, with the reason and what is allowed.
     """
-    statements: list[list[tuple[str, str]]] = [[]]
-    for match in _TOKEN.finditer(sql):
-        kind, text = match.lastgroup or "other", match.group()
-        if kind == "semi":
+    statements: list[list[_Token]] = [[]]
+    for token in _tokens(sql):
+        if token.kind == "semi":
             statements.append([])
-        elif kind == "comment":
-            statements[-1].append(("other", " "))
-        elif kind == "quoted" and not _closed(text):
-            raise SqlRefused("the query has an unterminated quote")
+        elif token.kind in ("space", "comment"):
+            if not statements[-1] or statements[-1][-1].kind != "space":
+                statements[-1].append(_Token("space", " "))
         else:
-            statements[-1].append((kind, text))
-    found = [s for s in statements if "".join(t for _, t in s).strip()]
+            statements[-1].append(token)
+    found = [s for s in statements if any(t.kind != "space" for t in s)]
     if len(found) > 1:
         raise SqlRefused("only one statement is allowed; remove everything after the first `;`")
     statement = found[0] if found else []
-    outside = " ".join(t for k, t in statement if k == "other").lower()
-    words = outside.split()
-    first = words[0] if words else ""
+    code = [t for t in statement if t.kind != "space"]
+    first = code[0].name if code and code[0].kind == "word" else ""
     if first not in ("select", "pragma"):
-        shown = f"`{first.upper()}`" if first else "an empty query"
+        words = "".join(t.text for t in statement).split()
+        shown = f"`{words[0].upper()}`" if words else "an empty query"
         raise SqlRefused(f"{shown} is not allowed: queries are read-only (one SELECT or read-only PRAGMA)")
-    for name in _WRITERS:
-        if re.search(rf"\b{name}\s*\(", outside):
-            raise SqlRefused(f"{name}() is not allowed: it writes files or loads code")
     if first == "pragma":
-        _check_pragma(outside)
-    return "".join(t if k == "quoted" else re.sub(r"\s+", " ", t) for k, t in statement).strip()
+        _check_pragma(code)
+    else:
+        _check_functions(code)
+    return "".join(t.text for t in statement).strip()
 
 
-def _closed(text: str) -> bool:
-    end = "]" if text[0] == "[" else text[0]
-    return len(text) >= 2 and text.endswith(end)
+def _check_functions(code: list[_Token]) -> None:
+    for token, after in zip(code, code[1:], strict=False):
+        if after.kind != "open" or token.kind not in ("word", "quoted"):
+            continue
+        name = token.name
+        if token.kind == "word" and name in _PAREN_KEYWORDS:
+            continue
+        if name in SAFE_FUNCTIONS or name in _SAFE_TABLE_FUNCTIONS:
+            continue
+        raise SqlRefused(
+            f"{name}() is not allowed: a query may only call functions that compute a value "
+            "(core, date, math and JSON functions; see SAFE_FUNCTIONS), not the sqlite3 shell's"
+        )
 
 
-def _check_pragma(outside: str) -> None:
-    found = re.fullmatch(r"\s*pragma\s+(?:\w+\s*\.\s*)?(\w+)\s*(\(.*\))?\s*", outside, re.DOTALL)
-    if "=" in outside or found is None:
+def _check_pragma(code: list[_Token]) -> None:
+    text = " ".join(t.text.lower() if t.kind == "word" else t.text for t in code)
+    found = re.fullmatch(r"pragma\s+(?:\w+\s*\.\s*)?(\w+)\s*(\(.*\))?", text, re.DOTALL)
+    if any(t.text == "=" for t in code) or found is None:
         raise SqlRefused("a PRAGMA that sets a value is not allowed: queries are read-only")
     name = found.group(1)
     if found.group(2) and name not in _ARGUMENT_PRAGMAS:
@@ -98,10 +211,18 @@ def _check_pragma(outside: str) -> None:
         raise SqlRefused(f"PRAGMA {name} is not on the read-only list ({', '.join(sorted(_READ_PRAGMAS))})")
 
 
-def sqlite_command(app_id: str, db: str, sql: str) -> str:
-    """The shell line that runs a checked query as the app, read-only, in a parseable form."""
+NO_SAFE_MODE = "unknown option: -safe"
+"""What a sqlite3 older than 3.37 answers to `-safe`; the query is then sent again without it."""
+
+
+def sqlite_command(app_id: str, db: str, sql: str, *, safe: bool = True) -> str:
+    """The shell line that runs a checked query as the app, read-only, in a parseable form.
+
+    `-safe` makes the shell itself refuse `edit()`, `writefile()`, `ATTACH` and dot-commands that
+    reach the file system: a second wall behind `read_only_sql`, where the device's sqlite3 has it.
+    """
     words = [
-        "run-as", app_id, "sqlite3", "-readonly", "-header",
+        "run-as", app_id, "sqlite3", "-readonly", *(["-safe"] if safe else []), "-header",
         "-separator", COLUMN_SEP, "-newline", ROW_SEP, f"databases/{db}", sql,
     ]  # fmt: skip
     return " ".join(shlex.quote(w) for w in words)

@@ -178,7 +178,7 @@ class _Probes(Generic[R]):
                 continue
             if arg in ("-header", "-noheader"):
                 header = arg == "-header"
-            elif arg in ("-readonly", "-list", "-batch", "-bail"):
+            elif arg in ("-readonly", "-safe", "-list", "-batch", "-bail"):
                 pass
             elif arg.startswith("-"):
                 return self._err(f"sqlite3: Error: unknown option: {arg}\nUse -help for a list of options.\n")
