@@ -297,3 +297,36 @@ def test_web_assertions_pin_text_checked_and_selected() -> None:
         assert verdict.status == "can-fail" and verdict.killed == killed, verdict.message
     weak = prove_assertion(assert_call({"nodeSelector": {"web": {"dataTestId": "toggle-all"}}}), h)
     assert weak.status == "cannot-fail" and set(weak.survived) == {"text", "checked"}
+
+
+# --- validate warns, check judges ------------------------------------------------------------------
+
+
+def test_validate_warns_and_check_names_assertions_that_cannot_fail(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from cli_support import copy_example, trailblaze
+
+    trail = copy_example("open-message.trail.yaml", tmp_path)
+    text = trail.read_text()
+    weak = text.replace("            expectedText: This is message 2.\n", "")
+    assert weak != text
+    trail.write_text(weak)
+    checked = trailblaze("validate", str(trail))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    line = next(i for i, ln in enumerate(weak.splitlines(), 1) if "verify: The message detail shows the body" in ln)
+    col = weak.splitlines()[line - 1].index('"This is message 2."') + 1
+    assert (
+        f"{trail}:{line}:{col}: warning: step 3 (android) states \"This is message 2.\" but no recorded assertion checks it"
+        in checked.stdout
+    )
+    assert "2 warnings on unchecked facts" in checked.stdout
+    runs = tmp_path / "runs"
+    replayed = trailblaze("replay", str(trail), "--device", "sim:android", "--secret", "password=hunter2",
+                          "--run-dir", str(runs / "r1"))  # fmt: skip
+    assert replayed.returncode == 0, replayed.stdout  # green: the assertion cannot fail on the body's text
+    judged = trailblaze("check", str(trail), "--runs", str(runs))
+    assert judged.returncode == 1, judged.stdout + judged.stderr
+    assert "step 3 (android): assertVisibleBySelector checks only that TextView 'This is message 2.' (message_body) exists, not its text" in judged.stdout
+    assert 'step 3 (ios): "This is message 2." is not checked' in judged.stdout
+    trail.write_text(text)
+    again = trailblaze("check", str(trail), "--runs", str(runs))
+    assert again.returncode == 0 and "1 assertion shown to fail" in again.stdout, again.stdout

@@ -322,8 +322,8 @@ def check_command(ctx: click.Context, paths: tuple[str, ...], runs_dir: str, run
         for line in report.unjudged:
             _echo(f"  - not judged: {line}")
     _echo(
-        f"{len(files)} trail{'s' * (len(files) != 1)} checked: {shown} assertions shown to fail, "
-        f"{weak} cannot fail or are missing, {unjudged} not judged"
+        f"{len(files)} trail{'s' * (len(files) != 1)} checked: {shown} assertion{'s' * (shown != 1)} shown to "
+        f"fail, {weak} cannot fail or are missing, {unjudged} not judged"
     )
     ctx.exit(EXIT_USAGE if missing or not files else 1 if weak else 0)
 
