@@ -456,9 +456,15 @@ def snapshot_command(
     from trailblaze._files import atomic_write, check_writable
     from trailblaze.artifacts import as_png
     from trailblaze.compact import compact_view, draw_set_of_mark
-    from trailblaze.devices import open_device
+    from trailblaze.devices import open_device, parse_device_spec
     from trailblaze.errors import UsageError
 
+    spec = parse_device_spec(device)
+    if spec.platform == "web" and spec.target is None:  # a blank page: nothing to show
+        raise UsageError(
+            "--device web opens a blank page; pass the page to show: --device web:URL "
+            "(e.g. web:https://example.com or web:path/to/index.html)"
+        )
     if screenshot_path:
         check_writable(screenshot_path, "--screenshot")
     elif set_of_mark:
@@ -1002,8 +1008,10 @@ def _main(argv: list[str] | None) -> Any:
     try:
         # with standalone_mode=False, click returns ctx.exit(code)'s code instead of raising
         code = cli.main(args=args, prog_name="trailblaze", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
+    except click.exceptions.Abort as exc:
+        # click turns Ctrl-C into Abort; the command has already said where its run is kept
+        ctrl_c = isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
+        click.echo("Interrupted." if ctrl_c else "Aborted.", err=True)
         sys.exit(130)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

@@ -27,6 +27,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import ValidationError
@@ -129,6 +130,7 @@ def run_recorded_tool(
     tools: CustomTools | None = None,
     *,
     llm: Callable[[], LLMClient] | None = None,
+    folder: Path | None = None,
 ) -> ToolResult:
     """Runs one recorded-form tool against `session` and reports how it went.
 
@@ -141,6 +143,8 @@ def run_recorded_tool(
             by name when `call` is not a built-in tool.
         llm: Builds an LLM client for the catalog tools that ask one on every run (`rememberText`,
             `assertWithAi`, …); without it they answer `UNSUPPORTED`.
+        folder: The folder of the trail the tool belongs to: relative paths in it (`web_navigate`'s
+            file URL) are read from there, as `runTrail` paths are; None: the working directory.
 
     Returns:
         A `ToolResult`; trail-level failures are non-OK results.
@@ -165,7 +169,7 @@ def run_recorded_tool(
         where = ".".join(str(p) for p in first["loc"]) or call.name
         return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = _HANDLERS[type(typed)]
-    run = _Run(session, memory, llm)
+    run = _Run(session, memory, llm, folder=folder)
     try:
         status, message = handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
@@ -189,6 +193,8 @@ class _Run:
     no_change: bool = False
     """The gesture / key press of this tool left the screen as it was."""
     ai: bool = False
+    folder: Path | None = None
+    """The trail's folder: where relative paths are read from (None: the working directory)."""
 
     def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None:
         """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""

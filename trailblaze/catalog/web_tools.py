@@ -167,6 +167,17 @@ def _not_found(ref: str) -> Outcome:
     return "NOT_FOUND", f"no element {ref!r} on the page"
 
 
+def _local_file(url: str, folder: Path | None) -> Path:
+    """A URL without a scheme is a file path from the trail's folder, as `runTrail` paths are, so a
+    trail replays from any working directory; Trailblaze reads it from the working directory, which
+    is still tried when the trail's folder has no such file."""
+    path = Path(url).expanduser()
+    if folder is None or path.is_absolute():
+        return path.resolve()
+    beside = (folder / path).resolve()
+    return beside if beside.is_file() or not path.resolve().is_file() else path.resolve()
+
+
 def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
     web = _web(run)
     if web is None:
@@ -175,13 +186,10 @@ def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
         return "ERROR", "web_navigate GOTO needs a url"
     url = p.url
     if p.action == "GOTO" and not _SCHEME.match(url):
-        # As in Trailblaze: a URL without a scheme is a file path, relative to the working directory.
-        path = Path(url).expanduser().resolve()
+        path = _local_file(url, run.folder)
         if not path.is_file():
-            return (
-                "NOT_FOUND",
-                f"web_navigate: no file {path} (a url without a scheme is a path from {Path.cwd()})",
-            )
+            where = f"the trail's folder {run.folder}" if run.folder is not None else Path.cwd()
+            return "NOT_FOUND", f"web_navigate: no file {path} (a url without a scheme is a path from {where})"
         url = path.as_uri()
     run.act(lambda _d: web.navigate(p.action, url))
     return "OK", f"navigated {p.action} {url}".rstrip()
