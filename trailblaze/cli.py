@@ -163,11 +163,12 @@ _EX = "\b\nExamples:\n"
 @_debug_option
 def init_command(folder: str, app_id: str, platform: str, shards: int) -> None:
     """Scaffold a project in FOLDER (default: here): trails/ with an example trail for the app, a
-    conftest.py, pytest settings in pyproject.toml and .github/workflows/trailblaze.yml (replay on a
-    sharded job matrix, one merged HTML report and JUnit file). Never overwrites a file."""
+    conftest.py, pytest settings in pyproject.toml, .github/workflows/trailblaze.yml (replay on a
+    sharded job matrix, one merged HTML report and JUnit file) and a .gitignore for the run
+    directories. Never overwrites a file."""
     from pathlib import Path
 
-    from trailblaze.scaffold import Platform, pytest_settings, scaffold
+    from trailblaze.scaffold import GITIGNORE, Platform, pytest_settings, scaffold
 
     kind = cast(Platform, platform)
     for done in scaffold(Path(folder), app_id, kind, shards):
@@ -177,10 +178,20 @@ def init_command(folder: str, app_id: str, platform: str, shards: int) -> None:
         elif done.path.name == "pyproject.toml":
             _echo(f"skipped {shown} (exists, left as it is): add these pytest settings to it:")
             _echo("\n".join(f"    {line}" for line in pytest_settings(app_id, kind).splitlines()))
+        elif done.path.name == ".gitignore" and ".trailblaze" not in _text_of(shown):
+            _echo(f"skipped {shown} (exists, left as it is): add these lines to it:")
+            _echo("\n".join(f"    {line}" for line in GITIGNORE.splitlines() if not line.startswith("#")))
         else:
             _echo(f"skipped {shown} (exists, left as it is)")
     _echo(f"next: trailblaze validate {Path(folder) / 'trails'}; record steps with "
           f"`trailblaze record {Path(folder) / 'trails' / 'example.trail.yaml'} --device {platform}`")
+
+
+def _text_of(path: Any) -> str:
+    try:
+        return str(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return ""
 
 
 @cli.command(
