@@ -116,3 +116,33 @@ def test_the_readme_lists_the_same_phrasings() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     listed = readme.split("<!-- demo-phrasings -->\n", 1)[1].split("<!-- /demo-phrasings -->", 1)[0]
     assert listed.splitlines() == [f"- {p}" for p in PHRASINGS]
+
+
+def test_through_the_messages_api_it_is_labelled_demo_and_costs_nothing() -> None:
+    """`trailblaze sim llm` is reached as Anthropic (ANTHROPIC_BASE_URL): the answer still says who it is."""
+    from trailblaze.anthropic_llm import AnthropicLLM
+    from trailblaze.llm import LLMRequest, Message, TextBlock, ToolSpec, ToolUseBlock
+    from trailblaze.runlog import UsageTotals, usage_cost_text
+    from trailblaze.testing import FakeMessagesAPI
+
+    tools = tuple(ToolSpec(name=n, description=n, input_schema={"type": "object"}) for n in ("tap", "objectiveStatus"))
+    request = LLMRequest(
+        system="s",
+        tools=tools,
+        messages=(
+            Message(
+                role="user",
+                content=(
+                    TextBlock(text=f"{OBJECTIVE_HEADER}\n\nDo: Open the Settings tab and turn off notifications"),
+                    TextBlock(text=f"{SCREEN_HEADER}\n{SCREEN}"),
+                ),
+            ),
+        ),
+    )
+    with FakeMessagesAPI(policy=demo_policy) as api:
+        response = AnthropicLLM("claude-sonnet-5", base_url=api.url, api_key="x").complete(request)
+    assert (response.provider, response.model, response.cost_usd) == ("demo", "trailblaze-demo", 0.0)
+    [call] = [b for b in response.content if isinstance(b, ToolUseBlock) and b.name == "objectiveStatus"]
+    assert call.input["status"] == "FAILED"
+    usage = UsageTotals(llm_calls=1, models=["demo:trailblaze-demo"])
+    assert usage_cost_text(usage, lambda usd: f"${usd:.4f}") == "no cost (demo model)"

@@ -56,6 +56,12 @@ def test_launch_app_defaults_to_a_clean_start_everywhere_and_says_so() -> None:
     [mcp] = [t for t in mcp_tools(registry) if t.name == "launchApp"]
     assert mcp.input_schema["properties"]["launchMode"]["default"] == "CLEAR_STATE"
     assert "clean state" in mcp.description
+    from click.testing import CliRunner
+
+    from trailblaze.cli import cli
+
+    helped = " ".join(CliRunner().invoke(cli, ["tool", "--help"], terminal_width=200).output.split())
+    assert "`launchApp` starts the app from a clean state (CLEAR_STATE) unless its launchMode says" in helped
 
 
 def test_fingerprint_ignores_reasoning_and_key_order() -> None:

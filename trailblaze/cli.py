@@ -355,7 +355,11 @@ def _serve_fake_llm(port: int, *, openai: bool = False) -> None:
         if openai
         else f"ANTHROPIC_BASE_URL={api.url} trailblaze record TRAIL --device sim:android"
     )
-    _foreground(f"{how}   # a scripted model for the demo app (no API key needed); Ctrl-C stops it", api.close)
+    _foreground(
+        f"{how}   # the demo model: a script for the demo app, not a real model (no API key; runs are labelled "
+        "demo:trailblaze-demo and cost nothing; it understands only the phrasings the README lists); Ctrl-C stops it",
+        api.close,
+    )
 
 
 @cli.command(
@@ -470,17 +474,17 @@ def snapshot_command(
     from trailblaze.devices import open_device, parse_device_spec
     from trailblaze.errors import UsageError
 
-    spec = parse_device_spec(device)
-    if spec.platform == "web" and spec.target is None:  # a blank page: nothing to show
-        raise UsageError(
-            "--device web opens a blank page; pass the page to show: --device web:URL "
-            "(e.g. web:https://example.com or web:path/to/index.html)"
-        )
     if screenshot_path:
         check_writable(screenshot_path, "--screenshot")
     elif set_of_mark:
         raise UsageError("--set-of-mark draws on the saved screenshot; add --screenshot FILE.png")
     with open_device(device, latency=_latency_for(device, latency), web=web) as session:
+        spec = parse_device_spec(device)
+        if spec.platform == "web" and spec.target is None:  # a blank page: nothing to show
+            raise UsageError(
+                "--device web opens a blank page; pass the page to show: --device web:URL "
+                "(e.g. web:https://example.com or web:path/to/index.html)"
+            )
         hierarchy = session.settle()
         view = compact_view(hierarchy)
         if raw:
@@ -639,7 +643,11 @@ def tool_command(
     llm_retries: int | None,
     llm_base_url: str | None,
 ) -> None:
-    """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}')."""
+    """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}').
+
+    `launchApp` starts the app from a clean state (CLEAR_STATE) unless its launchMode says
+    FORCE_RESTART or RESUME, as in a replay and as the agent's and the MCP server's launchApp do.
+    """
     from trailblaze.devices import open_device, session_options
     from trailblaze.errors import UsageError
     from trailblaze.execute import run_recorded_tool
