@@ -157,6 +157,7 @@ def test_ctrl_c_mid_record_keeps_the_trail(api: FakeMessagesAPI, tmp_path: Path)
                    "--run-dir", str(tmp_path / "run")], base_url=api.url)  # fmt: skip
     out, err = _interrupt_after_first_step(proc)
     assert proc.returncode == 130, out + err
+    assert f"interrupted (Ctrl-C) — run directory {tmp_path / 'run'}" in out and "Aborted." not in err, out + err
     # step 1's recording was re-solved identically (the same policy), so the bytes are unchanged
     assert trail.read_bytes() == before
     assert json.loads((tmp_path / "run" / "run.json").read_text())["trails"][0]["steps"]
