@@ -71,11 +71,12 @@ def calls(reply: Any) -> list[tuple[str, dict[str, Any]]]:
 def test_an_off_script_step_fails_up_front_with_the_phrasings_it_understands() -> None:
     """A newcomer's phrasings: before, the first was COMPLETED after only `launchApp`, the second
     after only opening the tab."""
-    for objective in (
-        "Launch the app and sign in as user@example.com using the secret `password`",
-        'Open the "Settings" tab and turn off notifications',
+    inbox = '[a1b] TextView "Inbox"\n[c2d] Button "Inbox" [selected]\n[e3f] Button "Settings"\n'
+    for objective, screen in (
+        ("Launch the app and sign in as user@example.com using the secret `password`", SCREEN),
+        ('Open the "Settings" tab and turn off notifications', inbox),
     ):
-        [(name, status)] = calls(demo_policy(body(objective, SCREEN)))
+        [(name, status)] = calls(demo_policy(body(objective, screen)))
         assert name == "objectiveStatus" and status["status"] == "FAILED", objective
         assert "the demo model understands these phrasings: " in status["explanation"]
         assert all(p in status["explanation"] for p in PHRASINGS)
