@@ -85,7 +85,7 @@ def main() -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     url = f"{base}/todomvc/index.html"
-    trail_text = TRAIL.read_text(encoding="utf-8").replace("tests/data/web", base)
+    trail_text = TRAIL.read_text(encoding="utf-8").replace("../../tests/data/web", base)
     ours: list[float] = []
     theirs: list[float] = []
     passed = 0

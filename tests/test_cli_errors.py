@@ -151,6 +151,28 @@ def test_a_template_with_no_value_is_named_with_its_line_before_the_device(
     assert text[int(where[2]) - 1 :].startswith("'{{password}}'")
 
 
+def test_a_misspelt_secret_is_named_next_to_the_one_the_trail_needs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trail = str(ROOT / "trails" / "login.trail.yaml")
+    code, out, err = run(capsys, "replay", trail, "--device", NO_DEVICE, "--secret", "pasword=hunter2")
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert "{{password}} has no value" in line and "pass --secret password=VALUE" in line
+    assert "; --secret pasword was given but is used nowhere (a typo of password?)" in line
+    assert "hunter2" not in err
+
+
+@pytest.mark.parametrize(
+    ("device", "guess"),
+    [("sim:andriod", "sim:android"), ("iphone", "ios"), ("sim:iphone", "sim:ios"), ("andorid", "android")],
+)
+def test_a_misspelt_device_gets_a_did_you_mean(capsys: pytest.CaptureFixture[str], device: str, guess: str) -> None:
+    code, out, err = run(capsys, "snapshot", "--device", device)
+    assert code == 2 and out == ""
+    assert one_line(err).startswith(f"error: unknown device '{device}': did you mean `{guess}`? use android"), err
+
+
 def test_templates_a_trail_remembers_or_is_given_pass_the_check(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from trailblaze.prompts import OBJECTIVE_HEADER, SCREEN_HEADER
-from trailblaze.testing.demo_policy import demo_policy, parse_screen
+from trailblaze.testing.demo_policy import PHRASINGS, demo_llm, demo_policy, parse_screen
 
 SCREEN = """\
 [q1x] TextView "Welcome back"
@@ -32,7 +32,10 @@ def test_parse_screen_reads_refs_labels_and_notes() -> None:
 
 def test_finds_the_ref_on_whatever_screen_it_is_sent() -> None:
     reply = demo_policy(body("Type user@example.com into the Email field", SCREEN))
-    assert reply == {"content": [{"type": "tool_use", "name": "tap", "input": {"ref": "w2e", "reasoning": "next: field Email"}}]}
+    assert reply == {
+        "content": [{"type": "tool_use", "name": "tap", "input": {"ref": "w2e", "reasoning": "next: field Email"}}],
+        "model": "trailblaze-demo",
+    }
     moved = SCREEN.replace("w2e", "k9z")
     again = demo_policy(body("Type user@example.com into the Email field", moved))
     assert isinstance(again, dict) and again["content"][0]["input"]["ref"] == "k9z"
@@ -58,3 +61,89 @@ def test_verify_asserts_everything_quoted_or_fails() -> None:
     assert isinstance(missing, dict) and missing["content"][0]["input"]["status"] == "FAILED"
     gone = demo_policy(body('The screen no longer shows "Inbox"', SCREEN, verify=True))
     assert isinstance(gone, dict) and gone["content"][0]["name"] == "assertNotVisibleWithText"
+
+
+def calls(reply: Any) -> list[tuple[str, dict[str, Any]]]:
+    assert isinstance(reply, dict)
+    return [(b["name"], b["input"]) for b in reply["content"]]
+
+
+def test_an_off_script_step_fails_up_front_with_the_phrasings_it_understands() -> None:
+    """A newcomer's phrasings: before, the first was COMPLETED after only `launchApp`, the second
+    after only opening the tab."""
+    inbox = '[a1b] TextView "Inbox"\n[c2d] Button "Inbox" [selected]\n[e3f] Button "Settings"\n'
+    for objective, screen in (
+        ("Launch the app and sign in as user@example.com using the secret `password`", SCREEN),
+        ('Open the "Settings" tab and turn off notifications', inbox),
+    ):
+        [(name, status)] = calls(demo_policy(body(objective, screen)))
+        assert name == "objectiveStatus" and status["status"] == "FAILED", objective
+        assert "the demo model understands these phrasings: " in status["explanation"]
+        assert all(p in status["explanation"] for p in PHRASINGS)
+        assert "not a real model" in status["explanation"]
+
+
+def test_it_never_completes_a_step_it_did_only_part_of() -> None:
+    launched = [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "launchApp", "input": {"appId": "x"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "OK launched"}]},
+    ]
+    objective = "Launch the app and then sign in using the secret `password`"
+    statuses = [i["status"] for n, i in calls(demo_policy(body(objective, SCREEN, history=launched))) if n == "objectiveStatus"]
+    assert statuses == ["FAILED"]
+
+
+def test_launch_names_a_mode_only_when_the_step_asks_for_one() -> None:
+    [(name, args), _] = calls(demo_policy(body("Launch the demo app", SCREEN)))
+    assert name == "launchApp" and "launchMode" not in args  # the tool's default: a clean start
+    [(_, kept), _] = calls(demo_policy(body("Launch the demo app keeping its data", SCREEN)))
+    assert kept["launchMode"] == "FORCE_RESTART"
+
+
+def test_the_demo_model_is_labelled_as_itself_and_costs_nothing() -> None:
+    from trailblaze.llm import LLMRequest, Message, TextBlock
+
+    request = LLMRequest(
+        system="s",
+        messages=(Message(role="user", content=(TextBlock(text=f"{OBJECTIVE_HEADER}\n\nDo: Launch the demo app"), TextBlock(text=f"{SCREEN_HEADER}\n{SCREEN}"))),),
+    )
+    response = demo_llm().complete(request)
+    assert (response.provider, response.model, response.cost_usd) == ("demo", "trailblaze-demo", 0.0)
+
+
+def test_the_readme_lists_the_same_phrasings() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    listed = readme.split("<!-- demo-phrasings -->\n", 1)[1].split("<!-- /demo-phrasings -->", 1)[0]
+    assert listed.splitlines() == [f"- {p}" for p in PHRASINGS]
+
+
+def test_through_the_messages_api_it_is_labelled_demo_and_costs_nothing() -> None:
+    """`trailblaze sim llm` is reached as Anthropic (ANTHROPIC_BASE_URL): the answer still says who it is."""
+    from trailblaze.anthropic_llm import AnthropicLLM
+    from trailblaze.llm import LLMRequest, Message, TextBlock, ToolSpec, ToolUseBlock
+    from trailblaze.runlog import UsageTotals, usage_cost_text
+    from trailblaze.testing import FakeMessagesAPI
+
+    tools = tuple(ToolSpec(name=n, description=n, input_schema={"type": "object"}) for n in ("tap", "objectiveStatus"))
+    request = LLMRequest(
+        system="s",
+        tools=tools,
+        messages=(
+            Message(
+                role="user",
+                content=(
+                    TextBlock(text=f"{OBJECTIVE_HEADER}\n\nDo: Open the Settings tab and turn off notifications"),
+                    TextBlock(text=f"{SCREEN_HEADER}\n{SCREEN}"),
+                ),
+            ),
+        ),
+    )
+    with FakeMessagesAPI(policy=demo_policy) as api:
+        response = AnthropicLLM("claude-sonnet-5", base_url=api.url, api_key="x").complete(request)
+    assert (response.provider, response.model, response.cost_usd) == ("demo", "trailblaze-demo", 0.0)
+    [call] = [b for b in response.content if isinstance(b, ToolUseBlock) and b.name == "objectiveStatus"]
+    assert call.input["status"] == "FAILED"
+    usage = UsageTotals(llm_calls=1, models=["demo:trailblaze-demo"])
+    assert usage_cost_text(usage, lambda usd: f"${usd:.4f}") == "no cost (demo model)"

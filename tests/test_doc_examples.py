@@ -42,7 +42,7 @@ from tests.doc_examples import ROOT, Example, help_examples, readme_blocks, read
 from tests.report_support import build_run_dir
 from tests.system_tools import require
 from trailblaze.testing.chat_completions_api import FakeChatCompletionsAPI
-from trailblaze.testing.demo_policy import demo_policy
+from trailblaze.testing.demo_policy import demo_policy_unlabelled
 from trailblaze.testing.messages_api import FakeMessagesAPI
 
 pytestmark = pytest.mark.slow
@@ -339,8 +339,9 @@ class StandIns:
 def stand_ins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandIns]:
     run_dir = tmp_path_factory.mktemp("doc-examples") / "run"
     build_run_dir(run_dir)
-    messages = FakeMessagesAPI(policy=demo_policy, keep_requests=False)
-    chat = FakeChatCompletionsAPI(policy=demo_policy, keep_requests=False)
+    # they stand in for Anthropic, Ollama, vLLM…: answers under the model name the example asks for
+    messages = FakeMessagesAPI(policy=demo_policy_unlabelled, keep_requests=False)
+    chat = FakeChatCompletionsAPI(policy=demo_policy_unlabelled, keep_requests=False)
     try:
         yield StandIns(messages.url, chat.url, run_dir)
     finally:

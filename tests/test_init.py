@@ -11,7 +11,7 @@ import yaml
 
 from tests.cli_support import trailblaze
 
-FILES = ["trails/example.trail.yaml", "conftest.py", "pyproject.toml", ".github/workflows/trailblaze.yml"]
+FILES = ["trails/example.trail.yaml", "conftest.py", "pyproject.toml", ".github/workflows/trailblaze.yml", ".gitignore"]
 
 
 def _tree(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -31,8 +31,10 @@ def test_init_scaffolds_a_project_that_validates_replays_and_is_left_alone(tmp_p
     project = tmp_path / "app"
     done = trailblaze("init", str(project), "--app-id", "dev.trailblaze.demo", "--shards", "3")
     assert done.returncode == 0, done.stderr
-    assert [line.split()[1] for line in done.stdout.splitlines()[:4]] == [str(project / f) for f in FILES]
-    assert all(line.startswith("created ") for line in done.stdout.splitlines()[:4])
+    assert [line.split()[1] for line in done.stdout.splitlines()[:5]] == [str(project / f) for f in FILES]
+    assert all(line.startswith("created ") for line in done.stdout.splitlines()[:5])
+    # each replay leaves ~2 MB under .trailblaze/runs/: kept out of git from the start
+    assert ".trailblaze/\n" in (project / ".gitignore").read_text()
 
     checked = trailblaze("validate", str(project / "trails"))
     assert checked.returncode == 0 and "1 file checked, all valid" in checked.stdout, checked.stdout
@@ -81,6 +83,16 @@ def test_init_prints_the_settings_for_an_existing_pyproject(tmp_path: Path) -> N
     assert trail["trail"][0]["recording"] == {
         "ios": [{"launchApp": {"appId": "com.example.app", "launchMode": "CLEAR_STATE"}}]
     }
+
+
+def test_init_says_what_to_add_to_an_existing_gitignore(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("node_modules/\n")
+    done = trailblaze("init", str(tmp_path), "--app-id", "com.example.app")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / ".gitignore").read_text() == "node_modules/\n"
+    assert f"skipped {tmp_path / '.gitignore'} (exists, left as it is): add these lines to it:\n    .trailblaze/\n" in (
+        done.stdout
+    )
 
 
 def test_init_refuses_what_is_not_an_app_id(tmp_path: Path) -> None:

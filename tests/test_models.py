@@ -125,7 +125,9 @@ def test_model(llm):
 
 def test_one_price_table_for_every_provider() -> None:
     providers = {provider for provider, _ in PRICES}
-    assert providers == {"anthropic", "bedrock", "vertex", "openai"}
+    assert providers == {"anthropic", "bedrock", "vertex", "openai", "demo"}
+    free = cost_usd("trailblaze-demo", Usage(input_tokens=10**6, output_tokens=10**6), provider="demo")
+    assert free == 0.0  # the keyless demo model (`trailblaze sim llm`) costs nothing
     usage = Usage(input_tokens=1_000_000, output_tokens=1_000_000, cache_read_input_tokens=1_000_000)
     sonnet = cost_usd("claude-sonnet-4-5", usage)
     assert sonnet == pytest.approx(3 + 15 + 0.3)

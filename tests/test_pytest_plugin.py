@@ -62,6 +62,24 @@ def _stdout(result: pytest.RunResult) -> str:
 # --- collection ----------------------------------------------------------------------------------------
 
 
+def test_the_header_says_which_device_and_app_each_worker_uses(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TRAILBLAZE_DEVICE", raising=False)
+    quiet = project.runpytest_subprocess("trails", "--collect-only", "-p", "no:xdist")
+    assert (
+        "trailblaze: device sim:android (the default: no --device, ini trailblaze_devices or TRAILBLAZE_DEVICE); "
+        "app dev.trailblaze.demo (the default, ini trailblaze_app)"
+    ) in quiet.outlines, _stdout(quiet)
+    pool = project.runpytest_subprocess(
+        "trails", "--collect-only", "-n", "3", "--device", "sim:android", "--device", "sim:ios"
+    )
+    assert any(
+        line.startswith("trailblaze: device gw0: sim:android, gw1: sim:ios, gw2: sim:android (--device)")
+        for line in pool.outlines
+    ), _stdout(pool)
+
+
 def test_collects_trail_files_named_by_id_with_tags_as_markers(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess("trails", "--collect-only", "-q")
     result.assert_outcomes()

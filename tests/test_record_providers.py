@@ -22,7 +22,7 @@ from trailblaze.prompts import TEXT_ONLY_HINT
 from trailblaze.report import write_html_report
 from trailblaze.runlog import load_run
 from trailblaze.testing import FakeChatCompletionsAPI, FakeMessagesAPI
-from trailblaze.testing.demo_policy import demo_policy
+from trailblaze.testing.demo_policy import demo_policy_unlabelled
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ def _record(
     trail = tmp_path / provider / "login.trail.yaml"
     trail.parent.mkdir()
     _natural_language_copy(trail)
-    with fake(policy=demo_policy) as api:
+    with fake(policy=demo_policy_unlabelled) as api:
         if provider in TEXT_FIRST:
             api.enqueue({"content": [{"type": "text", "text": "I will tap the Email field next."}]})
         done = CliRunner().invoke(
@@ -140,7 +140,7 @@ def test_replay_self_heal_uses_the_chosen_model(tmp_path: Path) -> None:
     `openai` SDK, and the summary names provider, model and cost."""
     trail = tmp_path / "login.trail.yaml"
     trail.write_text((ROOT / "trails" / "login.trail.yaml").read_text())
-    with FakeChatCompletionsAPI(policy=demo_policy) as api:
+    with FakeChatCompletionsAPI(policy=demo_policy_unlabelled) as api:
         done = CliRunner().invoke(
             cli,
             ["replay", str(trail), "--device", "sim:android:demo@v2", "--secret", "password=hunter2", "--self-heal",

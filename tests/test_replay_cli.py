@@ -141,6 +141,10 @@ def test_ctrl_c_mid_replay_keeps_the_trail_and_writes_the_run_log(tmp_path: Path
     out, err = _interrupt_after_first_step(proc)
     assert proc.returncode == 130, out + err
     assert trail.read_bytes() == before
+    # the step that was running reads `interrupted`, and the run says where it is kept
+    assert " failed, " not in out and "Aborted." not in err, out + err
+    assert f"interrupted (Ctrl-C) — run directory {tmp_path / 'run'}; report: trailblaze report" in out, out
+    assert err.strip().endswith("Interrupted."), err
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run["trails"][0]["steps"][0]["status"] == "passed"
     assert (tmp_path / "j.xml").is_file()
@@ -153,6 +157,7 @@ def test_ctrl_c_mid_record_keeps_the_trail(api: FakeMessagesAPI, tmp_path: Path)
                    "--run-dir", str(tmp_path / "run")], base_url=api.url)  # fmt: skip
     out, err = _interrupt_after_first_step(proc)
     assert proc.returncode == 130, out + err
+    assert f"interrupted (Ctrl-C) — run directory {tmp_path / 'run'}" in out and "Aborted." not in err, out + err
     # step 1's recording was re-solved identically (the same policy), so the bytes are unchanged
     assert trail.read_bytes() == before
     assert json.loads((tmp_path / "run" / "run.json").read_text())["trails"][0]["steps"]

@@ -148,6 +148,20 @@ def test_failed_trails_and_steps_open_passed_closed(
     assert len(doc.xpath("//details[contains(@class,'st-failed')]")) == 1
 
 
+def test_a_run_that_all_passed_opens_on_its_first_trail_and_its_steps(tmp_path: Path) -> None:
+    steps = [StepRecord(index=i, kind="step", text=f"step {i}", status="passed") for i in range(2)]
+    trails = [
+        TrailRecord(path=f"t{n}.trail.yaml", directory=f"t{n}", status="passed", steps=list(steps))
+        for n in range(3)
+    ]
+    doc = lxml_html.fromstring(render_html(RunRecord(run_id="ok", started_at="", trails=trails), tmp_path))
+    opened = [t.get("open") is not None for t in doc.xpath("//details[contains(@class,'trail ')]")]
+    assert opened == [True, False, False]  # not a page of closed boxes
+    first = doc.xpath("//details[@id='trail-1']//details[contains(@class,'step')]")
+    assert first and all(s.get("open") is not None for s in first)
+    assert not any(s.get("open") is not None for s in doc.xpath("//details[@id='trail-2']//details"))
+
+
 def test_failure_error_candidates_and_screen_are_prominent(doc: lxml_html.HtmlElement) -> None:
     failed = doc.xpath("//details[contains(@class,'st-failed')]")[0]
     assert FAILED_STEP_TEXT in _text(failed.xpath("./summary")[0])

@@ -43,6 +43,27 @@ def test_the_model_sees_exactly_the_design_tools() -> None:
     assert "ref" in specs["assertVisible"]["required"] and "expectedText" in specs["assertVisible"]["properties"]
 
 
+def test_launch_app_defaults_to_a_clean_start_everywhere_and_says_so() -> None:
+    from trailblaze.mcp.surface import mcp_tools
+    from trailblaze.recorded_tools import LaunchApp
+
+    registry = ToolRegistry()
+    spec = next(s for s in registry.specs() if s.name == "launchApp")
+    mode = spec.input_schema["properties"]["launchMode"]
+    # the agent's tool, the MCP tool (the same spec) and `trailblaze tool` (the recorded form) agree
+    assert mode["default"] == "CLEAR_STATE" == LaunchApp.model_fields["launchMode"].default
+    assert "CLEAR_STATE (default" in mode["description"] and "clean state" in spec.description
+    [mcp] = [t for t in mcp_tools(registry) if t.name == "launchApp"]
+    assert mcp.input_schema["properties"]["launchMode"]["default"] == "CLEAR_STATE"
+    assert "clean state" in mcp.description
+    from click.testing import CliRunner
+
+    from trailblaze.cli import cli
+
+    helped = " ".join(CliRunner().invoke(cli, ["tool", "--help"], terminal_width=200).output.split())
+    assert "`launchApp` starts the app from a clean state (CLEAR_STATE) unless its launchMode says" in helped
+
+
 def test_fingerprint_ignores_reasoning_and_key_order() -> None:
     a = fingerprint("tap", {"ref": "a1", "reasoning": "one", "longPress": False})
     b = fingerprint("tap", {"longPress": False, "ref": "a1", "reasoning": "two"})
@@ -79,9 +100,9 @@ def test_recorded_forms(session: DeviceSession) -> None:
     }
     ctx = context(session)
     launch = registry.call("launchApp", {"appId": "dev.trailblaze.demo", "reasoning": "restart"}, ctx)
-    # the model's default (FORCE_RESTART) is written out: a recording without it means CLEAR_STATE
+    # the model's default is replay's: a clean start, so a trail that changes the app replays again
     assert launch.recorded[0].to_data() == {
-        "launchApp": {"appId": "dev.trailblaze.demo", "launchMode": "FORCE_RESTART", "reason": "restart"}
+        "launchApp": {"appId": "dev.trailblaze.demo", "launchMode": "CLEAR_STATE", "reason": "restart"}
     }
     ctx = context(session)
     check = registry.call("assertVisible", {"ref": ref_of(ctx, "Sign in"), "expectedText": "Sign in"}, ctx)

@@ -65,7 +65,7 @@ def base_url() -> Iterator[str]:
 
 
 def _trail(tmp_path: Path, base_url: str, text: str | None = None) -> Path:
-    body = (text or TRAIL.read_text(encoding="utf-8")).replace("tests/data/web", base_url)
+    body = (text or TRAIL.read_text(encoding="utf-8")).replace("../../tests/data/web", base_url)
     path = tmp_path / "todomvc.trail.yaml"
     path.write_text(body, encoding="utf-8")
     return path

@@ -154,10 +154,11 @@ class SDKLLM:
             error = self._malformed(exc)
             record_exchange(request, None, error)
             raise error from exc
+        provider = pricing.answered_by(self.provider, response.model)  # the demo stand-in says what it is
         response = response.model_copy(
             update={
-                "provider": self.provider,
-                "cost_usd": pricing.cost_usd(response.model, response.usage, provider=self.provider),
+                "provider": provider,
+                "cost_usd": pricing.cost_usd(response.model, response.usage, provider=provider),
                 "duration_s": time.monotonic() - started,
             }
         )

@@ -163,11 +163,12 @@ _EX = "\b\nExamples:\n"
 @_debug_option
 def init_command(folder: str, app_id: str, platform: str, shards: int) -> None:
     """Scaffold a project in FOLDER (default: here): trails/ with an example trail for the app, a
-    conftest.py, pytest settings in pyproject.toml and .github/workflows/trailblaze.yml (replay on a
-    sharded job matrix, one merged HTML report and JUnit file). Never overwrites a file."""
+    conftest.py, pytest settings in pyproject.toml, .github/workflows/trailblaze.yml (replay on a
+    sharded job matrix, one merged HTML report and JUnit file) and a .gitignore for the run
+    directories. Never overwrites a file."""
     from pathlib import Path
 
-    from trailblaze.scaffold import Platform, pytest_settings, scaffold
+    from trailblaze.scaffold import GITIGNORE, Platform, pytest_settings, scaffold
 
     kind = cast(Platform, platform)
     for done in scaffold(Path(folder), app_id, kind, shards):
@@ -177,10 +178,20 @@ def init_command(folder: str, app_id: str, platform: str, shards: int) -> None:
         elif done.path.name == "pyproject.toml":
             _echo(f"skipped {shown} (exists, left as it is): add these pytest settings to it:")
             _echo("\n".join(f"    {line}" for line in pytest_settings(app_id, kind).splitlines()))
+        elif done.path.name == ".gitignore" and ".trailblaze" not in _text_of(shown):
+            _echo(f"skipped {shown} (exists, left as it is): add these lines to it:")
+            _echo("\n".join(f"    {line}" for line in GITIGNORE.splitlines() if not line.startswith("#")))
         else:
             _echo(f"skipped {shown} (exists, left as it is)")
     _echo(f"next: trailblaze validate {Path(folder) / 'trails'}; record steps with "
           f"`trailblaze record {Path(folder) / 'trails' / 'example.trail.yaml'} --device {platform}`")
+
+
+def _text_of(path: Any) -> str:
+    try:
+        return str(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return ""
 
 
 @cli.command(
@@ -442,7 +453,11 @@ def _serve_fake_llm(port: int, *, openai: bool = False) -> None:
         if openai
         else f"ANTHROPIC_BASE_URL={api.url} trailblaze record TRAIL --device sim:android"
     )
-    _foreground(f"{how}   # a scripted model for the demo app (no API key needed); Ctrl-C stops it", api.close)
+    _foreground(
+        f"{how}   # the demo model: a script for the demo app, not a real model (no API key; runs are labelled "
+        "demo:trailblaze-demo and cost nothing; it understands only the phrasings the README lists); Ctrl-C stops it",
+        api.close,
+    )
 
 
 @cli.command(
@@ -554,7 +569,7 @@ def snapshot_command(
     from trailblaze._files import atomic_write, check_writable
     from trailblaze.artifacts import as_png
     from trailblaze.compact import compact_view, draw_set_of_mark
-    from trailblaze.devices import open_device
+    from trailblaze.devices import open_device, parse_device_spec
     from trailblaze.errors import UsageError
 
     if screenshot_path:
@@ -562,6 +577,12 @@ def snapshot_command(
     elif set_of_mark:
         raise UsageError("--set-of-mark draws on the saved screenshot; add --screenshot FILE.png")
     with open_device(device, latency=_latency_for(device, latency), web=web) as session:
+        spec = parse_device_spec(device)
+        if spec.platform == "web" and spec.target is None:  # a blank page: nothing to show
+            raise UsageError(
+                "--device web opens a blank page; pass the page to show: --device web:URL "
+                "(e.g. web:https://example.com or web:path/to/index.html)"
+            )
         hierarchy = session.settle()
         view = compact_view(hierarchy)
         if raw:
@@ -727,7 +748,11 @@ def tool_command(
     llm_retries: int | None,
     llm_base_url: str | None,
 ) -> None:
-    """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}')."""
+    """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}').
+
+    `launchApp` starts the app from a clean state (CLEAR_STATE) unless its launchMode says
+    FORCE_RESTART or RESUME, as in a replay and as the agent's and the MCP server's launchApp do.
+    """
     from trailblaze.devices import open_device, session_options
     from trailblaze.errors import UsageError
     from trailblaze.execute import run_recorded_tool
@@ -1143,8 +1168,10 @@ def _main(argv: list[str] | None) -> Any:
     try:
         # with standalone_mode=False, click returns ctx.exit(code)'s code instead of raising
         code = cli.main(args=args, prog_name="trailblaze", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
+    except click.exceptions.Abort as exc:
+        # click turns Ctrl-C into Abort; the command has already said where its run is kept
+        ctrl_c = isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt)
+        click.echo("Interrupted." if ctrl_c else "Aborted.", err=True)
         sys.exit(130)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)

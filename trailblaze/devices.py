@@ -63,8 +63,24 @@ def parse_device_spec(spec: str) -> DeviceSpec:
         text = text[4:]
     platform, _, target = text.partition(":")
     if platform not in ("android", "ios", "web") or (simulated and platform == "web"):
-        raise UsageError(f"unknown device {spec!r}: {_FORMS}")
+        raise UsageError(f"unknown device {spec!r}: {_did_you_mean(platform, simulated)}{_FORMS}")
     return DeviceSpec(cast(Literal["android", "ios", "web"], platform), simulated, target or None)
+
+
+_ALIASES = {"iphone": "ios", "ipad": "ios", "phone": "android", "chrome": "web", "browser": "web"}
+
+
+def _did_you_mean(platform: str, simulated: bool) -> str:
+    """`did you mean `sim:android`? ` for a misspelt or everyday platform name (`andriod`, `iphone`)."""
+    import difflib
+
+    word = platform.lower()
+    known = ("android", "ios") if simulated else ("android", "ios", "web")
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.65)
+    guess = _ALIASES.get(word) or (close[0] if close else None)
+    if guess is None or guess not in known:
+        return ""
+    return f"did you mean `{'sim:' if simulated else ''}{guess}`? "
 
 
 def _remote(spec: str, text: str) -> DeviceSpec:
@@ -170,7 +186,8 @@ def open_device(
             options.update(web.plugin_options())
         if parsed.adb_server is not None:  # the spec's server wins over the environment's
             options["adb_host"], options["adb_port"] = parsed.adb_server[0], str(parsed.adb_server[1])
-        driver = plugin.open(parsed.target, options)
+        target = web_start_url(parsed.target) if parsed.platform == "web" else parsed.target
+        driver = plugin.open(target, options)
         return DeviceSession(driver, **session_options)
 
     from trailblaze.sim.runtime import start_simulator
@@ -183,6 +200,26 @@ def open_device(
         sim.stop()
         raise
     return DeviceSession(driver, on_close=sim.stop, **session_options)
+
+
+def web_start_url(target: str | None) -> str | None:
+    """`web:URL`'s page: a URL without a scheme is a file path (from the working directory), as
+    `web_navigate` takes it, so `--device web:site/index.html` opens the file.
+
+    Raises:
+        UsageError: no such file.
+    """
+    import re
+    from pathlib import Path
+
+    if not target or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
+        return target
+    path = Path(target).expanduser().resolve()
+    if not path.is_file():
+        raise UsageError(
+            f"--device web:{target}: no file {path}; pass a URL (https://…, file://…) or a path to an .html file"
+        )
+    return path.as_uri()
 
 
 def list_devices(env: Mapping[str, str] | None = None) -> tuple[list[DeviceListing], list[str]]:

@@ -27,6 +27,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import ValidationError
@@ -133,6 +134,7 @@ def run_recorded_tool(
     tools: CustomTools | None = None,
     *,
     llm: Callable[[], LLMClient] | None = None,
+    folder: Path | None = None,
 ) -> ToolResult:
     """Runs one recorded-form tool against `session` and reports how it went.
 
@@ -145,6 +147,8 @@ def run_recorded_tool(
             by name when `call` is not a built-in tool.
         llm: Builds an LLM client for the catalog tools that ask one on every run (`rememberText`,
             `assertWithAi`, …); without it they answer `UNSUPPORTED`.
+        folder: The folder of the trail the tool belongs to: relative paths in it (`web_navigate`'s
+            file URL) are read from there, as `runTrail` paths are; None: the working directory.
 
     Returns:
         A `ToolResult`; trail-level failures are non-OK results.
@@ -169,7 +173,7 @@ def run_recorded_tool(
         where = ".".join(str(p) for p in first["loc"]) or call.name
         return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = _HANDLERS[type(typed)]
-    run = _Run(session, memory, llm, secret_inputs=_uses_secret(call.params, memory))
+    run = _Run(session, memory, llm, secret_inputs=_uses_secret(call.params, memory), folder=folder)
     try:
         status, message = handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
@@ -207,6 +211,8 @@ class _Run:
     secret_inputs: bool = False
     """A param of this tool was filled from a secret: what it reads back may be derived from it
     (`SELECT hex('{{password}}')`), so probes show no values (the secret's spellings alone are redacted)."""
+    folder: Path | None = None
+    """The trail's folder: where relative paths are read from (None: the working directory)."""
 
     def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None:
         """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""

@@ -11,6 +11,7 @@ not checked for templates (the agent may remember names too).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -121,6 +122,7 @@ def find_problems(
     found: list[Finding] = []
     missing: _Missing = {}
     reported: set[str] = set()
+    used: set[str] = set()  # every template name the recordings use
     for file, trail in trails:
         text = trail.source_text
         if text is None:
@@ -158,12 +160,15 @@ def find_problems(
                     scope, name = (
                         (match.group(1), match.group(2)) if match.group(2) else (None, match.group(3))
                     )
+                    used.add(name)
                     if mem.lookup(name, scope) is not None or name in remembered:
                         continue
                     _note_missing(missing, match.group(0), _at(file, doc, path))
+    given = {**{n: "--memory" for n in memory}, **{n: "--arg" for n in args}, **{n: "--secret" for n in secrets}}
     for template, (where, places) in missing.items():
         count = len(places)
-        found.append(Finding(where, f"{template} has no value{_more(count)}; {_how_to_give(template)}", needs_value=True))
+        how = _how_to_give(template) + _unused_hint(template, given, used)
+        found.append(Finding(where, f"{template} has no value{_more(count)}; {how}", needs_value=True))
     return found
 
 
@@ -185,6 +190,20 @@ def _toolbox(path: str | Path, recorded: list[_Tool], trail: Trail) -> Discovere
     if configured or any(t.name not in RECORDED_TOOL_PARAMS for t in recorded):
         return toolbox_for(path)
     return Discovered(ToolBox())
+
+
+def _unused_hint(template: str, given: Mapping[str, str], used: set[str]) -> str:
+    """`; --secret pasword was given but is used nowhere (a typo of password?)`: the usual cause."""
+    match = TEMPLATE_RE.fullmatch(template)
+    assert match is not None
+    name = match.group(2) or match.group(3)
+    unused = [n for n in given if n not in used]
+    close = difflib.get_close_matches(name, unused, n=1, cutoff=0.6)
+    if close:
+        return f"; {given[close[0]]} {close[0]} was given but is used nowhere (a typo of {name}?)"
+    if unused:
+        return "; given but used nowhere: " + ", ".join(f"{given[n]} {n}" for n in unused)
+    return ""
 
 
 def _split_location(problem: str) -> tuple[str, str, str]:

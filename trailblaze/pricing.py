@@ -18,10 +18,26 @@ from dataclasses import dataclass
 
 from trailblaze.llm import Usage
 
-__all__ = ["PRICES", "PROVIDERS", "ModelPrice", "claude_model_id", "cost_usd", "price_for"]
+__all__ = [
+    "DEMO_MODEL",
+    "DEMO_PROVIDER",
+    "PRICES",
+    "PROVIDERS",
+    "ModelPrice",
+    "answered_by",
+    "claude_model_id",
+    "cost_usd",
+    "price_for",
+]
 
 PROVIDERS = ("anthropic", "bedrock", "vertex", "openai")
 """The providers `--model PROVIDER:MODEL` accepts."""
+
+DEMO_PROVIDER = "demo"
+DEMO_MODEL = "trailblaze-demo"
+"""The keyless scripted stand-in (`trailblaze sim llm`, `trailblaze.testing.demo_policy`) names
+itself so in its answers: whichever client reached it, the run is labelled `demo:trailblaze-demo`
+and costs nothing, never a real model's name and price."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,7 @@ _OPENAI_PRICES: dict[str, ModelPrice] = {
 }
 
 PRICES: dict[tuple[str, str], ModelPrice] = {
+    (DEMO_PROVIDER, DEMO_MODEL): ModelPrice(0.0, 0.0, 0.0, 0.0),
     **{(provider, model): price for provider in ("anthropic", "bedrock", "vertex") for model, price in _CLAUDE_PRICES.items()},
     **{("openai", model): price for model, price in _OPENAI_PRICES.items()},
 }
@@ -97,6 +114,11 @@ def claude_model_id(model: str) -> str:
     if m:
         model = m["id"]
     return model.replace("@", "-")
+
+
+def answered_by(provider: str, model: str) -> str:
+    """The provider to label an answer with: `demo` when the scripted demo model answered."""
+    return DEMO_PROVIDER if model == DEMO_MODEL else provider
 
 
 def price_for(model: str, provider: str = "anthropic") -> ModelPrice | None:

@@ -328,6 +328,32 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(problem)
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Which device and app each worker uses, and where that choice came from: with nothing
+    configured the tests quietly run on `sim:android` and the demo app, which should be said."""
+    settings = config.stash.get(_CONFIG_KEY, None)
+    if settings is None or _is_worker(config):
+        return []
+    if config.getoption("trailblaze_devices", default=None):
+        source = "--device"
+    elif config.getini("trailblaze_devices"):
+        source = "ini trailblaze_devices"
+    elif os.environ.get("TRAILBLAZE_DEVICE", "").strip():
+        source = "TRAILBLAZE_DEVICE"
+    else:
+        source = "the default: no --device, ini trailblaze_devices or TRAILBLAZE_DEVICE"
+    app = "the default, ini trailblaze_app" if settings.app_id == DEFAULT_APP_ID else "ini trailblaze_app"
+    pool = settings.devices
+    workers = getattr(config.option, "numprocesses", None)
+    if settings.each_device:
+        uses = f"every trail on each of {', '.join(pool)}"
+    elif isinstance(workers, int) and workers > 0:
+        uses = ", ".join(f"gw{k}: {pool[k % len(pool)]}" for k in range(workers))
+    else:
+        uses = pool[0]
+    return [f"trailblaze: device {uses} ({source}); app {settings.app_id} ({app})"]
+
+
 def _matrix_problem(config: pytest.Config, settings: TrailblazeConfig, workers: int) -> str | None:
     """A matrix run on several workers sends each real device's items to one worker (`xdist_group`),
     which only xdist's `loadgroup` scheduling honours."""

@@ -311,7 +311,10 @@ class StepEngine:
         if call.name == "runTrail":
             result = self._run_subtrail(rec, call)
         else:
-            result = run_recorded_tool(self.session, call, self.memory, self.tools, llm=self.llm_factory)
+            folder = Path(self.trail.path).parent if self.trail.path else None
+            result = run_recorded_tool(
+                self.session, call, self.memory, self.tools, llm=self.llm_factory, folder=folder
+            )
         ms = (time.monotonic() - t0) * 1000
         if self.rundir is not None:
             self.rundir.add_replayed(call, result, ms, auto=auto)

@@ -3,7 +3,8 @@
 Everything the page needs is inside it: CSS and a few lines of optional JavaScript inline, and the
 screenshots embedded as data URIs, downscaled to `THUMBNAIL_WIDTH` pixels (WebP, JPEG when Pillow
 lacks WebP) so a run of a few trails stays a few hundred kilobytes. The page reads fine with
-JavaScript off: failing trails and steps are open `<details>`, passing ones are closed, and the
+JavaScript off: failing trails and steps are open `<details>`, passing ones are closed (but when
+every trail passed, the first one and its steps are open, so the page never opens on closed boxes), and the
 "failed only" filter is a CSS checkbox; the script only adds the "expand all / collapse all" buttons.
 Raw artifacts that are too big to embed (hierarchy dumps, LLM transcripts) are linked by relative
 path, so the links work when the report sits in the run directory (the default) or next to it.
@@ -299,6 +300,12 @@ class _Page:
         self.link_from = link_from
         self.images = _Images(run_dir)
         self.trail_dir = ""
+        failing = [n for n, t in enumerate(run.trails, 1) if t.status in _FAILING]
+        self.first_open = failing[0] if failing else 1
+        """The trail the page opens on: the first failing one, else the first (a page of closed
+        boxes hides what the report is for); every failing trail is open too."""
+        self.open_steps = False
+        """Open every step of the trail being rendered: the first trail when all passed."""
 
     # --- links ----------------------------------------------------------------------------------
     def _locate(self, rel: str) -> str:
@@ -456,7 +463,9 @@ class _Page:
         self.trail_dir = trail.directory
         failing = trail.status in _FAILING
         cls = "is-failing" if failing else "is-ok"
-        yield f'<details class="trail {cls} t-{esc(trail.status)}" id="trail-{number}"{" open" if failing else ""}>\n'
+        opened = failing or number == self.first_open
+        self.open_steps = opened and not failing  # all passed: this trail's steps and screenshots
+        yield f'<details class="trail {cls} t-{esc(trail.status)}" id="trail-{number}"{" open" if opened else ""}>\n'
         yield (
             f'<summary><span class="chev" aria-hidden="true"></span>{_badge(trail.status)}'
             f'<h2>{esc(_trail_name(trail))}</h2><span class="path">{esc(self._where(trail))}</span>'
@@ -551,7 +560,8 @@ class _Page:
         ran = step.status not in ("not-run", "skipped")
         mode = f'<span class="mode m-{esc(step.mode)}">{esc(step.mode)}</span>' if ran else ""
         yield (
-            f'<details class="step st-{esc(step.status)}" id="trail-{number}-{prefix}step-{i}"{" open" if failing else ""}>'
+            f'<details class="step st-{esc(step.status)}" id="trail-{number}-{prefix}step-{i}"'
+            f'{" open" if failing or self.open_steps else ""}>'
             f'<summary><span class="chev" aria-hidden="true"></span><span class="stepno">{esc(step_label(step.index))}</span>'
             f"{_badge(step.status)}{kind}{mode}"
             f'<span class="text">{esc(step.text)}</span><span class="dur">{esc(_dur(step.duration_ms, step.status))}</span>'

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from trailblaze._files import atomic_write
 from trailblaze._limits import MAX_RUNTRAIL_DEPTH
+from trailblaze.pricing import DEMO_PROVIDER
 from trailblaze.redact_values import scrub_model
 
 __all__ = [
@@ -92,7 +93,10 @@ def model_label(provider: str, model: str) -> str:
 
 def usage_cost_text(usage: UsageTotals, fmt: Callable[[float], str]) -> str:
     """The cost of `usage` for people, `fmt` formatting dollars: `unknown` when no call had a
-    price, `<known> + unknown` when some had none — never a guess."""
+    price, `<known> + unknown` when some had none — never a guess; `no cost (demo model)` when only
+    the keyless scripted demo model answered."""
+    if usage.models and all(m.startswith(f"{DEMO_PROVIDER}:") for m in usage.models):
+        return "no cost (demo model)"
     if usage.llm_calls and usage.unpriced_calls >= usage.llm_calls:
         return "unknown"
     known = fmt(usage.cost_usd)

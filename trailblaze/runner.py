@@ -394,6 +394,8 @@ def run_record_command(
         rundir.finish(interrupted=interrupted)
         session.close()
         llms.close()
+        if interrupted:
+            _print_interrupted(console, root, None)
     usage = rundir.run.usage
     steps = [s for t in rundir.run.trails for s in t.steps]
     passed = sum(s.status.startswith("passed") for s in steps)
@@ -597,6 +599,8 @@ def run_replay_command(
         finally:
             llms.close()
             _write_reports(console, rundir, junit, report)
+            if interrupted:
+                _print_interrupted(console, root, report)
     _summary(console, rundir, root)
     if broken is not None:
         raise broken
@@ -645,6 +649,12 @@ def _never_started(
             )
         )
     rundir.finish()
+
+
+def _print_interrupted(console: Console, root: Path, report: str | None) -> None:
+    """After Ctrl-C: where what ran so far is kept (run.json is complete, the step that ran is marked)."""
+    html = f"report {_report_target(report)}" if report else f"report: trailblaze report {root}"
+    console.print(f"[yellow]interrupted (Ctrl-C)[/] — run directory {root}; {html}")
 
 
 def _write_reports(console: Console, rundir: RunDir, junit: str | None, report: str | None) -> None:
@@ -740,6 +750,9 @@ def _print_device_log(console: Console, record: TrailRecord, root: Path) -> None
             console.print(f"[dim]{_escape(line)}[/]")
 
 
+_INTERRUPTED = "interrupted (Ctrl-C)"
+
+
 def _step_line(rec: StepRecord) -> str:
     number = "trailhead" if rec.index < 0 else f"{rec.index + 1:>2}"
     if rec.status == "skipped":
@@ -759,10 +772,13 @@ def _step_line(rec: StepRecord) -> str:
     calls = f", {rec.usage.llm_calls} LLM calls" if rec.usage.llm_calls else ""
     seconds = f"{rec.duration_ms / 1000:.1f} s"
     text = rec.text if len(rec.text) <= 70 else rec.text[:69] + "…"
-    status = rec.status if rec.status not in ("passed", "skipped") else ""
+    status: str = rec.status if rec.status not in ("passed", "skipped") else ""
+    mark = _MARKS.get(rec.status, "?")
+    if rec.status == "failed" and (rec.error or "").startswith(_INTERRUPTED):  # stopped, not broken
+        status, mark = "interrupted", "[yellow]■[/]"
     label = f"{status}, " if status else ""
     return (
-        f"  {_MARKS.get(rec.status, '?')} {number} {rec.kind:<6} {_escape(text)}  "
+        f"  {mark} {number} {rec.kind:<6} {_escape(text)}  "
         f"[dim]{label}{what}{calls}, {seconds}[/]"
     )
 

@@ -1,8 +1,8 @@
 """`trailblaze init`: the files a project needs to run trails in pytest and in CI.
 
 Scaffolds `trails/` with one example trail for the app, a `conftest.py`, the pytest settings in
-`pyproject.toml` and a GitHub Actions workflow that replays the trails on a sharded job matrix and
-merges the shards' reports. An existing file is never overwritten, not even partly: it is skipped
+`pyproject.toml`, a GitHub Actions workflow that replays the trails on a sharded job matrix and
+merges the shards' reports, and a `.gitignore` for the run directories every replay leaves. An existing file is never overwritten, not even partly: it is skipped
 and named, and for an existing `pyproject.toml` the settings to add are printed instead.
 """
 
@@ -17,7 +17,7 @@ from typing import Literal
 
 from trailblaze.errors import UsageError
 
-__all__ = ["Platform", "Scaffolded", "pytest_settings", "scaffold"]
+__all__ = ["GITIGNORE", "Platform", "Scaffolded", "pytest_settings", "scaffold"]
 
 Platform = Literal["android", "ios"]
 
@@ -51,6 +51,7 @@ def scaffold(folder: Path, app_id: str, platform: Platform = "android", shards: 
         Path("conftest.py"): _CONFTEST,
         Path("pyproject.toml"): pytest_settings(app_id, platform),
         Path(".github") / "workflows" / "trailblaze.yml": _workflow(platform, shards),
+        Path(".gitignore"): GITIGNORE,
     }
     done: list[Scaffolded] = []
     for relative, text in files.items():
@@ -61,6 +62,15 @@ def scaffold(folder: Path, app_id: str, platform: Platform = "android", shards: 
         except OSError as exc:
             raise UsageError(f"{target}: cannot write ({exc.strerror or exc})") from None
     return done
+
+
+GITIGNORE = """\
+# trailblaze: every run keeps screenshots and logs here (about 2 MB a replay)
+.trailblaze/
+# pytest's per-test artifacts (trailblaze_output)
+test-results/
+"""
+"""What a project keeps out of git: the run directories replay and record leave behind."""
 
 
 def pytest_settings(app_id: str, platform: Platform) -> str:

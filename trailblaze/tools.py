@@ -167,7 +167,8 @@ class ScrollParams(_Params):
 class LaunchAppParams(_Params):
     appId: str = Field(description="Package name / bundle id.")
     launchMode: LaunchMode = Field(
-        default="FORCE_RESTART", description="FORCE_RESTART (default), RESUME, or CLEAR_STATE (wipe data)."
+        default="CLEAR_STATE",
+        description="CLEAR_STATE (default: wipe the app's data, as replay does), FORCE_RESTART (keep data) or RESUME.",
     )
 
 
@@ -420,7 +421,12 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
     Tool(
         "scrollUntilTextIsVisible", "Scroll until an element with the text is visible.", ScrollParams, _scroll
     ),
-    Tool("launchApp", "Launch (or restart) an app.", LaunchAppParams, _launch_app),
+    Tool(
+        "launchApp",
+        "Launch (or restart) an app from a clean state (CLEAR_STATE) unless launchMode says otherwise.",
+        LaunchAppParams,
+        _launch_app,
+    ),
     Tool("pressBack", "Press the system back button.", NoParams, _simple("pressBack")),
     Tool("pressKey", "Press a key.", PressKeyParams, _press_key),
     Tool(

@@ -23,6 +23,8 @@ from trailblaze.driver import SupportsAppList, SupportsClipboard, SupportsOpenUr
 from trailblaze.settle import backoff, same_screen
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from trailblaze.driver import Driver
     from trailblaze.hierarchy import Node, Rect
     from trailblaze.llm import LLMClient
@@ -45,6 +47,8 @@ class RunContext(Protocol):
     """Builds the run's LLM client, for the tools that ask one on every run; None without one."""
     ai: bool
     """Set by a tool that asked the LLM (replay reports it as an AI step)."""
+    folder: Path | None
+    """The trail's folder: relative paths in its tools are read from there (None: the working directory)."""
 
     @property
     def platform(self) -> str: ...

@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from trailblaze.catalog.web_urls import url_to_open
+from trailblaze.catalog.web_urls import project_folder, url_to_open
 from trailblaze.compact import compact_view
 from trailblaze.driver import SupportsWeb
 from trailblaze.tool_params import RecordedToolParams
@@ -167,6 +168,17 @@ def _not_found(ref: str) -> Outcome:
     return "NOT_FOUND", f"no element {ref!r} on the page"
 
 
+def _local_file(url: str, folder: Path | None) -> Path:
+    """A URL without a scheme is a file path from the trail's folder, as `runTrail` paths are, so a
+    trail replays from any working directory; Trailblaze reads it from the working directory, which
+    is still tried when the trail's folder has no such file."""
+    path = Path(url).expanduser()
+    if folder is None or path.is_absolute():
+        return path.resolve()
+    beside = (folder / path).resolve()
+    return beside if beside.is_file() or not path.resolve().is_file() else path.resolve()
+
+
 def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
     web = _web(run)
     if web is None:
@@ -175,7 +187,14 @@ def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
         return "ERROR", "web_navigate GOTO needs a url"
     url = p.url
     if p.action == "GOTO":
-        opened, refused = url_to_open(url)
+        if not _SCHEME.match(url):  # a path: from the trail's folder (else the working directory)
+            path = _local_file(url, run.folder)
+            if not path.is_file():
+                where = f"the trail's folder {run.folder}" if run.folder is not None else Path.cwd()
+                return "NOT_FOUND", f"web_navigate: no file {path} (a url without a scheme is a path from {where})"
+            url = str(path)
+        project = project_folder(run.folder) if run.folder is not None else None
+        opened, refused = url_to_open(url, project=project)
         if opened is None:
             return ("NOT_FOUND" if refused.startswith("no file ") else "ERROR"), f"web_navigate: {refused}"
         url = opened

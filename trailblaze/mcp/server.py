@@ -26,10 +26,13 @@ trailblaze drives a phone (or the simulators sim:android / sim:ios) and turns wh
 replayable trail file.
 1. `snapshot` shows the screen: one line per element with a ref like [k4f].
 2. Act by ref: tap, inputText (type secrets as {{name}}), eraseText, swipe, scrollUntilTextIsVisible, \
-launchApp, pressBack, pressKey, hideKeyboard; check with assertVisible (expectedText) / assertState / assertNotVisibleWithText. Every \
-action settles and returns the new screen.
+launchApp, pressBack, pressKey, hideKeyboard; check with assertVisible (expectedText) / assertState / \
+assertNotVisibleWithText. Refs come from the newest snapshot or the screen the previous call returned. Every \
+action settles the device and returns its result and the new screen.
 3. To author a test: trail_start {path, title}; trail_step {text} before the actions of each step; \
-trail_verify {text} before its assertions; trail_show to review; trail_save. trail_replay replays it with no LLM.
+trail_verify {text} before its assertions; trail_show to review; trail_save. While a trail is recorded, \
+every successful action is written into the open step (as a selector, never the ref). trail_replay \
+replays it with no LLM.
 Every result starts with a status word (OK, NOT_FOUND, NOT_VISIBLE, AMBIGUOUS, TIMEOUT, ERROR, \
 DEVICE_ERROR, NO_DEVICE, NO_TRAIL, INVALID, FAILED) and a hint when it is not OK."""
 
@@ -50,7 +53,12 @@ def call_tool(
     """One tool call, whatever happens inside it, as a `Reply`."""
     tool = tools.get(name)
     if tool is None:
-        return answer("ERROR", f"no tool `{name}`; call one of: {', '.join(tools)}")
+        import difflib
+
+        close = difflib.get_close_matches(name, list(tools), n=1, cutoff=0.6)
+        close = close or [t for t in tools if t.lower() == name.lower()]
+        guess = f"did you mean `{close[0]}`? " if close else ""
+        return answer("ERROR", f"no tool `{name}`; {guess}call one of: {', '.join(tools)}")
     try:
         return tool.call(bench, raw or {})
     except Exception as exc:  # a bug in trailblaze: still a result the client can show

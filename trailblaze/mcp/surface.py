@@ -22,12 +22,12 @@ __all__ = ["McpTool", "mcp_tools"]
 
 Group = Literal["devices", "observation", "actions", "trails"]
 
-_ACTION_NOTE = (
-    " Refs come from the newest `snapshot` (or the screen the previous call returned). The device "
-    "settles afterwards; the result starts with a status word (OK, NOT_FOUND, NOT_VISIBLE, AMBIGUOUS, "
-    "TIMEOUT, ERROR, DEVICE_ERROR) and ends with the new screen. While a trail is recorded, a successful "
-    "call is written into the current step as a selector (never the ref)."
+_REF_NOTE = (
+    " `ref` is a ref of the newest `snapshot` (or of the screen the previous call returned); a recorded "
+    "call keeps a selector, never the ref."
 )
+"""Said only by the tools that take a ref; what every action shares (settling, the status word, the
+new screen, recording into the open step) is said once, in the server's instructions."""
 _SKIPPED = {"objectiveStatus"}  # the agent's end-of-step report: the MCP client ends steps itself
 
 
@@ -106,7 +106,8 @@ def _action(name: str, description: str, schema: dict[str, Any], verification: b
     def call(bench: Workbench, raw: Mapping[str, Any]) -> Reply:
         return bench.act(name, raw)
 
-    return McpTool(name, description + _ACTION_NOTE, schema, "actions", call, read_only=verification)
+    note = _REF_NOTE if "ref" in schema.get("properties", {}) else ""
+    return McpTool(name, description + note, schema, "actions", call, read_only=verification)
 
 
 _DEVICE_TOOLS = (
@@ -143,12 +144,6 @@ _TRAIL_TOOLS = (
          "Open the next action step of the trail being recorded, described in plain words; the actions you "
          "take next are recorded into it.",
          _StepText, lambda b, a: b.trail_step(a.text, verify=False)),
-    _own("trail_verify", "trails",
-         "Open the next verify step (a check) of the trail being recorded; only assertions are allowed in it "
-         "(assertVisible, assertState, assertNotVisibleWithText and the app-state probes) and they are recorded "
-         "into it. Every text the step quotes and every state it names (on, off, selected, disabled) must be "
-         "asserted before the next step opens or the trail is saved.",
-         _StepText, lambda b, a: b.trail_step(a.text, verify=True)),
     _own("trail_show", "trails",
          "The trail being recorded as the YAML `trail_save` would write: its steps and their recorded tools.",
          _NoArgs, lambda b, a: b.trail_show(), read_only=True),
@@ -167,10 +162,17 @@ _TRAIL_TOOLS = (
 
 def mcp_tools(registry: ToolRegistry) -> list[McpTool]:
     """Every tool the server lists, devices first; the actions come from `registry`."""
-    assertions = set(registry.names(verify=True))
+    assertions = [n for n in registry.names(verify=True) if n not in _SKIPPED]
     actions = [
         _action(spec.name, spec.description, dict(spec.input_schema), spec.name in assertions)
         for spec in registry.specs()
         if spec.name not in _SKIPPED
     ]
-    return [*_DEVICE_TOOLS, *_OBSERVATION_TOOLS, *actions, *_TRAIL_TOOLS]
+    verify = _own("trail_verify", "trails",
+                  "Open the next verify step (a check) of the trail being recorded; only these assertions are "
+                  f"allowed in it, and they are recorded into it: {', '.join(assertions)}. Every text the step "
+                  "quotes and every state it names (on, off, selected, disabled) must be asserted before the next "
+                  "step opens or the trail is saved.",
+                  _StepText, lambda b, a: b.trail_step(a.text, verify=True))  # fmt: skip
+    trails = [*_TRAIL_TOOLS[:2], verify, *_TRAIL_TOOLS[2:]]
+    return [*_DEVICE_TOOLS, *_OBSERVATION_TOOLS, *actions, *trails]

@@ -123,7 +123,7 @@ class FakeChatCompletionsAPI(FakeMessagesAPI):
             "id": f"chatcmpl-fake-{next(self._ids):04d}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": body["model"],
+            "model": reply.get("model", body["model"]),
             "choices": choices,
             "usage": {**self._chat_usage(body, choices), **reply.get("usage", {})},
         }

@@ -20,11 +20,20 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from trailblaze.pricing import DEMO_MODEL, DEMO_PROVIDER
 from trailblaze.prompts import OBJECTIVE_HEADER, SCREEN_HEADER
 from trailblaze.testing._llm import FunctionLLM
 from trailblaze.testing.messages_api import Reply
 
-__all__ = ["DEMO_APP_ID", "demo_llm", "demo_policy", "parse_screen"]
+__all__ = [
+    "DEMO_APP_ID",
+    "PHRASINGS",
+    "demo_llm",
+    "demo_policy",
+    "demo_policy_unlabelled",
+    "not_understood",
+    "parse_screen",
+]
 
 DEMO_APP_ID = "dev.trailblaze.demo"
 _LINE = re.compile(r'^(?P<indent>\s*)\[(?P<ref>[a-z0-9]+)\] (?P<cls>\S+)(?: "(?P<label>[^"]*)")?(?P<notes>.*)$')
@@ -125,6 +134,30 @@ Plan = list[tuple[str, str]]
 own tools offered: signin ("email\\tpassword") / tab."""
 
 
+PHRASINGS = (
+    "Launch the demo app (a clean start; say \"keeping its data\" for FORCE_RESTART, \"resume\" for RESUME)",
+    "Sign in as EMAIL with PASSWORD (PASSWORD may be \"the password from the secret `NAME`\")",
+    'Type TEXT into the "FIELD" field',
+    'Clear the "FIELD" field',
+    "Type TEXT (into the focused field)",
+    'Leave the "FIELD" field empty',
+    'Tap / Open / Press / Select "LABEL" (optionally followed by button, tab, link or icon)',
+    'Turn on / Turn off the "LABEL" switch',
+    "Confirm signing out",
+    'verify: a sentence quoting what must be shown, e.g. The snackbar "Message archived" is visible',
+)
+"""What the demo model understands: clauses joined by "and", "then" or a comma. Listed in its
+failures and in the README (`trailblaze sim llm`)."""
+
+
+def not_understood(clause: str) -> str:
+    """The FAILED explanation for a step (part) outside `PHRASINGS`."""
+    return (
+        f"{DEMO_PROVIDER} model: cannot do {clause!r} (a scripted stand-in, not a real model); "
+        f"the demo model understands these phrasings: {'; '.join(PHRASINGS)}"
+    )
+
+
 def _value(raw: str) -> str:
     raw = raw.strip()
     secret = re.search(r"secret `(\w+)`", raw)
@@ -133,13 +166,25 @@ def _value(raw: str) -> str:
     return raw.strip('"')
 
 
-def _plan(objective: str, offered: frozenset[str] = frozenset()) -> Plan:
+def _launch_mode(clause: str) -> str:
+    """The launchMode the step asks for; "" leaves it to the tool's default (a clean start)."""
+    if "resume" in clause:
+        return "RESUME"
+    if re.search(r"\b(keep|keeping|without clearing)\b", clause):
+        return "FORCE_RESTART"
+    return ""
+
+
+def _plan(objective: str, offered: frozenset[str] = frozenset()) -> Plan | str:
+    """The step as a plan, or the first clause the demo model does not understand."""
     plan: Plan = []
     for clause in _SPLIT.split(objective.rstrip(".")):
         c = clause.strip()
         low = c.lower()
+        if not c:
+            continue
         if m := re.match(r"launch the (?:demo )?app", low):
-            plan.append(("launch", "CLEAR_STATE" if "clean" in low or "sign in" in objective.lower() else "FORCE_RESTART"))
+            plan.append(("launch", _launch_mode(low)))
         elif (m := re.match(r"sign in as (\S+) with (.+)", c, re.IGNORECASE)) and "demo_signIn" in offered:
             plan.append(("signin", f"{m[1]}\t{_value(m[2])}"))
         elif (m := re.match(r'open the "?(.+?)"? tab', c, re.IGNORECASE)) and "demo_openTab" in offered:
@@ -150,6 +195,8 @@ def _plan(objective: str, offered: frozenset[str] = frozenset()) -> Plan:
             plan += [("field", m[2].strip('"')), ("type", _value(m[1]))]
         elif m := re.match(r"clear the (.+?) field", c, re.IGNORECASE):
             plan += [("field", m[1].strip('"')), ("erase", "")]
+        elif re.match(r"leave the (.+?) field empty$", c, re.IGNORECASE):
+            continue  # nothing to do
         elif m := re.match(r"type (.+)", c, re.IGNORECASE):
             plan.append(("type", _value(m[1])))
         elif m := re.match(r"confirm (?:signing|sign) out", c, re.IGNORECASE):
@@ -159,6 +206,8 @@ def _plan(objective: str, offered: frozenset[str] = frozenset()) -> Plan:
             plan.append((f"switch-{m[1].lower()}", m[2]))
         elif m := re.match(r'(?:tap|open|press|select)(?: the)? "?(.+?)"?(?: button| tab.*| link| icon)?$', c, re.IGNORECASE):
             plan.append(("tap", m[1]))
+        else:
+            return c
     return plan
 
 
@@ -190,14 +239,16 @@ def _status(status: str, explanation: str) -> dict[str, Any]:
 
 
 def _loading(req: _Request) -> bool:
-    return "ProgressBar" in req.screen_text or "ActivityIndicator" in req.screen_text or "…" in req.screen_text
+    # "Signing in…" is loading; the compact view's own "… 1 more below" is not
+    return "ProgressBar" in req.screen_text or "ActivityIndicator" in req.screen_text or bool(re.search(r"\w…", req.screen_text))
 
 
 def _act(item: tuple[str, str], req: _Request, last: bool) -> list[dict[str, Any]]:
     what, arg = item
     reasoning = f"next: {what} {arg}".strip()
-    if what == "launch":
-        return [_call("launchApp", appId=DEMO_APP_ID, launchMode=arg, reasoning=reasoning)]
+    if what == "launch":  # like a model, it names a mode only when the step asks for one
+        mode = {"launchMode": arg} if arg else {}
+        return [_call("launchApp", appId=DEMO_APP_ID, **mode, reasoning=f"next: launch {arg or 'CLEAR_STATE'}")]
     if what == "type":
         return [_call("inputText", text=arg, reasoning=reasoning)]
     if what == "erase":
@@ -216,7 +267,7 @@ def _act(item: tuple[str, str], req: _Request, last: bool) -> list[dict[str, Any
         scrolled = req.history and req.history[-1][0] == "scrollUntilTextIsVisible"
         if "[scrollable]" in req.screen_text and not scrolled:
             return [_call("scrollUntilTextIsVisible", text=arg, direction="DOWN", reasoning=f"{arg} is not visible")]
-        return [_status("FAILED", f"cannot find {arg!r} on the screen")]
+        return [_status("FAILED", f"{DEMO_PROVIDER} model: cannot find {arg!r} on the screen")]
     if what.startswith("switch-"):
         on = "[checked]" in element.notes
         if on == (what == "switch-on"):
@@ -267,13 +318,22 @@ def demo_policy(body: dict[str, Any]) -> Reply | None:
     if not req.objective:
         return None
     content = _verify(req) if req.verify else _next_action(req)
-    return {"content": content}
+    return {"content": content, "model": DEMO_MODEL}  # labelled as what it is: no provider's model, no price
+
+
+def demo_policy_unlabelled(body: dict[str, Any]) -> Reply | None:
+    """`demo_policy` answering under the model name it was asked for: for tests that check how a
+    provider's answers are labelled and priced (the stand-in for a real or local model's endpoint)."""
+    reply = demo_policy(body)
+    if isinstance(reply, dict):
+        reply.pop("model", None)
+    return reply
 
 
 def _next_action(req: _Request) -> list[dict[str, Any]]:
     plan = _plan(req.objective, req.offered)
-    if not plan:
-        return [_status("FAILED", "objective not understood: " + req.objective)]
+    if isinstance(plan, str) or not plan:  # never a COMPLETED for only part of the step
+        return [_status("FAILED", not_understood(plan if isinstance(plan, str) else req.objective))]
     done = req.seeded + sum(1 for name, _, ok in req.history if ok and name in _ACTIONS)
     while done < len(plan):
         last = done == len(plan) - 1
@@ -297,7 +357,7 @@ def demo_llm() -> FunctionLLM:
     ids = itertools.count(1)
 
     def answer(request: LLMRequest) -> LLMResponse:
-        reply = demo_policy(to_anthropic_params(request, "demo-policy"))
+        reply = demo_policy(to_anthropic_params(request, DEMO_MODEL))
         assert isinstance(reply, dict), "demo_policy answers every agent request"
         blocks: list[TextBlock | ToolUseBlock] = [
             ToolUseBlock(id=f"toolu_demo_{next(ids):04d}", name=b["name"], input=b["input"])
@@ -305,6 +365,8 @@ def demo_llm() -> FunctionLLM:
             else TextBlock(text=b["text"])
             for b in reply["content"]
         ]
-        return LLMResponse(content=tuple(blocks), stop_reason="tool_use")
+        return LLMResponse(
+            content=tuple(blocks), stop_reason="tool_use", model=DEMO_MODEL, provider=DEMO_PROVIDER, cost_usd=0.0
+        )
 
-    return FunctionLLM(answer, model="demo-policy")
+    return FunctionLLM(answer, model=DEMO_MODEL)
