@@ -193,8 +193,9 @@ def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
                 where = f"the trail's folder {run.folder}" if run.folder is not None else Path.cwd()
                 return "NOT_FOUND", f"web_navigate: no file {path} (a url without a scheme is a path from {where})"
             url = str(path)
-        project = project_folder(run.folder) if run.folder is not None else None
-        opened, refused = url_to_open(url, project=project)
+        opened, refused = url_to_open(url)  # inside the working directory's project, or the trail's
+        if opened is None and run.folder is not None and "outside the project" in refused:
+            opened, refused = url_to_open(url, project=project_folder(run.folder))
         if opened is None:
             return ("NOT_FOUND" if refused.startswith("no file ") else "ERROR"), f"web_navigate: {refused}"
         url = opened
