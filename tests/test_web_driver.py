@@ -231,7 +231,7 @@ def test_validate_checks_web_recordings(tmp_path: Path) -> None:
     )
     result = trailblaze("validate", str(tmp_path), str(TRAIL))
     assert result.returncode == 2, result.stdout + result.stderr
-    assert f"{bad}:7:22: `web_click` is missing `ref`; add it" in result.stdout
+    assert f"{bad}:7:22: `web_click`: it needs a ref or a nodeSelector" in result.stdout
     assert (
         "`direction` in `web_scroll` must be one of UP, DOWN, LEFT or RIGHT, found 'SIDEWAYS'"
         in result.stdout
