@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import shutil
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -17,7 +20,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tests.cli_support import trailblaze
+from tests.cli_support import NO_LLM, trailblaze
 from trailblaze.catalog.web_target import WebTargetParams
 from trailblaze.catalog.web_tools import (
     WebClick,
@@ -32,6 +35,14 @@ from trailblaze.tool_params import RecordedToolParams
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "web"
 TRAIL = DATA / "todomvc-recorded-form.trail.yaml"
+BLOCK = ROOT / "tests" / "data" / "trailblaze-web" / "trails" / "playwright-native"
+_BLOCK_REPLAYED = [
+    "test-counter",
+    "test-form-interaction",
+    "test-navigation",
+    "test-scroll-containers",
+    "test-search-duplicates",
+]
 _SELECTOR = {"web": {"cssSelector": "#increment-btn"}}
 
 _ELEMENT_TOOLS: list[tuple[type[RecordedToolParams], dict[str, Any]]] = [
@@ -179,3 +190,35 @@ def test_a_selector_matching_nothing_fails_naming_the_step(tmp_path: Path, base_
     assert "step 4 ('Show only the active todos')" in out
     assert "web_click failed: NOT_FOUND no element web{cssSelector=#no-such-filter a, nthIndex=1}" in out
     assert "Traceback" not in out
+
+
+def test_validate_accepts_trailblazes_web_trails_but_a_bare_index() -> None:
+    result = trailblaze("validate", str(BLOCK))
+    out = result.stdout + result.stderr
+    assert result.returncode == 2, out
+    assert "7 files checked, 1 invalid with 1 problem" in out
+    assert "test-duplicate-list/trail.yaml:29:13: `web_click`: its nodeSelector needs a `web` branch" in out
+    assert "Traceback" not in out
+
+
+@_browser
+@pytest.mark.parametrize("name", _BLOCK_REPLAYED)
+def test_trailblazes_web_trails_replay_on_its_sample_app(name: str, tmp_path: Path) -> None:
+    pytest.importorskip(
+        "playwright", reason="the web driver needs `pip install -e ./drivers/web` (playwright)"
+    )
+    # Their URLs are relative to the trail's folder (`../../../examples/playwright-native/…`).
+    env = {**os.environ, "ANTHROPIC_BASE_URL": NO_LLM, "COLUMNS": "200"}
+    env.pop("ANTHROPIC_API_KEY", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "replay", "trail.yaml", "--device", "web"]
+        + ["--run-dir", str(tmp_path / "run")],
+        cwd=BLOCK / name,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert "1 passed" in out

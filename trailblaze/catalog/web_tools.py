@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field
 
 from trailblaze.catalog.web_target import WebTargetParams, describe_target
+from trailblaze.catalog.web_text import node_showing
 from trailblaze.catalog.web_urls import url_to_open
 from trailblaze.compact import compact_view
 from trailblaze.driver import SupportsWeb
@@ -87,6 +88,13 @@ class WebSelectOption(WebTargetParams):
     values: list[str] = Field(min_length=1)
 
 
+class WebSnapshot(RecordedToolParams):
+    """Capture the page under `screenName` (kept in the run's report), as `takeSnapshot` does."""
+
+    tool_name = "web_snapshot"
+    screenName: str = Field(min_length=1)
+
+
 class WebVerifyTextVisible(RecordedToolParams):
     """Verify that the text is visible on the page."""
 
@@ -119,6 +127,7 @@ WEB_TOOLS: tuple[tuple[type[RecordedToolParams], Literal["action", "assertion", 
     (WebPressKey, "action"),
     (WebScroll, "action"),
     (WebSelectOption, "action"),
+    (WebSnapshot, "other"),
     (WebVerifyTextVisible, "assertion"),
     (WebVerifyElementVisible, "assertion"),
     (WebVerifyValue, "assertion"),
@@ -259,14 +268,20 @@ def _select_option(run: RunContext, p: WebSelectOption) -> Outcome:
     return "OK", f"selected {', '.join(repr(v) for v in got)} in {run.describe(nodes[0])}"
 
 
+def _snapshot(run: RunContext, p: WebSnapshot) -> Outcome:
+    if _web(run) is None:
+        return _unsupported(run)
+    shot = run.session.screenshot()
+    return "OK", f"snapshot '{p.screenName}' captured ({len(shot)} bytes)"
+
+
 def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> Outcome:
-    want = " ".join(p.text.split())
+    web = _web(run)
     deadline = time.monotonic() + run.session.resolve_timeout
     while True:
         screen = run.session.settle()
-        for node in screen.visible_nodes():
-            if node.covered_by is None and any(want in " ".join(s.split()) for s in (node.text, node.label)):
-                return "OK", f"{p.text!r} is visible"
+        if node_showing(screen, p.text, None if web is None else web.inner_text) is not None:
+            return "OK", f"{p.text!r} is visible"
         if time.monotonic() >= deadline:
             return "NOT_VISIBLE", f"text {p.text!r} is not visible on the page"
         run.session.invalidate()
@@ -335,6 +350,7 @@ WEB_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] = {
     WebPressKey: _press_key,
     WebScroll: _scroll,
     WebSelectOption: _select_option,
+    WebSnapshot: _snapshot,
     WebVerifyTextVisible: _verify_text,
     WebVerifyElementVisible: _verify_element,
     WebVerifyValue: _verify_value,
