@@ -150,6 +150,7 @@ def test_record_through_the_messages_api_then_replay_with_no_llm(tmp_path: Path,
     assert names.count("tapOnElementBySelector") == 5 and "tapOnPoint" not in names, calls
     selectors = [c["tapOnElementBySelector"]["nodeSelector"] for c in calls if "tapOnElementBySelector" in c]
     assert all("web" in s for s in selectors), selectors
+    assert "cssSelector" not in str(selectors)  # never CSS: role and name, or test id
     assert {"web": {"ariaNameRegex": "Active"}} in selectors
     _replay_in_process(path, device)  # no LLM configured: every step replays its recording
 

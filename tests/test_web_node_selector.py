@@ -158,10 +158,10 @@ def base_url() -> Iterator[str]:
         yield url
 
 
-def _replay(tmp_path: Path, base_url: str, text: str) -> tuple[int, str]:
+def _replay(tmp_path: Path, base_url: str, text: str, *extra: str) -> tuple[int, str]:
     path = tmp_path / "todomvc.trail.yaml"
     path.write_text(text.replace("tests/data/web", base_url), encoding="utf-8")
-    result = trailblaze("replay", str(path), "--device", "web", "--run-dir", str(tmp_path / "run"))
+    result = trailblaze("replay", str(path), "--device", "web", "--run-dir", str(tmp_path / "run"), *extra)
     return result.returncode, result.stdout + result.stderr
 
 
@@ -185,7 +185,7 @@ def test_a_ref_naming_another_element_is_ignored_for_the_selector(tmp_path: Path
 @_browser
 def test_a_selector_matching_nothing_fails_naming_the_step(tmp_path: Path, base_url: str) -> None:
     text = TRAIL.read_text(encoding="utf-8").replace('"#filters a"', '"#no-such-filter a"')
-    code, out = _replay(tmp_path, base_url, text)
+    code, out = _replay(tmp_path, base_url, text, "--element-timeout", "1")
     assert code == 1, out
     assert "step 4 ('Show only the active todos')" in out
     assert "web_click failed: NOT_FOUND no element web{cssSelector=#no-such-filter a, nthIndex=1}" in out
