@@ -6,9 +6,8 @@ name) or `css=<selector>`; a `nodeSelector` (Trailblaze's `web` selector branch)
 it or instead of it, and then is what replay resolves (`trailblaze.catalog.web_target`). The element
 is found on the settled page (polling up to the session's element timeout) and acted on by
 coordinates like any other tap, so occlusion (a modal dialog over it) and settling work as on a
-phone. Tools that need the browser itself (navigation, `css=`,
-`<select>`, attributes) use the driver's `SupportsWeb` methods; other platforms answer
-`UNSUPPORTED`.
+phone. Tools that need the browser itself (navigation, `css=`, `<select>`, attributes) use the
+driver's `SupportsWeb` methods; other platforms answer `UNSUPPORTED`.
 """
 
 from __future__ import annotations
