@@ -229,7 +229,7 @@ def test_validate_and_schema_know_the_catalog_tools() -> None:
     bad = {"trail": [{"step": "s", "recording": {"android": [{"openUrl": {"link": "x"}}]}}]}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
-    assert len(CATALOG_PARAMS) == 32 + 9  # Trailblaze's mobile catalog tools and 9 web_* tools
+    assert len(CATALOG_PARAMS) == 32 + 10  # Trailblaze's mobile catalog tools and 10 web_* tools
     with pytest.raises(Exception, match="dragTo takes either toRef or both toX and toY"):
         parse_tool("dragTo: {ref: a}")
 

@@ -57,3 +57,23 @@ def test_both_engines_give_re_semantics() -> None:
         assert not full_match(pattern, "xa\nc")
     assert full_match("(unclosed", "(unclosed")
     assert full_match("(a+)+b", "aaab") and not full_match("(a+)+b", "a" * 40)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "value", "matches"),
+    [
+        (
+            r"\QWireless Mouse - Bluetooth, Black - $29.99\E",
+            "Wireless Mouse - Bluetooth, Black - $29.99",
+            True,
+        ),
+        (r"\QA.B\E", "AxB", False),  # quoted: the dot is a dot
+        (r"\QA.B\E", "A.B", True),
+        (r"Total: \Q(3)\E.*", "Total: (3) items", True),  # a quote inside a regex
+        (r"\Q1+1", "1+1", True),  # no \E: quoted to the end, as in Java
+        (r"\\Qa", "\\Qa", True),  # an escaped backslash starts no quote
+    ],
+)
+def test_java_literal_quotes_match_their_text(pattern: str, value: str, matches: bool) -> None:
+    # Trailblaze writes `Regex.escape(text)`, Java's `\Q…\E`, into recorded selectors.
+    assert full_match(pattern, value) is matches

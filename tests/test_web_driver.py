@@ -150,6 +150,7 @@ def test_record_through_the_messages_api_then_replay_with_no_llm(tmp_path: Path,
     assert names.count("tapOnElementBySelector") == 5 and "tapOnPoint" not in names, calls
     selectors = [c["tapOnElementBySelector"]["nodeSelector"] for c in calls if "tapOnElementBySelector" in c]
     assert all("web" in s for s in selectors), selectors
+    assert "cssSelector" not in str(selectors)  # never CSS: role and name, or test id
     assert {"web": {"ariaNameRegex": "Active"}} in selectors
     _replay_in_process(path, device)  # no LLM configured: every step replays its recording
 
@@ -231,7 +232,7 @@ def test_validate_checks_web_recordings(tmp_path: Path) -> None:
     )
     result = trailblaze("validate", str(tmp_path), str(TRAIL))
     assert result.returncode == 2, result.stdout + result.stderr
-    assert f"{bad}:7:22: `web_click` is missing `ref`; add it" in result.stdout
+    assert f"{bad}:7:22: `web_click`: it needs a ref or a nodeSelector" in result.stdout
     assert (
         "`direction` in `web_scroll` must be one of UP, DOWN, LEFT or RIGHT, found 'SIDEWAYS'"
         in result.stdout

@@ -522,7 +522,7 @@ def _describe(error: Any, names: list[str | int], model: type[BaseModel], owner:
         return f"{field} in {owner} must not be empty"
     if kind == "value_error":
         message = str(error["msg"]).removeprefix("Value error, ")
-        return f"{field} in {owner}: {message}"
+        return f"{field} in {owner}: {message}" if where else f"{owner}: {message}"
     return f"{field} in {owner}: {error['msg']}"
 
 

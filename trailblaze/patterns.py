@@ -8,7 +8,8 @@ value (results cached per value), and a timeout raises `PatternTooSlow` naming t
 (docs/adr/0018).
 
 Semantics stay Python's `re` syntax, full match, `.` matching newlines; a value that does not compile
-matches literally.
+matches literally. Java's literal quotes `\\Q…\\E` (what Trailblaze's `Regex.escape` writes into its
+recordings) are read as the literal text between them (docs/adr/0039-web-node-selector.md).
 """
 
 from __future__ import annotations
@@ -44,10 +45,31 @@ class PatternTooSlow(TrailFailed):
 @lru_cache(maxsize=4096)
 def compile_pattern(pattern: str) -> re.Pattern[str]:
     """The compiled full-match pattern for a selector value; invalid regexes match literally."""
+    source = _java_quotes(pattern) if "\\Q" in pattern else pattern
     try:
-        return re.compile(pattern, re.DOTALL)
+        return re.compile(source, re.DOTALL)
     except re.error:
         return re.compile(re.escape(pattern), re.DOTALL)
+
+
+def _java_quotes(pattern: str) -> str:
+    """`pattern` with each Java quote `\\Q…\\E` (to the end when `\\E` is missing) as the escaped literal;
+    an escaped backslash (`\\\\Q`) starts none."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        if pattern.startswith("\\Q", i):
+            end = pattern.find("\\E", i + 2)
+            stop = n if end < 0 else end
+            out.append(re.escape(pattern[i + 2 : stop]))
+            i = n if end < 0 else end + 2
+        elif pattern[i] == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+        else:
+            out.append(pattern[i])
+            i += 1
+    return "".join(out)
 
 
 def matcher(pattern: str, field: str | None = None) -> Callable[[str], bool]:

@@ -2,11 +2,12 @@
 
 A `ref` is what Trailblaze's web tools take: a ref of the current compact view (`oiz`), an ARIA
 descriptor (`button "Clear completed"`, role and exact accessible name; a bare role matches any
-name) or `css=<selector>`. The element is found on the settled page (polling up to the session's
-element timeout) and acted on by coordinates like any other tap, so occlusion (a modal dialog over
-it) and settling work as on a phone. Tools that need the browser itself (navigation, `css=`,
-`<select>`, attributes) use the driver's `SupportsWeb` methods; other platforms answer
-`UNSUPPORTED`.
+name) or `css=<selector>`; a `nodeSelector` (Trailblaze's `web` selector branch) may stand next to
+it or instead of it, and then is what replay resolves (`trailblaze.catalog.web_target`). The element
+is found on the settled page (polling up to the session's element timeout) and acted on by
+coordinates like any other tap, so occlusion (a modal dialog over it) and settling work as on a
+phone. Tools that need the browser itself (navigation, `css=`, `<select>`, attributes) use the
+driver's `SupportsWeb` methods; other platforms answer `UNSUPPORTED`.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
+from trailblaze.catalog.web_target import WebTargetParams, describe_target
+from trailblaze.catalog.web_text import node_showing
 from trailblaze.catalog.web_urls import project_folder, url_to_open
 from trailblaze.compact import compact_view
 from trailblaze.driver import SupportsWeb
+from trailblaze.resolve import resolve
+from trailblaze.selector import NodeSelector
 from trailblaze.tool_params import RecordedToolParams
 
 if TYPE_CHECKING:
@@ -45,19 +50,18 @@ class WebNavigate(RecordedToolParams):
     url: str = ""
 
 
-class WebClick(RecordedToolParams):
-    """Click a web element: a ref (`oiz`), an ARIA descriptor (`button "Submit"`) or `css=<selector>`."""
+class WebClick(WebTargetParams):
+    """Click a web element: a ref (`oiz`), an ARIA descriptor (`button "Submit"`) or `css=<selector>`,
+    or a `nodeSelector` (`{web: {ariaRole: button, ariaNameRegex: Submit}}`)."""
 
     tool_name = "web_click"
-    ref: str = Field(min_length=1)
 
 
-class WebType(RecordedToolParams):
+class WebType(WebTargetParams):
     """Type text into a web input. Clears the field first unless clearFirst is false."""
 
     tool_name = "web_type"
     text: str
-    ref: str = Field(min_length=1)
     clearFirst: bool = True
 
 
@@ -68,21 +72,27 @@ class WebPressKey(RecordedToolParams):
     key: str = Field(min_length=1)
 
 
-class WebScroll(RecordedToolParams):
-    """Scroll the page, or the container given by ref."""
+class WebScroll(WebTargetParams):
+    """Scroll the page, or the container given by ref or nodeSelector."""
 
     tool_name = "web_scroll"
+    needs_target = False
     direction: Literal["UP", "DOWN", "LEFT", "RIGHT"] = "DOWN"
     amount: int = Field(default=500, ge=1)
-    ref: str | None = None
 
 
-class WebSelectOption(RecordedToolParams):
+class WebSelectOption(WebTargetParams):
     """Select one or more options (values or visible labels) in a `<select>` dropdown."""
 
     tool_name = "web_selectOption"
-    ref: str = Field(min_length=1)
     values: list[str] = Field(min_length=1)
+
+
+class WebSnapshot(RecordedToolParams):
+    """Capture the page under `screenName` (kept in the run's report), as `takeSnapshot` does."""
+
+    tool_name = "web_snapshot"
+    screenName: str = Field(min_length=1)
 
 
 class WebVerifyTextVisible(RecordedToolParams):
@@ -92,19 +102,19 @@ class WebVerifyTextVisible(RecordedToolParams):
     text: str = Field(min_length=1)
 
 
-class WebVerifyElementVisible(RecordedToolParams):
+class WebVerifyElementVisible(WebTargetParams):
     """Verify that the element is visible on the page."""
 
     tool_name = "web_verifyElementVisible"
-    ref: str = Field(min_length=1)
 
 
-class WebVerifyValue(RecordedToolParams):
+class WebVerifyValue(WebTargetParams):
     """Verify an element's text (TEXT, the default: contains `expected`, else its input value does),
-    input value (VALUE, equal) or attribute (ATTRIBUTE, equal). Without `ref`, TEXT looks at the page."""
+    input value (VALUE, equal) or attribute (ATTRIBUTE, equal). Without `ref` or `nodeSelector`, TEXT
+    looks at the page."""
 
     tool_name = "web_verifyValue"
-    ref: str | None = Field(default=None, min_length=1)
+    needs_target = False
     expected: str
     type: Literal["VALUE", "TEXT", "ATTRIBUTE"] = "TEXT"
     attribute: str | None = None
@@ -117,6 +127,7 @@ WEB_TOOLS: tuple[tuple[type[RecordedToolParams], Literal["action", "assertion", 
     (WebPressKey, "action"),
     (WebScroll, "action"),
     (WebSelectOption, "action"),
+    (WebSnapshot, "other"),
     (WebVerifyTextVisible, "assertion"),
     (WebVerifyElementVisible, "assertion"),
     (WebVerifyValue, "assertion"),
@@ -133,7 +144,10 @@ def _unsupported(run: RunContext) -> Outcome:
     return "UNSUPPORTED", f"web tools need a browser (--device web); this device is {run.platform}"
 
 
-def _match(run: RunContext, ref: str, screen: Hierarchy) -> list[Node]:
+def _match(run: RunContext, target: NodeSelector | str, screen: Hierarchy) -> list[Node]:
+    if isinstance(target, NodeSelector):
+        return resolve(target, screen)
+    ref = target
     if ref.startswith("css="):
         web = _web(run)
         if web is None:
@@ -154,18 +168,27 @@ def _match(run: RunContext, ref: str, screen: Hierarchy) -> list[Node]:
     return [] if node is None else [node]
 
 
-def _find(run: RunContext, ref: str, until: Callable[[list[Node]], bool] = bool) -> list[Node]:
-    """The nodes `ref` names on the settled page, polling until `until` holds or the element timeout."""
+def _find(
+    run: RunContext, target: NodeSelector | str, until: Callable[[list[Node]], bool] = bool
+) -> list[Node]:
+    """The nodes `target` (a selector or a ref) names on the settled page, polling until `until`
+    holds or the element timeout."""
     deadline = time.monotonic() + run.session.resolve_timeout
     while True:
-        nodes = _match(run, ref, run.session.settle())
+        nodes = _match(run, target, run.session.settle())
         if until(nodes) or time.monotonic() >= deadline:
             return nodes
         run.session.invalidate()
 
 
-def _not_found(ref: str) -> Outcome:
-    return "NOT_FOUND", f"no element {ref!r} on the page"
+def _not_found(target: NodeSelector | str) -> Outcome:
+    return "NOT_FOUND", f"no element {describe_target(target)} on the page"
+
+
+def _target(p: WebTargetParams) -> NodeSelector | str:
+    target = p.target
+    assert target is not None  # WebTargetParams refuses a tool that needs one and has none
+    return target
 
 
 def _local_file(url: str, folder: Path | None) -> Path:
@@ -204,14 +227,14 @@ def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
 
 
 def _click(run: RunContext, p: WebClick) -> Outcome:
-    nodes = _find(run, p.ref)
-    return _not_found(p.ref) if not nodes else run.tap_node(nodes[0], False)
+    nodes = _find(run, _target(p))
+    return _not_found(_target(p)) if not nodes else run.tap_node(nodes[0], False)
 
 
 def _type(run: RunContext, p: WebType) -> Outcome:
-    nodes = _find(run, p.ref)
+    nodes = _find(run, _target(p))
     if not nodes:
-        return _not_found(p.ref)
+        return _not_found(_target(p))
     status, message = run.tap_node(nodes[0], False)
     if status != "OK":
         return status, message
@@ -238,10 +261,10 @@ def _scroll(run: RunContext, p: WebScroll) -> Outcome:
     if web is None:
         return _unsupported(run)
     at: tuple[float, float] | None = None
-    if p.ref:
-        nodes = _find(run, p.ref)
+    if p.target is not None:
+        nodes = _find(run, p.target)
         if not nodes:
-            return _not_found(p.ref)
+            return _not_found(p.target)
         at = nodes[0].center
     dx, dy = {"UP": (0, -p.amount), "DOWN": (0, p.amount), "LEFT": (-p.amount, 0), "RIGHT": (p.amount, 0)}[
         p.direction
@@ -254,9 +277,9 @@ def _select_option(run: RunContext, p: WebSelectOption) -> Outcome:
     web = _web(run)
     if web is None:
         return _unsupported(run)
-    nodes = _find(run, p.ref)
+    nodes = _find(run, _target(p))
     if not nodes:
-        return _not_found(p.ref)
+        return _not_found(_target(p))
     got: list[str] = []
     run.act(lambda _d: got.extend(web.select_option(nodes[0].order, p.values)))
     if not got:
@@ -264,23 +287,29 @@ def _select_option(run: RunContext, p: WebSelectOption) -> Outcome:
     return "OK", f"selected {', '.join(repr(v) for v in got)} in {run.describe(nodes[0])}"
 
 
+def _snapshot(run: RunContext, p: WebSnapshot) -> Outcome:
+    if _web(run) is None:
+        return _unsupported(run)
+    shot = run.session.screenshot()
+    return "OK", f"snapshot '{p.screenName}' captured ({len(shot)} bytes)"
+
+
 def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> Outcome:
-    want = " ".join(p.text.split())
+    web = _web(run)
     deadline = time.monotonic() + run.session.resolve_timeout
     while True:
         screen = run.session.settle()
-        for node in screen.visible_nodes():
-            if node.covered_by is None and any(want in " ".join(s.split()) for s in (node.text, node.label)):
-                return "OK", f"{p.text!r} is visible"
+        if node_showing(screen, p.text, None if web is None else web.inner_text) is not None:
+            return "OK", f"{p.text!r} is visible"
         if time.monotonic() >= deadline:
             return "NOT_VISIBLE", f"text {p.text!r} is not visible on the page"
         run.session.invalidate()
 
 
 def _verify_element(run: RunContext, p: WebVerifyElementVisible) -> Outcome:
-    nodes = _find(run, p.ref)
+    nodes = _find(run, _target(p))
     if not nodes:
-        return "NOT_VISIBLE", f"element {p.ref!r} is not visible on the page"
+        return "NOT_VISIBLE", f"element {describe_target(_target(p))} is not visible on the page"
     return "OK", f"{run.describe(nodes[0])} is visible"
 
 
@@ -290,9 +319,10 @@ def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
         return _unsupported(run)
     if p.type == "ATTRIBUTE" and not p.attribute:
         return "ERROR", "web_verifyValue type ATTRIBUTE needs `attribute`"
-    if p.ref is None:
+    target = p.target
+    if target is None:
         if p.type != "TEXT":
-            return "ERROR", f"web_verifyValue type {p.type} needs `ref`"
+            return "ERROR", f"web_verifyValue type {p.type} needs `ref` or `nodeSelector`"
         return _verify_text(run, WebVerifyTextVisible(text=p.expected))
     actual: str | None = None
 
@@ -321,9 +351,9 @@ def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
         actual = value_of(nodes)
         return matches(actual)
 
-    nodes = _find(run, p.ref, holds)
+    nodes = _find(run, target, holds)
     if not nodes:
-        return _not_found(p.ref)
+        return _not_found(target)
     if not matches(actual):
         return (
             "NOT_VISIBLE",
@@ -339,6 +369,7 @@ WEB_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] = {
     WebPressKey: _press_key,
     WebScroll: _scroll,
     WebSelectOption: _select_option,
+    WebSnapshot: _snapshot,
     WebVerifyTextVisible: _verify_text,
     WebVerifyElementVisible: _verify_element,
     WebVerifyValue: _verify_value,
