@@ -2,7 +2,7 @@
 
 A client is whoever can talk to the server — over `--http` any local process with the token, over
 stdio a coding agent that a web page or a README may have prompt-injected — so neither transport
-trusts a path or a device spec it is given (docs/adr/0037-mcp-confinement.md). A path is resolved
+trusts a path or a device spec it is given (docs/adr/0041-mcp-confinement.md). A path is resolved
 (symlinks and `..` included) and must land inside the root; a device must be one the command line
 named, a simulator, or one `list_devices` shows, never an arbitrary URL the server would fetch.
 """

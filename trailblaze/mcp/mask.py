@@ -1,4 +1,4 @@
-"""Secrets hidden in the pictures `trailblaze mcp` returns (docs/adr/0037-mcp-confinement.md).
+"""Secrets hidden in the pictures `trailblaze mcp` returns (docs/adr/0041-mcp-confinement.md).
 
 Text is redacted by value; a picture has no text to find. What the hierarchy knows is where each
 element is, so every on-screen element that shows a secret — a secure (password) field, whatever it

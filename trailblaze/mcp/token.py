@@ -1,4 +1,4 @@
-"""The bearer token `trailblaze mcp --http` requires of every request (docs/adr/0037-mcp-confinement.md).
+"""The bearer token `trailblaze mcp --http` requires of every request (docs/adr/0041-mcp-confinement.md).
 
 127.0.0.1 is not a boundary: every local process, and a browser page through DNS rebinding, can
 send requests to it. The token is generated at start and printed on stderr (as Jupyter does), or
