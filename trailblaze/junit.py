@@ -14,7 +14,7 @@ from trailblaze._html import format_duration, step_label
 from trailblaze.redact_values import scrub_tree
 from trailblaze.runlog import RunRecord, StepRecord, TrailRecord
 
-__all__ = ["junit_xml", "write_junit"]
+__all__ = ["junit_xml", "rerun_texts", "write_junit"]
 
 # XML 1.0 forbids most C0 controls even as character references; device text can contain them.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -181,11 +181,19 @@ def _reruns(case: ET.Element, trail: TrailRecord) -> None:
     `<rerunFailure>` when it failed every attempt; each with the attempt's error in `<stackTrace>`
     and its steps in `<system-out>`."""
     tag = "flakyFailure" if trail.status.startswith("passed") else "rerunFailure"
+    for message, body, out in rerun_texts(trail):
+        rerun = ET.SubElement(case, tag, {"message": message, "type": "StepFailed"})
+        ET.SubElement(rerun, "stackTrace").text = body
+        ET.SubElement(rerun, "system-out").text = out
+
+
+def rerun_texts(trail: TrailRecord) -> list[tuple[str, str, str]]:
+    """(one-line message, failure body, steps) of each earlier attempt of a retried trail."""
+    out = []
     for attempt in trail.attempts:
         message, body = _failure_text(attempt, _failed_step(attempt))
-        rerun = ET.SubElement(case, tag, {"message": _clean(message), "type": "StepFailed"})
-        ET.SubElement(rerun, "stackTrace").text = _clean(body)
-        ET.SubElement(rerun, "system-out").text = _clean(_system_out(attempt))
+        out.append((_clean(message), _clean(body), _clean(_system_out(attempt))))
+    return out
 
 
 def junit_xml(run: RunRecord, *, suite_name: str = "trailblaze") -> str:
