@@ -51,12 +51,12 @@ def _props(case: ET.Element) -> dict[str, str]:
 
 
 def test_a_trail_that_fails_its_first_launch_only_is_flaky_with_one_retry(tmp_path: Path) -> None:
-    code, out, run = _replay(tmp_path, "once", str(READY), "--device", FLAKY_APP)
+    code, out, run = _replay(tmp_path, "shards/once", str(READY), "--device", FLAKY_APP)
     assert code == 1, out
     assert "1 trail: 1 failed" in out and "flaky" not in out
     assert _case(run).find("failure") is not None and _case(run).find("rerunFailure") is None
 
-    code, out, run = _replay(tmp_path, "retried", str(READY), "--device", FLAKY_APP, "--retries", "1")
+    code, out, run = _replay(tmp_path, "shards/retried", str(READY), "--device", FLAKY_APP, "--retries", "1")
     assert code == 0, out
     assert "attempt 1 failed; retry 1 of 1 from the start on a clean launch" in out
     assert "flaky: passed on attempt 2 of 2" in out
@@ -85,6 +85,15 @@ def test_a_trail_that_fails_its_first_launch_only_is_flaky_with_one_retry(tmp_pa
     assert 'id="trail-1-attempt-1"' in html and "Attempt 1 of 2" in html
     assert '<div class="card c-flaky"><div class="num">1</div>' in html
     assert html.count("<img") >= 4
+
+    # merged as CI shards are (the two runs above): the earlier attempt's screens still reachable
+    merged = trailblaze(
+        "report", "--merge", str(tmp_path / "shards"), "--report", str(tmp_path / "merged.html")
+    )
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    page = (tmp_path / "merged.html").read_text()
+    attempt = re.search(r'<section class="attempt" id="trail-\d+-attempt-1">.*?</section>', page, re.DOTALL)
+    assert attempt is not None and attempt.group(0).count("<img") == 4  # 2 steps, before and after
 
     code, out, run = _replay(
         tmp_path, "strict", str(READY), "--device", FLAKY_APP, "--retries", "1", "--fail-on-flaky"
