@@ -91,6 +91,7 @@ def test_a_trail_that_fails_its_first_launch_only_is_flaky_with_one_retry(tmp_pa
         "report", "--merge", str(tmp_path / "shards"), "--report", str(tmp_path / "merged.html")
     )
     assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert "merged 2 runs: 2 trails (1 failed, 1 flaky)" in merged.stdout
     page = (tmp_path / "merged.html").read_text()
     attempt = re.search(r'<section class="attempt" id="trail-\d+-attempt-1">.*?</section>', page, re.DOTALL)
     assert attempt is not None and attempt.group(0).count("<img") == 4  # 2 steps, before and after

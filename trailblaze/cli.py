@@ -492,6 +492,7 @@ def report_command(run_dirs: tuple[str, ...], output: str | None, junit_path: st
 
 def _merge_reports(paths: list[str], output: str | None, junit_path: str | None) -> None:
     from trailblaze._files import check_writable
+    from trailblaze.ci_policy import is_flaky
     from trailblaze.junit import write_junit
     from trailblaze.merge import merge_runs, run_dirs
     from trailblaze.report import write_html_report
@@ -507,8 +508,11 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None)
     html_path = write_html_report(merged.root, target, run=merged.run)
     counts: dict[str, int] = {}
     for trail in merged.run.trails:
-        counts[trail.status] = counts.get(trail.status, 0) + 1
+        status = "flaky" if is_flaky(trail) else trail.status  # a pass on a retry is named (ADR 0039)
+        counts[status] = counts.get(status, 0) + 1
+    quarantined = sum(bool(t.quarantine) for t in merged.run.trails)
     summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no trails"
+    summary += f"; {quarantined} quarantined" if quarantined else ""
     n, runs = len(merged.run.trails), len(merged.sources)
     click.echo(f"merged {runs} run{'s' * (runs != 1)}: {n} trail{'s' * (n != 1)} ({summary})")
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB)")
