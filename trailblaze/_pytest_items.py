@@ -67,6 +67,8 @@ class TrailFile(pytest.File):
         if spec is not None:
             item.user_properties.append(("trailblaze_device", spec))  # a <property> in --junitxml
         item.add_marker(pytest.mark.trail)
+        if trail.config is not None and trail.config.quarantine:  # its failure is reported, not fatal
+            item.add_marker(pytest.mark.trailblaze_quarantine(trail.config.quarantine))
         for tag in (trail.config.tags if trail.config else None) or []:
             if tag in _RESERVED:
                 continue
@@ -129,6 +131,14 @@ def _trail_test(path: Path) -> Callable[..., None]:
             pytest.skip(result.error or "skipped by the trail's config.skip")
         if not result.passed:
             raise TrailFailure(result.diagnostic)
+        if result.record.attempts and trail_runner.fail_on_flaky:
+            from trailblaze._pytest_runner import failure_text
+
+            n = len(result.record.attempts) + 1
+            raise TrailFailure(
+                f"flaky: passed on attempt {n} of {n} (--trailblaze-fail-on-flaky); attempt 1 failed:\n"
+                + failure_text(result.record.attempts[0], result.run_dir)
+            )
 
     return trail
 

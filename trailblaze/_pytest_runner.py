@@ -131,8 +131,16 @@ class TrailRunner:
         command: list[str] | None = None,
         screenshots: str = "failures",
         device_logs: DeviceLogMode = "on-failure",
+        retries: int = 0,
+        fail_on_flaky: bool = False,
     ) -> None:
         self.session = session
+        self.retries = retries
+        """Re-runs of a failed trail from its start (`--trailblaze-retries`)."""
+        self.fail_on_flaky = fail_on_flaky
+        """A trail item that passes only on a retry fails (`--trailblaze-fail-on-flaky`)."""
+        self.flaky: list[TrailRecord] = []
+        """The trails of this test that passed only on a retry (their failed attempts inside)."""
         self.device_logs: DeviceLogMode = device_logs
         """When a step's app log is kept in the run directory (`--trailblaze-device-logs`)."""
         self.device = device
@@ -160,15 +168,21 @@ class TrailRunner:
         args: Mapping[str, str] | None = None,
         secrets: Mapping[str, str] | None = None,
         self_heal: bool | None = None,
+        retries: int | None = None,
         **memory: str,
     ) -> TrailResult:
         """Replays a trail file (no LLM unless a step has no recording or self-heals).
+
+        A failed trail runs again from its start (the app stopped first) up to `retries` times
+        (default `--trailblaze-retries`); one that passes only on a retry is flaky: its result
+        passes, its earlier attempts are in `record.attempts`, and the test's report says so.
 
         Args:
             path: The trail file.
             args: Values for `{{args.name}}` (over `config.args`).
             secrets: Secret values, over the `trailblaze_secrets` fixture's.
             self_heal: Override `--self-heal` for this call.
+            retries: Override `--trailblaze-retries` for this call.
             **memory: Variables for `{{name}}` templates (over `config.memory`).
 
         Returns:
@@ -178,22 +192,38 @@ class TrailRunner:
             UsageError / TrailFileError: the file does not load or a template names an unknown variable.
             DeviceError / LLMError: infrastructure failed.
         """
+        from trailblaze.ci_policy import is_flaky
+        from trailblaze.retries import clean_launch, run_with_retries
         from trailblaze.runner import ReplayOptions, build_memory, replay_trail
         from trailblaze.trail import load_trail
 
         trail = load_trail(path)
-        mem = build_memory(trail, memory, args, {**self.secrets, **(secrets or {})})
+        every_secret = {**self.secrets, **(secrets or {})}
+        mem = build_memory(trail, memory, args, every_secret)
         heal = self.self_heal if self_heal is None else self_heal
         self.session.invalidate()
-        record = replay_trail(
-            trail,
-            self.session,
-            options=ReplayOptions(self_heal=heal, write_back=self.write_back),
-            memory=mem,
-            llm_factory=self._llm,
-            rundir=self._open_rundir(mem),
-            device=self.device,
+        rundir = self._open_rundir(mem)
+
+        def attempt() -> TrailRecord:
+            return replay_trail(
+                trail,
+                self.session,
+                options=ReplayOptions(self_heal=heal, write_back=self.write_back),
+                memory=build_memory(trail, memory, args, every_secret),  # each attempt starts afresh
+                llm_factory=self._llm,
+                rundir=rundir,
+                device=self.device,
+            )
+
+        target = trail.config.target if trail.config else None
+        record = run_with_retries(
+            attempt,
+            retries=self.retries if retries is None else retries,
+            rundir=rundir,
+            before_retry=lambda _n, _failed: clean_launch(self.session, target),
         )
+        if is_flaky(record):
+            self.flaky.append(record)
         return TrailResult(record, self.run_dir)
 
     def record(

@@ -134,6 +134,12 @@ class TrailConfig(BaseModel):
     skip: bool | str | dict[str, str] | None = Field(
         default=None, description="Skip the trail: true, a reason, or a map classifier → reason."
     )
+    quarantine: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Quarantine the trail: the reason. It still runs and reports its result, but a failure "
+        "does not fail the build; the run's summary lists it with this reason.",
+    )
     priority: str | int | None = Field(default=None, description="Informational priority.")
     devices: dict[str, str] | None = Field(default=None, description="Map classifier → driver (Trailblaze).")
     metadata: dict[str, Any] | None = Field(default=None, description="Informational only.")

@@ -507,6 +507,7 @@ def report_command(run_dirs: tuple[str, ...], output: str | None, junit_path: st
 
 def _merge_reports(paths: list[str], output: str | None, junit_path: str | None) -> None:
     from trailblaze._files import check_writable
+    from trailblaze.ci_policy import is_flaky
     from trailblaze.junit import write_junit
     from trailblaze.merge import merge_runs, run_dirs
     from trailblaze.report import write_html_report
@@ -522,8 +523,11 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None)
     html_path = write_html_report(merged.root, target, run=merged.run)
     counts: dict[str, int] = {}
     for trail in merged.run.trails:
-        counts[trail.status] = counts.get(trail.status, 0) + 1
+        status = "flaky" if is_flaky(trail) else trail.status  # a pass on a retry is named (ADR 0039)
+        counts[status] = counts.get(status, 0) + 1
+    quarantined = sum(bool(t.quarantine) for t in merged.run.trails)
     summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no trails"
+    summary += f"; {quarantined} quarantined" if quarantined else ""
     n, runs = len(merged.run.trails), len(merged.sources)
     click.echo(f"merged {runs} run{'s' * (runs != 1)}: {n} trail{'s' * (n != 1)} ({summary})")
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB)")
@@ -951,6 +955,12 @@ def record_command(
               help="Replay only shard I of N (1-based; one per CI job): an even, stable split of the trails.")
 @click.option("--shard-durations", type=click.Path(path_type=str), default=None, metavar="FILE",
               help="Balance the shards by the trail durations of a previous run (its run.json or JUnit XML).")
+@click.option("--retries", type=click.IntRange(0, 10), default=0, show_default=True, metavar="N",
+              help="Re-run a failed trail from its start on a clean launch up to N times; "
+              "a trail that passes only on a retry is reported as flaky.")
+@click.option("--fail-on-flaky", is_flag=True, help="A flaky trail (passed only on a retry) fails the run (exit 1).")
+@click.option("--max-heals", type=click.IntRange(min=0), default=None, metavar="N",
+              help="With --self-heal: fail the run (exit 1) when more than N steps needed healing.")
 @_screenshots_option
 @_debug_option
 @click.pass_context
@@ -981,18 +991,30 @@ def replay_command(
     run_dir: str | None,
     shard_text: str | None,
     shard_durations: str | None,
+    retries: int,
+    fail_on_flaky: bool,
+    max_heals: int | None,
     report_screenshots: str,
 ) -> None:
     """Replay trail files or folders with their recordings: no LLM unless a step needs one.
 
     With --shard I/N each CI job replays its share; `trailblaze report --merge` joins their run
     directories into one HTML report and one JUnit file.
+
+    With --retries N a failed trail runs again from its start (the app relaunched) up to N times; one
+    that passes only on a retry is flaky (counted in the summary, the report and JUnit), and
+    --fail-on-flaky fails the run for it. A trail with `config.quarantine: <reason>` runs and is
+    reported, but its failure does not fail the run. --max-heals N fails a --self-heal run that
+    healed more than N steps; every heal is listed in the summary with its diff.
     """
+    from trailblaze.ci_policy import CiPolicy
     from trailblaze.device_logs import DeviceLogMode
     from trailblaze.errors import UsageError
     from trailblaze.runner import run_replay_command
     from trailblaze.shard import load_durations, parse_shard
 
+    if max_heals is not None and not self_heal:
+        raise UsageError("--max-heals bounds self-heal: add --self-heal (without it no step is healed)")
     shard = parse_shard(shard_text) if shard_text is not None else None
     if shard_durations is not None and shard is None:
         raise UsageError("--shard-durations balances shards: add --shard I/N")
@@ -1015,6 +1037,8 @@ def replay_command(
             *_timeout_args(element_timeout), *_llm_args(llm_timeout, llm_retries, model),
             *_screenshots_args(report_screenshots),
             *(["--shard", str(shard)] if shard is not None else []),
+            *(["--retries", str(retries)] if retries else []), *(["--fail-on-flaky"] if fail_on_flaky else []),
+            *(["--max-heals", str(max_heals)] if max_heals is not None else []),
         ],  # fmt: skip
         max_llm_calls=max_llm_calls,
         shard=shard,
@@ -1030,6 +1054,7 @@ def replay_command(
         trace=_trace(trace),
         install=list(install),
         reinstall=reinstall,
+        policy=CiPolicy(retries=retries, fail_on_flaky=fail_on_flaky, max_heals=max_heals),
     )
     ctx.exit(code)
 

@@ -14,7 +14,7 @@ from trailblaze._html import format_duration, step_label
 from trailblaze.redact_values import scrub_tree
 from trailblaze.runlog import RunRecord, StepRecord, TrailRecord
 
-__all__ = ["junit_xml", "write_junit"]
+__all__ = ["junit_xml", "rerun_texts", "write_junit"]
 
 # XML 1.0 forbids most C0 controls even as character references; device text can contain them.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -119,9 +119,21 @@ def _testcase(parent: ET.Element, trail: TrailRecord) -> None:
         ("trailblaze.ai_steps", str(sum(s.status == "passed-ai" for s in trail.steps))),
         ("trailblaze.llm_calls", str(trail.usage.llm_calls)),
         ("trailblaze.cost_usd", f"{trail.usage.cost_usd:.6f}"),
+        *_ci_properties(trail),
     ):
         ET.SubElement(props, "property", {"name": name, "value": _clean(value)})
-    if trail.status == "failed":
+    outcome = _outcome(trail)
+    if outcome == "quarantined":
+        message, _ = _failure_text(trail, _failed_step(trail))
+        ET.SubElement(
+            case,
+            "skipped",
+            {
+                "message": _clean(_one_line(f"quarantined ({trail.quarantine}): {message}")),
+                "type": "quarantined",
+            },
+        )
+    elif outcome == "failure":
         step = _failed_step(trail)
         message, body = _failure_text(trail, step)
         failure = ET.SubElement(case, "failure", {"message": _clean(message), "type": "StepFailed"})
@@ -133,20 +145,67 @@ def _testcase(parent: ET.Element, trail: TrailRecord) -> None:
         error.text = _clean(body)
     elif trail.status == "skipped":
         ET.SubElement(case, "skipped", {"message": _clean(_one_line(trail.error or "skipped"))})
+    _reruns(case, trail)
     out = ET.SubElement(case, "system-out")
     out.text = _clean(_system_out(trail))
 
 
+def _outcome(trail: TrailRecord) -> str:
+    """`failure`, `quarantined` (a failure that does not fail the build: reported as skipped, its
+    result in the properties and system-out), `error`, `skipped` or `passed`."""
+    if trail.status == "failed":
+        return "quarantined" if trail.quarantine else "failure"
+    if trail.status in ("error", "interrupted", "running"):
+        return "error"
+    return "skipped" if trail.status == "skipped" else "passed"
+
+
+def _ci_properties(trail: TrailRecord) -> list[tuple[str, str]]:
+    """Retries and quarantine, when they apply: `trailblaze.attempts`, `trailblaze.flaky`,
+    `trailblaze.quarantine`."""
+    props: list[tuple[str, str]] = []
+    if trail.attempts:
+        flaky = trail.status.startswith("passed")
+        props += [
+            ("trailblaze.attempts", str(len(trail.attempts) + 1)),
+            ("trailblaze.flaky", str(flaky).lower()),
+        ]
+    if trail.quarantine:
+        props.append(("trailblaze.quarantine", trail.quarantine))
+    return props
+
+
+def _reruns(case: ET.Element, trail: TrailRecord) -> None:
+    """The earlier attempts of a retried trail, as Maven Surefire writes reruns (and as
+    pytest-rerunfailures records them in JUnit): `<flakyFailure>` when the trail passed in the end,
+    `<rerunFailure>` when it failed every attempt; each with the attempt's error in `<stackTrace>`
+    and its steps in `<system-out>`."""
+    tag = "flakyFailure" if trail.status.startswith("passed") else "rerunFailure"
+    for message, body, out in rerun_texts(trail):
+        rerun = ET.SubElement(case, tag, {"message": message, "type": "StepFailed"})
+        ET.SubElement(rerun, "stackTrace").text = body
+        ET.SubElement(rerun, "system-out").text = out
+
+
+def rerun_texts(trail: TrailRecord) -> list[tuple[str, str, str]]:
+    """(one-line message, failure body, steps) of each earlier attempt of a retried trail."""
+    out = []
+    for attempt in trail.attempts:
+        message, body = _failure_text(attempt, _failed_step(attempt))
+        out.append((_clean(message), _clean(body), _clean(_system_out(attempt))))
+    return out
+
+
 def junit_xml(run: RunRecord, *, suite_name: str = "trailblaze") -> str:
     """The run as a JUnit XML document (see `write_junit` for its shape)."""
-    statuses = [t.status for t in run.trails]
+    outcomes = [_outcome(t) for t in run.trails]
     root = ET.Element("testsuites")
     attrs = {
         "name": _clean(suite_name),
-        "tests": str(len(statuses)),
-        "failures": str(statuses.count("failed")),
-        "errors": str(sum(s in ("error", "interrupted", "running") for s in statuses)),
-        "skipped": str(statuses.count("skipped")),
+        "tests": str(len(outcomes)),
+        "failures": str(outcomes.count("failure")),
+        "errors": str(outcomes.count("error")),
+        "skipped": str(outcomes.count("skipped") + outcomes.count("quarantined")),
         "time": _seconds(sum(t.duration_ms for t in run.trails)),
     }
     root.attrib.update(attrs)
@@ -186,6 +245,12 @@ def write_junit(run: RunRecord, path: str | os.PathLike[str], *, suite_name: str
       the candidates on screen and the screenshot / hierarchy paths;
     - `error` (device or LLM infrastructure) → `<error type="InfrastructureError">`;
     - `skipped` → `<skipped message=…>`;
+    - a `failed` trail in quarantine (`config.quarantine`) → `<skipped type="quarantined"
+      message="quarantined (<reason>): …">`: it must not fail the build, and its result stays in
+      the properties (`trailblaze.status`, `trailblaze.quarantine`) and `<system-out>`;
+    - a retried trail (`--retries`) keeps its earlier attempts as `<flakyFailure>` (it passed in the
+      end: flaky) or `<rerunFailure>` (it failed every attempt) elements, the Surefire convention
+      pytest-rerunfailures also writes, plus `trailblaze.attempts` / `trailblaze.flaky` properties;
     - `passed`, `passed-with-self-heal`, `passed-ai` → a pass. The exact status is kept in the
       case's `<properties>` (`trailblaze.status`, plus counts of healed and AI steps) and in its
       `<system-out>`, which lists every step with its status, mode and time.

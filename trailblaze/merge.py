@@ -87,7 +87,7 @@ def _shard_order(text: str) -> tuple[int, int]:
 
 
 def rebase_trail(trail: TrailRecord, sub: str, *, confine: Path | None = None) -> TrailRecord:
-    """The trail (a copy) with every artifact path, sub-trails' and proof's too, prefixed by `sub`: made
+    """The trail (a copy) with every artifact path, sub-trails', proof's and earlier attempts' too, prefixed by `sub`: made
     relative to the folder that holds `sub`.
 
     Args:
@@ -121,6 +121,7 @@ def rebase_trail(trail: TrailRecord, sub: str, *, confine: Path | None = None) -
         step.subtrails = [rebase_trail(s, sub, confine=confine) for s in step.subtrails]
     if trail.proof is not None:
         trail.proof = rebase_trail(trail.proof, sub, confine=confine)
+    trail.attempts = [rebase_trail(a, sub, confine=confine) for a in trail.attempts]  # --retries
     return trail
 
 

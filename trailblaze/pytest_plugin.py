@@ -110,6 +110,11 @@ class TrailblazeConfig:
     `failures` (the default: only a failing step's, so a passing test takes none), `steps` or `off`."""
     web: WebOptions | None = None
     """The browser of the pool's web devices (`--trailblaze-browser`, `-viewport`, `-emulate`, …)."""
+    retries: int = 0
+    """Re-runs of a failed trail from its start (`--trailblaze-retries`, ini `trailblaze_retries`);
+    a trail that passes only on a retry is flaky (`trailblaze._pytest_ci`)."""
+    fail_on_flaky: bool = False
+    """A flaky trail fails its test (`--trailblaze-fail-on-flaky`, ini `trailblaze_fail_on_flaky`)."""
 
     @property
     def artifacts_root(self) -> Path:
@@ -265,6 +270,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         help="balance the shards by the test durations of a previous run (JUnit XML or a trailblaze run.json)",
     )
+    group.addoption(
+        "--trailblaze-retries",
+        dest="trailblaze_retries",
+        metavar="N",
+        help="re-run a failed trail from its start on a clean launch up to N times (0-10); "
+        "one that passes only on a retry is reported as flaky",
+    )
+    group.addoption(
+        "--trailblaze-fail-on-flaky",
+        action="store_true",
+        dest="trailblaze_fail_on_flaky",
+        default=None,
+        help="a flaky trail (passed only on a retry) fails its test",
+    )
     from trailblaze._pytest_web import add_web_options
 
     add_web_options(group, parser)
@@ -290,6 +309,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("trailblaze_device_logs", "off | on-failure | always (the app's device log)", default="on-failure")
     parser.addini("trailblaze_llm_timeout", "seconds one model call may take (default 30)", default="")
     parser.addini("trailblaze_llm_retries", "retries of a failed model call (default 2)", default="")
+    parser.addini("trailblaze_retries", "re-runs of a failed trail from its start (0-10, default 0)", default="")
+    parser.addini("trailblaze_fail_on_flaky", "a trail passed only on a retry fails", type="bool", default=False)
     parser.addini("trailblaze_model", "PROVIDER:MODEL of the `llm` fixture (default anthropic:claude-sonnet-5)", default="")
     parser.addini("trailblaze_llm_base_url", "the model endpoint (default: the provider's own)", default="")
     parser.addini(
@@ -312,6 +333,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "platform(*names): run only on devices of these platforms (android, ios); skip elsewhere"
     )
+    from trailblaze import _pytest_ci
+
+    _pytest_ci.configure(config)  # flaky and quarantined tests: markers, reports, summary
     config.addinivalue_line("markers", "trail: a trail file collected by trailblaze")
     if not config.pluginmanager.hasplugin("xdist"):  # matrix items on a phone carry xdist's group marker
         config.addinivalue_line("markers", "xdist_group(name): run in one pytest-xdist worker (--dist loadgroup)")
@@ -443,6 +467,10 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         **_shard_settings(option("trailblaze_shard"), option("trailblaze_shard_durations"), base),
         screenshots=screenshots,
         web=web_settings(config, [str(d) for d in devices]),
+        retries=_number(config, "retries", int) or 0,
+        fail_on_flaky=bool(
+            config.getini("trailblaze_fail_on_flaky") if option("trailblaze_fail_on_flaky") is None else True
+        ),
     )
 
 
@@ -1016,6 +1044,8 @@ def trail_runner(
         command=["pytest", item.nodeid],
         screenshots=trailblaze_config.screenshots,
         device_logs=cast("DeviceLogMode", trailblaze_config.device_logs),
+        retries=trailblaze_config.retries,
+        fail_on_flaky=trailblaze_config.fail_on_flaky,
     )
     yield runner
     runner.close()

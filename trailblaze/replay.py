@@ -540,6 +540,7 @@ def start_record(trail: Trail, path: str, session: DeviceSession, mode: str, dev
         platform=info.platform,
         mode="record" if mode == "record" else "replay",
         started_at=now_iso(),
+        quarantine=config.quarantine if config else None,
     )
 
 

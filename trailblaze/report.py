@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 from trailblaze._files import atomic_write
 from trailblaze._html import esc, format_cost, format_count, format_duration, format_usage_cost, step_label
+from trailblaze.ci_policy import is_blocking, is_flaky
 from trailblaze.device_logs import TAIL_LINES
 from trailblaze.runlog import (
     LLMCallRecord,
@@ -58,6 +59,8 @@ _STATUS_HELP = {
     "not-run": "Not run because an earlier step failed",
     "running": "Still running when this report was made",
     "interrupted": "The run was stopped (Ctrl-C) or its process died before this trail finished",
+    "flaky": "Failed, then passed on a retry (--retries): its earlier attempts are below it",
+    "quarantined": "Quarantined (config.quarantine): it ran and is reported, but its failure does not fail the build",
 }
 _TRAIL_ORDER = (
     "passed", "passed-with-self-heal", "passed-ai", "failed", "error", "interrupted", "running", "skipped"
@@ -136,6 +139,7 @@ def _all_trails(trails: Iterable[TrailRecord]) -> Iterator[TrailRecord]:
     """Every trail, with the proof replays and `runTrail` sub-trails inside them."""
     for trail in trails:
         yield trail
+        yield from _all_trails(trail.attempts)
         if trail.proof is not None:
             yield from _all_trails([trail.proof])
         for step in trail.steps:
@@ -221,6 +225,14 @@ def _badge(status: str, *, big: bool = False) -> str:
     help_text = _STATUS_HELP.get(status, status)
     size = " badge-big" if big else ""
     return f'<span class="badge s-{esc(status)}{size}" title="{esc(help_text)}">{esc(status)}</span>'
+
+
+def _ci_badges(trail: TrailRecord) -> str:
+    """`flaky` (passed on a retry) and `quarantined`, beside the trail's status."""
+    badges = [
+        name for name, on in (("flaky", is_flaky(trail)), ("quarantined", bool(trail.quarantine))) if on
+    ]
+    return "".join(" " + _badge(name) for name in badges)
 
 
 def _tool_status(status: str) -> str:
@@ -338,7 +350,7 @@ class _Page:
     # --- page -----------------------------------------------------------------------------------
     def render(self) -> Iterator[str]:
         run = self.run
-        overall = "passed" if run.passed else "failed"
+        overall = "failed" if any(is_blocking(t) for t in run.trails) else "passed"
         if not run.trails:
             overall = "skipped"
         yield '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -396,6 +408,12 @@ class _Page:
         yield f'<div class="card"><div class="num">{len(run.trails)}</div><div class="lbl">trails</div></div>'
         for status, n in _counts((t.status for t in run.trails), _TRAIL_ORDER):
             yield f'<div class="card c-{esc(status)}"><div class="num">{n}</div><div class="lbl">{esc(status)}</div></div>'
+        for kind, n in (
+            ("flaky", sum(map(is_flaky, run.trails))),
+            ("quarantined", sum(bool(t.quarantine) for t in run.trails)),
+        ):
+            if n:
+                yield f'<div class="card c-{kind}"><div class="num">{n}</div><div class="lbl">{kind}</div></div>'
         yield "</div>\n"
         step_counts = ", ".join(f"{n} {esc(s)}" for s, n in _counts((s.status for s in steps), _STEP_ORDER))
         yield f'<p class="stepline">{len(steps)} step{"s" * (len(steps) != 1)}'
@@ -436,7 +454,7 @@ class _Page:
             cls = "is-failing" if trail.status in _FAILING else "is-ok"
             cost = format_usage_cost(trail.usage) if trail.usage.llm_calls else "—"
             yield (
-                f'<tr class="{cls}"><td>{_badge(trail.status)}</td>'
+                f'<tr class="{cls}"><td>{_badge(trail.status)}{_ci_badges(trail)}</td>'
                 f'<td><a href="#trail-{number}">{esc(_trail_name(trail))}</a>'
                 f'<div class="muted small">{esc(trail.path)}</div></td>'
                 f"<td>{self._step_strip(number, trail)}</td>"
@@ -467,7 +485,7 @@ class _Page:
         self.open_steps = opened and not failing  # all passed: this trail's steps and screenshots
         yield f'<details class="trail {cls} t-{esc(trail.status)}" id="trail-{number}"{" open" if opened else ""}>\n'
         yield (
-            f'<summary><span class="chev" aria-hidden="true"></span>{_badge(trail.status)}'
+            f'<summary><span class="chev" aria-hidden="true"></span>{_badge(trail.status)}{_ci_badges(trail)}'
             f'<h2>{esc(_trail_name(trail))}</h2><span class="path">{esc(self._where(trail))}</span>'
             f'<span class="spacer"></span>{self._step_strip(number, trail)}'
             f'<span class="dur">{esc(_dur(trail.duration_ms, trail.status))}</span></summary>\n'
@@ -491,6 +509,12 @@ class _Page:
                     f"{trail.usage.llm_calls} call{'s' * (trail.usage.llm_calls != 1)} · {_tokens(trail.usage)} · {format_usage_cost(trail.usage)}{_models_text(trail.usage)}",
                 )
             )
+        if trail.attempts:
+            n = len(trail.attempts) + 1
+            verdict = "flaky: passed on the last" if is_flaky(trail) else "failed every one"
+            facts.append(("Attempts", f"{n} — {verdict}; the earlier attempts are below the steps"))
+        if trail.quarantine:
+            facts.append(("Quarantine", f"{trail.quarantine} — a failure here does not fail the build"))
         if trail.verification:
             facts.append(("Verification", f"{trail.verification} — {trail.verification_note or ''}".rstrip(" —")))
         for name, value in facts:
@@ -516,9 +540,28 @@ class _Page:
         if not trail.steps:
             yield '<p class="muted">No steps recorded.</p>\n'
         yield "</div>\n"
+        for k, attempt in enumerate(trail.attempts, 1):
+            yield from self._attempt(number, k, trail, attempt)
         if trail.proof is not None:
             yield from self._proof(number, trail, trail.proof)
         yield "</div>\n</details>\n"
+
+    def _attempt(self, number: int, k: int, trail: TrailRecord, attempt: TrailRecord) -> Iterator[str]:
+        """An earlier, failed attempt of a retried trail (`--retries`): its own steps and screens."""
+        self.trail_dir = attempt.directory
+        yield (
+            f'<section class="attempt" id="trail-{number}-attempt-{k}"><h3>Attempt {k} of {len(trail.attempts) + 1} '
+            f'{_badge(attempt.status)} <span class="dur">{esc(_dur(attempt.duration_ms, attempt.status))}</span></h3>\n'
+        )
+        if attempt.directory:
+            yield f'<p class="muted small">Artifacts: {self._file_link(attempt.directory, attempt.directory)}</p>\n'
+        if attempt.error:
+            yield f'<div class="error-box" role="alert"><strong>Attempt {k} error</strong><pre>{esc(attempt.error)}</pre></div>\n'
+        yield '<div class="steps">\n'
+        for i, step in enumerate(attempt.steps):
+            yield from self._step(number, i, step, attempt, prefix=f"attempt-{k}-")
+        yield "</div>\n</section>\n"
+        self.trail_dir = trail.directory
 
     def _proof(self, number: int, trail: TrailRecord, proof: TrailRecord) -> Iterator[str]:
         """The proof replay of a record run: the relaunched trail replayed from the new recordings."""
@@ -837,6 +880,8 @@ white-space:nowrap}
 .step-body{padding:4px 12px 12px 30px}
 .error-box{background:var(--bad-bg);border:1px solid var(--bad-bd);border-radius:6px;padding:10px 12px;margin:8px 0;color:#5c0011}
 .error-box pre{font-size:13px;margin-top:4px;color:var(--bad-fg)}
+.s-flaky,.c-flaky,.s-quarantined,.c-quarantined{background:var(--heal-bg);color:var(--heal-fg);border-color:var(--heal-bd)}
+.attempt{margin-top:14px;border-top:1px dashed var(--line);padding-top:8px}.attempt h3{font-size:15px;margin:4px 0}
 .proof{margin-top:14px;border-top:1px dashed var(--line);padding-top:8px}.proof h3{font-size:15px;margin:4px 0}
 .subtrail{margin:8px 0 4px 18px;border-left:3px solid var(--line);padding-left:10px}.subtrail h4{font-size:14px;margin:4px 0}
 .note-box{background:var(--skip-bg);border:1px solid var(--skip-bd);border-radius:6px;padding:8px 12px;margin:8px 0}

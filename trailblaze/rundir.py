@@ -13,6 +13,8 @@ RUN_DIR/
     llm/step-00-call-01.jpg         the annotated screenshot that call sent
     recording.diff                  record: the change to the trail file (trail.diff: a self-heal's)
     proof/                          record: the proof replay of the new recordings, same layout
+  01-login-attempt-2/               `--retries`: the trail's second attempt, same layout (run.json
+                                    keeps the earlier attempts in the last one's `attempts`)
 ```
 
 Which screenshots are taken is the run's `screenshots` mode (`trailblaze.artifacts`): `steps` (the
@@ -140,12 +142,17 @@ class RunDir:
         self.keep_trace = False
         """`--trace`: keep a failed web trail's `trace.zip` although the run has secrets (it is not redacted)."""
         self._logs_started = False
+        self._attempt = 1
+        """The attempt number the next `start_trail` starts (`retry_trail`)."""
         self.write()  # from the start: a run killed before its first trail still reads `running`
 
     # --- structure ---------------------------------------------------------------------------------
     def start_trail(self, record: TrailRecord) -> TrailRecord:
         """Add a trail to the run and create its folder."""
         name = f"{len(self.run.trails) + 1:02d}-{_slug(Path(record.path).name.removesuffix('.yaml'))}"
+        if self._attempt > 1:  # a retry keeps the earlier attempts' pictures beside its own
+            name += f"-attempt-{self._attempt}"
+            self._attempt = 1
         self._trail_dir = self.root / name
         self._last_after = None
         (self._trail_dir / "llm").mkdir(parents=True, exist_ok=True)
@@ -155,6 +162,15 @@ class RunDir:
         self.trail = record
         self.write()
         return record
+
+    def retry_trail(self, record: TrailRecord, attempt: int) -> None:
+        """Take `record` (the trail just run, a failed attempt) out of the run: the next
+        `start_trail` is its attempt number `attempt`, in a folder of its own. The caller keeps
+        `record` in the new attempt's `attempts`."""
+        if self.run.trails and self.run.trails[-1] is record:
+            self.run.trails.pop()
+        self._frozen.pop(id(record), None)
+        self._attempt = attempt
 
     def start_proof(self, parent: TrailRecord, record: TrailRecord) -> TrailRecord:
         """Make `record` the proof replay of `parent` (its folder `<parent>/proof/`) and the current trail."""

@@ -199,6 +199,11 @@ class TrailRecord(_Model):
     usage: UsageTotals = Field(default_factory=UsageTotals)
     directory: str = ""
     """This trail's artifact folder, relative to the run directory."""
+    attempts: list[TrailRecord] = Field(default_factory=list)
+    """`--retries`: the earlier attempts of this trail, oldest first, each failed (this record is
+    the last attempt). A trail that passed with earlier attempts is flaky (`trailblaze.ci_policy`)."""
+    quarantine: str | None = None
+    """`config.quarantine` (or the pytest marker): why this trail's failure does not fail the build."""
 
 
 StepRecord.model_rebuild()

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze._discovery import recordings_file
+from trailblaze.ci_policy import CiPolicy, is_flaky, verdict
 from trailblaze.memory import Memory
 from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
 from trailblaze.replay import (
@@ -30,6 +32,7 @@ from trailblaze.replay import (
     run_engine,
     start_record,
 )
+from trailblaze.retries import clean_launch, run_with_retries
 from trailblaze.runlog import StepRecord, TrailRecord, UsageTotals, usage_cost_text
 from trailblaze.subtrail import SubTrails
 from trailblaze.trail import Trail, load_trail
@@ -497,8 +500,13 @@ def run_replay_command(
     trace: bool = False,
     install: Sequence[str] = (),
     reinstall: bool = False,
+    policy: CiPolicy | None = None,
 ) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
+
+    `policy` holds the CI knobs (`trailblaze.ci_policy`): `--retries` re-runs a failed trail from a
+    clean launch, `--fail-on-flaky` fails the build on a late pass, `--max-heals` bounds self-heal;
+    a quarantined trail (`config.quarantine`) never fails it.
 
     `shard` keeps only this CI job's share of the trails (`trailblaze.shard`), balanced by the
     `durations` of a previous run when given; an empty share still writes its (empty) reports.
@@ -511,7 +519,8 @@ def run_replay_command(
     the device dies mid-run.
 
     Returns:
-        The exit code: 0 every trail passed (healed and AI passes included), 1 a trail failed.
+        The exit code: 0 every trail passed (healed, AI and flaky passes included) or failed in
+        quarantine, 1 a trail failed, a flaky trail with `fail_on_flaky`, or more heals than `max_heals`.
 
     Raises:
         UsageError: no trail file, a file that does not load, no trail with the tags (exit 2).
@@ -520,6 +529,7 @@ def run_replay_command(
     from trailblaze._files import check_writable
     from trailblaze.errors import InfrastructureError, UsageError
 
+    policy = policy or CiPolicy()
     trails = [(file, load_trail(file)) for file in _trail_files(paths, device)]  # all load before the device
     if tags:
         wanted = set(tags)
@@ -560,6 +570,19 @@ def run_replay_command(
             _write_reports(console, rundir, junit, report)
         raise
     interrupted = False
+
+    def replay_once(trail: Trail) -> TrailRecord:  # one attempt, from the trail's start
+        return replay_trail(
+            trail,
+            session,
+            options=options,
+            memory=build_memory(trail, memory, args, secrets),
+            llm_factory=llms,
+            rundir=rundir,
+            device=device,
+            on_step=lambda rec: console.print(_step_line(rec)),
+        )
+
     try:
         _install(console, session, install, reinstall)
         for file, trail in trails:
@@ -567,15 +590,11 @@ def run_replay_command(
             if trail.note:
                 console.print(f"  [dim]note: {_escape(trail.note)}[/]")
             try:
-                record = replay_trail(
-                    trail,
-                    session,
-                    options=options,
-                    memory=build_memory(trail, memory, args, secrets),
-                    llm_factory=llms,
+                record = run_with_retries(
+                    partial(replay_once, trail),
+                    retries=policy.retries,
                     rundir=rundir,
-                    device=device,
-                    on_step=lambda rec: console.print(_step_line(rec)),
+                    before_retry=_retry_printer(console, session, trail, policy.retries),
                 )
             except InfrastructureError as exc:
                 broken = exc
@@ -589,6 +608,7 @@ def run_replay_command(
             if record.heal_diff:
                 console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
                 console.print(_diff_markup(record.heal_diff))
+            _print_outcome(console, record)
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -602,9 +622,42 @@ def run_replay_command(
             if interrupted:
                 _print_interrupted(console, root, report)
     _summary(console, rundir, root)
+    result = verdict(rundir.run, policy, root)
+    for line in result.lines:
+        console.print(_escape(line))
     if broken is not None:
         raise broken
-    return 0 if rundir.run.passed else 1
+    return result.code
+
+
+def _retry_printer(
+    console: Console, session: DeviceSession, trail: Trail, retries: int
+) -> Callable[[int, TrailRecord], None]:
+    """Says a failed attempt is retried, and stops the app so the retry launches it cold."""
+    target = trail.config.target if trail.config else None
+
+    def before(attempt: int, failed: TrailRecord) -> None:
+        console.print(
+            f"  [yellow]attempt {attempt - 1} failed; retry {attempt - 1} of {retries} from the start "
+            "on a clean launch[/]"
+        )
+        clean_launch(session, target)
+
+    return before
+
+
+def _print_outcome(console: Console, record: TrailRecord) -> None:
+    """A late pass and a quarantined failure, said under the trail as it ends."""
+    if is_flaky(record):
+        n = len(record.attempts) + 1
+        console.print(f"  [yellow]flaky: passed on attempt {n} of {n}[/]")
+    elif record.attempts:
+        n = len(record.attempts) + 1
+        console.print(f"  [red]failed all {n} attempts[/]")
+    if record.quarantine and not record.status.startswith("passed") and record.status != "skipped":
+        console.print(
+            f"  [yellow]quarantined ({_escape(record.quarantine)}): this failure does not fail the run[/]"
+        )
 
 
 def _shard_trails(
@@ -678,9 +731,16 @@ def _summary(console: Console, rundir: RunDir, root: Path) -> None:
         steps = trail.steps
         passed = sum(s.status.startswith("passed") for s in steps)
         style = _STYLES.get(trail.status, "red")
+        status = f"[{style}]{trail.status}[/]"
+        if is_flaky(trail):
+            status = f"[yellow]flaky[/] ({len(trail.attempts) + 1} attempts)"
+        elif trail.attempts:
+            status += f" ({len(trail.attempts) + 1} attempts)"
+        if trail.quarantine:
+            status += " [yellow]quarantined[/]"
         table.add_row(
             _escape(trail.id or Path(trail.path).name),
-            f"[{style}]{trail.status}[/]",
+            status,
             f"{passed}/{len(steps)}",
             str(sum(s.status == "passed-with-self-heal" for s in steps)),
             str(sum(s.status == "passed-ai" for s in steps)),
@@ -690,8 +750,11 @@ def _summary(console: Console, rundir: RunDir, root: Path) -> None:
     console.print(table)
     counts: dict[str, int] = {}
     for trail in rundir.run.trails:
-        counts[trail.status] = counts.get(trail.status, 0) + 1
+        status = "flaky" if is_flaky(trail) else trail.status
+        counts[status] = counts.get(status, 0) + 1
+    quarantined = sum(bool(t.quarantine) for t in rundir.run.trails)
     parts = ", ".join(f"{n} {status}" for status, n in counts.items())
+    parts += f" ({quarantined} quarantined)" if quarantined else ""
     n = len(rundir.run.trails)
     usage = rundir.run.usage
     llm = (

@@ -65,5 +65,5 @@ def create_device(
         spec, "android" if platform == "android" else "ios", clock=clock, conditions=conditions, serial=serial
     )
     if launch:
-        device.launch(spec.app_id)
+        device.launch(spec.app_id, boot=True)
     return device

@@ -218,6 +218,9 @@ class SimulatedDevice:
         self._running = False
         self._foreground = False
         self._pid = 0
+        self._launches = 0
+        """Cold starts of the app on this device after the one it booted with; clearing the app's
+        data does not reset it (`{device.launches}`)."""
         self._stack: list[_ScreenInstance] = []
         self._focus = ""
         self._keyboard = False
@@ -578,13 +581,16 @@ class SimulatedDevice:
                 f"dialog {dialog.title!r} has no button {button!r}; its buttons are {', '.join(x.text for x in dialog.buttons)}"
             )
 
-    def launch(self, app_id: str, *, stop_first: bool = False) -> None:
+    def launch(self, app_id: str, *, stop_first: bool = False, boot: bool = False) -> None:
+        """`boot`: the app the phone starts with, which `{device.launches}` does not count."""
         with self._lock:
             self._action()
             self._check_app(app_id)
             if stop_first:
                 self._terminate()
             self._launch()
+            if boot:
+                self._launches = 0
 
     def terminate(self, app_id: str) -> None:
         with self._lock:
@@ -620,6 +626,7 @@ class SimulatedDevice:
     def _launch(self, screen: str | None = None) -> None:
         if not self._running:
             self._running = True
+            self._launches += 1
             self._pid = next(_PIDS)
             self._stack = [self._instance(screen or self.spec.launch, {})]
             app_id = self.app.app_id
@@ -805,6 +812,8 @@ class SimulatedDevice:
             return (item or {}).get(key, "")
         if scope == "device" and key in ("online", "wifi", "data", "airplane"):
             return getattr(self.network, key)
+        if name == "device.launches":
+            return self._launches
         return ""
 
     def _assign(self, name: str, value: Any, item: dict[str, str] | None) -> None:
