@@ -1,5 +1,5 @@
 """`replay --retries`, `--fail-on-flaky`, `config.quarantine` and `--self-heal --max-heals` end to end
-(issue 27 items 3-5, ADR 0039): a subprocess, the simulator through the real clients.
+(issue 27 items 3-5, ADR 0044): a subprocess, the simulator through the real clients.
 
 The flake is deterministic: `tests/data/sim/second_launch.yaml` shows "Ready" on the app's second cold
 start only (`{device.launches}`), so `ci/ready` fails its first attempt and passes its second.

@@ -1,5 +1,5 @@
 """`--trailblaze-retries`, `--trailblaze-fail-on-flaky` and the `trailblaze_quarantine` marker
-(issue 27 items 3-4, ADR 0039): pytest in a subprocess with the plugin, on the simulator.
+(issue 27 items 3-4, ADR 0044): pytest in a subprocess with the plugin, on the simulator.
 
 `tests/data/sim/second_launch.yaml` shows "Ready" on the app's second cold start only, so the
 `ci/ready` trail fails its first attempt and passes its second, every time.

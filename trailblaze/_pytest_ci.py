@@ -1,4 +1,4 @@
-"""Flaky and quarantined tests in pytest (`--trailblaze-retries`, `trailblaze_quarantine`, ADR 0039).
+"""Flaky and quarantined tests in pytest (`--trailblaze-retries`, `trailblaze_quarantine`, ADR 0044).
 
 Registered by the pytest plugin as a plugin of its own. The retries themselves happen inside
 `TrailRunner.replay` (the trail runs again from its start on the same device); this module makes

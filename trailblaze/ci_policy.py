@@ -1,4 +1,4 @@
-"""What a run's result means for the build: flaky trails, quarantine and the heal budget (ADR 0039).
+"""What a run's result means for the build: flaky trails, quarantine and the heal budget (ADR 0044).
 
 A replay's exit code used to be "did every trail pass". Three CI knobs make that answer honest
 instead of merely green:

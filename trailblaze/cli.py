@@ -523,7 +523,7 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None)
     html_path = write_html_report(merged.root, target, run=merged.run)
     counts: dict[str, int] = {}
     for trail in merged.run.trails:
-        status = "flaky" if is_flaky(trail) else trail.status  # a pass on a retry is named (ADR 0039)
+        status = "flaky" if is_flaky(trail) else trail.status  # a pass on a retry is named (ADR 0044)
         counts[status] = counts.get(status, 0) + 1
     quarantined = sum(bool(t.quarantine) for t in merged.run.trails)
     summary = ", ".join(f"{n} {status}" for status, n in counts.items()) or "no trails"

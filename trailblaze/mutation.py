@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from trailblaze.assertions import shown_text, text_carrier, text_matches
@@ -29,7 +29,7 @@ from trailblaze.driver import DeviceInfo
 from trailblaze.errors import ActionRefused, TrailblazeError
 from trailblaze.execute import TOOL_KINDS, run_recorded_tool
 from trailblaze.memory import Memory
-from trailblaze.resolve import describe_selector, resolve
+from trailblaze.resolve import resolve
 from trailblaze.selector import NodeSelector
 from trailblaze.session import DeviceSession
 
@@ -58,7 +58,6 @@ class Verdict:
     survived: tuple[Mutation, ...] = ()
     """The mutations it still passed on (status `cannot-fail`)."""
     note: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def message(self) -> str:
@@ -153,9 +152,7 @@ class _Judge:
         except TrailblazeError as exc:
             raise _Offline(exc.message) from exc
         self.last_message = result.message
-        if result.status in ("ERROR", "UNSUPPORTED") and "needs the device" in result.message:
-            raise _Offline(result.message)
-        if result.status == "ERROR":
+        if result.status in ("ERROR", "UNSUPPORTED"):  # it could not be judged here, not "it failed"
             raise _Offline(result.message)
         return result.ok
 
@@ -311,9 +308,3 @@ def _weakness(survived: tuple[Mutation, ...], target: str) -> str:
         return f"checks only that {target} exists, not its text"
     parts = [_FACT[m] for m in survived]
     return f"does not check {target}: it still passes when " + " or ".join(parts)
-
-
-def selector_text(call: ToolCall) -> str:
-    """The asserted selector in one line, for messages."""
-    raw = call.params.get("nodeSelector")
-    return describe_selector(NodeSelector.model_validate(raw)) if isinstance(raw, dict) else call.name

@@ -4,7 +4,7 @@ Only a trail that *failed* is retried: a pass, a skip or an infrastructure error
 is final. Before a retry the app under test (`config.target`) is stopped, so the attempt starts
 from a cold launch as the first one did, not from the screen the failure left. Every attempt keeps
 its own run-directory folder and record; the last attempt's record holds the earlier ones in
-`attempts`, which is what makes a late pass read as `flaky` (`trailblaze.ci_policy`, ADR 0039).
+`attempts`, which is what makes a late pass read as `flaky` (`trailblaze.ci_policy`, ADR 0044).
 """
 
 from __future__ import annotations
