@@ -748,14 +748,13 @@ class _Page:
         if not rel:
             return
         from trailblaze.errors import TrailblazeError
-        from trailblaze.hierarchy import parse_hierarchy
+        from trailblaze.saved_screen import parse_saved_screen
 
         path = artifact_path(self.run_dir, self._locate(rel))
         if path is None:
             return
         try:
-            source = path.read_bytes()
-            hierarchy = parse_hierarchy(source)
+            hierarchy = parse_saved_screen(path.read_bytes())
             from trailblaze.compact import compact_view
 
             text = compact_view(hierarchy).text

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from trailblaze import _yaml
 from trailblaze.errors import TrailblazeError
 from trailblaze.facts import stated_facts, uncovered
+from trailblaze.memory import Memory
 from trailblaze.mutation import Verdict, is_assertion, prove_assertion
 
 if TYPE_CHECKING:
@@ -96,8 +97,6 @@ def check_trail(file: Path, trail: Trail, runs: Path, *, run_dir: Path | None = 
         report.unjudged.append(f"no run of this trail under {where} kept its screens; replay it first")
         return report
     report.run_dir = ", ".join(sorted({str(folder) for folder, _ in found.values()}))
-    from trailblaze.memory import Memory
-
     memory = Memory()
     for platform, (folder, record) in sorted(found.items()):
         for rec in record.steps:
@@ -136,29 +135,22 @@ def find_runs(file: Path, runs: Path, run_dir: Path | None = None) -> dict[str, 
 
 
 def _load_run(folder: Path) -> RunRecord | None:
-    from trailblaze.runlog import RUN_FILE, RunRecord
+    from trailblaze.runlog import load_run
 
-    path = folder / RUN_FILE
     try:
-        return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return load_run(folder)
+    except TrailblazeError:
         return None
 
 
 def _saved_screen(folder: Path, rel: str | None) -> Hierarchy | None:
-    from trailblaze.hierarchy import parse_hierarchy
+    from trailblaze.report import artifact_path
+    from trailblaze.saved_screen import parse_saved_screen
 
-    if not rel:
-        return None
-    path = (folder / rel).resolve()
-    if not path.is_relative_to(folder.resolve()) or not path.is_file():
+    path = artifact_path(folder, rel) if rel else None
+    if path is None or not path.is_file():
         return None
     try:
-        data = path.read_bytes()
-        if data.startswith(b'{"web":'):  # the web driver's DOM walk (trailblaze.web_hierarchy)
-            from trailblaze.web_hierarchy import parse_web_dump
-
-            return parse_web_dump(data.decode("utf-8"))
-        return parse_hierarchy(data)
-    except (TrailblazeError, ValueError):
+        return parse_saved_screen(path.read_bytes())
+    except (OSError, TrailblazeError, ValueError):
         return None

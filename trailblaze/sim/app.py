@@ -538,14 +538,7 @@ def _apply_patch(raw: dict[str, Any], patch: Any, where: str) -> None:
         raise UsageError(
             f"app spec {where}: unknown patch keys {', '.join(sorted(unknown))}; use set, move_to, index, remove, reorder"
         )
-    screens = raw.get("screens") or {}
-    screen = screens.get(patch["screen"])
-    if not isinstance(screen, dict):
-        raise UsageError(
-            f"app spec {where}: unknown screen {patch['screen']!r}; screens are {', '.join(screens)}"
-        )
-    # Patches must not leak into the base's other screens through shared YAML anchors.
-    screen = screens[patch["screen"]] = copy.deepcopy(screen)
+    screen = _own_screen(raw, patch, where)
     elements = screen.setdefault("elements", [])
     found = _find_element(elements, patch["id"])
     if found is None:
@@ -554,11 +547,7 @@ def _apply_patch(raw: dict[str, Any], patch: Any, where: str) -> None:
         )
     holder, index = found
     element = holder[index]
-    for key, value in (patch.get("set") or {}).items():
-        if value is None:
-            element.pop(key, None)
-        else:
-            element[key] = value
+    _set_keys(element, patch)
     if "reorder" in patch:
         order = patch["reorder"]
         children = element.get("children") or []
@@ -594,13 +583,7 @@ def _apply_dialog_patch(raw: dict[str, Any], patch: dict[str, Any], where: str) 
         raise UsageError(
             f"app spec {where}: unknown dialog patch keys {', '.join(sorted(unknown))}; use screen, dialog, id, set"
         )
-    screens = raw.get("screens") or {}
-    screen = screens.get(patch["screen"])
-    if not isinstance(screen, dict):
-        raise UsageError(
-            f"app spec {where}: unknown screen {patch['screen']!r}; screens are {', '.join(screens)}"
-        )
-    screen = screens[patch["screen"]] = copy.deepcopy(screen)
+    screen = _own_screen(raw, patch, where)
     dialogs = screen.get("dialogs") or {}
     target = dialogs.get(patch["dialog"])
     if not isinstance(target, dict):
@@ -617,6 +600,25 @@ def _apply_dialog_patch(raw: dict[str, Any], patch: dict[str, Any], where: str) 
                 f"its buttons are {', '.join(i for i in ids if i) or 'without ids'}"
             )
         target = buttons[ids.index(patch["id"])]
+    _set_keys(target, patch)
+
+
+def _own_screen(raw: dict[str, Any], patch: dict[str, Any], where: str) -> dict[str, Any]:
+    """The patched screen of the spec, copied first: a patch must not leak into the base's other
+    screens through shared YAML anchors."""
+    screens = raw.get("screens") or {}
+    screen = screens.get(patch["screen"])
+    if not isinstance(screen, dict):
+        raise UsageError(
+            f"app spec {where}: unknown screen {patch['screen']!r}; screens are {', '.join(screens)}"
+        )
+    copied: dict[str, Any] = copy.deepcopy(screen)
+    screens[patch["screen"]] = copied
+    return copied
+
+
+def _set_keys(target: dict[str, Any], patch: dict[str, Any]) -> None:
+    """A patch's `set`: each key replaced, or removed when its value is null."""
     for key, value in (patch.get("set") or {}).items():
         if value is None:
             target.pop(key, None)
