@@ -108,6 +108,8 @@ def test_engine_layers_do_not_reach_up() -> None:
     high = {
         "trailblaze.agent",
         "trailblaze.tools",
+        "trailblaze.engine",
+        "trailblaze.engine_policy",
         "trailblaze.replay",
         "trailblaze.runner",
         "trailblaze.cli",

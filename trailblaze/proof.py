@@ -12,7 +12,6 @@ numbered from 1 over `trail:`, as replay prints them; the trailhead is not a num
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +19,10 @@ from typing import TYPE_CHECKING
 
 from trailblaze._discovery import recordings_file
 from trailblaze._files import write_text
+from trailblaze.engine import StepEngine, run_engine, start_record
+from trailblaze.engine_policy import ProofPolicy
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.mutation import is_assertion, prove_assertion
-from trailblaze.replay import EngineMode, StepEngine, run_engine, start_record
 from trailblaze.subtrail import SubTrails, resolve_subtrail_path, trail_key
 from trailblaze.trail import ToolCall, load_trail
 
@@ -242,7 +242,6 @@ def _prove(
     # Only `recordable: false` steps may use the model, as they would in `trailblaze replay`; every
     # other step must replay from its recording, so no LLM client is built for a fully recorded trail.
     agent_steps = any(not s.recordable for s in trail.steps)
-    mode = EngineMode("replay", write_back=False, proof=True)
     proof = start_record(trail, record.path, session, "replay", device)
     session.invalidate()  # the record run may have left a cached dump of a screen that is gone
     classifier = session.info.classifier
@@ -261,21 +260,16 @@ def _prove(
         trail,
         session,
         memory,
-        mode,
+        ProofPolicy(),
         llm_factory=llm_factory if agent_steps else None,
-        rundir=rundir,
+        observer=rundir,
         on_step=step_done,
         subtrails=subtrails,
     )
-    started = time.monotonic()
     try:
-        run_engine(trail, proof, engine, rundir, proof_of=record)
+        run_engine(trail, proof, engine, proof_of=record)
     finally:
-        if rundir is not None:
-            rundir.resume_trail(record)
-        else:
-            record.proof = proof
-            proof.duration_ms = (time.monotonic() - started) * 1000
+        engine.observer.resume_trail(record)
     return proof
 
 

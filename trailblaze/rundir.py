@@ -52,6 +52,7 @@ from trailblaze.artifacts import Background, ScreenshotMode, image_ext
 from trailblaze.device_logs import DeviceLogMode, no_log_reason
 from trailblaze.llm import transcript_entry
 from trailblaze.redact_values import scrub_data, scrub_dump
+from trailblaze.run_observer import replayed_record
 from trailblaze.runlog import (
     LLMCallRecord,
     RunRecord,
@@ -67,7 +68,7 @@ from trailblaze.runlog import (
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from trailblaze.agent import ToolRun
+    from trailblaze.agent import StepResult, ToolRun
     from trailblaze.execute import ToolResult
     from trailblaze.hierarchy import Hierarchy
     from trailblaze.llm import LLMRequest, LLMResponse
@@ -204,6 +205,43 @@ class RunDir:
         self.finish_trail(status, error, started)
         self.trail, self.step, self._trail_dir = self._stack.pop()
 
+    # --- the engine's observer (trailblaze.run_observer.RunObserver) ---------------------------------
+    @property
+    def agent_observer(self) -> RunDir:
+        """The run directory records every LLM call and agent tool as it happens."""
+        return self
+
+    def begin_trail(
+        self,
+        record: TrailRecord,
+        memory: Memory,
+        *,
+        proof_of: TrailRecord | None = None,
+        within: StepRecord | None = None,
+    ) -> None:
+        if within is not None:
+            self.start_subtrail(record)
+            return
+        self.memory = memory
+        if proof_of is not None:
+            self.start_proof(proof_of, record)
+        else:
+            self.start_trail(record)
+
+    def end_trail(
+        self, record: TrailRecord, error: str | None, started: float, *, memory: Memory, sub: bool
+    ) -> None:
+        if sub:
+            self.end_subtrail(record.status, memory.redact(error) if error else None, started)
+        else:
+            self.finish_trail(record.status, error, started)
+
+    def step_solved(self, record: StepRecord, result: StepResult, *, healing: bool) -> None:
+        return None  # `on_tool` / `on_llm_call` recorded the agent's work as it happened
+
+    def trail_folder(self, record: TrailRecord) -> Path:
+        return self.root / record.directory
+
     def resume_trail(self, record: TrailRecord) -> None:
         """Make `record` (a trail of this run) the current trail again, e.g. after its proof replay."""
         self.trail = record
@@ -318,18 +356,7 @@ class RunDir:
     ) -> None:
         """A recorded tool replayed from the trail (`auto`: one the replayer added, e.g. hideKeyboard)."""
         assert self.step is not None
-        self.step.tools.append(
-            ToolRecord(
-                name=call.name,
-                params=self._redact(call.params),
-                status=result.status,
-                message=self._redact(result.message),
-                source="auto" if auto else "recording",
-                no_change=result.no_change,
-                ai=result.ai,
-                duration_ms=duration_ms,
-            )
-        )
+        self.step.tools.append(replayed_record(call, result, duration_ms, auto, self._redact))
 
     def on_tool(self, run: ToolRun) -> None:
         """Agent observer: one LLM-facing call ran (it may have run a recorded-form tool)."""

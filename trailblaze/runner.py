@@ -21,17 +21,11 @@ from typing import TYPE_CHECKING
 
 from trailblaze._discovery import recordings_file
 from trailblaze.ci_policy import CiPolicy, is_flaky, verdict
+from trailblaze.engine import StepEngine, run_engine, start_record
+from trailblaze.engine_policy import AgentSettings, RecordPolicy, RerecordPolicy
 from trailblaze.memory import Memory
 from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
-from trailblaze.replay import (
-    EngineMode,
-    ReplayOptions,
-    StepEngine,
-    build_memory,
-    replay_trail,
-    run_engine,
-    start_record,
-)
+from trailblaze.replay import ReplayOptions, build_memory, replay_trail
 from trailblaze.retries import clean_launch, run_with_retries
 from trailblaze.runlog import StepRecord, TrailRecord, UsageTotals, usage_cost_text
 from trailblaze.subtrail import SubTrails
@@ -119,20 +113,14 @@ def record_trail(
         from trailblaze.errors import UsageError
 
         raise UsageError("--rerecord re-solves every step; drop it to re-record only --step / --from")
-    mode = EngineMode(
-        "record",
-        rerecord=options.rerecord,
-        solve=solve,
-        max_llm_calls=options.max_llm_calls,
-        screenshots=options.screenshots,
-    )
-    mode = replace(mode, ask=options.ask)
+    agent = AgentSettings(max_llm_calls=options.max_llm_calls, screenshots=options.screenshots, ask=options.ask)
+    policy = RerecordPolicy(agent=agent) if options.rerecord else RecordPolicy(agent=agent, solve=solve)
     record = start_record(trail, str(path), session, "record", device)
     subtrails: SubTrails = {}  # runTrail's trails: their new recordings are written after the proof too
     engine = StepEngine(
-        trail, session, mem, mode, llm_factory=llm_factory, rundir=rundir, on_step=on_step, subtrails=subtrails
+        trail, session, mem, policy, llm_factory=llm_factory, observer=rundir, on_step=on_step, subtrails=subtrails
     )
-    run_engine(trail, record, engine, rundir)
+    run_engine(trail, record, engine)
     line = finish_recording(
         trail,
         record,
