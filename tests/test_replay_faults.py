@@ -10,6 +10,7 @@ import pytest
 
 from trailblaze.devices import open_device
 from trailblaze.errors import DeviceError
+from trailblaze.run_options import DeviceChoice, ReplayRun, RunInputs, RunOutput
 from trailblaze.runner import build_memory, replay_trail, run_replay_command
 from trailblaze.sim.faults import Conditions
 from trailblaze.trail import load_trail
@@ -68,10 +69,13 @@ def test_device_dying_mid_run_still_writes_report_and_junit(tmp_path: Path, monk
     monkeypatch.setattr(trailblaze.devices, "open_device", open_with_fault)
     with pytest.raises(DeviceError) as caught:
         run_replay_command(
-            [str(trail)], device="sim:android", self_heal=False, junit=str(tmp_path / "j.xml"),
-            report=str(tmp_path / "out"), tags=[], memory={}, args={}, secrets={"password": "hunter2"},
-            model=None, run_dir=str(tmp_path / "run"), command=["test"],
-        )  # fmt: skip
+            ReplayRun(
+                paths=(str(trail),),
+                device=DeviceChoice.parse("sim:android"),
+                inputs=RunInputs(secrets={"password": "hunter2"}),
+                output=RunOutput(str(tmp_path / "run"), junit=str(tmp_path / "j.xml"), report=str(tmp_path / "out")),
+            )
+        )
     assert "login.trail.yaml step" in caught.value.message
     assert (tmp_path / "out" / "report.html").is_file()
     junit = (tmp_path / "j.xml").read_text()

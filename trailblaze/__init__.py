@@ -24,7 +24,11 @@ from trailblaze.errors import (
 if TYPE_CHECKING:
     __version__: str
     from trailblaze.custom_tools import ToolContext, tool
+    from trailblaze.devices import open_device
     from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+    from trailblaze.replay import ReplayOptions, replay_trail
+    from trailblaze.run_options import RecordOptions
+    from trailblaze.runner import record_trail
     from trailblaze.selector import NodeSelector
     from trailblaze.trail import (
         ANY_CLASSIFIER,
@@ -47,6 +51,12 @@ _LAZY = {
     "NodeSelector": "trailblaze.selector",
     "ToolContext": "trailblaze.custom_tools",
     "tool": "trailblaze.custom_tools",
+    # the run API: open a device, replay or record a trail on it
+    "open_device": "trailblaze.devices",
+    "ReplayOptions": "trailblaze.replay",
+    "replay_trail": "trailblaze.replay",
+    "RecordOptions": "trailblaze.run_options",
+    "record_trail": "trailblaze.runner",
     **{
         name: "trailblaze.trail"
         for name in (
@@ -88,6 +98,8 @@ __all__ = [
     "NodeSelector",
     "Problem",
     "RECORDED_TOOL_PARAMS",
+    "RecordOptions",
+    "ReplayOptions",
     "StepFailed",
     "ToolCall",
     "ToolContext",
@@ -105,7 +117,10 @@ __all__ = [
     "find_trail_files",
     "load_trail",
     "loads_trail",
+    "open_device",
     "parse_tool",
+    "record_trail",
+    "replay_trail",
     "save_trail",
     "tool",
 ]

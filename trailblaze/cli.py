@@ -21,6 +21,7 @@ from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
 
 if TYPE_CHECKING:
     from trailblaze.artifacts import ScreenshotMode
+    from trailblaze.run_options import DeviceChoice
     from trailblaze.web_options import WebOptions
 
 
@@ -880,17 +881,16 @@ def record_command(
     """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
     recordings before they are written back."""
     from trailblaze.ask import AskMode, asker_for
-    from trailblaze.device_logs import DeviceLogMode
-    from trailblaze.runner import RecordOptions, run_record_command
+    from trailblaze.run_options import ModelChoice, RecordOptions, RecordRun, RunInputs, RunOutput
+    from trailblaze.runner import run_record_command
 
-    code = run_record_command(
-        list(trails),
-        device=device,
-        memory=_key_values(memory, "--memory"),
-        args=_key_values(args, "--arg"),
-        secrets=_secrets(secrets, secret_files),
-        model=model,
-        options=RecordOptions(
+    run = RecordRun(
+        paths=trails,
+        device=_device_choice(device, latency, web, element_timeout, device_logs, trace, install, reinstall),
+        inputs=RunInputs(_key_values(memory, "--memory"), _key_values(args, "--arg"), _secrets(secrets, secret_files)),
+        model=ModelChoice(model, llm_base_url, llm_timeout, llm_retries),
+        output=RunOutput(run_dir, cast("ScreenshotMode", report_screenshots)),
+        record=RecordOptions(
             max_llm_calls=max_llm_calls,
             screenshots=not no_screenshots,
             rerecord=rerecord,
@@ -898,28 +898,10 @@ def record_command(
             from_step=from_step,
             verify=not no_verify,
             keep_unverified=keep_unverified,
+            ask=asker_for(cast("AskMode", ask)),
         ),
-        run_dir=run_dir,
-        command=[
-            "trailblaze", "record", *trails, "--device", device, *web.args(), *_timeout_args(element_timeout),
-            *_llm_args(llm_timeout, llm_retries, model),
-            *(f"--step={n}" for n in steps), *([f"--from={from_step}"] if from_step else []),
-            *(["--no-verify"] if no_verify else []), *(["--keep-unverified"] if keep_unverified else []),
-            *_screenshots_args(report_screenshots),
-        ],  # fmt: skip
-        latency=_latency_for(device, latency),
-        web=web,
-        element_timeout=element_timeout,
-        llm_timeout=llm_timeout,
-        llm_retries=llm_retries,
-        ask=asker_for(cast("AskMode", ask)),
-        llm_base_url=llm_base_url,
-        report_screenshots=cast("ScreenshotMode", report_screenshots),
-        device_logs=cast("DeviceLogMode", device_logs),
-        trace=_trace(trace),
-        install=list(install),
-        reinstall=reinstall,
     )
+    code = run_record_command(run)
     ctx.exit(code)
 
 
@@ -1008,54 +990,28 @@ def replay_command(
     healed more than N steps; every heal is listed in the summary with its diff.
     """
     from trailblaze.ci_policy import CiPolicy
-    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.errors import UsageError
+    from trailblaze.replay import ReplayOptions
+    from trailblaze.run_options import ModelChoice, ReplayRun, RunInputs, RunOutput
     from trailblaze.runner import run_replay_command
     from trailblaze.shard import load_durations, parse_shard
 
-    if max_heals is not None and not self_heal:
-        raise UsageError("--max-heals bounds self-heal: add --self-heal (without it no step is healed)")
     shard = parse_shard(shard_text) if shard_text is not None else None
-    if shard_durations is not None and shard is None:
+    if shard_durations is not None and shard is None:  # before the file is read
         raise UsageError("--shard-durations balances shards: add --shard I/N")
-    durations = load_durations(shard_durations) if shard_durations is not None else None
-
-    code = run_replay_command(
-        list(paths),
-        device=device,
-        self_heal=self_heal,
-        junit=junit_path,
-        report=report_path,
-        tags=[t.strip() for t in tags.split(",") if t.strip()],
-        memory=_key_values(memory, "--memory"),
-        args=_key_values(args, "--arg"),
-        secrets=_secrets(secrets, secret_files),
-        model=model,
-        run_dir=run_dir,
-        command=[
-            "trailblaze", "replay", *paths, "--device", device, *web.args(), *(["--self-heal"] if self_heal else []),
-            *_timeout_args(element_timeout), *_llm_args(llm_timeout, llm_retries, model),
-            *_screenshots_args(report_screenshots),
-            *(["--shard", str(shard)] if shard is not None else []),
-            *(["--retries", str(retries)] if retries else []), *(["--fail-on-flaky"] if fail_on_flaky else []),
-            *(["--max-heals", str(max_heals)] if max_heals is not None else []),
-        ],  # fmt: skip
-        max_llm_calls=max_llm_calls,
+    run = ReplayRun(
+        paths=paths,
+        device=_device_choice(device, latency, web, element_timeout, device_logs, trace, install, reinstall),
+        inputs=RunInputs(_key_values(memory, "--memory"), _key_values(args, "--arg"), _secrets(secrets, secret_files)),
+        model=ModelChoice(model, llm_base_url, llm_timeout, llm_retries),
+        output=RunOutput(run_dir, cast("ScreenshotMode", report_screenshots), junit_path, report_path),
+        replay=ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls),
+        tags=tuple(t.strip() for t in tags.split(",") if t.strip()),
         shard=shard,
-        durations=durations,
-        latency=_latency_for(device, latency),
-        web=web,
-        element_timeout=element_timeout,
-        llm_timeout=llm_timeout,
-        llm_retries=llm_retries,
-        llm_base_url=llm_base_url,
-        report_screenshots=cast("ScreenshotMode", report_screenshots),
-        device_logs=cast("DeviceLogMode", device_logs),
-        trace=_trace(trace),
-        install=list(install),
-        reinstall=reinstall,
+        durations=load_durations(shard_durations) if shard_durations is not None else None,
         policy=CiPolicy(retries=retries, fail_on_flaky=fail_on_flaky, max_heals=max_heals),
     )
+    code = run_replay_command(run)
     ctx.exit(code)
 
 
@@ -1133,6 +1089,32 @@ def mcp_command(
         Memory(secrets=found), session=session, open_session=open_session, secrets=found, confinement=confinement
     )
     serve(bench, http_port=http_port, token=token, announce=lambda line: click.echo(line, err=True))
+
+
+def _device_choice(
+    device: str,
+    latency: str | None,
+    web: WebOptions,
+    element_timeout: float | None,
+    device_logs: str,
+    trace: bool,
+    install: tuple[str, ...],
+    reinstall: bool,
+) -> DeviceChoice:
+    """`--device` and its options, the spec parsed once for the whole run."""
+    from trailblaze.device_logs import DeviceLogMode
+    from trailblaze.run_options import DeviceChoice
+
+    return DeviceChoice.parse(
+        device,
+        latency=_latency_for(device, latency),
+        web=web,
+        element_timeout=element_timeout,
+        device_logs=cast("DeviceLogMode", device_logs),
+        trace=_trace(trace),
+        install=install,
+        reinstall=reinstall,
+    )
 
 
 def _trace(trace: bool) -> bool:

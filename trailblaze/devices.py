@@ -143,7 +143,7 @@ def session_options(element_timeout: float | None) -> dict[str, Any]:
 
 
 def open_device(
-    spec: str,
+    spec: str | DeviceSpec,
     *,
     app_override: str | None = None,
     latency: str | None = None,
@@ -160,7 +160,7 @@ def open_device(
     `android@HOST:PORT[:SERIAL]` through the adb server at HOST:PORT, `ios[:WDA_URL]` / `ios@URL`.
 
     Args:
-        spec: The device spec.
+        spec: The device spec (as written, or parsed once by `parse_device_spec`).
         app_override: App to run on a simulated device instead of the spec's.
         latency: Latency profile of a simulated device (`zero`, `realistic`).
         env: Environment to read connection settings from (default `os.environ`).
@@ -176,9 +176,9 @@ def open_device(
 
     from trailblaze.session import DeviceSession
 
-    parsed = parse_device_spec(spec)
+    parsed = spec if isinstance(spec, DeviceSpec) else parse_device_spec(spec)
     if web is not None:
-        web.require_web(spec)
+        web.require_web(str(spec))
     plugin = load_driver_plugin(parsed.platform)
     if not parsed.simulated:
         options = plugin_options(os.environ if env is None else env)

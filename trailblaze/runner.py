@@ -14,19 +14,19 @@ or unproven record writes nothing. Replay (`replay_trail`, re-exported here) liv
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze._discovery import recordings_file
-from trailblaze.ci_policy import CiPolicy, is_flaky, verdict
+from trailblaze.ci_policy import is_flaky, verdict
 from trailblaze.engine import StepEngine, run_engine, start_record
 from trailblaze.engine_policy import AgentSettings, RecordPolicy, RerecordPolicy
 from trailblaze.memory import Memory
 from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
 from trailblaze.replay import ReplayOptions, build_memory, replay_trail
 from trailblaze.retries import clean_launch, run_with_retries
+from trailblaze.run_options import DeviceChoice, RecordOptions, RecordRun, ReplayRun, RunInputs
 from trailblaze.runlog import StepRecord, TrailRecord, UsageTotals, usage_cost_text
 from trailblaze.subtrail import SubTrails
 from trailblaze.trail import Trail, load_trail
@@ -35,12 +35,10 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from trailblaze.artifacts import ScreenshotMode
-    from trailblaze.device_logs import DeviceLogMode
     from trailblaze.llm import LLMClient
     from trailblaze.rundir import RunDir
     from trailblaze.session import DeviceSession
     from trailblaze.shard import Shard
-    from trailblaze.web_options import WebOptions
 
 __all__ = [
     "RecordOptions",
@@ -53,25 +51,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class RecordOptions:
-    """Knobs of a record run."""
-
-    max_llm_calls: int = 50
-    screenshots: bool = True
-    rerecord: bool = False
-    """Solve every step with the agent even when it has a recording for this device."""
-    steps: tuple[int, ...] = ()
-    """`--step N`: solve these steps (numbered from 1, as replay prints them) with the agent even when
-    recorded; the others replay their recordings."""
-    from_step: int | None = None
-    """`--from N`: solve step N and every step after it with the agent."""
-    verify: bool = True
-    """Prove new recordings by a replay from a relaunch before writing them (`--no-verify`: off)."""
-    keep_unverified: bool = False
-    """Write new recordings even when the proof replay fails (marked `unverified`)."""
-    ask: Callable[[str], str] | None = None
-    """Answers the agent's `askUser` questions (a person at the terminal); None: the tool is not offered."""
+_RECORD_DEFAULTS = RecordOptions()
 
 
 def record_trail(
@@ -82,7 +62,7 @@ def record_trail(
     memory: Mapping[str, str] | None = None,
     args: Mapping[str, str] | None = None,
     secrets: Mapping[str, str] | None = None,
-    options: RecordOptions = RecordOptions(),
+    options: RecordOptions = _RECORD_DEFAULTS,
     rundir: RunDir | None = None,
     on_step: Callable[[StepRecord], None] | None = None,
     device: str = "",
@@ -194,13 +174,12 @@ class _LLMs:
                 close()
 
 
-def _trail_files(paths: list[str], device: str) -> list[Path]:
-    from trailblaze.devices import parse_device_spec
+def _trail_files(paths: Sequence[str], platform: str) -> list[Path]:
     from trailblaze.errors import UsageError
     from trailblaze.trail import find_trail_files
 
     # a folder trail (trail.yaml, android-phone.trail.yaml, …) runs the file for this platform
-    files, missing = find_trail_files(paths, parse_device_spec(device).platform)
+    files, missing = find_trail_files(list(paths), platform)
     if missing:
         raise UsageError(
             f"no trail file at {', '.join(missing)}: no such file or directory; check the path "
@@ -214,28 +193,18 @@ def _trail_files(paths: list[str], device: str) -> list[Path]:
     return files
 
 
-def _preflight(
-    trails: list[tuple[Path, Trail]],
-    device: str,
-    *,
-    memory: Mapping[str, str],
-    args: Mapping[str, str],
-    secrets: Mapping[str, str],
-    tools: bool,
-) -> None:
+def _preflight(trails: list[tuple[Path, Trail]], platform: str, inputs: RunInputs, *, tools: bool) -> None:
     """Everything that would stop the run for sure, found before the device is touched."""
-    from trailblaze.devices import parse_device_spec
     from trailblaze.preflight import check_trails
 
-    platform = parse_device_spec(device).platform
-    check_trails(trails, platform=platform, memory=memory, args=args, secrets=secrets, tools=tools)
+    check_trails(
+        trails, platform=platform, memory=inputs.memory, args=inputs.args, secrets=inputs.secrets, tools=tools
+    )
 
 
-def _agent_needed(trails: list[tuple[Path, Trail]], device: str) -> str | None:
-    from trailblaze.devices import parse_device_spec
+def _agent_needed(trails: list[tuple[Path, Trail]], platform: str) -> str | None:
     from trailblaze.preflight import agent_step
 
-    platform = parse_device_spec(device).platform
     for file, trail in trails:
         why = agent_step(trail, platform)
         if why:
@@ -266,20 +235,14 @@ def _open_run_dir(
         ) from None
 
 
-def _open_session(
-    device: str,
-    latency: str | None,
-    rundir: RunDir,
-    created: bool,
-    llms: _LLMs,
-    element_timeout: float | None,
-    web: WebOptions | None = None,
-) -> DeviceSession:
+def _open_session(device: DeviceChoice, rundir: RunDir, created: bool, llms: _LLMs) -> DeviceSession:
     """The device; when it cannot be opened nothing ran, so a run directory this run created goes."""
     from trailblaze.devices import open_device, session_options
 
     try:
-        return open_device(device, latency=latency, web=web, **session_options(element_timeout))
+        return open_device(
+            device.spec, latency=device.latency, web=device.web, **session_options(device.element_timeout)
+        )
     except BaseException:
         llms.close()
         if created:
@@ -296,36 +259,13 @@ def _report_target(report: str) -> Path:
     return target if target.suffix.lower() in (".html", ".htm") else target / "report.html"
 
 
-def run_record_command(
-    paths: list[str],
-    *,
-    device: str,
-    memory: Mapping[str, str],
-    args: Mapping[str, str],
-    secrets: Mapping[str, str],
-    model: str | None,
-    options: RecordOptions,
-    run_dir: str | None,
-    command: list[str],
-    latency: str | None = None,
-    web: WebOptions | None = None,
-    element_timeout: float | None = None,
-    llm_timeout: float | None = None,
-    llm_retries: int | None = None,
-    ask: Callable[[str], str] | None = None,
-    llm_base_url: str | None = None,
-    report_screenshots: ScreenshotMode = "steps",
-    device_logs: DeviceLogMode = "on-failure",
-    trace: bool = False,
-    install: Sequence[str] = (),
-    reinstall: bool = False,
-) -> int:
+def run_record_command(run: RecordRun) -> int:
     """`trailblaze record`: record every trail on one device, print progress and a summary.
 
-    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
-    `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
-    `ask` answers the agent's `askUser` questions (`--ask`); None: the tool is not offered.
-    `report_screenshots` picks the run directory's screenshots (`--screenshots`: steps, failures, off).
+    `run.device.element_timeout` bounds how long a selector is polled before its tool fails (None:
+    5 s); `run.model.timeout` / `retries` bound each model call (None: 30 s, 2 retries);
+    `run.record.ask` answers the agent's `askUser` questions (`--ask`; None: the tool is not offered);
+    `run.output.screenshots` picks the run directory's screenshots (steps, failures, off).
 
     Returns:
         The exit code: 0 every trail passed, 1 a step failed.
@@ -333,29 +273,29 @@ def run_record_command(
     Raises:
         UsageError: no trail file found. Other `TrailblazeError`s propagate (exit 2 / 3).
     """
-    files = _trail_files(paths, device)
+    device, inputs, options = run.device, run.inputs, run.record
+    files = _trail_files(run.paths, device.platform)
     trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
-    options = replace(options, ask=ask) if ask is not None else options
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
-    _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=False)
-    why = _check_record_options(options, trails, device)
-    llms = _LLMs(model, llm_timeout, llm_retries, llm_base_url)
-    why = why or ("--rerecord solves every step" if options.rerecord else _agent_needed(trails, device))
+    _preflight(trails, device.platform, inputs, tools=False)
+    why = _check_record_options(options, trails, device.platform)
+    llms = _LLMs(run.model.model, run.model.timeout, run.model.retries, run.model.base_url)
+    why = why or ("--rerecord solves every step" if options.rerecord else _agent_needed(trails, device.platform))
     if why:
         llms.check(why)
     console = _console()
-    rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
-    rundir.device_logs = device_logs
-    rundir.keep_trace = trace
+    rundir, created = _open_run_dir(run.output.run_dir, inputs.secrets, run.command(), device.text, run.output.screenshots)
+    rundir.device_logs = device.device_logs
+    rundir.keep_trace = device.trace
     root = rundir.root
     failed = 0
-    session = _open_session(device, latency, rundir, created, llms, element_timeout, web)
+    session = _open_session(device, rundir, created, llms)
     interrupted = False
     try:
-        _install(console, session, install, reinstall)
+        _install(console, session, device.install, device.reinstall)
         notes = {file: trail.note for file, trail in trails}
         for file in files:
-            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device)}")
+            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device.text)}")
             if notes.get(file):
                 console.print(f"  [dim]note: {_escape(str(notes[file]))}[/]")
             summary: list[str] = []
@@ -363,13 +303,13 @@ def run_record_command(
                 file,
                 session,
                 llms,
-                memory=memory,
-                args=args,
-                secrets=secrets,
+                memory=inputs.memory,
+                args=inputs.args,
+                secrets=inputs.secrets,
                 options=options,
                 rundir=rundir,
                 on_step=lambda rec: console.print(_step_line(rec)),
-                device=device,
+                device=device.text,
                 on_summary=summary.append,
                 on_proof_step=_proof_printer(console),
             )
@@ -409,9 +349,8 @@ def _models(usage: UsageTotals) -> str:
     return f" ({'; '.join(said)})" if said else ""
 
 
-def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail]], device: str) -> str | None:
+def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail]], platform: str) -> str | None:
     """Usage errors of --step / --from / --keep-unverified, before the device; why the agent must run."""
-    from trailblaze.devices import parse_device_spec
     from trailblaze.errors import UsageError
 
     if options.keep_unverified and not options.verify:
@@ -424,7 +363,7 @@ def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail
     if len(trails) != 1:
         raise UsageError(f"{flags} picks steps of one trail; pass exactly one trail file (got {len(trails)})")
     file, trail = trails[0]
-    chosen = chosen_steps(trail, parse_device_spec(device).platform, options.steps, options.from_step)
+    chosen = chosen_steps(trail, platform, options.steps, options.from_step)
     assert chosen is not None
     numbers = ", ".join(str(i + 1) for i in sorted(chosen))
     return f"{file}: {flags} re-solves step{'s' * (len(chosen) != 1)} {numbers}"
@@ -459,49 +398,15 @@ def _print_recording(console: Console, file: Path, record: TrailRecord, summary:
     console.print(_diff_markup(record.heal_diff))
 
 
-def run_replay_command(
-    paths: list[str],
-    *,
-    device: str,
-    self_heal: bool,
-    junit: str | None,
-    report: str | None,
-    tags: list[str],
-    memory: dict[str, str],
-    args: dict[str, str],
-    secrets: dict[str, str],
-    model: str | None,
-    run_dir: str | None,
-    command: list[str],
-    max_llm_calls: int = 50,
-    screenshots: bool = True,
-    latency: str | None = None,
-    web: WebOptions | None = None,
-    element_timeout: float | None = None,
-    llm_timeout: float | None = None,
-    llm_retries: int | None = None,
-    shard: Shard | None = None,
-    durations: Mapping[str, float] | None = None,
-    llm_base_url: str | None = None,
-    report_screenshots: ScreenshotMode = "steps",
-    device_logs: DeviceLogMode = "on-failure",
-    trace: bool = False,
-    install: Sequence[str] = (),
-    reinstall: bool = False,
-    policy: CiPolicy | None = None,
-) -> int:
+def run_replay_command(run: ReplayRun) -> int:
     """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
 
-    `policy` holds the CI knobs (`trailblaze.ci_policy`): `--retries` re-runs a failed trail from a
-    clean launch, `--fail-on-flaky` fails the build on a late pass, `--max-heals` bounds self-heal;
+    `run.policy` holds the CI knobs (`trailblaze.ci_policy`): `--retries` re-runs a failed trail from
+    a clean launch, `--fail-on-flaky` fails the build on a late pass, `--max-heals` bounds self-heal;
     a quarantined trail (`config.quarantine`) never fails it.
 
-    `shard` keeps only this CI job's share of the trails (`trailblaze.shard`), balanced by the
-    `durations` of a previous run when given; an empty share still writes its (empty) reports.
-
-    `element_timeout` bounds how long a selector is polled before its tool fails (None: 5 s);
-    `llm_timeout` / `llm_retries` bound each model call (None: 30 s, 2 retries).
-    `report_screenshots` picks the run directory's screenshots (`--screenshots`: steps, failures, off).
+    `run.shard` keeps only this CI job's share of the trails (`trailblaze.shard`), balanced by the
+    `run.durations` of a previous run when given; an empty share still writes its (empty) reports.
 
     The run directory, the HTML report and the JUnit file are written even when a trail fails or
     the device dies mid-run.
@@ -517,28 +422,30 @@ def run_replay_command(
     from trailblaze._files import check_writable
     from trailblaze.errors import InfrastructureError, UsageError
 
-    policy = policy or CiPolicy()
-    trails = [(file, load_trail(file)) for file in _trail_files(paths, device)]  # all load before the device
-    if tags:
-        wanted = set(tags)
+    device, inputs, policy, shard = run.device, run.inputs, run.policy, run.shard
+    junit, report = run.output.junit, run.output.report
+    # all load before the device
+    trails = [(file, load_trail(file)) for file in _trail_files(run.paths, device.platform)]
+    if run.tags:
+        wanted = set(run.tags)
         trails = [(f, t) for f, t in trails if wanted & set((t.config.tags if t.config else None) or [])]
         if not trails:
-            raise UsageError(f"no trail is tagged {', '.join(tags)}; check --tags against config.tags")
+            raise UsageError(f"no trail is tagged {', '.join(run.tags)}; check --tags against config.tags")
     if shard is not None:
-        trails = _shard_trails(trails, shard, durations)
-    _preflight(trails, device, memory=memory, args=args, secrets=secrets, tools=not self_heal)
+        trails = _shard_trails(trails, shard, run.durations)
+    _preflight(trails, device.platform, inputs, tools=not run.replay.self_heal)
     if report:
         check_writable(_report_target(report), "--report")
     if junit:
         check_writable(junit, "--junit")
-    llms = _LLMs(model, llm_timeout, llm_retries, llm_base_url)
-    why = _agent_needed(trails, device)
+    llms = _LLMs(run.model.model, run.model.timeout, run.model.retries, run.model.base_url)
+    why = _agent_needed(trails, device.platform)
     if why:
         llms.check(why)
     console = _console()
-    rundir, created = _open_run_dir(run_dir, secrets, command, device, report_screenshots)
-    rundir.device_logs = device_logs
-    rundir.keep_trace = trace
+    rundir, created = _open_run_dir(run.output.run_dir, inputs.secrets, run.command(), device.text, run.output.screenshots)
+    rundir.device_logs = device.device_logs
+    rundir.keep_trace = device.trace
     root = rundir.root
     rundir.run.shard = str(shard) if shard is not None else None
     if not trails:  # more shards than trails: this job has nothing to do, and says so in its reports
@@ -547,11 +454,10 @@ def run_replay_command(
         _write_reports(console, rundir, junit, report)
         console.print(f"shard {shard}: no trail falls in this shard — run directory {_escape(str(root))}")
         return 0
-    options = ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls, screenshots=screenshots)
     broken: InfrastructureError | None = None
     wants_reports = bool(junit or report)
     try:
-        session = _open_session(device, latency, rundir, created and not wants_reports, llms, element_timeout, web)
+        session = _open_session(device, rundir, created and not wants_reports, llms)
     except InfrastructureError as exc:
         if wants_reports:  # CI reads these every time: each trail is an error naming the cause
             _never_started(rundir, trails, device, exc)
@@ -563,18 +469,18 @@ def run_replay_command(
         return replay_trail(
             trail,
             session,
-            options=options,
-            memory=build_memory(trail, memory, args, secrets),
+            options=run.replay,
+            memory=build_memory(trail, inputs.memory, inputs.args, inputs.secrets),
             llm_factory=llms,
             rundir=rundir,
-            device=device,
+            device=device.text,
             on_step=lambda rec: console.print(_step_line(rec)),
         )
 
     try:
-        _install(console, session, install, reinstall)
+        _install(console, session, device.install, device.reinstall)
         for file, trail in trails:
-            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device)}")
+            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device.text)}")
             if trail.note:
                 console.print(f"  [dim]note: {_escape(trail.note)}[/]")
             try:
@@ -667,14 +573,13 @@ def _shard_trails(
 
 
 def _never_started(
-    rundir: RunDir, trails: list[tuple[Path, Trail]], device: str, exc: BaseException
+    rundir: RunDir, trails: list[tuple[Path, Trail]], device: DeviceChoice, exc: BaseException
 ) -> None:
     """Record every trail as an `error` with the device's failure: the device never opened."""
-    from trailblaze.devices import parse_device_spec
     from trailblaze.rundir import now_iso
 
-    platform = parse_device_spec(device).platform
-    error = f"device {device} did not open, nothing ran: {getattr(exc, 'message', str(exc))}"
+    platform = device.spec.platform
+    error = f"device {device.text} did not open, nothing ran: {getattr(exc, 'message', str(exc))}"
     for file, trail in trails:
         config = trail.config
         rundir.run.trails.append(
@@ -682,7 +587,7 @@ def _never_started(
                 path=str(file),
                 id=config.id if config else None,
                 title=config.title if config else None,
-                device=device,
+                device=device.text,
                 platform=platform,
                 status="error",
                 error=rundir.memory.redact(error),

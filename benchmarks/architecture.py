@@ -1,0 +1,93 @@
+"""Figures of the code's shape (issue 29): modules at the top of `trailblaze/`, the largest parameter
+lists, how many tool / context / kind definitions there are, and how many layers the imports make.
+
+    python benchmarks/architecture.py
+
+The import graph is the one tests/test_layering.py checks (every import inside `trailblaze/`, module
+level or not); "layers" is the longest import chain, counted in modules.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "trailblaze"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def _graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                subs = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in modules]
+                targets = subs if len(subs) == len(node.names) else [node.module, *subs]
+            graph[name].update(t for t in targets if t in modules and t != name)
+    return graph
+
+
+def _layers(graph: dict[str, set[str]]) -> int:
+    sys.setrecursionlimit(10_000)
+
+    @functools.cache
+    def depth(name: str) -> int:
+        return 1 + max((depth(d) for d in graph[name]), default=0)
+
+    return max(depth(n) for n in graph)
+
+
+def _parameters(modules: dict[str, Path]) -> list[tuple[int, str]]:
+    found = []
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                a = node.args
+                count = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
+                count -= 1 if a.args and a.args[0].arg in ("self", "cls") else 0
+                found.append((count, f"{name}.{node.name}"))
+    return sorted(found, reverse=True)
+
+
+def main() -> None:
+    modules = _modules()
+    top = [p for p in PACKAGE.glob("*.py")]
+    packages = [p for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
+    text = {name: path.read_text("utf-8") for name, path in modules.items()}
+    kinds = sum(len(re.findall(r"^\s*Kind\s*=\s*Literal\[", t, re.M)) for t in text.values())
+    contexts = sorted(
+        f"{name}.{m}" for name, t in text.items() for m in re.findall(r"^class (\w*Context)\b", t, re.M)
+    )
+    tool_classes = sorted(
+        f"{name}.{m}" for name, t in text.items() for m in re.findall(r"^class (\w*Tool)\b", t, re.M)
+    )
+    params = _parameters(modules)
+    lines = sum(t.count("\n") for t in text.values())
+    print(f"modules in trailblaze/ (all): {len(modules)}; at the top level: {len(top)}; subpackages: {len(packages)}")
+    print(f"lines in trailblaze/: {lines}")
+    print(f"import layers (longest chain): {_layers(_graph(modules))}")
+    print(f"`Kind = Literal[...]` definitions: {kinds}")
+    print(f"*Context classes: {len(contexts)} ({', '.join(contexts)})")
+    print(f"*Tool classes: {len(tool_classes)} ({', '.join(tool_classes)})")
+    print("largest parameter counts:")
+    for count, name in params[:5]:
+        print(f"  {count:3d}  {name}")
+    print(f"functions over 10 parameters: {sum(1 for c, _ in params if c > 10)}")
+
+
+if __name__ == "__main__":
+    main()
