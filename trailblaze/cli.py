@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import traceback
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import click
@@ -21,7 +22,8 @@ from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
 
 if TYPE_CHECKING:
     from trailblaze.artifacts import ScreenshotMode
-    from trailblaze.run_options import DeviceChoice
+    from trailblaze.ci_policy import CiPolicy
+    from trailblaze.run_options import DeviceChoice, ModelChoice, RecordOptions, RunInputs, RunOutput
     from trailblaze.web_options import WebOptions
 
 
@@ -44,6 +46,121 @@ def _debug_option(f: Any) -> Any:
     return click.option(
         "--debug", is_flag=True, expose_value=False, help="Show tracebacks on errors (or TRAILBLAZE_DEBUG=1)."
     )(f)
+
+
+def _grouped(name: str, build: Any, *keys: str) -> Callable[[Any], Any]:
+    """Hands the command the options `keys` as one value, `build(**those options)`, named `name`:
+    `record` / `replay` take a few option objects (trailblaze.run_options), not one parameter per flag."""
+
+    def decorate(f: Any) -> Any:
+        @functools.wraps(f)
+        def collect(*args: Any, **kwargs: Any) -> Any:
+            parts = {key: kwargs.pop(key) for key in keys}
+            return f(*args, **{name: build(**parts)}, **kwargs)
+
+        return collect
+
+    return decorate
+
+
+def _device_choice(
+    device: str,
+    latency: str | None,
+    web: WebOptions,
+    element_timeout: float | None,
+    device_logs: str,
+    trace: bool,
+    install: tuple[str, ...],
+    reinstall: bool,
+) -> DeviceChoice:
+    """`--device` and its options, the spec parsed once for the whole run."""
+    from trailblaze.device_logs import DeviceLogMode
+    from trailblaze.run_options import DeviceChoice
+
+    return DeviceChoice.parse(
+        device,
+        latency=_latency_for(device, latency),
+        web=web,
+        element_timeout=element_timeout,
+        device_logs=cast("DeviceLogMode", device_logs),
+        trace=_trace(trace),
+        install=install,
+        reinstall=reinstall,
+    )
+
+
+def _run_inputs(
+    memory: tuple[str, ...], args: tuple[str, ...], secrets: tuple[str, ...], secret_files: tuple[str, ...]
+) -> RunInputs:
+    from trailblaze.run_options import RunInputs
+
+    return RunInputs(_key_values(memory, "--memory"), _key_values(args, "--arg"), _secrets(secrets, secret_files))
+
+
+def _model_choice(
+    model: str | None, llm_base_url: str | None, llm_timeout: float | None, llm_retries: int | None
+) -> ModelChoice:
+    from trailblaze.run_options import ModelChoice
+
+    return ModelChoice(model, llm_base_url, llm_timeout, llm_retries)
+
+
+def _run_output(
+    run_dir: str | None, report_screenshots: str, junit_path: str | None = None, report_path: str | None = None
+) -> RunOutput:
+    from trailblaze.run_options import RunOutput
+
+    return RunOutput(run_dir, cast("ScreenshotMode", report_screenshots), junit_path, report_path)
+
+
+def _record_options(
+    max_llm_calls: int,
+    no_screenshots: bool,
+    rerecord: bool,
+    steps: tuple[int, ...],
+    from_step: int | None,
+    no_verify: bool,
+    keep_unverified: bool,
+    ask: str,
+) -> RecordOptions:
+    from trailblaze.ask import AskMode, asker_for
+    from trailblaze.run_options import RecordOptions
+
+    return RecordOptions(
+        max_llm_calls=max_llm_calls,
+        screenshots=not no_screenshots,
+        rerecord=rerecord,
+        steps=steps,
+        from_step=from_step,
+        verify=not no_verify,
+        keep_unverified=keep_unverified,
+        ask=asker_for(cast("AskMode", ask)),
+    )
+
+
+def _ci_policy(retries: int, fail_on_flaky: bool, max_heals: int | None) -> CiPolicy:
+    from trailblaze.ci_policy import CiPolicy
+
+    return CiPolicy(retries=retries, fail_on_flaky=fail_on_flaky, max_heals=max_heals)
+
+
+_run_groups = (
+    _grouped(
+        "device", _device_choice,
+        "device", "latency", "web", "element_timeout", "device_logs", "trace", "install", "reinstall",
+    ),
+    _grouped("inputs", _run_inputs, "memory", "args", "secrets", "secret_files"),
+    _grouped("model", _model_choice, "model", "llm_base_url", "llm_timeout", "llm_retries"),
+)  # fmt: skip
+
+
+def _with_run_groups(*more: Any) -> Callable[[Any], Any]:
+    def decorate(f: Any) -> Any:
+        for group in reversed((*_run_groups, *more)):
+            f = group(f)
+        return f
+
+    return decorate
 
 
 _WEB_OPTIONS = (
@@ -848,60 +965,28 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @_screenshots_option
 @_debug_option
 @click.pass_context
+@_with_run_groups(
+    _grouped("output", _run_output, "run_dir", "report_screenshots"),
+    _grouped(
+        "options", _record_options,
+        "max_llm_calls", "no_screenshots", "rerecord", "steps", "from_step", "no_verify", "keep_unverified", "ask",
+    ),
+)  # fmt: skip
 def record_command(
     ctx: click.Context,
     trails: tuple[str, ...],
-    device: str,
-    latency: str | None,
-    web: WebOptions,
-    memory: tuple[str, ...],
-    args: tuple[str, ...],
-    secrets: tuple[str, ...],
-    secret_files: tuple[str, ...],
-    model: str | None,
-    max_llm_calls: int,
-    no_screenshots: bool,
-    rerecord: bool,
-    steps: tuple[int, ...],
-    from_step: int | None,
-    no_verify: bool,
-    keep_unverified: bool,
-    ask: str,
-    element_timeout: float | None,
-    device_logs: str,
-    trace: bool,
-    install: tuple[str, ...],
-    reinstall: bool,
-    llm_timeout: float | None,
-    llm_retries: int | None,
-    llm_base_url: str | None,
-    run_dir: str | None,
-    report_screenshots: str,
+    device: DeviceChoice,
+    inputs: RunInputs,
+    model: ModelChoice,
+    output: RunOutput,
+    options: RecordOptions,
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
     recordings before they are written back."""
-    from trailblaze.ask import AskMode, asker_for
-    from trailblaze.run_options import ModelChoice, RecordOptions, RecordRun, RunInputs, RunOutput
+    from trailblaze.run_options import RecordRun
     from trailblaze.runner import run_record_command
 
-    run = RecordRun(
-        paths=trails,
-        device=_device_choice(device, latency, web, element_timeout, device_logs, trace, install, reinstall),
-        inputs=RunInputs(_key_values(memory, "--memory"), _key_values(args, "--arg"), _secrets(secrets, secret_files)),
-        model=ModelChoice(model, llm_base_url, llm_timeout, llm_retries),
-        output=RunOutput(run_dir, cast("ScreenshotMode", report_screenshots)),
-        record=RecordOptions(
-            max_llm_calls=max_llm_calls,
-            screenshots=not no_screenshots,
-            rerecord=rerecord,
-            steps=steps,
-            from_step=from_step,
-            verify=not no_verify,
-            keep_unverified=keep_unverified,
-            ask=asker_for(cast("AskMode", ask)),
-        ),
-    )
-    code = run_record_command(run)
+    code = run_record_command(RecordRun(trails, device, inputs, model, output, options))
     ctx.exit(code)
 
 
@@ -946,37 +1031,23 @@ def record_command(
 @_screenshots_option
 @_debug_option
 @click.pass_context
+@_with_run_groups(
+    _grouped("output", _run_output, "run_dir", "report_screenshots", "junit_path", "report_path"),
+    _grouped("policy", _ci_policy, "retries", "fail_on_flaky", "max_heals"),
+)
 def replay_command(
     ctx: click.Context,
     paths: tuple[str, ...],
-    device: str,
-    latency: str | None,
-    web: WebOptions,
+    device: DeviceChoice,
+    inputs: RunInputs,
+    model: ModelChoice,
+    output: RunOutput,
+    policy: CiPolicy,
     self_heal: bool,
-    junit_path: str | None,
-    report_path: str | None,
     tags: str,
-    memory: tuple[str, ...],
-    args: tuple[str, ...],
-    secrets: tuple[str, ...],
-    secret_files: tuple[str, ...],
-    model: str | None,
     max_llm_calls: int,
-    element_timeout: float | None,
-    device_logs: str,
-    trace: bool,
-    install: tuple[str, ...],
-    reinstall: bool,
-    llm_timeout: float | None,
-    llm_retries: int | None,
-    llm_base_url: str | None,
-    run_dir: str | None,
     shard_text: str | None,
     shard_durations: str | None,
-    retries: int,
-    fail_on_flaky: bool,
-    max_heals: int | None,
-    report_screenshots: str,
 ) -> None:
     """Replay trail files or folders with their recordings: no LLM unless a step needs one.
 
@@ -989,10 +1060,9 @@ def replay_command(
     reported, but its failure does not fail the run. --max-heals N fails a --self-heal run that
     healed more than N steps; every heal is listed in the summary with its diff.
     """
-    from trailblaze.ci_policy import CiPolicy
     from trailblaze.errors import UsageError
     from trailblaze.replay import ReplayOptions
-    from trailblaze.run_options import ModelChoice, ReplayRun, RunInputs, RunOutput
+    from trailblaze.run_options import ReplayRun
     from trailblaze.runner import run_replay_command
     from trailblaze.shard import load_durations, parse_shard
 
@@ -1001,15 +1071,15 @@ def replay_command(
         raise UsageError("--shard-durations balances shards: add --shard I/N")
     run = ReplayRun(
         paths=paths,
-        device=_device_choice(device, latency, web, element_timeout, device_logs, trace, install, reinstall),
-        inputs=RunInputs(_key_values(memory, "--memory"), _key_values(args, "--arg"), _secrets(secrets, secret_files)),
-        model=ModelChoice(model, llm_base_url, llm_timeout, llm_retries),
-        output=RunOutput(run_dir, cast("ScreenshotMode", report_screenshots), junit_path, report_path),
+        device=device,
+        inputs=inputs,
+        model=model,
+        output=output,
         replay=ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls),
         tags=tuple(t.strip() for t in tags.split(",") if t.strip()),
         shard=shard,
         durations=load_durations(shard_durations) if shard_durations is not None else None,
-        policy=CiPolicy(retries=retries, fail_on_flaky=fail_on_flaky, max_heals=max_heals),
+        policy=policy,
     )
     code = run_replay_command(run)
     ctx.exit(code)
@@ -1089,32 +1159,6 @@ def mcp_command(
         Memory(secrets=found), session=session, open_session=open_session, secrets=found, confinement=confinement
     )
     serve(bench, http_port=http_port, token=token, announce=lambda line: click.echo(line, err=True))
-
-
-def _device_choice(
-    device: str,
-    latency: str | None,
-    web: WebOptions,
-    element_timeout: float | None,
-    device_logs: str,
-    trace: bool,
-    install: tuple[str, ...],
-    reinstall: bool,
-) -> DeviceChoice:
-    """`--device` and its options, the spec parsed once for the whole run."""
-    from trailblaze.device_logs import DeviceLogMode
-    from trailblaze.run_options import DeviceChoice
-
-    return DeviceChoice.parse(
-        device,
-        latency=_latency_for(device, latency),
-        web=web,
-        element_timeout=element_timeout,
-        device_logs=cast("DeviceLogMode", device_logs),
-        trace=_trace(trace),
-        install=install,
-        reinstall=reinstall,
-    )
 
 
 def _trace(trace: bool) -> bool:
