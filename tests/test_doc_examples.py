@@ -193,6 +193,10 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     ),
     "trailblaze sim openai --port 8788": Run(shows="http://127.0.0.1:8788/v1"),
     # docs: the site
+    "python benchmarks/report_picture.py": Elsewhere(
+        "hand: replays the examples and photographs their report in Chromium (about 20 s), rewriting "
+        "docs/images/report.png; here only `--help` runs"
+    ),
     'pip install -e ".[docs]"': Elsewhere(
         "test_the_documented_extras_exist_and_dev_installs_them (no network here); the site it builds is "
         "tests/test_docs_site.py's `mkdocs build --strict`"
@@ -306,7 +310,12 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
 
 @pytest.mark.parametrize(
     ("script", "option"),
-    [("record_replay_20.py", "--runs"), ("pytest_workers.py", "--workers"), ("mutant_kills.py", "--trail")],
+    [
+        ("record_replay_20.py", "--runs"),
+        ("pytest_workers.py", "--workers"),
+        ("mutant_kills.py", "--trail"),
+        ("report_picture.py", "--width"),
+    ],
 )
 def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:
     assert f"python benchmarks/{script}" in PLAN
