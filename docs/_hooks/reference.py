@@ -244,7 +244,9 @@ def trail_format_page() -> str:
         out += [
             "## trailhead",
             "",
-            defs["Trailhead"].get("description", ""),
+            defs["Trailhead"].get("description")
+            or "The trail's start: a step whose recording brings the app to the state the steps start from "
+            "(record's proof replay relaunches the app through it).",
             "",
             *_fields_table(defs["Trailhead"]),
             "",
