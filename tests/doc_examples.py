@@ -1,4 +1,9 @@
-"""The example commands of README.md and of every `trailblaze COMMAND --help`, parsed out of them.
+"""The example commands of README.md, of every page of the docs site and of every
+`trailblaze COMMAND --help`, parsed out of them.
+
+The site's pages are every `docs/**/*.md` but the folders of `EXCLUDED_DOCS` (each with its reason);
+the reference pages the site generates from the code (docs/_hooks/reference.py) hold the `--help`
+examples, which `help_examples` reads from the commands themselves.
 
 An example is a script: the commands of one fenced shell block in order (a heredoc is one command),
 one inline code span, or one line of a command's `Examples:` epilog (with its `# then: …` command).
@@ -17,6 +22,11 @@ import click
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+EXCLUDED_DOCS = {
+    "docs/adr/": "decision records: their commands say what was decided and measured then; the guides "
+    "hold the commands to run today",
+    "docs/_hooks/": "the site's build hook (Python), not a page",
+}
 
 PROGRAMS = ("trailblaze", "pytest", "python", "adb", "eval", "pip")
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
@@ -34,17 +44,44 @@ class Example:
     commands: tuple[str, ...]
 
 
-def readme_blocks(lang: str) -> list[str]:
-    """The bodies of README.md's fenced blocks of this language."""
-    return [body for kind, body in _FENCE.findall(README.read_text(encoding="utf-8")) if kind == lang]
+def doc_files() -> list[Path]:
+    """README.md and every page of the docs site, but those `EXCLUDED_DOCS` names."""
+    pages = sorted((ROOT / "docs").rglob("*.md"))
+    return [README] + [p for p in pages if not _excluded(p)]
 
 
-def readme_examples() -> list[Example]:
-    text = README.read_text(encoding="utf-8")
+def _excluded(page: Path) -> bool:
+    return any(page.relative_to(ROOT).as_posix().startswith(folder) for folder in EXCLUDED_DOCS)
+
+
+def doc_blocks(lang: str) -> list[str]:
+    """The bodies of the fenced blocks of this language in README.md and the docs' pages."""
+    return [body for page in doc_files() for kind, body in _FENCE.findall(page.read_text(encoding="utf-8"))
+            if kind == lang]  # fmt: skip
+
+
+def doc_section(marker: str) -> str:
+    """The text between `<!-- marker -->` and `<!-- /marker -->`, on whichever page holds it (once)."""
+    found = [text.split(f"<!-- {marker} -->\n", 1)[1].split(f"<!-- /{marker} -->", 1)[0]
+             for page in doc_files() if f"<!-- {marker} -->\n" in (text := page.read_text(encoding="utf-8"))]  # fmt: skip
+    assert len(found) == 1, f"<!-- {marker} --> is on {len(found)} pages of the docs, not one"
+    return found[0]
+
+
+def doc_examples() -> list[Example]:
+    found: list[Example] = []
+    for page in doc_files():
+        found += _page_examples(page)
+    return found
+
+
+def _page_examples(page: Path) -> list[Example]:
+    text = page.read_text(encoding="utf-8")
+    name = page.relative_to(ROOT).as_posix()
     found: list[Example] = []
     for block in _FENCE.finditer(text):
         lang, body = block.group(1), block.group(2)
-        where = f"README.md:{text.count(chr(10), 0, block.start()) + 1}"
+        where = f"{name}:{text.count(chr(10), 0, block.start()) + 1}"
         commands = _block_commands(lang, body)
         if commands:
             found.append(Example(where, tuple(commands)))
@@ -52,7 +89,7 @@ def readme_examples() -> list[Example]:
     for span in _INLINE.finditer(prose):
         command = " ".join(span.group(1).split())
         if _is_command(command):
-            found.append(Example(f"README.md:{prose.count(chr(10), 0, span.start()) + 1}", (command,)))
+            found.append(Example(f"{name}:{prose.count(chr(10), 0, span.start()) + 1}", (command,)))
     return found
 
 

@@ -111,11 +111,10 @@ def test_the_demo_model_is_labelled_as_itself_and_costs_nothing() -> None:
     assert (response.provider, response.model, response.cost_usd) == ("demo", "trailblaze-demo", 0.0)
 
 
-def test_the_readme_lists_the_same_phrasings() -> None:
-    from pathlib import Path
+def test_the_docs_list_the_same_phrasings() -> None:
+    from tests.doc_examples import doc_section
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    listed = readme.split("<!-- demo-phrasings -->\n", 1)[1].split("<!-- /demo-phrasings -->", 1)[0]
+    listed = doc_section("demo-phrasings")  # in docs/guides/recording.md
     assert listed.splitlines() == [f"- {p}" for p in PHRASINGS]
 
 

@@ -1,7 +1,8 @@
-"""Every example command of README.md and of every `trailblaze COMMAND --help` runs as written.
+"""Every example command of README.md, of every page of the docs site and of every
+`trailblaze COMMAND --help` runs as written.
 
-Each example (tests/doc_examples.py) runs in bash in a fresh project folder holding the README's own
-files (its Python test example, its `conftest.py`, its `login.trail.md`) and the example trail
+Each example (tests/doc_examples.py) runs in bash in a fresh project folder holding the docs' own
+files (the pytest guide's Python test example and `conftest.py`, the trails guide's `login.trail.md`) and the example trail
 `trails/login.trail.yaml` with the demo's tools — one trail keeps a `trails/` example to seconds.
 What an example needs from outside is a local stand-in: the model is the Messages-API fake serving
 the demo policy (`ANTHROPIC_BASE_URL`), `--device android` is a simulated phone behind an adb server
@@ -38,7 +39,15 @@ import yaml
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from packaging.requirements import Requirement
 
-from tests.doc_examples import ROOT, Example, help_examples, readme_blocks, readme_examples
+from tests.doc_examples import (
+    EXCLUDED_DOCS,
+    ROOT,
+    Example,
+    doc_blocks,
+    doc_examples,
+    doc_files,
+    help_examples,
+)
 from tests.report_support import build_run_dir
 from tests.system_tools import require
 from trailblaze.testing.chat_completions_api import FakeChatCompletionsAPI
@@ -54,7 +63,7 @@ class Run:
     `verify unrecorded` (its login trail's last step, a verify, has no recording: the model records
     it, and the rest replays), `shard runs` (run directories `shards/1` … `shards/3`), `mcp trail`
     (`trails/login-mcp.trail.yaml`, authored by a `trailblaze mcp` session on `--device android` as
-    the README shows)."""
+    the MCP guide shows)."""
 
     code: int = 0
     shows: str = ""
@@ -89,10 +98,10 @@ _MERGE = "trailblaze report --merge shards --report report.html --junit junit.xm
 _DEMO_SETUP = "trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html"
 
 PLAN: dict[str, Run | Mcp | Elsewhere] = {
-    # README: setup (its replay is also the replay --help example run below)
+    # docs: setup (its replay is also the replay --help example run below)
     f'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web && {_DEMO_SETUP}': _CI,
     "python -m pytest -n 2": _CI,
-    # README: try it without a phone
+    # docs: try it without a phone
     "trailblaze snapshot --device sim:android": Run(shows='Button "Sign in"'),
     "trailblaze sim android --port 15037": Run(shows="127.0.0.1:15037"),
     "adb -P 15037 devices": Run(shows="emulator-5554\tdevice"),
@@ -101,7 +110,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze sim ios --port 18100": Run(shows="http://127.0.0.1:18100"),
     "trailblaze sim android": Run(shows="127.0.0.1:"),
     "trailblaze schema": Run(shows='"$schema"'),
-    # README: record
+    # docs: record
     "export ANTHROPIC_API_KEY=…": Run(),
     "trailblaze record trails/login.trail.yaml --device sim:android --secret password=hunter2": Run(
         shows="5/5 steps passed"  # all recorded already: record replays them
@@ -115,7 +124,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "ANTHROPIC_BASE_URL=http://127.0.0.1:8787 trailblaze record first.trail.yaml --device sim:android "
     "--secret password=hunter2": _RECORD_DEMO,
     "trailblaze replay first.trail.yaml --device sim:android --secret password=hunter2": _RECORD_DEMO,
-    # README: web (the vendored TodoMVC app in a real Chromium)
+    # docs: web (the vendored TodoMVC app in a real Chromium)
     "pip install -e ./drivers/web": _CI,
     "trailblaze replay trails/web/ --device web": Run(shows="1 trail: 1 passed", given="web trail"),
     'trailblaze replay trails/web/ --device web --emulate "iPhone 15"': Run(shows="1 trail: 1 passed", given="web trail"),
@@ -145,7 +154,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze replay trails/ --device android --install app-debug.apk": Elsewhere(
         "tests/test_install_permissions.py, which replays with --install of an APK on the simulated phone"
     ),
-    # README: commands, tools, CI
+    # docs: commands, tools, CI
     "trailblaze devices": Run(shows="android:emulator-5554"),
     "trailblaze -V": Run(shows="trailblaze, version "),
     'eval "$(_TRAILBLAZE_COMPLETE=bash_source trailblaze)"': Run(),
@@ -155,14 +164,14 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze replay trails/ --device android --secret password --junit junit.xml --report report.html": Run(
         shows="1 trail: 1 passed"
     ),
-    # README: pytest
+    # docs: pytest
     "pytest trails/": Run(shows="1 passed"),
     "pytest trails/ -m smoke": Run(shows="1 passed"),
     "pytest tests/": Run(shows="2 passed"),
     "pytest e2e/": Run(shows="1 passed"),
     "pytest tests/data/pytest/trails/email.trail.yaml --device sim:android:demo@v2 "
     "--trailblaze-element-timeout 1": Run(code=1, shows="trail demo/email failed on sim:android:demo@v2"),
-    # README: choosing the model (the OpenAI-compatible server is FakeChatCompletionsAPI, the demo policy)
+    # docs: choosing the model (the OpenAI-compatible server is FakeChatCompletionsAPI, the demo policy)
     "pip install 'trailblaze[openai]'": _EXTRAS,
     "pip install 'trailblaze[bedrock]'": _EXTRAS,
     "pip install 'trailblaze[vertex]'": _EXTRAS,
@@ -183,7 +192,16 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         shows="(openai:Qwen/Qwen2.5-VL-7B-Instruct)", given="verify unrecorded"
     ),
     "trailblaze sim openai --port 8788": Run(shows="http://127.0.0.1:8788/v1"),
-    # README: MCP
+    # docs: the site
+    "python benchmarks/report_picture.py": Elsewhere(
+        "hand: replays the examples and photographs their report in Chromium (about 20 s), rewriting "
+        "docs/images/report.png; here only `--help` runs"
+    ),
+    'pip install -e ".[docs]"': Elsewhere(
+        "test_the_documented_extras_exist_and_dev_installs_them (no network here); the site it builds is "
+        "tests/test_docs_site.py's `mkdocs build --strict`"
+    ),
+    # docs: MCP
     "trailblaze mcp": Mcp("list_devices", shows="sim:android"),
     "pip install 'trailblaze[mcp]'": _EXTRAS,
     "claude mcp add trailblaze -e TRAILBLAZE_SECRET_PASSWORD=hunter2 -- trailblaze mcp --device sim:android "
@@ -191,7 +209,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze replay trails/login-mcp.trail.yaml --device android --secret password": Run(
         shows="1 trail: 1 passed", given="mcp trail"
     ),
-    # README: shards, devices
+    # docs: shards, devices
     _SHARDS.format(1, 1): Run(shows="1 trail: 1 passed"),
     _SHARDS.format(2, 2): Run(shows="no trail"),
     _SHARDS.format(3, 3): Run(shows="no trail"),
@@ -256,7 +274,7 @@ def _plan(command: str) -> Run | Mcp | Elsewhere:
 def _examples() -> list[Example]:
     seen: set[tuple[str, ...]] = set()
     unique = []
-    for example in readme_examples() + help_examples():
+    for example in doc_examples() + help_examples():
         if example.commands not in seen:  # the same script in two places runs once
             seen.add(example.commands)
             unique.append(example)
@@ -273,6 +291,18 @@ def test_every_example_has_a_plan() -> None:
     assert len(EXAMPLES) >= 35  # the parser still finds them all
 
 
+def test_every_page_of_the_site_is_read_or_excluded_with_a_reason() -> None:
+    pages = {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md")}
+    read = {p.relative_to(ROOT).as_posix() for p in doc_files()}
+    assert {"docs/getting-started/index.md", "docs/guides/pytest.md", "docs/guides/mcp.md"} <= read
+    unread = pages - read
+    assert all(any(p.startswith(folder) for folder in EXCLUDED_DOCS) for p in unread), unread
+    assert all(reason.strip() for reason in EXCLUDED_DOCS.values())
+    # the guides hold the examples the README used to: they are found where they now are
+    wheres = {e.where.split(":", 1)[0] for e in EXAMPLES}
+    assert {"README.md", "docs/guides/recording.md", "docs/guides/sharding.md", "docs/guides/pytest.md"} <= wheres
+
+
 def test_no_example_takes_the_real_adb_servers_port() -> None:
     # 5037 is where the real adb server (and `trailblaze devices`) listens: a simulator there clashes.
     assert [c for e in EXAMPLES for c in e.commands if re.search(r"\b5037\b", c)] == []
@@ -280,7 +310,12 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
 
 @pytest.mark.parametrize(
     ("script", "option"),
-    [("record_replay_20.py", "--runs"), ("pytest_workers.py", "--workers"), ("mutant_kills.py", "--trail")],
+    [
+        ("record_replay_20.py", "--runs"),
+        ("pytest_workers.py", "--workers"),
+        ("mutant_kills.py", "--trail"),
+        ("report_picture.py", "--width"),
+    ],
 )
 def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:
     assert f"python benchmarks/{script}" in PLAN
@@ -297,6 +332,8 @@ def test_the_documented_extras_exist_and_dev_installs_them() -> None:
     pip = re.compile(r"pip install 'trailblaze\[(\w+)\]'")
     named = {m[1] for e in EXAMPLES for c in e.commands if (m := pip.fullmatch(c))}
     assert named == {"openai", "bedrock", "vertex", "mcp"}
+    assert any('pip install -e ".[docs]"' in c for e in EXAMPLES for c in e.commands)
+    named.add("docs")  # the README's, from the checkout: `pip install -e ".[docs]"`
     for extra in named:
         for text in extras[extra]:
             want = Requirement(text)
@@ -305,15 +342,15 @@ def test_the_documented_extras_exist_and_dev_installs_them() -> None:
 
 
 def test_the_mcp_json_config_is_the_planned_server_command() -> None:
-    (config,) = [json.loads(block) for block in readme_blocks("json") if "mcpServers" in block]
+    (config,) = [json.loads(block) for block in doc_blocks("json") if "mcpServers" in block]
     server = config["mcpServers"]["trailblaze"]
     command = " ".join([server["command"], *server["args"]])
     assert isinstance(PLAN[command], Mcp)  # so it runs with the MCP client above
     assert server["env"] == {"TRAILBLAZE_SECRET_PASSWORD": "hunter2"}
 
 
-def test_the_readme_tool_excerpt_is_from_the_demo_tools() -> None:
-    (excerpt,) = [block for block in readme_blocks("python") if "@trailblaze.tool" in block]
+def test_the_docs_tool_excerpt_is_from_the_demo_tools() -> None:
+    (excerpt,) = [block for block in doc_blocks("python") if "@trailblaze.tool" in block]
     source = (ROOT / "trails" / "tools" / "demo.py").read_text()
     for line in excerpt.splitlines()[1:]:  # after the `# trails/tools/demo.py` caption
         assert line.strip() == "..." or line.removesuffix('"""') in source, line
@@ -553,11 +590,11 @@ def _project(folder: Path, *, runs: bool, given: set[str], run_dir: Path) -> Pat
     shutil.copy(ROOT / "tests" / "data" / "pytest" / "trails" / "email.trail.yaml", data)
     (folder / "e2e").mkdir()
     shutil.copy(ROOT / "tests" / "data" / "pytest" / "trails" / "email.trail.yaml", folder / "e2e")
-    (test,) = [b for b in readme_blocks("python") if "def test_" in b]
-    (conftest,) = [b for b in readme_blocks("python") if "def llm" in b]
+    (test,) = [b for b in doc_blocks("python") if "def test_" in b]
+    (conftest,) = [b for b in doc_blocks("python") if "def llm" in b]
     (folder / "tests" / "test_readme_example.py").write_text(test)
     (folder / "tests" / "conftest.py").write_text(conftest)
-    (markdown,) = readme_blocks("markdown")
+    (markdown,) = doc_blocks("markdown")
     (folder / "login.trail.md").write_text(markdown)
     if runs:
         shutil.copytree(run_dir, folder / ".trailblaze" / "runs" / "20250101-120000")  # `report RUN_DIR`

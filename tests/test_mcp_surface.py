@@ -1,6 +1,7 @@
 """The MCP tool surface as a client lists it (issue 25, item 9), without the SDK or a device: an
 unknown tool name gets a did-you-mean, the ref note is only on the tools that take a ref,
-`trail_verify` names every assertion it allows, and the README counts and names every tool."""
+`trail_verify` names every assertion it allows, and the docs' generated MCP reference counts and names every
+tool."""
 
 from __future__ import annotations
 
@@ -46,10 +47,12 @@ def test_trail_verify_lists_every_assertion_it_allows() -> None:
     assert [t.name for t in TOOLS if t.group == "trails"][:3] == ["trail_start", "trail_step", "trail_verify"]
 
 
-def test_the_readme_counts_and_names_every_tool() -> None:
-    readme = (ROOT / "README.md").read_text()
-    [count] = re.findall(r"The tools \((\d+)\), each with a JSON schema", readme)
+def test_the_mcp_reference_counts_and_names_every_tool() -> None:
+    from tests.site_support import reference_hook
+
+    page = reference_hook().mcp_page()
+    [count] = re.findall(r"lists \*\*(\d+) tools\*\*", page)
     assert int(count) == len(TOOLS)
-    table = readme.split("The tools (", 1)[1].split("\n\n", 2)[1]
-    named = set(re.findall(r"`(\w+)", table))
-    assert {t.name for t in TOOLS} <= named, {t.name for t in TOOLS} - named
+    assert {t.name for t in TOOLS} == set(re.findall(r"^## (\w+)$", page, re.MULTILINE))
+    guide = (ROOT / "docs" / "guides" / "mcp.md").read_text()
+    assert "../reference/mcp.md" in guide and not re.search(r"The tools \(\d+\)", guide)  # no count by hand

@@ -1,5 +1,5 @@
-"""The README's "record without a key" commands run as written: `trailblaze sim llm` in one process,
-the README's shell block in another (only the port is swapped for a free one)."""
+"""The docs' "record without a key" commands (docs/guides/recording.md) run as written: `trailblaze sim
+llm` in one process, the page's shell block in another (only the port is swapped for a free one)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.doc_examples import doc_section
 from trailblaze.runlog import load_run
 from trailblaze.trail import load_trail
 
@@ -20,10 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def readme_blocks() -> list[str]:
-    text = (ROOT / "README.md").read_text()
-    section = re.search(r"<!-- record-demo -->\n(.*?)<!-- /record-demo -->", text, re.DOTALL)
-    assert section, "README.md lost its <!-- record-demo --> block"
-    return re.findall(r"```bash\n(.*?)```", section.group(1), re.DOTALL)
+    return re.findall(r"```bash\n(.*?)```", doc_section("record-demo"), re.DOTALL)
 
 
 def test_readme_record_block_runs_as_written(tmp_path: Path) -> None:

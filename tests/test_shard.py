@@ -111,8 +111,9 @@ trail:
 
 
 def _readme_commands(marker: str) -> list[list[str]]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    block = text.split(f"<!-- {marker} -->", 1)[1].split(f"<!-- /{marker} -->", 1)[0]
+    from tests.doc_examples import doc_section
+
+    block = doc_section(marker)  # in docs/guides/sharding.md
     return [shlex.split(line) for line in block.splitlines() if line.startswith("trailblaze ")]
 
 
@@ -131,7 +132,7 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_the_readme_shards_replay_every_trail_once_and_merge_into_one_report(tmp_path: Path) -> None:
-    """The README's CI recipe, run as written in a project whose `trails/` holds example trails plus
+    """The docs' CI recipe (docs/guides/sharding.md), run as written in a project whose `trails/` holds example trails plus
     one that fails (with `--element-timeout 0.5` added so it fails fast): the 3 shard jobs at the same
     time, as a CI matrix runs them, then `report --merge`. The merged results are the set one unsharded
     run gives. (That every example passes on both platforms is test_pytest_plugin's matrix test.)"""

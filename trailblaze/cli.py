@@ -573,7 +573,7 @@ def _serve_fake_llm(port: int, *, openai: bool = False) -> None:
     )
     _foreground(
         f"{how}   # the demo model: a script for the demo app, not a real model (no API key; runs are labelled "
-        "demo:trailblaze-demo and cost nothing; it understands only the phrasings the README lists); Ctrl-C stops it",
+        "demo:trailblaze-demo and cost nothing; it understands only the phrasings docs/guides/recording.md lists); Ctrl-C stops it",
         api.close,
     )
 

@@ -147,7 +147,7 @@ PHRASINGS = (
     'verify: a sentence quoting what must be shown, e.g. The snackbar "Message archived" is visible',
 )
 """What the demo model understands: clauses joined by "and", "then" or a comma. Listed in its
-failures and in the README (`trailblaze sim llm`)."""
+failures and in docs/guides/recording.md (`trailblaze sim llm`)."""
 
 
 def not_understood(clause: str) -> str:
