@@ -13,10 +13,12 @@ import os
 import signal
 import sys
 import traceback
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
+from trailblaze.__about__ import __version__
 from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
 
 if TYPE_CHECKING:
@@ -133,7 +135,7 @@ def _latency_for(device: str, latency: str | None) -> str | None:
     epilog="Run 'trailblaze COMMAND --help' for a command's options and examples.",
 )
 @click.option("--debug", is_flag=True, envvar="TRAILBLAZE_DEBUG", help="Show tracebacks on errors.")
-@click.version_option(None, "-V", "--version", package_name="trailblaze")
+@click.version_option(__version__, "-V", "--version", prog_name="trailblaze")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Record and replay natural-language trails on Android and iOS."""
@@ -675,14 +677,24 @@ _PROVIDERS_HELP = (
 _MODEL_HELP = _PROVIDERS_HELP + " (default: $TRAILBLAZE_MODEL, then anthropic:claude-sonnet-5)."
 
 
-_screenshots_option = click.option(
-    "--screenshots",
-    "report_screenshots",
-    type=click.Choice(["steps", "failures", "off"]),
-    default="steps",
-    show_default=True,
-    help="Screenshots kept in the run directory and report: after every step, only a failing step's, "
-    "or none (hierarchy dumps are kept either way).",
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def _screenshots_choice(default: str | None, default_help: str) -> Callable[[_Command], _Command]:
+    return click.option(
+        "--screenshots",
+        "report_screenshots",
+        type=click.Choice(["steps", "failures", "off"]),
+        default=default,
+        help="Screenshots kept in the run directory and report: after every step, only a failing step's, "
+        f"or none (hierarchy dumps are kept either way). {default_help}",
+    )
+
+
+_screenshots_option = _screenshots_choice("steps", "[default: steps]")
+# None: decided at run time from the environment (trailblaze.ci_defaults).
+_replay_screenshots_option = _screenshots_choice(
+    None, "[default: steps; failures when CI=true, where a retried trail still keeps every step's]"
 )
 
 
@@ -961,7 +973,7 @@ def record_command(
 @click.option("--fail-on-flaky", is_flag=True, help="A flaky trail (passed only on a retry) fails the run (exit 1).")
 @click.option("--max-heals", type=click.IntRange(min=0), default=None, metavar="N",
               help="With --self-heal: fail the run (exit 1) when more than N steps needed healing.")
-@_screenshots_option
+@_replay_screenshots_option
 @_debug_option
 @click.pass_context
 def replay_command(
@@ -994,7 +1006,7 @@ def replay_command(
     retries: int,
     fail_on_flaky: bool,
     max_heals: int | None,
-    report_screenshots: str,
+    report_screenshots: str | None,
 ) -> None:
     """Replay trail files or folders with their recordings: no LLM unless a step needs one.
 
@@ -1007,6 +1019,7 @@ def replay_command(
     reported, but its failure does not fail the run. --max-heals N fails a --self-heal run that
     healed more than N steps; every heal is listed in the summary with its diff.
     """
+    from trailblaze.ci_defaults import CI_SCREENSHOTS_NOTE, default_screenshots
     from trailblaze.ci_policy import CiPolicy
     from trailblaze.device_logs import DeviceLogMode
     from trailblaze.errors import UsageError
@@ -1019,6 +1032,10 @@ def replay_command(
     if shard_durations is not None and shard is None:
         raise UsageError("--shard-durations balances shards: add --shard I/N")
     durations = load_durations(shard_durations) if shard_durations is not None else None
+    if report_screenshots is None:
+        report_screenshots = default_screenshots(os.environ)
+        if report_screenshots != "steps":
+            _echo(CI_SCREENSHOTS_NOTE, err=True)
 
     code = run_replay_command(
         list(paths),
