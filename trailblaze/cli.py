@@ -161,19 +161,26 @@ _EX = "\b\nExamples:\n"
 @click.option("--platform", type=click.Choice(["android", "ios"]), default="android", show_default=True,
               help="The platform of the example trail's recording and of the CI device.")
 @click.option("--shards", type=click.IntRange(1, 256), default=2, show_default=True,
-              help="How many machines the CI workflow splits the trails over.")
+              help="How many machines the CI workflow splits the trails over (per platform).")
+@click.option("--ios", is_flag=True,
+              help="Also replay on an iOS simulator in CI: a macOS job that builds WebDriverAgent with xcodebuild.")
 @_debug_option
-def init_command(folder: str, app_id: str, platform: str, shards: int) -> None:
+def init_command(folder: str, app_id: str, platform: str, shards: int, ios: bool) -> None:
     """Scaffold a project in FOLDER (default: here): trails/ with an example trail for the app, a
-    conftest.py, pytest settings in pyproject.toml, .github/workflows/trailblaze.yml (replay on a
-    sharded job matrix, one merged HTML report and JUnit file) and a .gitignore for the run
-    directories. Never overwrites a file."""
+    conftest.py, pytest settings in pyproject.toml, .github/workflows/trailblaze.yml and a .gitignore
+    for the run directories. Never overwrites a file.
+
+    The workflow boots an Android emulator on ubuntu-latest (with --ios or --platform ios, an iOS
+    simulator on macOS), installs the app under test, replays the trails on a sharded job matrix
+    and merges the shards into one HTML report and JUnit file. Fill in the lines marked FILL IN
+    (how the app is built and where it lands); docs/guides/ci.md explains each step."""
     from pathlib import Path
 
     from trailblaze.scaffold import GITIGNORE, Platform, pytest_settings, scaffold
 
     kind = cast(Platform, platform)
-    for done in scaffold(Path(folder), app_id, kind, shards):
+    scaffolded = scaffold(Path(folder), app_id, kind, shards, ios=ios)
+    for done in scaffolded:
         shown = Path(folder) / done.path
         if done.written:
             _echo(f"created {shown}")
@@ -185,6 +192,9 @@ def init_command(folder: str, app_id: str, platform: str, shards: int) -> None:
             _echo("\n".join(f"    {line}" for line in GITIGNORE.splitlines() if not line.startswith("#")))
         else:
             _echo(f"skipped {shown} (exists, left as it is)")
+    workflow = Path(folder) / ".github" / "workflows" / "trailblaze.yml"
+    if any(done.written and done.path.name == "trailblaze.yml" for done in scaffolded):
+        _echo(f"fill in the lines marked FILL IN in {workflow}: how CI builds the app under test and where it lands")
     _echo(f"next: trailblaze validate {Path(folder) / 'trails'}; record steps with "
           f"`trailblaze record {Path(folder) / 'trails' / 'example.trail.yaml'} --device {platform}`")
 
