@@ -186,3 +186,72 @@ def test_the_scaffolded_replay_and_merge_commands_pass_on_the_simulated_phone(tm
     suite = ET.parse(downloaded / "junit.xml").getroot()
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("1", "0", "0")
     assert (downloaded / "report.html").stat().st_size > 0
+
+
+def test_the_release_workflow_builds_checks_and_publishes_with_trusted_publishing() -> None:
+    text = (Path(__file__).resolve().parents[1] / ".github" / "workflows" / "release.yml").read_text("utf-8")
+    workflow = _load(text)
+    assert _schema_errors(workflow) == []
+    assert workflow["on"] == {"push": {"tags": ["v*"]}} and workflow["permissions"] == {"contents": "read"}
+    build, publish = workflow["jobs"]["build"], workflow["jobs"]["publish"]
+    built = _named(build, "Build every distribution")["run"]
+    assert "for project in . drivers/android drivers/ios drivers/web" in built and "python -m build" in built
+    assert _named(build, "Check the distributions")["run"] == "python -m twine check --strict dist/*"
+    # only the publishing job may mint the OIDC token, and no password or token is passed
+    assert publish["needs"] == "build" and publish["permissions"] == {"id-token": "write"}
+    assert publish["environment"]["name"] == "pypi"
+    (pypi,) = _steps(publish, "pypa/gh-action-pypi-publish@")
+    assert "with" not in pypi and "secrets." not in text
+    # the tag check: v<version> passes, anything else stops the release
+    check = _named(build, "The tag names the version")["run"]
+    root = Path(__file__).resolve().parents[1]
+    for tag, code in ((f"v{__version__}", 0), ("v9.9.9", 1)):
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", check], cwd=root, capture_output=True, text=True,
+            env={**os.environ, "GITHUB_REF_NAME": tag, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"},
+        )  # fmt: skip
+        assert done.returncode == code, (tag, done.stderr)
+
+
+def _gitlab_example() -> str:
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "ci.md").read_text("utf-8")
+    (block,) = [b.split("```", 1)[0] for b in guide.split("```yaml\n")[1:] if "stages: [replay, report]" in b]
+    return block
+
+
+def test_the_gitlab_example_validates_against_the_gitlab_ci_schema() -> None:
+    pipeline = yaml.safe_load(_gitlab_example())
+    schema = json.loads((SCHEMAS / "gitlab-ci.json").read_text("utf-8"))
+    validator = jsonschema.Draft7Validator(schema)
+    assert [e.message for e in validator.iter_errors(pipeline)] == []
+    pipeline["replay"]["parallel"] = "two"  # the validator does bite
+    assert list(validator.iter_errors(pipeline))
+    installs = [line for job in ("replay", "report") for line in pipeline[job]["before_script" if job == "replay" else "script"]
+                if line.startswith("pip install")]  # fmt: skip
+    assert installs == [
+        f'pip install "trailblaze[android]=={__version__}"',
+        f'pip install "trailblaze=={__version__}"',
+    ]
+
+
+@pytest.mark.slow
+def test_the_gitlab_example_replays_its_shards_and_merges_them_on_the_simulated_phone(tmp_path: Path) -> None:
+    pipeline = yaml.safe_load(_gitlab_example())
+    project = tmp_path / "app"
+    assert trailblaze("init", str(project), "--app-id", APP).returncode == 0
+    (project / "app.apk").write_bytes(_apk(APP))
+    replay = pipeline["replay"]
+    variables = {**replay["variables"], "TRAILBLAZE_DEVICE": "sim:android", "APP_APK": "app.apk"}
+    total = replay["parallel"]
+    for index in range(1, total + 1):  # the emulator boot (before_script) needs KVM; the script runs here
+        for line in replay["script"]:
+            done = _shell(line, project, **variables, CI_NODE_INDEX=str(index), CI_NODE_TOTAL=str(total))
+            assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in (project / "shards").iterdir()) == ["1", "2"]
+    for line in pipeline["report"]["script"]:
+        if not line.startswith("pip install"):
+            done = _shell(line, project)
+            assert done.returncode == 0, done.stdout + done.stderr
+    assert "merged 2 runs: 1 trail (1 passed)" in done.stdout
+    suite = ET.parse(project / "junit.xml").getroot()
+    assert (suite.get("tests"), suite.get("failures")) == ("1", "0")
