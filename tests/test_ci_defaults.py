@@ -54,6 +54,9 @@ def test_in_ci_only_a_failing_step_is_pictured_and_a_retry_pictures_every_step(
     assert [s["status"] for s in first["steps"]] == ["passed", "failed"]
     assert _shots(first) == [False, True]  # the first attempt: the failing step's picture only
     assert _shots(trail) == [True, True]  # the retry: every step's, to compare with the failure
+    # every step keeps its dump; only the screen before the first attempt's trail is not read
+    assert [bool(s["hierarchy_after"]) for s in first["steps"] + trail["steps"]] == [True] * 4
+    assert first["steps"][0]["hierarchy_before"] is None and trail["steps"][0]["hierarchy_before"]
     assert all((tmp_path / "run" / s["screenshot_after"]).is_file() for s in trail["steps"])
     # the recorded command re-runs what ran, CI or not
     command = run["command"]
@@ -78,3 +81,4 @@ def test_outside_ci_every_step_is_pictured(tmp_path: Path, monkeypatch: pytest.M
     assert "CI=true" not in stderr and run["screenshots"] == "steps"
     (trail,) = run["trails"]
     assert _shots(trail["attempts"][0]) == [True, True] and _shots(trail) == [True, True]
+    assert trail["attempts"][0]["steps"][0]["hierarchy_before"] and trail["steps"][0]["hierarchy_before"]

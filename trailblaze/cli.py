@@ -697,7 +697,7 @@ def _screenshots_choice(default: str | None, default_help: str) -> Callable[[_Co
         type=click.Choice(["steps", "failures", "off"]),
         default=default,
         help="Screenshots kept in the run directory and report: after every step, only a failing step's, "
-        f"or none (hierarchy dumps are kept either way). {default_help}",
+        f"or none (each step's hierarchy dump is kept either way). {default_help}",
     )
 
 

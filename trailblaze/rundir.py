@@ -19,7 +19,8 @@ RUN_DIR/
 
 Which screenshots are taken is the run's `screenshots` mode (`trailblaze.artifacts`): `steps` (the
 CLI's default; under `CI=true` its default is `failures`, `trailblaze.ci_defaults`), `failures` (only
-a failing step's "after"; pytest's default; a retried trail's attempts take every step's) or `off`. Screenshots
+a failing step's "after"; pytest's default; a retried trail's attempts take every step's) or `off`;
+with these two no dump is taken before a trail's first step either. Screenshots
 are taken and files written on a background thread (`trailblaze.artifacts.Background`); the
 session's next action waits for a screenshot still in flight, so each picture shows the screen the
 step left. `run.json` is written when a trail starts (status `running`, the writer's pid) and ends,
@@ -242,11 +243,14 @@ class RunDir:
                 record.hierarchy_before = last.hierarchy
                 if last.shot is not None:
                     last.shot.name_in(record, "screenshot_before")
-            else:
+            elif last is not None or self._shooting == "steps":
                 shoot = self._shooting == "steps"
                 record.hierarchy_before, shot = self._capture(session, "before", shoot=shoot)
                 if shot is not None:
                     shot.name_in(record, "screenshot_before")
+            # else: a trail's first step with `failures` / `off` (the CI default). The screen before the
+            # trail is evidence of nothing it did, and a dump is a serial round trip on iOS (150-400 ms):
+            # a passing run does not pay for it. The step's "after" still has its dump.
         return record
 
     def finish_step(self, session: DeviceSession | None, started: float) -> None:
