@@ -1,11 +1,11 @@
 """Defaults that differ in CI (`CI=true`): a passing run there pays for nothing it does not need.
 
-Every CI service this project targets sets `CI=true` in the job's environment (GitHub Actions,
-GitLab CI, CircleCI, Travis, Buildkite, Azure Pipelines' `TF_BUILD` aside). In CI nobody looks at
+GitHub Actions, GitLab CI and most other CI services set `CI=true` in the job's environment (a
+service that does not can set it, or pass `--screenshots failures`). In CI nobody looks at
 the pictures of a passing step, and on iOS each one is a serial WebDriverAgent round trip, so
 `trailblaze replay` keeps only a failing step's screenshot there; a retried trail keeps every step's
 (`trailblaze.rundir`), which is what a flake is diagnosed from. Locally every step's is kept.
-ADR 0045-ci-defaults.
+ADR 0045 (docs/adr/0045-ci-defaults-and-release.md).
 """
 
 from __future__ import annotations
