@@ -12,6 +12,8 @@ import pytest
 from tests.cli_support import trailblaze
 from trailblaze.ci_defaults import CI_SCREENSHOTS_NOTE, default_screenshots, in_ci
 
+pytest_plugins = ["pytester"]
+
 DATA = Path(__file__).resolve().parent / "data"
 READY = DATA / "ci" / "ready.trail.yaml"
 # "Ready" shows on the app's second cold start only: attempt 1 fails at step 2, attempt 2 passes
@@ -82,3 +84,24 @@ def test_outside_ci_every_step_is_pictured(tmp_path: Path, monkeypatch: pytest.M
     (trail,) = run["trails"]
     assert _shots(trail["attempts"][0]) == [True, True] and _shots(trail) == [True, True]
     assert trail["attempts"][0]["steps"][0]["hierarchy_before"] and trail["steps"][0]["hierarchy_before"]
+
+
+@pytest.mark.slow
+def test_in_pytest_failures_is_the_default_and_a_retry_pictures_every_step(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".ini", pytest="[pytest]\naddopts = -p no:cacheprovider\n")
+    (pytester.path / "trails").mkdir()
+    (pytester.path / "trails" / "ready.trail.yaml").write_bytes(READY.read_bytes())
+    pytester.makeconftest(
+        "import pytest\n\n@pytest.fixture(scope='session')\n"
+        "def trailblaze_session_args():\n    return {'resolve_timeout': 1.0}\n"
+    )
+    report = pytester.path / "report"
+    result = pytester.runpytest_subprocess(
+        "trails", "--device", FLAKY_APP, "--trailblaze-retries", "1", f"--trailblaze-report={report}"
+    )
+    assert result.ret == 0, "\n".join(result.outlines)
+    run = json.loads((report / "run.json").read_text())
+    assert run["screenshots"] == "failures"
+    (trail,) = run["trails"]
+    (first,) = trail["attempts"]
+    assert _shots(first) == [False, True] and _shots(trail) == [True, True]
