@@ -7,7 +7,8 @@ facebook-wda). Four ways to run `trails/login.trail.yaml`, one process, one simu
 
 - `raw`: the hand-written script below (uiautomator2 / facebook-wda, nothing from trailblaze);
 - `library`: `trailblaze.runner.replay_trail` on an open `DeviceSession`;
-- `cli`: `trailblaze replay` with its default run directory (screenshots, report files).
+- `cli`: `trailblaze replay` with its default run directory (screenshots, report files);
+- `cli CI=true`: the same under `CI=true`, i.e. the CI defaults (a failing step's screenshot only).
 
 Latency profiles `realistic` (dumps 150–400 ms, actions 30–80 ms, screenshots 80–200 ms, other
 calls 5–20 ms) and `zero`. Every request the simulator serves is counted by kind (`dump`, `action`,
@@ -149,10 +150,12 @@ def _cli_args(sim: Simulator, tmp: Path) -> tuple[list[str], dict[str, str]]:
     return ["replay", str(path), "--device", spec, "--secret", f"password={_PASSWORD}"], env
 
 
-def _cli(sim: Simulator, tmp: Path) -> Callable[[], None]:
+def _cli(sim: Simulator, tmp: Path, *, ci: bool = False) -> Callable[[], None]:
+    """`trailblaze replay` in-process; `ci`: with CI=true, i.e. the CI defaults (trailblaze.ci_defaults)."""
     from trailblaze.cli import cli
 
     args, env = _cli_args(sim, tmp)
+    env = {**env, "CI": "true" if ci else "false"}
     runs = tmp / "runs"
 
     def run() -> None:
@@ -291,6 +294,7 @@ def _platform(platform: str, profile: str, repeats: int) -> None:
                 session_dumps = (s1["dumps"] - s0["dumps"]) / (repeats + 1)
                 sleeps = _framework_sleep_s(lib_run) if profile == "zero" else (0.0, 0, 0.0, 0)
             cli = _measure(_cli(sim, tmp), cond, repeats)
+            cli_ci = _measure(_cli(sim, tmp, ci=True), cond, repeats)
     finally:
         sim.stop()
     print(
@@ -298,6 +302,8 @@ def _platform(platform: str, profile: str, repeats: int) -> None:
         f"library {lib.seconds:5.2f} s ({lib.requests:3.0f} req, {lib.dumps:2.0f} dumps) ×{lib.seconds / raw.seconds:4.2f}  "
         f"cli {cli.seconds:5.2f} s ({cli.requests:3.0f} req, {cli.dumps:2.0f} dumps, {cli.screenshots:2.0f} shots) "
         f"×{cli.seconds / raw.seconds:4.2f} (cli ÷ library {cli.seconds / lib.seconds:4.2f})  "
+        f"cli CI=true {cli_ci.seconds:5.2f} s ({cli_ci.requests:3.0f} req, {cli_ci.screenshots:2.0f} shots) "
+        f"(÷ library {cli_ci.seconds / lib.seconds:4.2f})  "
         f"dumps/action {session_dumps / _ACTIONS:4.2f}"
         + (
             f"  framework sleep {sleeps[0] * 1000:4.0f} ms in {sleeps[1]} calls"
@@ -316,7 +322,8 @@ def main() -> None:
     repeats = parser.parse_args().runs
     print(
         f"Replay vs a hand-written client script — trails/login.trail.yaml, medians of {repeats} runs; "
-        "× = ÷ raw (goal: library ≤ 1.15 realistic, cli ≤ 1.3, dumps/action ≤ 1.2, no framework sleep on zero)"
+        "× = ÷ raw (goal: library ≤ 1.15 realistic, cli ≤ 1.3, cli CI=true ÷ library ≤ 1.15, dumps/action ≤ 1.2, "
+        "no framework sleep on zero)"
     )
     import trailblaze
 

@@ -45,17 +45,17 @@ def test_init_scaffolds_a_project_that_validates_replays_and_is_left_alone(tmp_p
         replayed.stdout + replayed.stderr
     )
 
+    # the workflow: an emulator job per shard and a merge job (tests/test_ci_workflow.py runs them)
     workflow = yaml.safe_load((project / ".github/workflows/trailblaze.yml").read_text())
-    assert set(workflow["jobs"]) == {"replay", "report"}
-    replay, report = workflow["jobs"]["replay"], workflow["jobs"]["report"]
-    assert replay["strategy"]["matrix"]["shard"] == [1, 2, 3]
-    runs = [step["run"] for step in _steps(replay) if "run" in step]
-    assert any(
-        r.startswith("trailblaze replay trails/") and "--shard ${{ matrix.shard }}/3" in r for r in runs
-    )
-    uploads = [s for s in _steps(replay) if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+    assert set(workflow["jobs"]) == {"android", "report"}
+    android, report = workflow["jobs"]["android"], workflow["jobs"]["report"]
+    assert android["strategy"]["matrix"]["shard"] == [1, 2, 3]
+    (emulator,) = [s for s in _steps(android) if str(s.get("uses", "")).startswith("reactivecircus/")]
+    assert emulator["with"]["script"].startswith("trailblaze replay trails/")
+    assert "--shard ${{ matrix.shard }}/3" in emulator["with"]["script"]
+    uploads = [s for s in _steps(android) if str(s.get("uses", "")).startswith("actions/upload-artifact")]
     assert uploads and uploads[0]["if"] == "always()" and uploads[0]["with"]["path"] == "trailblaze-run/"
-    assert report["needs"] == "replay" and report["if"] == "always()"
+    assert report["needs"] == ["android"] and report["if"] == "always()"
     assert any(str(s.get("run", "")).startswith("trailblaze report --merge shards/*") for s in _steps(report))
     final = [s for s in _steps(report) if str(s.get("uses", "")).startswith("actions/upload-artifact")]
     assert final[0]["with"]["path"].split() == ["report.html", "junit.xml"]

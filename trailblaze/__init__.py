@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.__about__ import __version__
 from trailblaze.errors import (
     DeviceError,
     InfrastructureError,
@@ -22,7 +23,6 @@ from trailblaze.errors import (
 )
 
 if TYPE_CHECKING:
-    __version__: str
     from trailblaze.custom_tools import ToolContext, tool
     from trailblaze.devices import open_device
     from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
@@ -79,9 +79,6 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    if name == "__version__":  # importlib.metadata alone costs about as much as the rest of the import
-        globals()[name] = _installed_version()
-        return globals()[name]
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'trailblaze' has no attribute {name!r}")
@@ -124,12 +121,3 @@ __all__ = [
     "save_trail",
     "tool",
 ]
-
-
-def _installed_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("trailblaze")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "0.0.0"

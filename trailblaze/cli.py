@@ -14,10 +14,11 @@ import signal
 import sys
 import traceback
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
+from trailblaze.__about__ import __version__
 from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
 
 if TYPE_CHECKING:
@@ -111,6 +112,19 @@ def _run_output(
     from trailblaze.run_options import RunOutput
 
     return RunOutput(run_dir, cast("ScreenshotMode", report_screenshots), junit_path, report_path)
+
+
+def _replay_output(
+    run_dir: str | None, report_screenshots: str | None, junit_path: str | None, report_path: str | None
+) -> RunOutput:
+    """Replay's outputs; `--screenshots` unset is `steps`, or `failures` under CI=true (and says so)."""
+    from trailblaze.ci_defaults import CI_SCREENSHOTS_NOTE, default_screenshots
+
+    if report_screenshots is None:
+        report_screenshots = default_screenshots(os.environ)
+        if report_screenshots != "steps":
+            _echo(CI_SCREENSHOTS_NOTE, err=True)
+    return _run_output(run_dir, report_screenshots, junit_path, report_path)
 
 
 def _record_options(
@@ -251,7 +265,7 @@ def _latency_for(device: str, latency: str | None) -> str | None:
     epilog="Run 'trailblaze COMMAND --help' for a command's options and examples.",
 )
 @click.option("--debug", is_flag=True, envvar="TRAILBLAZE_DEBUG", help="Show tracebacks on errors.")
-@click.version_option(None, "-V", "--version", package_name="trailblaze")
+@click.version_option(__version__, "-V", "--version", prog_name="trailblaze")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:
     """Record and replay natural-language trails on Android and iOS."""
@@ -277,19 +291,26 @@ _EX = "\b\nExamples:\n"
 @click.option("--platform", type=click.Choice(["android", "ios"]), default="android", show_default=True,
               help="The platform of the example trail's recording and of the CI device.")
 @click.option("--shards", type=click.IntRange(1, 256), default=2, show_default=True,
-              help="How many machines the CI workflow splits the trails over.")
+              help="How many machines the CI workflow splits the trails over (per platform).")
+@click.option("--ios", is_flag=True,
+              help="Also replay on an iOS simulator in CI: a macOS job that builds WebDriverAgent with xcodebuild.")
 @_debug_option
-def init_command(folder: str, app_id: str, platform: str, shards: int) -> None:
+def init_command(folder: str, app_id: str, platform: str, shards: int, ios: bool) -> None:
     """Scaffold a project in FOLDER (default: here): trails/ with an example trail for the app, a
-    conftest.py, pytest settings in pyproject.toml, .github/workflows/trailblaze.yml (replay on a
-    sharded job matrix, one merged HTML report and JUnit file) and a .gitignore for the run
-    directories. Never overwrites a file."""
+    conftest.py, pytest settings in pyproject.toml, .github/workflows/trailblaze.yml and a .gitignore
+    for the run directories. Never overwrites a file.
+
+    The workflow boots an Android emulator on ubuntu-latest (with --ios or --platform ios, an iOS
+    simulator on macOS), installs the app under test, replays the trails on a sharded job matrix
+    and merges the shards into one HTML report and JUnit file. Fill in the lines marked FILL IN
+    (how the app is built and where it lands); docs/guides/ci.md explains each step."""
     from pathlib import Path
 
     from trailblaze.scaffold import GITIGNORE, Platform, pytest_settings, scaffold
 
     kind = cast(Platform, platform)
-    for done in scaffold(Path(folder), app_id, kind, shards):
+    scaffolded = scaffold(Path(folder), app_id, kind, shards, ios=ios)
+    for done in scaffolded:
         shown = Path(folder) / done.path
         if done.written:
             _echo(f"created {shown}")
@@ -301,6 +322,9 @@ def init_command(folder: str, app_id: str, platform: str, shards: int) -> None:
             _echo("\n".join(f"    {line}" for line in GITIGNORE.splitlines() if not line.startswith("#")))
         else:
             _echo(f"skipped {shown} (exists, left as it is)")
+    workflow = Path(folder) / ".github" / "workflows" / "trailblaze.yml"
+    if any(done.written and done.path.name == "trailblaze.yml" for done in scaffolded):
+        _echo(f"fill in the lines marked FILL IN in {workflow}: how CI builds the app under test and where it lands")
     _echo(f"next: trailblaze validate {Path(folder) / 'trails'}; record steps with "
           f"`trailblaze record {Path(folder) / 'trails' / 'example.trail.yaml'} --device {platform}`")
 
@@ -793,14 +817,24 @@ _PROVIDERS_HELP = (
 _MODEL_HELP = _PROVIDERS_HELP + " (default: $TRAILBLAZE_MODEL, then anthropic:claude-sonnet-5)."
 
 
-_screenshots_option = click.option(
-    "--screenshots",
-    "report_screenshots",
-    type=click.Choice(["steps", "failures", "off"]),
-    default="steps",
-    show_default=True,
-    help="Screenshots kept in the run directory and report: after every step, only a failing step's, "
-    "or none (hierarchy dumps are kept either way).",
+_Command = TypeVar("_Command", bound=Callable[..., Any])
+
+
+def _screenshots_choice(default: str | None, default_help: str) -> Callable[[_Command], _Command]:
+    return click.option(
+        "--screenshots",
+        "report_screenshots",
+        type=click.Choice(["steps", "failures", "off"]),
+        default=default,
+        help="Screenshots kept in the run directory and report: after every step, only a failing step's, "
+        f"or none (each step's hierarchy dump is kept either way). {default_help}",
+    )
+
+
+_screenshots_option = _screenshots_choice("steps", "[default: steps]")
+# None: decided at run time from the environment (trailblaze.ci_defaults).
+_replay_screenshots_option = _screenshots_choice(
+    None, "[default: steps; failures when CI=true, where a retried trail still keeps every step's]"
 )
 
 
@@ -829,10 +863,6 @@ def _llm_options(f: Any) -> Any:
     )(f)
 
 
-def _llm_args(llm_timeout: float | None, llm_retries: int | None, model: str | None = None) -> list[str]:
-    return [*([] if llm_timeout is None else ["--llm-timeout", f"{llm_timeout:g}"]),
-            *([] if llm_retries is None else ["--llm-retries", str(llm_retries)]),
-            *([] if model is None else ["--model", model])]  # fmt: skip
 
 
 @cli.command(
@@ -1028,11 +1058,11 @@ def record_command(
 @click.option("--fail-on-flaky", is_flag=True, help="A flaky trail (passed only on a retry) fails the run (exit 1).")
 @click.option("--max-heals", type=click.IntRange(min=0), default=None, metavar="N",
               help="With --self-heal: fail the run (exit 1) when more than N steps needed healing.")
-@_screenshots_option
+@_replay_screenshots_option
 @_debug_option
 @click.pass_context
 @_with_run_groups(
-    _grouped("output", _run_output, "run_dir", "report_screenshots", "junit_path", "report_path"),
+    _grouped("output", _replay_output, "run_dir", "report_screenshots", "junit_path", "report_path"),
     _grouped("policy", _ci_policy, "retries", "fail_on_flaky", "max_heals"),
 )
 def replay_command(
@@ -1168,12 +1198,8 @@ def _trace(trace: bool) -> bool:
     return trace
 
 
-def _screenshots_args(mode: str) -> list[str]:
-    return [] if mode == "steps" else ["--screenshots", mode]
 
 
-def _timeout_args(element_timeout: float | None) -> list[str]:
-    return [] if element_timeout is None else ["--element-timeout", f"{element_timeout:g}"]
 
 
 def _wants_debug(argv: list[str]) -> bool:

@@ -24,9 +24,11 @@ if TYPE_CHECKING:
 __all__ = ["DeviceSpec", "list_devices", "load_driver_plugin", "open_device", "parse_device_spec", "session_options"]
 
 _GROUP = "trailblaze.drivers"
-_DISTRIBUTIONS = {"android": "trailblaze-android (pip install -e ./drivers/android)",
-                  "ios": "trailblaze-ios (pip install -e ./drivers/ios)",
-                 "web": "trailblaze-web (pip install -e ./drivers/web)"}
+# The extra that installs each driver (a checkout installs them from drivers/*).
+_DISTRIBUTIONS = {
+    p: f"""trailblaze-{p}: pip install "trailblaze[{p}]" (from a checkout: pip install -e ./drivers/{p})"""
+    for p in ("android", "ios", "web")
+}
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,9 @@ RUN_DIR/
 ```
 
 Which screenshots are taken is the run's `screenshots` mode (`trailblaze.artifacts`): `steps` (the
-CLI's default), `failures` (only a failing step's "after"; pytest's default) or `off`. Screenshots
+CLI's default; under `CI=true` its default is `failures`, `trailblaze.ci_defaults`), `failures` (only
+a failing step's "after"; pytest's default; a retried trail's attempts take every step's) or `off`;
+with these two no dump is taken before a trail's first step either. Screenshots
 are taken and files written on a background thread (`trailblaze.artifacts.Background`); the
 session's next action waits for a screenshot still in flight, so each picture shows the screen the
 step left. `run.json` is written when a trail starts (status `running`, the writer's pid) and ends,
@@ -127,6 +129,8 @@ class RunDir:
             screenshots=screenshots,
         )
         self.screenshots: ScreenshotMode = screenshots
+        self._shooting: ScreenshotMode = screenshots
+        """The current trail's mode: `steps` on a retry of a `failures` run (`start_trail`)."""
         self.trail: TrailRecord | None = None
         self.step: StepRecord | None = None
         self._trail_dir = self.root
@@ -151,7 +155,10 @@ class RunDir:
     def start_trail(self, record: TrailRecord) -> TrailRecord:
         """Add a trail to the run and create its folder."""
         name = f"{len(self.run.trails) + 1:02d}-{_slug(Path(record.path).name.removesuffix('.yaml'))}"
-        if self._attempt > 1:  # a retry keeps the earlier attempts' pictures beside its own
+        # A retry is where a flake is diagnosed: it keeps every step's picture even when the run keeps
+        # only failures (the CI default), beside the earlier attempts' own.
+        self._shooting = "steps" if self._attempt > 1 and self.screenshots == "failures" else self.screenshots
+        if self._attempt > 1:
             name += f"-attempt-{self._attempt}"
             self._attempt = 1
         self._trail_dir = self.root / name
@@ -266,7 +273,7 @@ class RunDir:
             # With `steps`, the step's picture is requested with the dump its settle takes anyway (on a
             # device that serves both at once): a step pays max(dump, screenshot), not the sum. Off
             # again once the step's "after" is taken, so the run directory leaves the session as it was.
-            session.screenshot_with_dump = self.screenshots == "steps"
+            session.screenshot_with_dump = self._shooting == "steps"
             last = self._last_after
             if last is not None and last.still_on(session):
                 # Nothing touched the device since the last step's "after": that is this step's "before",
@@ -274,11 +281,14 @@ class RunDir:
                 record.hierarchy_before = last.hierarchy
                 if last.shot is not None:
                     last.shot.name_in(record, "screenshot_before")
-            else:
-                shoot = self.screenshots == "steps"
+            elif last is not None or self._shooting == "steps":
+                shoot = self._shooting == "steps"
                 record.hierarchy_before, shot = self._capture(session, "before", shoot=shoot)
                 if shot is not None:
                     shot.name_in(record, "screenshot_before")
+            # else: a trail's first step with `failures` / `off` (the CI default). The screen before the
+            # trail is evidence of nothing it did, and a dump is a serial round trip on iOS (150-400 ms):
+            # a passing run does not pay for it. The step's "after" still has its dump.
         return record
 
     def finish_step(self, session: DeviceSession | None, started: float) -> None:
@@ -292,7 +302,7 @@ class RunDir:
         if session is not None:
             self._last_after = None
             # a failing step always gets its picture (unless screenshots are off)
-            shoot = self.screenshots == "steps" or (self.screenshots == "failures" and step.status == "failed")
+            shoot = self._shooting == "steps" or (self._shooting == "failures" and step.status == "failed")
             try:
                 step.hierarchy_after, shot = self._capture(session, "after", shoot=shoot)
                 if shot is not None:

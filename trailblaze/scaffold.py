@@ -1,9 +1,11 @@
 """`trailblaze init`: the files a project needs to run trails in pytest and in CI.
 
 Scaffolds `trails/` with one example trail for the app, a `conftest.py`, the pytest settings in
-`pyproject.toml`, a GitHub Actions workflow that replays the trails on a sharded job matrix and
-merges the shards' reports, and a `.gitignore` for the run directories every replay leaves. An existing file is never overwritten, not even partly: it is skipped
-and named, and for an existing `pyproject.toml` the settings to add are printed instead.
+`pyproject.toml`, a GitHub Actions workflow that boots an emulator (and with `ios` a simulator),
+replays the trails on a sharded job matrix and merges the shards' reports (`trailblaze.ci_workflow`),
+and a `.gitignore` for the run directories every replay leaves. An existing file is never
+overwritten, not even partly: it is skipped and named, and for an existing `pyproject.toml` the
+settings to add are printed instead.
 """
 
 from __future__ import annotations
@@ -13,13 +15,11 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
+from trailblaze.ci_workflow import Platform, github_workflow
 from trailblaze.errors import UsageError
 
 __all__ = ["GITIGNORE", "Platform", "Scaffolded", "pytest_settings", "scaffold"]
-
-Platform = Literal["android", "ios"]
 
 # A package name / bundle id: dotted words. Anything else could break out of the YAML / TOML it lands in.
 _APP_ID = re.compile(r"[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)+")
@@ -33,8 +33,12 @@ class Scaffolded:
     written: bool
 
 
-def scaffold(folder: Path, app_id: str, platform: Platform = "android", shards: int = 2) -> list[Scaffolded]:
+def scaffold(
+    folder: Path, app_id: str, platform: Platform = "android", shards: int = 2, *, ios: bool = False
+) -> list[Scaffolded]:
     """Writes the project files under `folder` (created if missing), skipping every file that exists.
+
+    The workflow replays on `platform`'s device, and with `ios` on an iOS simulator too.
 
     Raises:
         UsageError: `app_id` is not an app id, `shards` is not 1..256, or `folder` cannot be written.
@@ -46,11 +50,12 @@ def scaffold(folder: Path, app_id: str, platform: Platform = "android", shards: 
         )
     if not 1 <= shards <= 256:
         raise UsageError(f"--shards {shards}: use 1 to 256 shards")
+    platforms: list[Platform] = [platform, "ios"] if ios else [platform]
     files = {
         Path("trails") / "example.trail.yaml": _trail(app_id, platform),
         Path("conftest.py"): _CONFTEST,
         Path("pyproject.toml"): pytest_settings(app_id, platform),
-        Path(".github") / "workflows" / "trailblaze.yml": _workflow(platform, shards),
+        Path(".github") / "workflows" / "trailblaze.yml": github_workflow(platforms, shards),
         Path(".gitignore"): GITIGNORE,
     }
     done: list[Scaffolded] = []
@@ -158,71 +163,3 @@ def trailblaze_secrets(trailblaze_secrets: dict[str, str]) -> dict[str, str]:
     from_env = {k[len(prefix):].lower(): v for k, v in os.environ.items() if k.startswith(prefix) and v}
     return {**from_env, **trailblaze_secrets}
 '''
-
-
-def _workflow(platform: Platform, shards: int) -> str:
-    drivers = f"trailblaze trailblaze-{platform}"
-    shard_list = ", ".join(str(i) for i in range(1, shards + 1))
-    return f"""\
-# Replays the trails in trails/ with no LLM, split over {shards} machines, and merges the shards'
-# results into one HTML report and one JUnit file. Made by `trailblaze init`.
-name: trailblaze
-
-on:
-  push:
-  pull_request:
-
-env:
-  # The device each shard drives: {_DEVICE_HELP[platform]}.
-  # Start one in a step before the replay (an emulator, or a tunnel to a device farm);
-  # sim:{platform} runs the bundled demo app instead, to try this pipeline.
-  TRAILBLAZE_DEVICE: {platform}
-  # Secrets: map each one to TRAILBLAZE_SECRET_<NAME> and add `--secret <name>` to the replay, e.g.
-  # TRAILBLAZE_SECRET_PASSWORD: ${{{{ secrets.APP_PASSWORD }}}}
-
-jobs:
-  replay:
-    runs-on: ubuntu-latest
-    strategy:
-      fail-fast: false
-      matrix:
-        shard: [{shard_list}]
-    steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.12"
-      - run: pip install {drivers}
-      - name: Replay shard ${{{{ matrix.shard }}}}/{shards}
-        run: >-
-          trailblaze replay trails/ --device "$TRAILBLAZE_DEVICE"
-          --shard ${{{{ matrix.shard }}}}/{shards}
-          --run-dir trailblaze-run --junit trailblaze-run/junit.xml --report trailblaze-run/report.html
-      - uses: actions/upload-artifact@v4
-        if: always()
-        with:
-          name: trailblaze-shard-${{{{ matrix.shard }}}}
-          path: trailblaze-run/
-
-  report:
-    needs: replay
-    if: always()
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/setup-python@v5
-        with:
-          python-version: "3.12"
-      - run: pip install {drivers}
-      - uses: actions/download-artifact@v4
-        with:
-          pattern: trailblaze-shard-*
-          path: shards
-      - run: trailblaze report --merge shards/* -o report.html --junit junit.xml
-      - uses: actions/upload-artifact@v4
-        if: always()
-        with:
-          name: trailblaze-report
-          path: |
-            report.html
-            junit.xml
-"""
