@@ -1,5 +1,5 @@
 """Under CI=true `trailblaze replay` keeps only failing steps' screenshots by default, says so, and a
-retried trail still keeps every step's (issue 27 item 6, docs/adr/0045-ci-defaults-and-release.md). Locally: every step's."""
+retried trail still keeps every step's (issue 27 item 6, docs/adr/0048-ci-defaults-and-release.md). Locally: every step's."""
 
 from __future__ import annotations
 

@@ -95,6 +95,15 @@ _MCP_CLIENT = Elsewhere(
 )
 _SHARDS = "trailblaze replay trails/ --device sim:android --secret password=hunter2 --shard {}/3 --run-dir shards/{}"
 _MERGE = "trailblaze report --merge shards --report report.html --junit junit.xml"
+_CI_SHARD = (
+    'trailblaze replay trails/ --device "$TRAILBLAZE_DEVICE" --secret password=hunter2 --shard {}/2 --retries 1 '
+    "--screenshots failures --run-dir shards/{} --junit shards/{}/junit.xml"
+)
+_PYPI = Elsewhere(
+    ".ci/wheels, which builds every distribution and installs trailblaze[android,ios,web] from the wheels "
+    "into a fresh venv (nothing is published, and tests have no network)"
+)
+_BUILD = Elsewhere("tests/test_packaging.py, which builds every distribution and runs twine check on them")
 _DEMO_SETUP = "trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html"
 
 PLAN: dict[str, Run | Mcp | Elsewhere] = {
@@ -264,6 +273,23 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze mcp --device sim:android --secret password": Mcp("snapshot", shows='EditText "Email"'),
     "trailblaze mcp --device android --http 8765": Mcp("snapshot", shows='EditText "Email"'),
     "trailblaze mcp --device sim:android --root trails": Mcp("snapshot", shows='EditText "Email"'),
+    # docs/guides/ci.md and install.md
+    "trailblaze init --app-id com.example.app": Run(shows="created .github/workflows/trailblaze.yml"),
+    "trailblaze init --app-id com.example.app --ios": Run(shows="next: trailblaze validate trails"),
+    "trailblaze init --app-id com.example.app --platform ios --shards 4": Run(shows="--device ios"),
+    "export TRAILBLAZE_DEVICE=sim:android": Run(),
+    _CI_SHARD.format(1, 1, 1): Run(shows="1 trail: 1 passed"),
+    _CI_SHARD.format(2, 2, 2): Run(shows="no trail"),
+    "trailblaze report --merge shards/* -o report.html --junit junit.xml": Run(shows="junit:  junit.xml"),
+    "trailblaze report --merge": Elsewhere("the full merge command of the same page's shard script"),
+    'pip install "trailblaze[android]"': _PYPI,
+    'pip install "trailblaze[android,ios]"': _PYPI,
+    'pip install "trailblaze[android]==0.1.0"': _PYPI,
+    "trailblaze --version": Run(shows="trailblaze, version "),
+    'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web': _CI,
+    "for project in . drivers/android drivers/ios drivers/web; do python -m build --no-isolation --outdir dist "
+    '"$project"; done': _BUILD,
+    "python -m twine check --strict dist/*": _BUILD,
 }
 
 
@@ -470,6 +496,10 @@ def _run_example(example: Example, stand_ins: StandIns, folder: Path) -> str | N
         for written, plan in zip(example.commands, plans, strict=True):
             command = local(written)
             if isinstance(plan, Elsewhere):  # `pip install …`, `ollama pull …`: a stand-in plays its part
+                continue
+            exported = re.fullmatch(r"export (\w+)=(\S+)", command)
+            if exported:  # each command is its own shell: the script's later commands see the variable
+                env[exported.group(1)] = exported.group(2)
                 continue
             if isinstance(plan, Mcp):
                 output, code = asyncio.run(_talk_to_mcp(command, plan.tool, project, env)), 0

@@ -5,7 +5,7 @@ service that does not can set it, or pass `--screenshots failures`). In CI nobod
 the pictures of a passing step, and on iOS each one is a serial WebDriverAgent round trip, so
 `trailblaze replay` keeps only a failing step's screenshot there; a retried trail keeps every step's
 (`trailblaze.rundir`), which is what a flake is diagnosed from. Locally every step's is kept.
-ADR 0045 (docs/adr/0045-ci-defaults-and-release.md).
+ADR 0048 (docs/adr/0048-ci-defaults-and-release.md).
 """
 
 from __future__ import annotations
