@@ -31,7 +31,7 @@ _SELECTOR_KEYS = frozenset(
     {
         "text", "id", "index", "below", "above", "leftOf", "rightOf", "childOf", "containsChild",
         "containsDescendants", "enabled", "selected", "checked", "focused", "optional", "label",
-        "retryTapIfNoChange", "waitUntilVisible", "waitToSettleTimeoutMs",
+        "retryTapIfNoChange", "waitUntilVisible", "waitToSettleTimeoutMs", "width", "height", "tolerance",
     }
 )  # fmt: skip
 _RELATIONS = ("below", "above", "leftOf", "rightOf", "childOf", "containsChild")
@@ -246,9 +246,9 @@ def check(item: Any) -> list[Problem]:
     problems = [
         ((*at, key), f"{name} has no field `{key}`")
         for key in fields
-        if key not in _FIELDS[name] and key not in ("width", "height", "tolerance", "traits", "css")
+        if key not in _FIELDS[name] and key not in ("traits", "css")
     ]
-    for key in ("width", "height", "tolerance", "traits", "css"):
+    for key in ("traits", "css"):
         if key in fields and name in _SELECTOR_COMMANDS:
             problems.append(
                 ((*at, key), f"{name}: selecting by `{key}` is not supported; select by text or id")
@@ -266,7 +266,8 @@ _SELECTOR_COMMANDS = frozenset(
 def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
     if name in _SELECTOR_COMMANDS:
         if name in ("tapOn", "doubleTapOn", "longPressOn") and "point" in fields:
-            if not isinstance(fields["point"], str) or not _POINT.match(fields["point"]):
+            point = fields["point"]
+            if not _is_template(point) and (not isinstance(point, str) or not _POINT.match(point)):
                 yield ("point",), f'{name}: point is "x, y" or "x%, y%", found {fields["point"]!r}'
         else:
             yield from check_selector(fields, name)
@@ -312,12 +313,13 @@ def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
 def check_selector(fields: dict[str, Any], name: str) -> Iterator[Problem]:
     """Problems of a Maestro element selector (relations included)."""
     for key in fields:
-        if key in ("width", "height", "tolerance", "traits", "css"):
+        if key in ("traits", "css"):
             continue  # reported by `check` once, at the command
         if key not in _TAP_KEYS:
             yield (key,), f"{name}: a selector has no field `{key}`"
-    if "index" in fields and as_int(fields["index"]) is None and not _is_template(fields["index"]):
-        yield ("index",), f"{name}: index is a number, found {fields['index']!r}"
+    for key in ("index", "width", "height", "tolerance"):
+        if key in fields and as_int(fields[key]) is None and not _is_template(fields[key]):
+            yield (key,), f"{name}: {key} is a number, found {fields[key]!r}"
     for rel in _RELATIONS:
         sub = fields.get(rel)
         if isinstance(sub, dict):

@@ -51,10 +51,17 @@ class Query:
     index: int | None
     deepest: bool
     shown: str
+    size: tuple[int | None, int | None, int] = (None, None, 0)
+    """Maestro's `width` / `height` (pixels) and `tolerance`: the element's size within it."""
     """The selector as the flow wrote it, for messages."""
 
     def pick(self, nodes: list[Node]) -> Node | None:
         """The element Maestro acts on among `nodes` (resolve's top-to-bottom order), or None."""
+        width, height, tolerance = self.size
+        if width is not None:
+            nodes = [n for n in nodes if abs(n.bounds.width - width) <= tolerance]
+        if height is not None:
+            nodes = [n for n in nodes if abs(n.bounds.height - height) <= tolerance]
         if self.deepest:
             inner = {id(a) for n in nodes for a in n.ancestors()}
             nodes = [n for n in nodes if id(n) not in inner]
@@ -83,13 +90,23 @@ def query(fields: dict[str, Any], platform: str) -> Query:
         index=number,
         deepest="text" in fields or "id" in fields,
         shown=describe(fields),
+        size=(_number(fields, "width"), _number(fields, "height"), _number(fields, "tolerance") or 0),
     )
+
+
+def _number(fields: dict[str, Any], key: str) -> int | None:
+    if fields.get(key) is None:
+        return None
+    value = as_int(fields[key])
+    if value is None:
+        raise ValueError(f"{key} is a number, found {fields[key]!r}")
+    return value
 
 
 def describe(fields: dict[str, Any]) -> str:
     """`text "Sign in", below text "Email"` — a Maestro selector in a few words."""
     parts = [f"{k} {fields[k]!r}" for k in ("text", "id") if fields.get(k) is not None]
-    parts += [f"{k}={fields[k]}" for k in (*_STATES, "index") if fields.get(k) is not None]
+    parts += [f"{k}={fields[k]}" for k in (*_STATES, "index", "width", "height") if fields.get(k) is not None]
     for rel in _RELATIONS:
         sub = fields.get(rel)
         if sub is not None:
