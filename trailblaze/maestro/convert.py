@@ -39,7 +39,8 @@ def flow_trail(flow: Flow) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     if flow.on_start:
         steps.append(_step("onFlowStart", flow.on_start))
-    steps += [_step(summary(c), [c]) for c in flow.commands]
+    for i, command in enumerate(flow.commands):
+        steps.append(_agent_step(command) if i in flow.unconverted else _step(summary(command), [command]))
     if flow.on_complete:
         steps.append(_step("onFlowComplete", flow.on_complete))
     return {"config": config, "trail": steps}
@@ -48,6 +49,24 @@ def flow_trail(flow: Flow) -> dict[str, Any]:
 def _step(text: str, commands: list[Any]) -> dict[str, Any]:
     recorded = [{TOOL: {"commands": commands}}]
     return {"step": text, "recording": {c: copy.deepcopy(recorded) for c in CLASSIFIERS}}
+
+
+def _agent_step(command: Any) -> dict[str, Any]:
+    """A command that cannot run here, as a natural-language step the agent solves when recording."""
+    name, value = (
+        next(iter(command.items()))
+        if isinstance(command, dict) and len(command) == 1
+        else (str(command), None)
+    )
+    if isinstance(value, dict):
+        value = value.get("assertion") or value.get("text") or value.get("file") or None
+    if name in ("assertWithAI", "assertNoDefectsWithAI", "assertTrue") and value is not None:
+        return {"verify": str(value)}
+    if name == "assertNoDefectsWithAI":
+        return {
+            "verify": "The screen shows no visual defects (cut-off text, overlapping or misaligned elements)"
+        }
+    return {"step": f"Maestro `{name}`" + (f": {value}" if isinstance(value, (str, int, float)) else "")}
 
 
 def flow_trail_text(flow: Flow) -> str:

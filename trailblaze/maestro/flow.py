@@ -42,6 +42,9 @@ class Flow:
     commands: list[Any] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     """The line of each of `commands` in the file."""
+    unconverted: dict[int, str] = field(default_factory=dict)
+    """Read leniently (`trailblaze import maestro`): the index of each command that cannot run here,
+    with its problem as `file:line:col: message`."""
 
 
 def load_flow(path: str | os.PathLike[str], *, _seen: tuple[str, ...] = ()) -> Flow:
@@ -62,8 +65,11 @@ def load_flow(path: str | os.PathLike[str], *, _seen: tuple[str, ...] = ()) -> F
     return read_flow(text, name, _seen=(*_seen, os.path.abspath(name)))
 
 
-def read_flow(text: str, path: str, *, _seen: tuple[str, ...] = ()) -> Flow:
+def read_flow(text: str, path: str, *, lenient: bool = False, _seen: tuple[str, ...] = ()) -> Flow:
     """Parse and check flow text; `path` names it in problems and anchors relative sub-flow files.
+
+    With `lenient`, a command that cannot run here (or whose sub-flow cannot) is kept as it was
+    written and listed in `Flow.unconverted` instead of failing the flow.
 
     Raises:
         TrailFileError: every problem found, each with its position.
@@ -125,8 +131,11 @@ def read_flow(text: str, path: str, *, _seen: tuple[str, ...] = ()) -> Flow:
         )
     else:
         for i, item in enumerate(doc.data):
-            found = check(item)
-            problems += [Problem(*doc.position((i, *p)), m) for p, m in found]
+            found = [Problem(*doc.position((i, *p)), m) for p, m in check(item)]
+            if lenient and found:
+                flow.unconverted[i] = found[0].format(path)
+            else:
+                problems += found
             flow.commands.append(item)
             flow.lines.append(doc.position((i,))[0])
         if not doc.data and not flow.on_start and not flow.on_complete:
@@ -137,7 +146,15 @@ def read_flow(text: str, path: str, *, _seen: tuple[str, ...] = ()) -> Flow:
     resolve = _Resolver(flow.app_id, folder, _seen or (os.path.abspath(path),))
     flow.on_start = [resolve.command(c) for c in flow.on_start]
     flow.on_complete = [resolve.command(c) for c in flow.on_complete]
-    flow.commands = [resolve.command(c, doc, (i,)) for i, c in enumerate(flow.commands)]
+    for i, item in enumerate(flow.commands):
+        if i in flow.unconverted:
+            continue
+        try:
+            flow.commands[i] = resolve.command(item, doc, (i,))
+        except TrailFileError as exc:
+            if not lenient:
+                raise
+            flow.unconverted[i] = exc.message.splitlines()[0]
     return flow
 
 
