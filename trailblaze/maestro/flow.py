@@ -9,6 +9,7 @@ trail is one self-contained file, and the flow's `appId` is written into every c
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,6 +159,20 @@ def read_flow(text: str, path: str, *, lenient: bool = False, _seen: tuple[str, 
     return flow
 
 
+_VAR = re.compile(r"\$\{\s*([A-Za-z_][\w-]*)\s*\}")
+
+
+def _fill(value: Any, env: dict[str, str]) -> Any:
+    """`value` with every `${NAME}` whose NAME is in `env` replaced by its value."""
+    if isinstance(value, str):
+        return _VAR.sub(lambda m: env.get(m.group(1), m.group(0)), value)
+    if isinstance(value, dict):
+        return {k: _fill(v, env) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, env) for v in value]
+    return value
+
+
 def _parse(text: str, path: str, offset: int) -> _yaml.YamlDocument:
     try:
         return _yaml.parse_document("\n" * offset + text)
@@ -190,13 +205,16 @@ class _Resolver:
             out["commands"] = [*sub.on_start, *sub.commands, *sub.on_complete]
             out["env"] = {**sub.env, **{str(k): str(v) for k, v in (out.get("env") or {}).items()}}
             out.setdefault("label", f"{fields['file']}")
-            if not out["env"]:
-                del out["env"]
         elif isinstance(out.get("commands"), list):
             out["commands"] = [
                 self.command(c, doc, (*at, key, "commands", i) if key else at)
                 for i, c in enumerate(out["commands"])
             ]
+        env = out.pop("env", None)
+        if isinstance(env, dict) and env:
+            # The values are fixed here: written into the commands, a converted trail shows them and
+            # needs no variable scopes (inner runFlows were filled first, so their env wins).
+            out["commands"] = _fill(out.get("commands") or [], {str(k): str(v) for k, v in env.items()})
         return {name: out}
 
     def _sub_flow(self, file: str, doc: _yaml.YamlDocument | None, at: tuple[str | int, ...]) -> Flow:

@@ -500,7 +500,7 @@ def _take_screenshot(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outc
 
     name = str(f["path"])
     target = Path(name if name.endswith(".png") else f"{name}.png")
-    png = r.session.screenshot()
+    png = _as_png(r.session.screenshot())
     try:
         if target.parent != Path():
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -508,6 +508,20 @@ def _take_screenshot(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outc
     except OSError as exc:
         return "ERROR", f"takeScreenshot: cannot write {target}: {exc.strerror or exc}"
     return "OK", f"saved a screenshot to {target}"
+
+
+def _as_png(image: bytes) -> bytes:
+    """The screenshot as PNG, the format Maestro writes (devices may send JPEG)."""
+    if image.startswith(b"\x89PNG"):
+        return image
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    with Image.open(io.BytesIO(image)) as picture:
+        picture.save(out, "PNG")
+    return out.getvalue()
 
 
 def _scoped(env: dict[str, str], f: dict[str, Any], r: _Runner) -> dict[str, str]:
