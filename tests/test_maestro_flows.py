@@ -26,7 +26,12 @@ def _trailblaze(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ANTHROPIC_BASE_URL": NO_LLM, "COLUMNS": "200"}
     env.pop("ANTHROPIC_API_KEY", None)
     return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-m", "trailblaze", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -77,7 +82,9 @@ def test_a_failing_flow_fails_like_a_trail_with_the_selector_named(tmp_path: Pat
         "appId: dev.trailblaze.demo\n---\n- launchApp:\n    clearState: true\n- tapOn: Create account\n",
         encoding="utf-8",
     )
-    ran = _trailblaze("replay", str(flow), "--device", "sim:android", "--element-timeout", "0.5", cwd=tmp_path)
+    ran = _trailblaze(
+        "replay", str(flow), "--device", "sim:android", "--element-timeout", "0.5", cwd=tmp_path
+    )
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "NOT_FOUND no element matches text 'Create account'" in ran.stdout
     assert "Traceback" not in ran.stdout + ran.stderr

@@ -391,7 +391,11 @@ def save_trail(trail: Trail, path: str | os.PathLike[str] | None = None) -> None
     target = os.fspath(path) if path is not None else trail.path
     if target is None:
         raise UsageError("this trail was not loaded from a file; give a path to save it to")
-    if trail._from_flow and trail._path is not None and os.path.abspath(target) == os.path.abspath(trail._path):
+    if (
+        trail._from_flow
+        and trail._path is not None
+        and os.path.abspath(target) == os.path.abspath(trail._path)
+    ):
         raise UsageError(
             f"{target} is a Maestro flow, not written by trailblaze; run `trailblaze import maestro {target}` "
             "and record into the trail it writes"

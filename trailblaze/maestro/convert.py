@@ -40,7 +40,9 @@ def flow_trail(flow: Flow) -> dict[str, Any]:
     if flow.on_start:
         steps.append(_step("onFlowStart", flow.on_start))
     for i, command in enumerate(flow.commands):
-        steps.append(_agent_step(command) if i in flow.unconverted else _step(summary(command), [command]))
+        steps.append(
+            _agent_step(command) if i in flow.unconverted else _step(summary(flow.written[i]), [command])
+        )
     if flow.on_complete:
         steps.append(_step("onFlowComplete", flow.on_complete))
     return {"config": config, "trail": steps}

@@ -43,6 +43,8 @@ class Flow:
     commands: list[Any] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
     """The line of each of `commands` in the file."""
+    written: list[Any] = field(default_factory=list)
+    """`commands` as the file writes them (sub-flows by name), for step texts."""
     unconverted: dict[int, str] = field(default_factory=dict)
     """Read leniently (`trailblaze import maestro`): the index of each command that cannot run here,
     with its problem as `file:line:col: message`."""
@@ -124,7 +126,7 @@ def read_flow(text: str, path: str, *, lenient: bool = False, _seen: tuple[str, 
             problems.append(Problem(*header.position((key,)), f"{key} is a list of Maestro commands"))
             continue
         for i, item in enumerate(hook):
-            problems += [Problem(*header.position((key, i, *p)), m) for p, m in check(item)]
+            problems += [Problem(*header.position((key, i, *p), key=True), m) for p, m in check(item)]
             target.append(item)
     if not isinstance(doc.data, list):
         problems.append(
@@ -132,12 +134,13 @@ def read_flow(text: str, path: str, *, lenient: bool = False, _seen: tuple[str, 
         )
     else:
         for i, item in enumerate(doc.data):
-            found = [Problem(*doc.position((i, *p)), m) for p, m in check(item)]
+            found = [Problem(*doc.position((i, *p), key=True), m) for p, m in check(item)]
             if lenient and found:
                 flow.unconverted[i] = found[0].format(path)
             else:
                 problems += found
             flow.commands.append(item)
+            flow.written.append(item)
             flow.lines.append(doc.position((i,))[0])
         if not doc.data and not flow.on_start and not flow.on_complete:
             problems.append(Problem(*doc.position(()), "the flow has no commands; list them after `---`"))
