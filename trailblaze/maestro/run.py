@@ -194,6 +194,8 @@ def _launch_app(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     app = _app(f, "launchApp")
     if f.get("arguments"):
         return "UNSUPPORTED", "launchApp arguments: this driver cannot pass launch arguments to the app"
+    if as_bool(f.get("clearKeychain")) is True and r.ctx.platform == "ios":
+        return "UNSUPPORTED", "launchApp clearKeychain: trailblaze has no access to the iOS keychain"
     clear = as_bool(f.get("clearState")) is True
     stop = as_bool(f.get("stopApp")) is not False
     mode: Any = "CLEAR_STATE" if clear else "FORCE_RESTART" if stop else "RESUME"
