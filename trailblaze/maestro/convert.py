@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze import _yaml
-from trailblaze.maestro.commands import summary
+from trailblaze.maestro.commands import normalize, summary
 from trailblaze.maestro.flow import Flow
+from trailblaze.maestro.select import describe
 
 __all__ = ["CLASSIFIERS", "TOOL", "flow_trail", "flow_trail_text"]
 
@@ -41,7 +42,7 @@ def flow_trail(flow: Flow) -> dict[str, Any]:
         steps.append(_step("onFlowStart", flow.on_start))
     for i, command in enumerate(flow.commands):
         steps.append(
-            _agent_step(command) if i in flow.unconverted else _step(summary(flow.written[i]), [command])
+            _agent_step(command) if i in flow.unconverted else _step(_text(flow.written[i]), [command])
         )
     if flow.on_complete:
         steps.append(_step("onFlowComplete", flow.on_complete))
@@ -51,6 +52,19 @@ def flow_trail(flow: Flow) -> dict[str, Any]:
 def _step(text: str, commands: list[Any]) -> dict[str, Any]:
     recorded = [{TOOL: {"commands": commands}}]
     return {"step": text, "recording": {c: copy.deepcopy(recorded) for c in CLASSIFIERS}}
+
+
+_SELECTING = frozenset(
+    {"tapOn", "doubleTapOn", "longPressOn", "assertVisible", "assertNotVisible", "copyTextFrom"}
+)
+
+
+def _text(command: Any) -> str:
+    """A step's text: the command's `label`, else the command in a few words, selectors in full."""
+    name, fields = normalize(command)
+    if name in _SELECTING and not fields.get("label") and "point" not in fields and set(fields) - {"text"}:
+        return f"{name} {describe(fields)}"
+    return summary(command)
 
 
 def _agent_step(command: Any) -> dict[str, Any]:

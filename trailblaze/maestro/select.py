@@ -111,6 +111,10 @@ def describe(fields: dict[str, Any]) -> str:
         sub = fields.get(rel)
         if sub is not None:
             parts.append(f"{rel} ({describe(sub) if isinstance(sub, dict) else repr(sub)})")
+    subs = fields.get("containsDescendants")
+    if isinstance(subs, list) and subs:
+        inner = "; ".join(describe(d) if isinstance(d, dict) else repr(d) for d in subs)
+        parts.append(f"containsDescendants ({inner})")
     return ", ".join(parts) or "any element"
 
 
