@@ -252,3 +252,18 @@ def test_maestro_corpus_validates_with_no_traceback(tmp_path: Path) -> None:
     assert len(flows) == 276
     assert len(flows) - len(refused) >= 191  # the figure reported in docs/guides/maestro.md
     assert all(message for message in refused.values())
+
+
+def test_maestro_picks_the_deepest_match_then_index_else_the_clickable_one() -> None:
+    from trailblaze.hierarchy import Node
+    from trailblaze.maestro.select import query
+
+    row = Node(platform="android", class_name="android.widget.FrameLayout", clickable=True, label="Sign in")
+    text = Node(platform="android", class_name="android.widget.TextView", text="Sign in", parent=row)
+    other = Node(platform="android", class_name="android.widget.TextView", text="sign in")
+    row.children = [text]
+    assert query({"text": "Sign in"}, "android").pick([row, text, other]) is text  # deepest, first
+    assert query({"text": "Sign in", "index": 1}, "android").pick([row, text, other]) is other
+    assert query({"text": "Sign in", "index": 2}, "android").pick([row, text, other]) is None
+    assert query({"enabled": True}, "android").pick([text, row]) is row  # no text / id: clickable first
+    assert query({"text": "x"}, "ios").selector.iosMaestro is not None
