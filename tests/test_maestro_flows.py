@@ -112,3 +112,19 @@ def test_pytest_collects_and_runs_a_named_flow(pytester: pytest.Pytester) -> Non
 
 
 pytest_plugins = ["pytester"]
+
+
+def test_mobile_maestro_runs_a_flow_file_beside_the_trail(tmp_path: Path) -> None:
+    shutil.copy(FLOWS / "subflows" / "sign_in.yaml", tmp_path / "sign_in.yaml")
+    trail = tmp_path / "uses-flow.trail.yaml"
+    trail.write_text(
+        "trail:\n  - step: Sign in\n    recording:\n      android:\n        - mobile_maestro:\n"
+        "            commands:\n              - runFlow:\n                  file: sign_in.yaml\n"
+        "                  env: {EMAIL: someone@example.com}\n"
+        "              - assertVisible: Inbox\n",
+        encoding="utf-8",
+    )
+    ran = _trailblaze("replay", str(trail), "--device", "sim:android", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    (run_json,) = (tmp_path / ".trailblaze" / "runs").glob("*/run.json")
+    assert "typed 'someone@example.com'" in run_json.read_text(encoding="utf-8")

@@ -54,6 +54,8 @@ class Context(Protocol):
 
     session: DeviceSession
     memory: Memory
+    folder: Path | None
+    """The trail's folder: a `runFlow` / `retry` `file:` is read from there (None: the working directory)."""
 
     @property
     def platform(self) -> str: ...
@@ -531,10 +533,27 @@ def _scoped(env: dict[str, str], f: dict[str, Any], r: _Runner) -> dict[str, str
     return {**env, **{str(k): str(r._substitute(v, env)) for k, v in own.items()}}
 
 
+def _from_file(r: _Runner, f: dict[str, Any]) -> dict[str, Any]:
+    """`f` with a `file:` sub-flow read into `commands` (its env under the command's own), as
+    `trailblaze.maestro.flow` does for a flow file; a trail's hand-written `mobile_maestro` may name one."""
+    if not isinstance(f.get("file"), str):
+        return f
+    from trailblaze.maestro.flow import load_flow
+
+    path = (r.ctx.folder or Path()) / str(f["file"])
+    sub = load_flow(path)  # TrailFileError (exit 2) names the sub-flow's own problem
+    return {
+        **f,
+        "commands": [*sub.on_start, *sub.commands, *sub.on_complete],
+        "env": {**sub.env, **(f.get("env") or {})},
+    }
+
+
 def _run_flow(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     when = f.get("when")
     if isinstance(when, dict) and not r.condition(when):
         return "OK", f"skipped {f.get('label') or 'runFlow'} (its `when` does not hold)"
+    f = _from_file(r, f)
     return r.run_list(f.get("commands") or [], _scoped(env, f, r))
 
 
@@ -561,6 +580,7 @@ def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
 def _retry(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     written = as_int(r._substitute(f.get("maxRetries"), env)) if f.get("maxRetries") is not None else None
     retries = min(max(1 if written is None else written, 0), 3)  # Maestro allows at most 3
+    f = _from_file(r, f)
     scoped = _scoped(env, f, r)
     status, message = "OK", ""
     for attempt in range(retries + 1):
