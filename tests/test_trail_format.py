@@ -12,6 +12,7 @@ import pytest
 from trailblaze._yaml import content_end, parse_document
 from trailblaze.catalog.params import CATALOG_PARAMS
 from trailblaze.errors import TrailFileError, UsageError
+from trailblaze.maestro.params import MAESTRO_PARAMS
 from trailblaze.probes.params import PROBE_PARAMS
 from trailblaze.recorded_tools import (
     RECORDED_TOOL_PARAMS,
@@ -305,7 +306,8 @@ def test_every_design_tool_is_known_and_accepts_reason() -> None:
         "longPressOnElementWithText",
         "runTrail",
     }
-    assert set(RECORDED_TOOL_PARAMS) == expected | set(CATALOG_PARAMS) | set(PROBE_PARAMS)
+    built_in = expected | set(CATALOG_PARAMS) | set(PROBE_PARAMS) | set(MAESTRO_PARAMS)
+    assert set(RECORDED_TOOL_PARAMS) == built_in
     for name, model in RECORDED_TOOL_PARAMS.items():
         assert model.tool_name == name
         assert "reason" in model.model_fields

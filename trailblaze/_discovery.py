@@ -4,7 +4,8 @@ A folder holding a classifier-named trail (`android-phone.trail.yaml`, `ios.trai
 `trail.yaml` or a `blaze.yaml` is ONE trail: a device runs the file for its classifier, closest
 first (`android-phone` → `android`), else `trail.yaml`, else `blaze.yaml`; the folder's name is the
 trail's id when `config.id` is absent. Any other `*.trail.yaml` (and a `*.trail.md` with no sibling
-`.trail.yaml`) is a trail of its own. Walking skips hidden folders and build output (`build/`,
+`.trail.yaml`) is a trail of its own, and so is a Maestro flow (any other `.yaml` / `.yml` whose text
+is a flow's: an `appId:` header, `---`, commands). Walking skips hidden folders and build output (`build/`,
 `node_modules/`, …) at any depth, and follows no symlinked folder.
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from trailblaze._trail_parts import CLASSIFIER_RE, classifier_lineage
+from trailblaze.maestro.sniff import FLOW_SUFFIXES, is_flow_file
 
 __all__ = [
     "MARKDOWN_SUFFIX",
@@ -97,6 +99,9 @@ def walk_trails(root: Path, classifier: str | None) -> list[Path]:
         names = set(files)
         chosen = pick_folder_trail(names, classifier)
         for name in sorted(names):
+            if name.endswith(FLOW_SUFFIXES) and not is_trail_name(name) and is_flow_file(here / name):
+                found.append(here / name)  # a Maestro flow (docs/adr/0049-maestro-flows.md)
+                continue
             if not is_trail_name(name) or (here / name).is_dir():
                 continue
             if is_folder_trail_name(name):

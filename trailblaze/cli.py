@@ -490,6 +490,34 @@ def _echo(text: str, *, err: bool = False) -> None:
     click.echo(printable(scrub(text)), err=err)
 
 
+@cli.group("import", short_help="Convert tests of other tools into trails (Maestro flows).")
+def import_group() -> None:
+    """Convert tests written for other tools into trails."""
+
+
+@import_group.command(
+    "maestro",
+    short_help="Write each Maestro flow as a .trail.yaml that replays it.",
+    epilog=_EX + "  trailblaze import maestro flows/login.yaml\n  trailblaze import maestro flows/ --out trails/",
+)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--out", type=click.Path(file_okay=False, path_type=str), help="Write the trails here (default: beside each flow).")
+@click.option("--force", is_flag=True, help="Overwrite trail files that exist.")
+@_debug_option
+@click.pass_context
+def import_maestro_command(ctx: click.Context, paths: tuple[str, ...], out: str | None, force: bool) -> None:
+    """Write each Maestro flow in PATHS (folders: every flow below) as <name>.trail.yaml: one step per
+    command recording `mobile_maestro`, so the trail replays as the flow does and can then be
+    re-recorded, healed or extended. Commands trailblaze cannot run become steps for the agent and
+    are printed. docs/guides/maestro.md maps Maestro's commands."""
+    from pathlib import Path
+
+    from trailblaze.maestro.importer import import_maestro_paths
+
+    code = import_maestro_paths([Path(p) for p in paths], Path(out) if out else None, force=force, echo=_echo)
+    ctx.exit(code)
+
+
 @cli.command("schema", short_help="Print the JSON Schema of trail files.")
 @_debug_option
 def schema_command() -> None:

@@ -38,6 +38,8 @@ from trailblaze.catalog.handlers import CATALOG_HANDLERS
 from trailblaze.catalog.params import CATALOG_KINDS
 from trailblaze.driver import SupportsShellStatus
 from trailblaze.errors import ActionRefused, AppNotInstalledError
+from trailblaze.maestro.handler import MAESTRO_HANDLERS
+from trailblaze.maestro.params import MAESTRO_KINDS
 from trailblaze.memory import TEMPLATE_RE
 from trailblaze.noop import NO_CHANGE, act_and_compare
 from trailblaze.patterns import PatternTooSlow, full_match
@@ -87,6 +89,7 @@ TOOL_KINDS: dict[str, Kind] = {
     "wait": "other",
     **CATALOG_KINDS,
     **PROBE_KINDS,
+    **MAESTRO_KINDS,
     "runTrail": "other",
 }
 """What each tool counts as for the agent's success validation."""
@@ -165,7 +168,8 @@ def run_recorded_tool(
             return custom.run(session, call, memory, tools)
         hint = tools.unknown_hint(call.name) if tools is not None else rt.unknown_tool_hint(call.name)
         return ToolResult("ERROR", hint or f"unknown tool {call.name!r}", kind)
-    params = memory.interpolate(call.params, where=f"{call.name} params")
+    own = getattr(model, "templates_at_run", False)  # e.g. mobile_maestro: per command, in its own scope
+    params = call.params if own else memory.interpolate(call.params, where=f"{call.name} params")
     try:
         typed = model.model_validate(params, strict=True)
     except ValidationError as exc:
@@ -830,4 +834,5 @@ _HANDLERS: dict[type[rt.RecordedToolParams], Callable[[_Run, Any], Outcome]] = {
     rt.AssertNotVisibleBySelector: _assert_not_visible_by_selector,
     **CATALOG_HANDLERS,
     **PROBE_HANDLERS,
+    **MAESTRO_HANDLERS,
 }

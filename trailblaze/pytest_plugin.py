@@ -643,10 +643,14 @@ def worker_device_spec(config: pytest.Config) -> str:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     from trailblaze._discovery import is_trail_name
+    from trailblaze.maestro.sniff import FLOW_SUFFIXES, is_flow_file
 
-    if not is_trail_name(file_path.name):
+    if is_trail_name(file_path.name):
+        if not _collectable(parent.config, file_path):
+            return None
+    elif not file_path.name.endswith(FLOW_SUFFIXES) or not _collectable(parent.config, file_path):
         return None
-    if not _collectable(parent.config, file_path):
+    elif not is_flow_file(file_path):  # a Maestro flow is a trail too (docs/adr/0049-maestro-flows.md)
         return None
     from trailblaze._pytest_items import TrailFile
 

@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from trailblaze.catalog.params import CATALOG_PARAMS
+from trailblaze.maestro.params import MAESTRO_PARAMS
 from trailblaze.permissions import check_permission_key
 from trailblaze.probes.params import PROBE_PARAMS
 from trailblaze.selector import NodeSelector
@@ -398,6 +399,7 @@ RECORDED_TOOL_PARAMS: dict[str, type[RecordedToolParams]] = {
     **{m.tool_name: m for m in (*_RECORDED, *_READ_COMPAT)},
     **CATALOG_PARAMS,
     **PROBE_PARAMS,
+    **MAESTRO_PARAMS,
 }
 """Every tool name a trail may record, mapped to the model of its params."""
 

@@ -48,6 +48,7 @@ from trailblaze._trail_reader import read_tool, read_trail
 from trailblaze._trail_writer import render, splice_recording
 from trailblaze._yaml import Path as YPath
 from trailblaze.errors import Problem, TrailConflictError, TrailFileError, UsageError
+from trailblaze.maestro.sniff import looks_like_flow
 
 __all__ = [
     "ANY_CLASSIFIER",
@@ -93,6 +94,8 @@ class Trail(BaseModel):
     _disk_shape: Any = PrivateAttr(default=None)
     _edits: dict[tuple[int, str], _Edit] = PrivateAttr(default_factory=dict)
     _note: str | None = PrivateAttr(default=None)
+    _from_flow: bool = PrivateAttr(default=False)
+    """Converted in memory from a Maestro flow (`trailblaze.maestro`): never saved over that flow."""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trail):
@@ -304,8 +307,20 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
             return loads_trail(md.text, sibling)
         except TrailFileError as exc:
             raise remap(exc, md, name) from None
+    if not is_trail_name(Path(name).name) and looks_like_flow(text):
+        return _flow_trail(text, name)
     trail = loads_trail(text, name)
     trail._disk_text, trail._disk_shape = text, trail._shape()
+    return trail
+
+
+def _flow_trail(text: str, name: str) -> Trail:
+    """A Maestro flow as the trail `trailblaze import maestro` would write (ADR 0045)."""
+    from trailblaze.maestro.convert import flow_trail_text
+    from trailblaze.maestro.flow import read_flow
+
+    trail = loads_trail(flow_trail_text(read_flow(text, name, _seen=(os.path.abspath(name),))), name)
+    trail._from_flow = True
     return trail
 
 
@@ -376,6 +391,15 @@ def save_trail(trail: Trail, path: str | os.PathLike[str] | None = None) -> None
     target = os.fspath(path) if path is not None else trail.path
     if target is None:
         raise UsageError("this trail was not loaded from a file; give a path to save it to")
+    if (
+        trail._from_flow
+        and trail._path is not None
+        and os.path.abspath(target) == os.path.abspath(trail._path)
+    ):
+        raise UsageError(
+            f"{target} is a Maestro flow, not written by trailblaze; run `trailblaze import maestro {target}` "
+            "and record into the trail it writes"
+        )
     own_file = (
         trail._disk_shape is not None  # read from disk: another writer may have changed it since
         and trail._path is not None
