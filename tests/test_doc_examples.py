@@ -282,6 +282,21 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     _CI_SHARD.format(2, 2, 2): Run(shows="no trail"),
     "trailblaze report --merge shards/* -o report.html --junit junit.xml": Run(shows="junit:  junit.xml"),
     "trailblaze report --merge": Elsewhere("the full merge command of the same page's shard script"),
+    # docs/guides/maestro.md: the repository's demo-app flows, copied into the project
+    "trailblaze validate tests/data/maestro/flows/": Run(shows="all valid", given="maestro flows"),
+    "trailblaze replay tests/data/maestro/flows/login.yaml --device sim:android": Run(
+        shows="1 trail: 1 passed", given="maestro flows"
+    ),
+    "trailblaze replay tests/data/maestro/flows/ --device sim:ios": Run(shows="6 passed", given="maestro flows"),
+    "pytest tests/data/maestro/flows/login.yaml --device sim:android": Run(shows="1 passed", given="maestro flows"),
+    "trailblaze import maestro tests/data/maestro/flows/ --out imported/": Run(
+        shows="wrote imported/login.trail.yaml", given="maestro flows"
+    ),
+    "trailblaze replay imported/ --device sim:android": Run(shows="6 passed", given="maestro flows"),
+    "python benchmarks/maestro_corpus.py": Elsewhere(
+        "tests/test_maestro_reader.py, which reads the same corpus (0 tracebacks, the accepted count); "
+        "here only `--help` runs"
+    ),
     'pip install "trailblaze[android]"': _PYPI,
     'pip install "trailblaze[android,ios]"': _PYPI,
     'pip install "trailblaze[android]==0.1.0"': _PYPI,
@@ -341,6 +356,7 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
         ("pytest_workers.py", "--workers"),
         ("mutant_kills.py", "--trail"),
         ("report_picture.py", "--width"),
+        ("maestro_corpus.py", "--list"),
     ],
 )
 def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:
@@ -609,6 +625,8 @@ def _project(folder: Path, *, runs: bool, given: set[str], run_dir: Path) -> Pat
     if "web trail" in given:  # the web example: its trail and the app it opens (a path from the project)
         shutil.copytree(ROOT / "trails" / "web", folder / "trails" / "web")
         shutil.copytree(ROOT / "tests" / "data" / "web" / "todomvc", folder / "tests" / "data" / "web" / "todomvc")
+    if "maestro flows" in given:
+        shutil.copytree(ROOT / "tests" / "data" / "maestro" / "flows", folder / "tests" / "data" / "maestro" / "flows")
     for shard in ("1", "2", "3") if "shard runs" in given else ():
         shutil.copytree(run_dir, folder / "shards" / shard)
     shutil.copy(ROOT / "trails" / "conftest.py", folder / "trails")
