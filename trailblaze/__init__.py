@@ -24,8 +24,8 @@ from trailblaze.errors import (
 if TYPE_CHECKING:
     __version__: str
     from trailblaze.custom_tools import ToolContext, tool
-    from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
     from trailblaze.selector import NodeSelector
+    from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
     from trailblaze.trail import (
         ANY_CLASSIFIER,
         ToolCall,
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    "RECORDED_TOOL_PARAMS": "trailblaze.recorded_tools",
+    "RECORDED_TOOL_PARAMS": "trailblaze.toolset.registry",
     "NodeSelector": "trailblaze.selector",
     "ToolContext": "trailblaze.custom_tools",
     "tool": "trailblaze.custom_tools",

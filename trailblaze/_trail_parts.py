@@ -15,7 +15,8 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trailblaze import _yaml
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS, RecordedToolParams
+from trailblaze.tool_params import RecordedToolParams
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 
 __all__ = [
     "ANY_CLASSIFIER",
@@ -71,7 +72,7 @@ class ToolCall(BaseModel):
     """One recorded tool: `{name: params}` in the file.
 
     `params` is kept exactly as written (templates such as `{{email}}` included); known tools are
-    validated against `trailblaze.recorded_tools.RECORDED_TOOL_PARAMS` on construction.
+    validated against `trailblaze.toolset.registry.RECORDED_TOOL_PARAMS` on construction.
     """
 
     model_config = ConfigDict(frozen=True)

@@ -26,8 +26,8 @@ from trailblaze._trail_parts import (
 )
 from trailblaze._yaml import Path as YPath
 from trailblaze.errors import Problem, TrailFileError
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
 from trailblaze.tool_params import WRITTEN
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 
 __all__ = ["Contents", "read_tool", "read_trail"]
 

@@ -27,14 +27,15 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
+from typing import TYPE_CHECKING, Any, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.execute import ToolResult, run_recorded_tool
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
 from trailblaze.tools import DEFAULT_TOOLS, ToolOutcome
+from trailblaze.toolset.model import Kind
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail import ToolCall
 
 if TYPE_CHECKING:
@@ -53,7 +54,6 @@ __all__ = [
     "tool",
 ]
 
-Kind = Literal["action", "assertion", "other"]
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 """Tool names: letters, digits and `_` (model APIs reject dots), as Trailblaze names them."""
 MAX_DEPTH = 10

@@ -23,10 +23,11 @@ from pydantic.json_schema import SkipJsonSchema
 from trailblaze.assertions import pin_assertion
 from trailblaze.errors import UsageError
 from trailblaze.llm import ToolSpec
-from trailblaze.probes.params import PROBE_PARAMS
 from trailblaze.recorded_tools import Direction, KeyCode, LaunchMode
 from trailblaze.selector_gen import generate_selector, selector_for
 from trailblaze.tool_params import RecordedToolParams
+from trailblaze.toolset.model import Kind
+from trailblaze.toolset.registry import BUILTIN, RECORDED_TOOL_PARAMS
 from trailblaze.trail import ToolCall
 
 if TYPE_CHECKING:
@@ -52,8 +53,6 @@ __all__ = [
     "fingerprint",
     "params_schema",
 ]
-
-Kind = Literal["action", "assertion", "other"]
 
 
 @dataclass
@@ -453,7 +452,11 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
     ),
     Tool("rememberText", "Store an element's text in memory.", RememberTextParams, _remember_text),
     Tool("wait", "Wait for the app, e.g. while something loads.", WaitParams, _wait),
-    *(_as_is(model, verification=name != "setNetwork") for name, model in PROBE_PARAMS.items()),
+    *(
+        _as_is(RECORDED_TOOL_PARAMS[t.name], verification="verify" in t.offered_to)
+        for t in BUILTIN.values()
+        if "model" in t.offered_to
+    ),
     Tool(
         "objectiveStatus",
         "Report the objective's status: COMPLETED when done, FAILED when it cannot be done.",
