@@ -12,7 +12,7 @@ from pydantic import Field
 from trailblaze.custom_tools import ToolBox, python_tool
 from trailblaze.execute import TOOL_KINDS
 from trailblaze.tool_params import RecordedToolParams
-from trailblaze.tools import default_registry
+from trailblaze.tools import Tool, default_registry
 from trailblaze.toolset import ToolSet, all_tools, defines, get_tool
 from trailblaze.toolset.registry import READ_COMPAT_TOOLS, RECORDED_TOOL_PARAMS, _collect
 
@@ -112,3 +112,19 @@ def test_a_tool_set_joins_the_project_tools_to_the_built_in_ones() -> None:
     assert [t.name for t in tools.tools()][-1] == "demo_signIn"
     assert "tapOnElementBySelector" in tools
     assert "demo_signIn" in {t.name for t in tools.offered_to("verify")}
+
+
+def test_every_model_facing_tool_maps_to_the_recorded_tools_it_writes() -> None:
+    registry = default_registry()
+    tools = {t.name: t for t in registry._tools.values() if isinstance(t, Tool)}
+    assert set(tools) == set(registry.names())
+    for name, tool in tools.items():
+        assert all(get_tool(r) is not None for r in tool.records), name
+    assert tools["objectiveStatus"].records == ()
+    assert tools["tap"].records == ("tapOnElementBySelector", "tapOnPoint")
+    # A model-facing name that is also a recorded tool's name but records another tool. `tap` and
+    # `assertVisible` keep Trailblaze's meaning (a ref, recorded as its selector form); `rememberText`
+    # is Trailblaze's LLM question in a trail but a ref lookup for the model: the one name that still
+    # means two tools (docs/adr/0045-one-tool-model.md). No new one may appear.
+    two_meanings = {n for n, t in tools.items() if get_tool(n) is not None and t.records != (n,)}
+    assert two_meanings == {"tap", "assertVisible", "rememberText"}

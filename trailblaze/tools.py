@@ -111,13 +111,20 @@ class LLMTool(Protocol):
 
 @dataclass(frozen=True)
 class Tool:
-    """A plain `LLMTool`: a params model, a description and a function."""
+    """A plain `LLMTool`: a params model, a description and a function.
+
+    A built-in one is an adapter over recorded tools (`trailblaze.toolset`): it turns the model's ref
+    into a selector and runs the recorded call; `records` names the recorded tools it may write, so
+    a model-facing name always maps to the `ToolDef`s the trail will hold (docs/adr/0045-one-tool-model.md).
+    """
 
     name: str
     description: str
     params: type[BaseModel]
     fn: Callable[[Any, ToolContext], ToolOutcome]
     verification: bool = False
+    records: tuple[str, ...] = ()
+    """The recorded tools a call writes into the trail (none: the call is never recorded)."""
 
     def run(self, args: Any, ctx: ToolContext) -> ToolOutcome:
         return self.fn(args, ctx)
@@ -406,28 +413,63 @@ def _as_is(model: type[RecordedToolParams], *, verification: bool) -> Tool:
         )
 
     description = " ".join((model.__doc__ or model.tool_name).split())
-    return Tool(model.tool_name, description, offered, run, verification)
+    return Tool(model.tool_name, description, offered, run, verification, records=(model.tool_name,))
 
 
 DEFAULT_TOOLS: tuple[Tool, ...] = (
-    Tool("tap", "Tap (or long-press) an element by its ref.", TapParams, _tap),
     Tool(
-        "inputText", "Type text into the focused field (tap the field first).", InputTextParams, _input_text
+        "tap",
+        "Tap (or long-press) an element by its ref.",
+        TapParams,
+        _tap,
+        records=("tapOnElementBySelector", "tapOnPoint"),
     ),
-    Tool("eraseText", "Delete characters from the focused field.", EraseTextParams, _erase_text),
-    Tool("hideKeyboard", "Dismiss the on-screen keyboard.", NoParams, _simple("hideKeyboard")),
-    Tool("swipe", "Swipe the finger in a direction, on an element or mid-screen.", SwipeParams, _swipe),
     Tool(
-        "scrollUntilTextIsVisible", "Scroll until an element with the text is visible.", ScrollParams, _scroll
+        "inputText",
+        "Type text into the focused field (tap the field first).",
+        InputTextParams,
+        _input_text,
+        records=("inputText",),
+    ),
+    Tool(
+        "eraseText",
+        "Delete characters from the focused field.",
+        EraseTextParams,
+        _erase_text,
+        records=("eraseText",),
+    ),
+    Tool(
+        "hideKeyboard",
+        "Dismiss the on-screen keyboard.",
+        NoParams,
+        _simple("hideKeyboard"),
+        records=("hideKeyboard",),
+    ),
+    Tool(
+        "swipe",
+        "Swipe the finger in a direction, on an element or mid-screen.",
+        SwipeParams,
+        _swipe,
+        records=("swipe",),
+    ),
+    Tool(
+        "scrollUntilTextIsVisible",
+        "Scroll until an element with the text is visible.",
+        ScrollParams,
+        _scroll,
+        records=("scrollUntilTextIsVisible",),
     ),
     Tool(
         "launchApp",
         "Launch (or restart) an app from a clean state (CLEAR_STATE) unless launchMode says otherwise.",
         LaunchAppParams,
         _launch_app,
+        records=("launchApp",),
     ),
-    Tool("pressBack", "Press the system back button.", NoParams, _simple("pressBack")),
-    Tool("pressKey", "Press a key.", PressKeyParams, _press_key),
+    Tool(
+        "pressBack", "Press the system back button.", NoParams, _simple("pressBack"), records=("pressBack",)
+    ),
+    Tool("pressKey", "Press a key.", PressKeyParams, _press_key, records=("pressKey",)),
     Tool(
         "assertVisible",
         "Assert an element is visible now, with the text it shows (recorded exactly). Pass expectedText: the "
@@ -435,6 +477,7 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
         AssertVisibleParams,
         _assert_visible,
         True,
+        records=("assertVisibleBySelector",),
     ),
     Tool(
         "assertState",
@@ -442,6 +485,7 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
         AssertStateParams,
         _assert_state,
         True,
+        records=("assertVisibleBySelector",),
     ),
     Tool(
         "assertNotVisibleWithText",
@@ -449,9 +493,16 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
         AssertNotVisibleParams,
         _assert_not_visible,
         True,
+        records=("assertNotVisibleWithText",),
     ),
-    Tool("rememberText", "Store an element's text in memory.", RememberTextParams, _remember_text),
-    Tool("wait", "Wait for the app, e.g. while something loads.", WaitParams, _wait),
+    Tool(
+        "rememberText",
+        "Store an element's text in memory.",
+        RememberTextParams,
+        _remember_text,
+        records=("rememberTextBySelector",),
+    ),
+    Tool("wait", "Wait for the app, e.g. while something loads.", WaitParams, _wait, records=("wait",)),
     *(
         _as_is(RECORDED_TOOL_PARAMS[t.name], verification="verify" in t.offered_to)
         for t in BUILTIN.values()
