@@ -128,3 +128,28 @@ def test_every_model_facing_tool_maps_to_the_recorded_tools_it_writes() -> None:
     # means two tools (docs/adr/0045-one-tool-model.md). No new one may appear.
     two_meanings = {n for n, t in tools.items() if get_tool(n) is not None and t.records != (n,)}
     assert two_meanings == {"tap", "assertVisible", "rememberText"}
+
+
+def test_the_contributor_docs_new_tool_example_defines_a_tool() -> None:
+    text = (PACKAGE.parent / "docs" / "contributing-tools.md").read_text(encoding="utf-8")
+    section = text.split("## A new tool in one place", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    from trailblaze.toolset import core
+
+    namespace = dict(vars(core))
+    exec(code.group(1), namespace)  # the example as written, in the module it says it goes into
+    module = types.ModuleType("example")
+    module.tool = namespace["_press_home"]  # type: ignore[attr-defined]
+    tool = _collect((module,))["pressHome"]
+    assert (tool.kind, tool.source, tool.trailblaze) == ("action", "core", "same")
+    assert tool.description == "Press the home key: the app goes to the background."
+    assert get_tool("pressHome") is None  # an example, not a shipped tool
+
+
+def test_the_real_example_in_the_contributor_docs_is_the_shipped_code() -> None:
+    text = (PACKAGE.parent / "docs" / "contributing-tools.md").read_text(encoding="utf-8")
+    section = text.split("## A real example", 1)[1].split("## A new tool", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert blocks[0] in (PACKAGE / "recorded_tools.py").read_text(encoding="utf-8")
+    assert blocks[1] in (PACKAGE / "toolset" / "core.py").read_text(encoding="utf-8")

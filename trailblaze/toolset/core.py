@@ -17,6 +17,7 @@ from trailblaze.driver import SupportsShellStatus
 from trailblaze.errors import AppNotInstalledError
 from trailblaze.permissions import PermissionRefused, set_permissions
 from trailblaze.settle import same_screen
+from trailblaze.tool_params import RecordedToolParams
 from trailblaze.toolset.lookup import (
     MAX_SCROLLS,
     app_area,
@@ -40,8 +41,8 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 
-def _core(params: type[rt.RecordedToolParams], kind: Kind) -> Callable[[Callable[..., Outcome]], ToolDef]:
-    return defines(params, kind, source="core", trailblaze="extension" if params is rt.RunTrail else "same")
+def _core(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., Outcome]], ToolDef]:
+    return defines(params, kind, source="core")
 
 
 @_core(rt.TapOnElementBySelector, "action")
