@@ -1,8 +1,10 @@
 """Running one recorded-form tool on a device session (replay, `trailblaze tool`, the agent's delegate).
 
-Element tools poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`),
-act at the centre of that node's visible part, and settle (every action goes through
-`DeviceSession.act`). Results start with a status word the model and the report can act on:
+The tool is looked up by name among the built-in `ToolDef`s (`trailblaze.toolset`), else among the
+run's custom tools; its handler runs on a `trailblaze.toolset.lookup.Run`. Element tools
+poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`), act at the
+centre of that node's visible part, and settle (every action goes through `DeviceSession.act`).
+Results start with a status word the model and the report can act on:
 
 - `OK` — done; a tap, long-press, swipe or key press that left the screen as it was says so
   (`OK tapped … (no visible change)`, `ToolResult.no_change`, see `trailblaze.noop`);
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from trailblaze.errors import ActionRefused
 from trailblaze.memory import TEMPLATE_RE
@@ -126,12 +128,14 @@ def run_recorded_tool(
         return ToolResult("ERROR", hint or f"unknown tool {call.name!r}", "other")
     kind = tool.kind
     params = memory.interpolate(call.params, where=f"{call.name} params")
-    try:
-        typed = tool.params.model_validate(params, strict=True)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or call.name
-        return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
+    typed: BaseModel | None = call.validated_as(params)  # validated when the trail was read
+    if not isinstance(typed, tool.params):
+        try:
+            typed = tool.params.model_validate(params, strict=True)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or call.name
+            return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = tool.handler
     run = Run(session, memory, llm, secret_inputs=_uses_secret(call.params, memory), folder=folder)
     try:
