@@ -32,6 +32,8 @@ def test_kind_and_the_run_context_are_defined_once() -> None:
         for m in re.findall(r"^class (\w*Context)\(Protocol\)", text, re.M)
     ]
     assert contexts == [("toolset/model.py", "RunContext")]
+    tool_contexts = [f for f, text in _sources().items() if re.search(r"^class ToolContext\b", text, re.M)]
+    assert tool_contexts == ["custom_tools.py"]  # a Python tool's context; the agent's is `CallContext`
 
 
 def test_every_built_in_tool_is_one_definition_and_the_tables_are_views_of_them() -> None:

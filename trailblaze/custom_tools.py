@@ -41,8 +41,7 @@ from trailblaze.trail import ToolCall
 if TYPE_CHECKING:
     from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
-    from trailblaze.tools import LLMTool
-    from trailblaze.tools import ToolContext as LLMToolContext
+    from trailblaze.tools import CallContext, LLMTool
 
 __all__ = [
     "CustomTool",
@@ -470,7 +469,7 @@ class _Offered:
     def verification(self) -> bool:
         return self.tool.verification
 
-    def run(self, args: Any, ctx: LLMToolContext) -> ToolOutcome:
+    def run(self, args: Any, ctx: CallContext) -> ToolOutcome:
         params = args.model_dump(mode="json", exclude_unset=True, exclude={"reasoning"})
         # the recording keeps templates: a secret value the model typed becomes `{{name}}` again
         call = ToolCall(name=self.tool.name, params=ctx.memory.redact(params))
