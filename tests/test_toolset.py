@@ -114,6 +114,8 @@ def test_a_tool_set_joins_the_project_tools_to_the_built_in_ones() -> None:
     assert [t.name for t in tools.tools()][-1] == "demo_signIn"
     assert "tapOnElementBySelector" in tools
     assert "demo_signIn" in {t.name for t in tools.offered_to("verify")}
+    (offered,) = box.llm_tools(["demo_signIn"])  # offered to the model as a built-in ref tool is
+    assert isinstance(offered, Tool) and offered.records == ("demo_signIn",) and offered.verification
 
 
 def test_every_model_facing_tool_maps_to_the_recorded_tools_it_writes() -> None:
