@@ -11,7 +11,6 @@ import jsonschema
 import pytest
 
 from trailblaze.anthropic_llm import AnthropicLLM
-from trailblaze.catalog.params import CATALOG_PARAMS
 from trailblaze.devices import open_device
 from trailblaze.execute import ToolResult, run_recorded_tool
 from trailblaze.hierarchy import parse_hierarchy
@@ -22,6 +21,7 @@ from trailblaze.schema import trail_json_schema
 from trailblaze.selector import NodeSelector
 from trailblaze.session import DeviceSession
 from trailblaze.testing.messages_api import FakeMessagesAPI, tool_use_response
+from trailblaze.toolset import all_tools
 from trailblaze.trail import parse_tool
 
 APP = "dev.trailblaze.demo"
@@ -229,7 +229,8 @@ def test_validate_and_schema_know_the_catalog_tools() -> None:
     bad = {"trail": [{"step": "s", "recording": {"android": [{"openUrl": {"link": "x"}}]}}]}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
-    assert len(CATALOG_PARAMS) == 32 + 10  # Trailblaze's mobile catalog tools and 10 web_* tools
+    catalog = [t for t in all_tools() if t.source in ("catalog", "web")]
+    assert len(catalog) == 32 + 10  # Trailblaze's mobile catalog tools and 10 web_* tools
     with pytest.raises(Exception, match="dragTo takes either toRef or both toX and toY"):
         parse_tool("dragTo: {ref: a}")
 
@@ -287,5 +288,9 @@ def test_tools_that_ask_the_llm_on_every_run_go_through_the_llm_seam(platform: s
         # the device's picture as it came, labelled with its own type (uiautomator2 JPEG, WDA PNG)
         sent = base64.b64decode(content[0]["source"]["data"])
         kind = {b"\xff\xd8\xff": "image/jpeg", b"\x89PN": "image/png"}[sent[:3]]
-        assert content[0]["source"]["media_type"] == kind == ("image/jpeg" if platform == "android" else "image/png")
+        assert (
+            content[0]["source"]["media_type"]
+            == kind
+            == ("image/jpeg" if platform == "android" else "image/png")
+        )
         assert "Welcome back" in content[1]["text"]  # the compact view of the screen

@@ -10,8 +10,8 @@ from tests.device_support import PKG, Rig, rig
 from trailblaze.errors import UsageError
 from trailblaze.execute import TOOL_KINDS, ToolResult, run_recorded_tool
 from trailblaze.memory import Memory
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
 from trailblaze.sim.model import ManualClock
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail import ToolCall, parse_tool
 
 
@@ -153,3 +153,25 @@ def test_poll_resolve_waits_for_the_element_to_appear() -> None:
         ok(r, f"tapOnElementBySelector: {{nodeSelector: {_by_id(r, 'compose')}}}")
         assert 0.7 <= time.monotonic() - t0 < 3.0
         assert r.device.screen_name == "compose"
+
+
+def test_a_read_tool_is_validated_once_and_again_only_when_a_template_changes_it(
+    r: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trailblaze import recorded_tools as rt
+
+    seen: list[object] = []
+    validate = rt.EraseText.model_validate
+
+    def counting(obj: object, **kwargs: object) -> object:
+        seen.append(obj)
+        return validate(obj, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rt.EraseText, "model_validate", counting)
+    ok(r, "eraseText: {charactersToErase: 0}")
+    assert seen == [{"charactersToErase": 0}]  # when the tool was read; the run reuses it
+    seen.clear()
+    memory = Memory()
+    memory.remember("why", "cleanup")
+    ok(r, "eraseText: {charactersToErase: 0, reason: '{{why}}'}", memory)
+    assert seen == [{"charactersToErase": 0, "reason": "{{why}}"}, {"charactersToErase": 0, "reason": "cleanup"}]

@@ -10,8 +10,8 @@ import pytest
 from trailblaze.devices import open_device
 from trailblaze.execute import run_recorded_tool
 from trailblaze.memory import Memory
-from trailblaze.recorded_tools import READ_COMPAT_TOOLS
 from trailblaze.runner import replay_trail
+from trailblaze.toolset.registry import READ_COMPAT_TOOLS
 from trailblaze.trail import load_trail, parse_tool
 
 TRAIL = Path(__file__).parent / "data" / "trails" / "read-compat.trail.yaml"

@@ -170,8 +170,8 @@ def test_an_sqlite3_without_safe_mode_gets_the_query_again_without_it() -> None:
 
     from trailblaze.driver import ShellOutput
     from trailblaze.probes import params as pp
-    from trailblaze.probes.handlers import PROBE_HANDLERS
     from trailblaze.probes.sql import ROW_SEP
+    from trailblaze.toolset import get_tool
 
     sent: list[str] = []
 
@@ -188,6 +188,8 @@ def test_an_sqlite3_without_safe_mode_gets_the_query_again_without_it() -> None:
         session=SimpleNamespace(driver=_OldSqlite()), platform="android", secret_inputs=False
     )
     params = pp.QueryDatabase(appId=PKG, db="app.db", sql="SELECT count(*) AS n FROM messages")
-    status, message = PROBE_HANDLERS[pp.QueryDatabase](ctx, params)
+    query = get_tool("queryDatabase")
+    assert query is not None
+    status, message = query(ctx, params)
     assert (status, message) == ("OK", '1 row from app.db: {"columns": ["n"], "rows": [["3"]]}')
     assert [" -safe " in c for c in sent] == [True, False]

@@ -10,16 +10,11 @@ from pathlib import Path
 import pytest
 
 from trailblaze._yaml import content_end, parse_document
-from trailblaze.catalog.params import CATALOG_PARAMS
 from trailblaze.errors import TrailFileError, UsageError
-from trailblaze.maestro.params import MAESTRO_PARAMS
-from trailblaze.probes.params import PROBE_PARAMS
-from trailblaze.recorded_tools import (
-    RECORDED_TOOL_PARAMS,
-    LaunchApp,
-    TapOnElementBySelector,
-)
+from trailblaze.recorded_tools import LaunchApp, TapOnElementBySelector
 from trailblaze.selector import NodeSelector
+from trailblaze.toolset import all_tools
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail import (
     ANY_CLASSIFIER,
     ToolCall,
@@ -306,8 +301,8 @@ def test_every_design_tool_is_known_and_accepts_reason() -> None:
         "longPressOnElementWithText",
         "runTrail",
     }
-    built_in = expected | set(CATALOG_PARAMS) | set(PROBE_PARAMS) | set(MAESTRO_PARAMS)
-    assert set(RECORDED_TOOL_PARAMS) == built_in
+    others = {t.name for t in all_tools() if t.source in ("catalog", "web", "probe")}
+    assert set(RECORDED_TOOL_PARAMS) == expected | others
     for name, model in RECORDED_TOOL_PARAMS.items():
         assert model.tool_name == name
         assert "reason" in model.model_fields

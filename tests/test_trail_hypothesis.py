@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trailblaze.errors import TrailFileError
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail import ToolCall, Trail, TrailConfig, Trailhead, TrailStep, loads_trail
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ import pytest
 from test_trail_errors import MALFORMED, Case
 
 from trailblaze._yaml import YamlSyntaxError, parse_document
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
 from trailblaze.schema import trail_json_schema
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "tests" / "data" / "trails").glob("*.trail.yaml")) + sorted(

@@ -25,11 +25,11 @@ from trailblaze.errors import (
 if TYPE_CHECKING:
     from trailblaze.custom_tools import ToolContext, tool
     from trailblaze.devices import open_device
-    from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
     from trailblaze.replay import ReplayOptions, replay_trail
     from trailblaze.run_options import RecordOptions
     from trailblaze.runner import record_trail
     from trailblaze.selector import NodeSelector
+    from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
     from trailblaze.trail import (
         ANY_CLASSIFIER,
         ToolCall,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    "RECORDED_TOOL_PARAMS": "trailblaze.recorded_tools",
+    "RECORDED_TOOL_PARAMS": "trailblaze.toolset.registry",
     "NodeSelector": "trailblaze.selector",
     "ToolContext": "trailblaze.custom_tools",
     "tool": "trailblaze.custom_tools",

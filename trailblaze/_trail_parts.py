@@ -12,10 +12,11 @@ import re
 from collections.abc import Container, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from trailblaze import _yaml
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS, RecordedToolParams
+from trailblaze.tool_params import RecordedToolParams
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 
 __all__ = [
     "ANY_CLASSIFIER",
@@ -70,25 +71,50 @@ def static_text(tools: Sequence[ToolCall]) -> str:
 class ToolCall(BaseModel):
     """One recorded tool: `{name: params}` in the file.
 
-    `params` is kept exactly as written (templates such as `{{email}}` included); known tools are
-    validated against `trailblaze.recorded_tools.RECORDED_TOOL_PARAMS` on construction.
+    `params` is kept exactly as written (templates such as `{{email}}` included). A built-in tool's
+    params are validated once, against its `ToolDef`'s model, when the call is read or made; the
+    typed params are kept (`validated_as`), so running the call validates again only when a
+    template changed them (docs/adr/0050-one-tool-model.md).
     """
 
     model_config = ConfigDict(frozen=True)
 
     name: str = Field(min_length=1)
     params: dict[str, Any] = Field(default_factory=dict)
+    _validated: RecordedToolParams | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
     def _known_params(self) -> ToolCall:
         known = RECORDED_TOOL_PARAMS.get(self.name)
         if known is not None:
-            known.model_validate(self.params, strict=True)
+            self._validated = known.model_validate(self.params, strict=True)
         return self
+
+    @classmethod
+    def read(cls, name: str, params: dict[str, Any], validated: RecordedToolParams | None) -> ToolCall:
+        """A call the trail reader has validated already (`validated`: its typed params, if built in)."""
+        call = cls.model_construct(name=name, params=params)
+        call._validated = validated
+        return call
+
+    def validated_as(self, params: Mapping[str, Any]) -> RecordedToolParams | None:
+        """The typed params validated when the call was read or made, if `params` (its params with
+        the templates filled in) are still the params as written; else None: validate them."""
+        return self._validated if params == self.params else None
+
+    def __eq__(self, other: object) -> bool:
+        # two calls are the same when they record the same thing; the kept typed params don't count
+        if not isinstance(other, ToolCall):
+            return NotImplemented
+        return self.name == other.name and self.params == other.params
+
+    __hash__ = None  # type: ignore[assignment]  # params is a dict: a call was never hashable
 
     @property
     def model(self) -> RecordedToolParams | None:
         """The typed params for a known tool, None for a custom tool."""
+        if self._validated is not None:
+            return self._validated
         known = RECORDED_TOOL_PARAMS.get(self.name)
         return None if known is None else known.model_validate(self.params, strict=True)
 

@@ -26,8 +26,8 @@ from trailblaze._trail_parts import (
 )
 from trailblaze._yaml import Path as YPath
 from trailblaze.errors import Problem, TrailFileError
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
 from trailblaze.tool_params import WRITTEN
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 
 __all__ = ["Contents", "read_tool", "read_trail"]
 
@@ -316,13 +316,14 @@ class _Reader:
             self.problem(path, f"a tool is a single-key map `- toolName: {{params}}`, found {_kind(item)}")
             return None
         known = RECORDED_TOOL_PARAMS.get(name)
+        validated = None
         if known is not None:
             try:
-                known.model_validate(params, strict=True, context={WRITTEN: True})
+                validated = known.model_validate(params, strict=True, context={WRITTEN: True})
             except ValidationError as exc:
                 self.validation_problems((*path, name), params, exc, known, f"`{name}`")
                 return None
-        return ToolCall.model_construct(name=name, params=params)
+        return ToolCall.read(name, params, validated)
 
     def trailhead(self, path: YPath, value: Any, *, v1: bool = False) -> Trailhead | None:
         if not isinstance(value, dict):

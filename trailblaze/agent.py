@@ -32,7 +32,7 @@ from trailblaze.llm import (
 from trailblaze.tools import (
     FAIL_AT,
     WARN_AT,
-    ToolContext,
+    CallContext,
     ToolOutcome,
     ToolRegistry,
     default_registry,
@@ -218,7 +218,7 @@ class Agent:
 
     def _run_turn(self, uses: list[ToolUseBlock], screen: Screen, state: _State) -> bool:
         """Run the selected calls of one answer; True when the step is finished."""
-        ctx = ToolContext(self.session, self.memory, screen.view, screen.hierarchy)
+        ctx = CallContext(self.session, self.memory, screen.view, screen.hierarchy)
         counted = "assertion" if state.verify else "action"
         results: list[ToolResultBlock] = []
         failed_here = finished = False

@@ -27,21 +27,21 @@ import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, get_type_hints
+from typing import TYPE_CHECKING, Any, Protocol, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.execute import ToolResult, run_recorded_tool
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
-from trailblaze.tools import DEFAULT_TOOLS, ToolOutcome
+from trailblaze.tools import DEFAULT_TOOLS, Tool, ToolOutcome
+from trailblaze.toolset.model import Kind
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail import ToolCall
 
 if TYPE_CHECKING:
     from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
-    from trailblaze.tools import LLMTool
-    from trailblaze.tools import ToolContext as LLMToolContext
+    from trailblaze.tools import CallContext, LLMTool
 
 __all__ = [
     "CustomTool",
@@ -53,7 +53,6 @@ __all__ = [
     "tool",
 ]
 
-Kind = Literal["action", "assertion", "other"]
 NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 """Tool names: letters, digits and `_` (model APIs reject dots), as Trailblaze names them."""
 MAX_DEPTH = 10
@@ -154,7 +153,7 @@ class ToolBox:
     def llm_tools(self, names: Iterable[str]) -> list[LLMTool]:
         """The named tools as tools the agent is offered (unknown names are skipped: preflight says so)."""
         found = [t for n in names if (t := self._tools.get(n)) is not None]
-        return [_Offered(t, self) for t in found if getattr(t, "surface", True)]
+        return [_offered(t, self) for t in found if getattr(t, "surface", True)]
 
 
 # --- running nested tools -----------------------------------------------------------------------------
@@ -442,40 +441,23 @@ class _Reasoning(BaseModel):
     )
 
 
-@dataclass(frozen=True)
-class _Offered:
-    """A custom tool as the model sees it: its params plus `reasoning`; the call is recorded by name."""
+def _offered(custom: CustomTool, box: ToolBox) -> Tool:
+    """A custom tool as the model sees it, a `Tool` like the built-in ones: its params plus
+    `reasoning`; the call is recorded by the tool's name."""
+    params: type[BaseModel] = create_model(
+        f"{custom.name}_args",
+        __base__=custom.params,
+        reasoning=(str | None, _Reasoning.model_fields["reasoning"]),
+    )
 
-    tool: CustomTool
-    box: ToolBox
-
-    @property
-    def name(self) -> str:
-        return self.tool.name
-
-    @property
-    def description(self) -> str:
-        return self.tool.description
-
-    @property
-    def params(self) -> type[BaseModel]:
-        model: type[BaseModel] = create_model(
-            f"{self.tool.name}_args",
-            __base__=self.tool.params,
-            reasoning=(str | None, _Reasoning.model_fields["reasoning"]),
-        )
-        return model
-
-    @property
-    def verification(self) -> bool:
-        return self.tool.verification
-
-    def run(self, args: Any, ctx: LLMToolContext) -> ToolOutcome:
-        params = args.model_dump(mode="json", exclude_unset=True, exclude={"reasoning"})
+    def run(args: Any, ctx: CallContext) -> ToolOutcome:
+        given = args.model_dump(mode="json", exclude_unset=True, exclude={"reasoning"})
         # the recording keeps templates: a secret value the model typed becomes `{{name}}` again
-        call = ToolCall(name=self.tool.name, params=ctx.memory.redact(params))
+        call = ToolCall(name=custom.name, params=ctx.memory.redact(given))
         try:
-            result = run_recorded_tool(ctx.session, call, ctx.memory, self.box)
+            result = run_recorded_tool(ctx.session, call, ctx.memory, box)
         except UsageError as exc:  # e.g. `{{name}}` the run does not know: the model can fix it
-            return ToolOutcome(_result("ERROR", exc.message, self.tool.kind))
+            return ToolOutcome(_result("ERROR", exc.message, custom.kind))
         return ToolOutcome(result, [call])
+
+    return Tool(custom.name, custom.description, params, run, custom.verification, records=(custom.name,))

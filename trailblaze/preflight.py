@@ -23,9 +23,9 @@ from trailblaze._limits import MAX_EXPANDED_STEPS, MAX_RUNTRAIL_DEPTH
 from trailblaze.custom_tools import ToolBox
 from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.memory import TEMPLATE_RE
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS, unknown_tool_hint
 from trailblaze.subtrail import cycle_text, outside_project, resolve_subtrail_path, trail_key
 from trailblaze.tool_discovery import Discovered, toolbox_for
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS, unknown_tool_hint
 from trailblaze.trail import ANY_CLASSIFIER, Trail, load_trail
 from trailblaze.variables import build_memory
 

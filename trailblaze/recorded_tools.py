@@ -6,12 +6,12 @@ errors); any other name is a custom tool whose params are kept verbatim. Field n
 keys, so a validation error location is also a path in the file. `{{var}}` templates are plain text
 here: they are interpolated at dispatch, never at load.
 
-The tool registry reuses `RECORDED_TOOL_PARAMS` to execute and describe these tools.
+Each model here is the params of one `ToolDef`, defined with its handler in `trailblaze.toolset.core`
+(read-compat ones in `trailblaze.toolset.compat`); `trailblaze.toolset.registry` collects them.
 """
 
 from __future__ import annotations
 
-import difflib
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -24,16 +24,11 @@ from pydantic import (
     model_validator,
 )
 
-from trailblaze.catalog.params import CATALOG_PARAMS
-from trailblaze.maestro.params import MAESTRO_PARAMS
 from trailblaze.permissions import check_permission_key
-from trailblaze.probes.params import PROBE_PARAMS
 from trailblaze.selector import NodeSelector
 from trailblaze.tool_params import RecordedToolParams, numbers_as_text
 
 __all__ = [
-    "RECORDED_TOOL_PARAMS",
-    "READ_COMPAT_TOOLS",
     "AssertNotVisibleBySelector",
     "AssertNotVisibleWithText",
     "AssertVisibleBySelector",
@@ -61,7 +56,6 @@ __all__ = [
     "TapOnElementWithText",
     "TapOnPoint",
     "Wait",
-    "unknown_tool_hint",
 ]
 
 Direction = Literal["UP", "DOWN", "LEFT", "RIGHT"]
@@ -366,51 +360,3 @@ class AssertNotVisibleBySelector(RecordedToolParams):
         if self.nodeSelector is None and self.selector is None:
             raise ValueError("assertNotVisibleBySelector needs a nodeSelector (or the older selector)")
         return self
-
-
-_RECORDED: tuple[type[RecordedToolParams], ...] = (
-    TapOnElementBySelector,
-    TapOnPoint,
-    InputText,
-    EraseText,
-    HideKeyboard,
-    Swipe,
-    ScrollUntilTextIsVisible,
-    LaunchApp,
-    PressBack,
-    PressKey,
-    AssertVisibleBySelector,
-    AssertNotVisibleWithText,
-    RememberTextBySelector,
-    Wait,
-    RunTrail,
-)
-_READ_COMPAT: tuple[type[RecordedToolParams], ...] = (
-    TapOnElementWithText,
-    TapOnElementWithAccessibilityText,
-    AssertVisibleWithText,
-    AssertVisibleWithAccessibilityText,
-    AssertVisibleWithResourceId,
-    AssertNotVisibleBySelector,
-    LongPressOnElementWithText,
-)
-
-RECORDED_TOOL_PARAMS: dict[str, type[RecordedToolParams]] = {
-    **{m.tool_name: m for m in (*_RECORDED, *_READ_COMPAT)},
-    **CATALOG_PARAMS,
-    **PROBE_PARAMS,
-    **MAESTRO_PARAMS,
-}
-"""Every tool name a trail may record, mapped to the model of its params."""
-
-READ_COMPAT_TOOLS: frozenset[str] = frozenset(m.tool_name for m in _READ_COMPAT)
-"""Names accepted on read so Trailblaze trails replay, but never written by our recorder."""
-
-
-def unknown_tool_hint(name: str) -> str | None:
-    """None for a tool trailblaze can run, else a one-line message with the closest known name."""
-    if name in RECORDED_TOOL_PARAMS:
-        return None
-    close = difflib.get_close_matches(name, list(RECORDED_TOOL_PARAMS), n=1, cutoff=0.6)
-    fix = f"did you mean `{close[0]}`?" if close else "`trailblaze schema` lists the tools it can run"
-    return f"unknown tool `{name}`: trailblaze has no implementation for it; {fix}"

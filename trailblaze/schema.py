@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS, LegacyElementSelector
+from trailblaze.recorded_tools import LegacyElementSelector
 from trailblaze.selector import AndroidAccessibilitySelector, AndroidMaestroSelector, IosMaestroSelector
 from trailblaze.tool_params import takes_text_only
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail import TrailConfig
 
 if TYPE_CHECKING:

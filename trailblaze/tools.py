@@ -23,10 +23,11 @@ from pydantic.json_schema import SkipJsonSchema
 from trailblaze.assertions import pin_assertion
 from trailblaze.errors import UsageError
 from trailblaze.llm import ToolSpec
-from trailblaze.probes.params import PROBE_PARAMS
 from trailblaze.recorded_tools import Direction, KeyCode, LaunchMode
 from trailblaze.selector_gen import generate_selector, selector_for
 from trailblaze.tool_params import RecordedToolParams
+from trailblaze.toolset.model import Kind
+from trailblaze.toolset.registry import BUILTIN, RECORDED_TOOL_PARAMS
 from trailblaze.trail import ToolCall
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ __all__ = [
     "DEFAULT_TOOLS",
     "LLMTool",
     "ObjectiveStatus",
+    "CallContext",
     "ToolContext",
     "ToolOutcome",
     "ToolRegistry",
@@ -53,12 +55,12 @@ __all__ = [
     "params_schema",
 ]
 
-Kind = Literal["action", "assertion", "other"]
-
 
 @dataclass
-class ToolContext:
-    """What a tool needs at call time: the device, the run's memory and the screen the model saw."""
+class CallContext:
+    """What a model-facing tool needs at call time: the device, the run's memory and the screen the
+    model saw (its refs). The recorded tool it runs gets its own run context
+    (`trailblaze.toolset.RunContext`); a Python tool gets `trailblaze.ToolContext`."""
 
     session: DeviceSession
     memory: Memory
@@ -66,6 +68,10 @@ class ToolContext:
     """The compact view sent in the request; its refs are the ones the model may use."""
     hierarchy: Hierarchy
     """The capture `view` was built from."""
+
+
+ToolContext = CallContext
+"""The former name of `CallContext` (a Python tool's context is `trailblaze.ToolContext`)."""
 
 
 @dataclass
@@ -105,22 +111,29 @@ class LLMTool(Protocol):
         """Offered on `verify:` steps (the assertion-only tool set)."""
         ...
 
-    def run(self, args: Any, ctx: ToolContext) -> ToolOutcome:
+    def run(self, args: Any, ctx: CallContext) -> ToolOutcome:
         """Run the tool with validated `args` (an instance of `params`)."""
         ...
 
 
 @dataclass(frozen=True)
 class Tool:
-    """A plain `LLMTool`: a params model, a description and a function."""
+    """A plain `LLMTool`: a params model, a description and a function.
+
+    A built-in one is an adapter over recorded tools (`trailblaze.toolset`): it turns the model's ref
+    into a selector and runs the recorded call; `records` names the recorded tools it may write, so
+    a model-facing name always maps to the `ToolDef`s the trail will hold (docs/adr/0050-one-tool-model.md).
+    """
 
     name: str
     description: str
     params: type[BaseModel]
-    fn: Callable[[Any, ToolContext], ToolOutcome]
+    fn: Callable[[Any, CallContext], ToolOutcome]
     verification: bool = False
+    records: tuple[str, ...] = ()
+    """The recorded tools a call writes into the trail (none: the call is never recorded)."""
 
-    def run(self, args: Any, ctx: ToolContext) -> ToolOutcome:
+    def run(self, args: Any, ctx: CallContext) -> ToolOutcome:
         return self.fn(args, ctx)
 
 
@@ -225,14 +238,14 @@ def _result(status: str, message: str, kind: Kind = "other") -> ToolResult:
     return ToolResult(status, message, kind)  # type: ignore[arg-type]
 
 
-def _reason(args: _Params | RecordedToolParams, ctx: ToolContext) -> dict[str, Any]:
+def _reason(args: _Params | RecordedToolParams, ctx: CallContext) -> dict[str, Any]:
     if not args.reasoning:
         return {}
     reason = " ".join(str(ctx.memory.redact(args.reasoning)).split())
     return {"reason": reason[:300]}
 
 
-def _run(call: ToolCall, ctx: ToolContext) -> ToolOutcome:
+def _run(call: ToolCall, ctx: CallContext) -> ToolOutcome:
     from trailblaze.execute import run_recorded_tool
 
     try:
@@ -242,11 +255,11 @@ def _run(call: ToolCall, ctx: ToolContext) -> ToolOutcome:
     return ToolOutcome(result, [call])
 
 
-def _node(ref: str, ctx: ToolContext) -> Node | None:
+def _node(ref: str, ctx: CallContext) -> Node | None:
     return ctx.view.refs.get(ref.strip().strip("[]"))
 
 
-def _covered(ref: str, ctx: ToolContext) -> ToolOutcome | None:
+def _covered(ref: str, ctx: CallContext) -> ToolOutcome | None:
     """A tap on an element the view left out because a dialog or the keyboard covers it: refused
     with the reason, nothing recorded (docs/adr/0014-occlusion.md)."""
     node = ctx.view.covered.get(ref.strip().strip("[]"))
@@ -268,7 +281,7 @@ def _no_ref(ref: str) -> ToolOutcome:
     )
 
 
-def _tap(args: TapParams, ctx: ToolContext) -> ToolOutcome:
+def _tap(args: TapParams, ctx: CallContext) -> ToolOutcome:
     node = _node(args.ref, ctx)
     if node is None:
         return _covered(args.ref, ctx) or _no_ref(args.ref)
@@ -287,27 +300,27 @@ def _tap(args: TapParams, ctx: ToolContext) -> ToolOutcome:
     return _run(call, ctx)
 
 
-def _input_text(args: InputTextParams, ctx: ToolContext) -> ToolOutcome:
+def _input_text(args: InputTextParams, ctx: CallContext) -> ToolOutcome:
     # The recording keeps the template; a literal secret value typed by the model becomes one too.
     text = str(ctx.memory.redact(args.text))
     return _run(ToolCall(name="inputText", params={"text": text, **_reason(args, ctx)}), ctx)
 
 
-def _erase_text(args: EraseTextParams, ctx: ToolContext) -> ToolOutcome:
+def _erase_text(args: EraseTextParams, ctx: CallContext) -> ToolOutcome:
     params: dict[str, Any] = {}
     if args.charactersToErase is not None:
         params["charactersToErase"] = args.charactersToErase
     return _run(ToolCall(name="eraseText", params={**params, **_reason(args, ctx)}), ctx)
 
 
-def _simple(name: str) -> Callable[[NoParams, ToolContext], ToolOutcome]:
-    def run(args: NoParams, ctx: ToolContext) -> ToolOutcome:
+def _simple(name: str) -> Callable[[NoParams, CallContext], ToolOutcome]:
+    def run(args: NoParams, ctx: CallContext) -> ToolOutcome:
         return _run(ToolCall(name=name, params=_reason(args, ctx)), ctx)
 
     return run
 
 
-def _swipe(args: SwipeParams, ctx: ToolContext) -> ToolOutcome:
+def _swipe(args: SwipeParams, ctx: CallContext) -> ToolOutcome:
     params: dict[str, Any] = {"direction": args.direction}
     if args.ref is not None:
         node = _node(args.ref, ctx)
@@ -319,22 +332,22 @@ def _swipe(args: SwipeParams, ctx: ToolContext) -> ToolOutcome:
     return _run(ToolCall(name="swipe", params={**params, **_reason(args, ctx)}), ctx)
 
 
-def _scroll(args: ScrollParams, ctx: ToolContext) -> ToolOutcome:
+def _scroll(args: ScrollParams, ctx: CallContext) -> ToolOutcome:
     params = {"text": args.text, "direction": args.direction, **_reason(args, ctx)}
     return _run(ToolCall(name="scrollUntilTextIsVisible", params=params), ctx)
 
 
-def _launch_app(args: LaunchAppParams, ctx: ToolContext) -> ToolOutcome:
+def _launch_app(args: LaunchAppParams, ctx: CallContext) -> ToolOutcome:
     # always written: a recorded launchApp without launchMode means CLEAR_STATE (Trailblaze's default)
     params: dict[str, Any] = {"appId": args.appId, "launchMode": args.launchMode}
     return _run(ToolCall(name="launchApp", params={**params, **_reason(args, ctx)}), ctx)
 
 
-def _press_key(args: PressKeyParams, ctx: ToolContext) -> ToolOutcome:
+def _press_key(args: PressKeyParams, ctx: CallContext) -> ToolOutcome:
     return _run(ToolCall(name="pressKey", params={"keyCode": args.keyCode, **_reason(args, ctx)}), ctx)
 
 
-def _pinned(ref: str, ctx: ToolContext, args: _Params, **pin: Any) -> ToolOutcome:
+def _pinned(ref: str, ctx: CallContext, args: _Params, **pin: Any) -> ToolOutcome:
     node = _node(ref, ctx)
     if node is None:
         return _no_ref(ref)
@@ -345,11 +358,11 @@ def _pinned(ref: str, ctx: ToolContext, args: _Params, **pin: Any) -> ToolOutcom
     return _run(ToolCall(name="assertVisibleBySelector", params={**params, **_reason(args, ctx)}), ctx)
 
 
-def _assert_visible(args: AssertVisibleParams, ctx: ToolContext) -> ToolOutcome:
+def _assert_visible(args: AssertVisibleParams, ctx: CallContext) -> ToolOutcome:
     return _pinned(args.ref, ctx, args, expected_text=args.expectedText, text_pattern=args.textPattern)
 
 
-def _assert_state(args: AssertStateParams, ctx: ToolContext) -> ToolOutcome:
+def _assert_state(args: AssertStateParams, ctx: CallContext) -> ToolOutcome:
     state = {
         k: v
         for k, v in (
@@ -365,12 +378,12 @@ def _assert_state(args: AssertStateParams, ctx: ToolContext) -> ToolOutcome:
     return _pinned(args.ref, ctx, args, state=state)
 
 
-def _assert_not_visible(args: AssertNotVisibleParams, ctx: ToolContext) -> ToolOutcome:
+def _assert_not_visible(args: AssertNotVisibleParams, ctx: CallContext) -> ToolOutcome:
     params = {"text": str(ctx.memory.redact(args.text)), **_reason(args, ctx)}
     return _run(ToolCall(name="assertNotVisibleWithText", params=params), ctx)
 
 
-def _remember_text(args: RememberTextParams, ctx: ToolContext) -> ToolOutcome:
+def _remember_text(args: RememberTextParams, ctx: CallContext) -> ToolOutcome:
     node = _node(args.ref, ctx)
     if node is None:
         return _no_ref(args.ref)
@@ -381,12 +394,12 @@ def _remember_text(args: RememberTextParams, ctx: ToolContext) -> ToolOutcome:
     return _run(ToolCall(name="rememberTextBySelector", params=params), ctx)
 
 
-def _wait(args: WaitParams, ctx: ToolContext) -> ToolOutcome:
+def _wait(args: WaitParams, ctx: CallContext) -> ToolOutcome:
     params = {"timeToWaitInSeconds": args.timeToWaitInSeconds, **_reason(args, ctx)}
     return _run(ToolCall(name="wait", params=params), ctx)
 
 
-def _objective_status(args: ObjectiveStatus, ctx: ToolContext) -> ToolOutcome:
+def _objective_status(args: ObjectiveStatus, ctx: CallContext) -> ToolOutcome:
     return ToolOutcome(_result("OK", f"status {args.status} noted"), status=args.status)
 
 
@@ -400,35 +413,70 @@ def _as_is(model: type[RecordedToolParams], *, verification: bool) -> Tool:
         reasoning=(str | None, _Params.model_fields["reasoning"]),
     )
 
-    def run(args: RecordedToolParams, ctx: ToolContext) -> ToolOutcome:
+    def run(args: RecordedToolParams, ctx: CallContext) -> ToolOutcome:
         params = {k: v for k, v in args.to_params().items() if k not in ("reason", "reasoning")}
         return _run(
             ToolCall(name=model.tool_name, params={**ctx.memory.redact(params), **_reason(args, ctx)}), ctx
         )
 
     description = " ".join((model.__doc__ or model.tool_name).split())
-    return Tool(model.tool_name, description, offered, run, verification)
+    return Tool(model.tool_name, description, offered, run, verification, records=(model.tool_name,))
 
 
 DEFAULT_TOOLS: tuple[Tool, ...] = (
-    Tool("tap", "Tap (or long-press) an element by its ref.", TapParams, _tap),
     Tool(
-        "inputText", "Type text into the focused field (tap the field first).", InputTextParams, _input_text
+        "tap",
+        "Tap (or long-press) an element by its ref.",
+        TapParams,
+        _tap,
+        records=("tapOnElementBySelector", "tapOnPoint"),
     ),
-    Tool("eraseText", "Delete characters from the focused field.", EraseTextParams, _erase_text),
-    Tool("hideKeyboard", "Dismiss the on-screen keyboard.", NoParams, _simple("hideKeyboard")),
-    Tool("swipe", "Swipe the finger in a direction, on an element or mid-screen.", SwipeParams, _swipe),
     Tool(
-        "scrollUntilTextIsVisible", "Scroll until an element with the text is visible.", ScrollParams, _scroll
+        "inputText",
+        "Type text into the focused field (tap the field first).",
+        InputTextParams,
+        _input_text,
+        records=("inputText",),
+    ),
+    Tool(
+        "eraseText",
+        "Delete characters from the focused field.",
+        EraseTextParams,
+        _erase_text,
+        records=("eraseText",),
+    ),
+    Tool(
+        "hideKeyboard",
+        "Dismiss the on-screen keyboard.",
+        NoParams,
+        _simple("hideKeyboard"),
+        records=("hideKeyboard",),
+    ),
+    Tool(
+        "swipe",
+        "Swipe the finger in a direction, on an element or mid-screen.",
+        SwipeParams,
+        _swipe,
+        records=("swipe",),
+    ),
+    Tool(
+        "scrollUntilTextIsVisible",
+        "Scroll until an element with the text is visible.",
+        ScrollParams,
+        _scroll,
+        records=("scrollUntilTextIsVisible",),
     ),
     Tool(
         "launchApp",
         "Launch (or restart) an app from a clean state (CLEAR_STATE) unless launchMode says otherwise.",
         LaunchAppParams,
         _launch_app,
+        records=("launchApp",),
     ),
-    Tool("pressBack", "Press the system back button.", NoParams, _simple("pressBack")),
-    Tool("pressKey", "Press a key.", PressKeyParams, _press_key),
+    Tool(
+        "pressBack", "Press the system back button.", NoParams, _simple("pressBack"), records=("pressBack",)
+    ),
+    Tool("pressKey", "Press a key.", PressKeyParams, _press_key, records=("pressKey",)),
     Tool(
         "assertVisible",
         "Assert an element is visible now, with the text it shows (recorded exactly). Pass expectedText: the "
@@ -436,6 +484,7 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
         AssertVisibleParams,
         _assert_visible,
         True,
+        records=("assertVisibleBySelector",),
     ),
     Tool(
         "assertState",
@@ -443,6 +492,7 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
         AssertStateParams,
         _assert_state,
         True,
+        records=("assertVisibleBySelector",),
     ),
     Tool(
         "assertNotVisibleWithText",
@@ -450,10 +500,21 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
         AssertNotVisibleParams,
         _assert_not_visible,
         True,
+        records=("assertNotVisibleWithText",),
     ),
-    Tool("rememberText", "Store an element's text in memory.", RememberTextParams, _remember_text),
-    Tool("wait", "Wait for the app, e.g. while something loads.", WaitParams, _wait),
-    *(_as_is(model, verification=name != "setNetwork") for name, model in PROBE_PARAMS.items()),
+    Tool(
+        "rememberText",
+        "Store an element's text in memory.",
+        RememberTextParams,
+        _remember_text,
+        records=("rememberTextBySelector",),
+    ),
+    Tool("wait", "Wait for the app, e.g. while something loads.", WaitParams, _wait, records=("wait",)),
+    *(
+        _as_is(RECORDED_TOOL_PARAMS[t.name], verification="verify" in t.offered_to)
+        for t in BUILTIN.values()
+        if "model" in t.offered_to
+    ),
     Tool(
         "objectiveStatus",
         "Report the objective's status: COMPLETED when done, FAILED when it cannot be done.",
@@ -517,7 +578,7 @@ class ToolRegistry:
         return specs
 
     def call(
-        self, name: str, raw: Mapping[str, Any], ctx: ToolContext, *, verify: bool = False
+        self, name: str, raw: Mapping[str, Any], ctx: CallContext, *, verify: bool = False
     ) -> ToolOutcome:
         """Validate the model's arguments and run the tool; bad input comes back as an ERROR outcome."""
         tool = self._tools.get(name)

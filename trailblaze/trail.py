@@ -315,7 +315,7 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
 
 
 def _flow_trail(text: str, name: str) -> Trail:
-    """A Maestro flow as the trail `trailblaze import maestro` would write (ADR 0045)."""
+    """A Maestro flow as the trail `trailblaze import maestro` would write (ADR 0049)."""
     from trailblaze.maestro.convert import flow_trail_text
     from trailblaze.maestro.flow import read_flow
 

@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, ValidationError
 
 from trailblaze import _yaml
-from trailblaze.custom_tools import NAME_RE, Kind, ToolBox, _result, _validated, params_model, run_nested
+from trailblaze.custom_tools import NAME_RE, ToolBox, _result, _validated, params_model, run_nested
 from trailblaze.errors import Problem
 from trailblaze.execute import ToolResult
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+from trailblaze.toolset.model import Kind
+from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail import ToolCall
 
 if TYPE_CHECKING:

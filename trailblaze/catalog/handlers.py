@@ -1,6 +1,7 @@
 """Running Trailblaze's catalog tools (params in `trailblaze.catalog.params`).
 
-Each handler gets the tool's run context (`RunContext`, implemented by `trailblaze.execute`) and
+Each tool is one `ToolDef`: its params model there and its handler here, decorated with
+`@_catalog(params, kind)`. A handler gets the run context (`trailblaze.toolset.model.RunContext`) and
 answers `(status, message)` like the core handlers. A tool this platform or this library cannot run
 answers `UNSUPPORTED` with the reason.
 """
@@ -14,60 +15,27 @@ import random
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from trailblaze.catalog import params as cp
-from trailblaze.catalog.web_tools import WEB_HANDLERS
 from trailblaze.compact import compact_view
 from trailblaze.driver import SupportsAppList, SupportsClipboard, SupportsOpenUrl
 from trailblaze.settle import backoff, same_screen
+from trailblaze.tool_params import RecordedToolParams
+from trailblaze.toolset.model import ALL_PLATFORMS, Kind, Outcome, Platform, RunContext, ToolDef, defines
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from trailblaze.driver import Driver
     from trailblaze.hierarchy import Node, Rect
-    from trailblaze.llm import LLMClient
-    from trailblaze.memory import Memory
-    from trailblaze.selector import NodeSelector
-    from trailblaze.session import DeviceSession
-    from trailblaze.tool_params import RecordedToolParams
 
-__all__ = ["CATALOG_HANDLERS", "RunContext"]
+__all__ = ["RunContext"]
 
-Outcome = tuple[Any, str]
+_ANDROID: frozenset[Platform] = frozenset(("android",))
 
 
-class RunContext(Protocol):
-    """What a catalog handler may use of the running tool (see `trailblaze.execute._Run`)."""
-
-    session: DeviceSession
-    memory: Memory
-    llm: Callable[[], LLMClient] | None
-    """Builds the run's LLM client, for the tools that ask one on every run; None without one."""
-    ai: bool
-    """Set by a tool that asked the LLM (replay reports it as an AI step)."""
-    folder: Path | None
-    """The trail's folder: relative paths in its tools are read from there (None: the working directory)."""
-
-    @property
-    def platform(self) -> str: ...
-
-    def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None: ...
-
-    def find_one(self, selector: NodeSelector) -> tuple[Node | None, Outcome]: ...
-
-    def tap_node(self, node: Node, long_press: bool) -> Outcome: ...
-
-    def assert_visible(
-        self, selector: NodeSelector, expected: str | None, timeout_ms: int | None
-    ) -> Outcome: ...
-
-    def maestro_text(
-        self, text: str, *, ident: str | None = None, index: int | None = None
-    ) -> NodeSelector: ...
-
-    def describe(self, node: Node) -> str: ...
+def _catalog(
+    params: type[RecordedToolParams], kind: Kind, *, platforms: frozenset[Platform] = ALL_PLATFORMS
+) -> Callable[[Callable[..., Outcome]], ToolDef]:
+    return defines(params, kind, source="catalog", platforms=platforms)
 
 
 def _ref_node(run: RunContext, ref: str) -> tuple[Node | None, Outcome]:
@@ -79,16 +47,19 @@ def _ref_node(run: RunContext, ref: str) -> tuple[Node | None, Outcome]:
     return node, ("OK", "")
 
 
+@_catalog(cp.Tap, "action")
 def _tap(run: RunContext, p: cp.Tap) -> Outcome:
     node, outcome = _ref_node(run, p.ref)
     return outcome if node is None else run.tap_node(node, p.longPress)
 
 
+@_catalog(cp.LongPress, "action")
 def _long_press(run: RunContext, p: cp.LongPress) -> Outcome:
     node, outcome = _ref_node(run, p.ref)
     return outcome if node is None else run.tap_node(node, True)
 
 
+@_catalog(cp.AssertVisible, "assertion")
 def _assert_visible(run: RunContext, p: cp.AssertVisible) -> Outcome:
     node, outcome = _ref_node(run, p.ref)
     if node is None:
@@ -103,6 +74,7 @@ def _drag(run: RunContext, start: tuple[float, float], end: tuple[float, float],
     run.act(lambda d: d.swipe(start[0], start[1], end[0], end[1], ms / 1000), start)
 
 
+@_catalog(cp.DragTo, "action")
 def _drag_to(run: RunContext, p: cp.DragTo) -> Outcome:
     node, outcome = _ref_node(run, p.ref)
     if node is None:
@@ -130,6 +102,7 @@ def _relative(spec: str, area: Rect) -> tuple[float, float]:
     return area.left + area.width * fx, area.top + area.height * fy
 
 
+@_catalog(cp.TapOn, "action")
 def _tap_on(run: RunContext, p: cp.TapOn) -> Outcome:
     node, outcome = run.find_one(p.selector)
     if node is None:
@@ -145,11 +118,13 @@ def _tap_on(run: RunContext, p: cp.TapOn) -> Outcome:
     return "OK", f"{verb} ({x:.0f}, {y:.0f}) within {run.describe(node)}"
 
 
+@_catalog(cp.DragByPoints, "action")
 def _drag_by_points(run: RunContext, p: cp.DragByPoints) -> Outcome:
     _drag(run, (p.startX, p.startY), (p.endX, p.endY), p.durationMs)
     return "OK", f"dragged ({p.startX}, {p.startY}) to ({p.endX}, {p.endY})"
 
 
+@_catalog(cp.SwipeWithRelativeCoordinates, "action")
 def _swipe_relative(run: RunContext, p: cp.SwipeWithRelativeCoordinates) -> Outcome:
     area = run.session.screen().screen
     where = "the screen"
@@ -164,6 +139,7 @@ def _swipe_relative(run: RunContext, p: cp.SwipeWithRelativeCoordinates) -> Outc
     return "OK", f"swiped {p.startRelative} → {p.endRelative} on {where}"
 
 
+@_catalog(cp.TapOnAccessibilityNode, "action", platforms=_ANDROID)
 def _tap_on_accessibility_node(run: RunContext, p: cp.TapOnAccessibilityNode) -> Outcome:
     if run.platform != "android":
         return (
@@ -185,12 +161,14 @@ def _tap_on_accessibility_node(run: RunContext, p: cp.TapOnAccessibilityNode) ->
     return outcome if node is None else run.tap_node(node, p.longPress)
 
 
+@_catalog(cp.LongPressElementWithAccessibilityText, "action")
 def _long_press_accessibility_text(run: RunContext, p: cp.LongPressElementWithAccessibilityText) -> Outcome:
     selector = run.maestro_text(p.accessibilityText, ident=p.id, index=p.index or 0)
     node, outcome = run.find_one(selector)
     return outcome if node is None else run.tap_node(node, True)
 
 
+@_catalog(cp.ClearText, "action")
 def _clear_text(run: RunContext, p: cp.ClearText) -> Outcome:
     focused = [n for n in run.session.settle().nodes if n.focused and n.text and n.text != n.hint]
     if not focused and not any(n.focused for n in run.session.screen().nodes):
@@ -203,6 +181,7 @@ def _clear_text(run: RunContext, p: cp.ClearText) -> Outcome:
     return "OK", f"cleared the field ({count} characters)"
 
 
+@_catalog(cp.InputTextRandom, "action")
 def _input_text_random(run: RunContext, p: cp.InputTextRandom) -> Outcome:
     digits = "".join(random.choice("0123456789") for _ in range(p.digitCount))
     value = p.prefix + digits
@@ -213,6 +192,7 @@ def _input_text_random(run: RunContext, p: cp.InputTextRandom) -> Outcome:
     return "OK", f"typed {value!r} and remembered it as {p.variable}"
 
 
+@_catalog(cp.OpenUrl, "action")
 def _open_url(run: RunContext, p: cp.OpenUrl) -> Outcome:
     driver = run.session.driver
     if not isinstance(driver, SupportsOpenUrl):
@@ -224,16 +204,19 @@ def _open_url(run: RunContext, p: cp.OpenUrl) -> Outcome:
     return "OK", f"opened {p.url}"
 
 
+@_catalog(cp.StopApp, "action")
 def _stop_app(run: RunContext, p: cp.StopApp) -> Outcome:
     run.session.act(lambda d: d.stop_app(p.appId))
     return "OK", f"stopped {p.appId}"
 
 
+@_catalog(cp.ClearAppData, "action")
 def _clear_app_data(run: RunContext, p: cp.ClearAppData) -> Outcome:
     run.session.act(lambda d: d.clear_app(p.appId))
     return "OK", f"cleared the data of {p.appId}"
 
 
+@_catalog(cp.SetClipboard, "other")
 def _set_clipboard(run: RunContext, p: cp.SetClipboard) -> Outcome:
     driver = run.session.driver
     if not isinstance(driver, SupportsClipboard):
@@ -242,6 +225,7 @@ def _set_clipboard(run: RunContext, p: cp.SetClipboard) -> Outcome:
     return "OK", f"set the clipboard to {p.text!r}"
 
 
+@_catalog(cp.PasteClipboard, "action")
 def _paste_clipboard(run: RunContext, p: cp.PasteClipboard) -> Outcome:
     driver = run.session.driver
     if not isinstance(driver, SupportsClipboard):
@@ -253,6 +237,7 @@ def _paste_clipboard(run: RunContext, p: cp.PasteClipboard) -> Outcome:
     return "OK", f"pasted {text!r}"
 
 
+@_catalog(cp.ListInstalledApps, "other", platforms=_ANDROID)
 def _list_apps(run: RunContext, p: cp.ListInstalledApps) -> Outcome:
     driver = run.session.driver
     if not isinstance(driver, SupportsAppList):
@@ -263,6 +248,7 @@ def _list_apps(run: RunContext, p: cp.ListInstalledApps) -> Outcome:
     return "OK", '{"appIds": [' + ", ".join(f'"{a}"' for a in apps) + "]}"
 
 
+@_catalog(cp.NetworkConnection, "action", platforms=frozenset())
 def _network(run: RunContext, p: cp.NetworkConnection) -> Outcome:
     return (
         "UNSUPPORTED",
@@ -270,12 +256,14 @@ def _network(run: RunContext, p: cp.NetworkConnection) -> Outcome:
     )
 
 
+@_catalog(cp.TakeSnapshot, "other")
 def _take_snapshot(run: RunContext, p: cp.TakeSnapshot) -> Outcome:
     shot = run.session.screenshot()
     note = f" - {p.description}" if p.description else ""
     return "OK", f"snapshot '{p.screenName}'{note} captured ({len(shot)} bytes)"
 
 
+@_catalog(cp.WaitForChange, "other")
 def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> Outcome:
     before = run.session.screen()
     deadline = time.monotonic() + p.timeoutMs / 1000
@@ -298,17 +286,20 @@ def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> Outcome:
     return "OK", f"no change within {p.timeoutMs} ms"
 
 
+@_catalog(cp.RequestDetailedViewHierarchy, "other")
 def _detailed_hierarchy(run: RunContext, p: cp.RequestDetailedViewHierarchy) -> Outcome:
     view = compact_view(run.session.settle())
     return "OK", view.text
 
 
+@_catalog(cp.AssertEquals, "assertion")
 def _assert_equals(run: RunContext, p: cp.AssertEquals) -> Outcome:
     if p.actual == p.expected:
         return "OK", f"{p.actual!r} equals {p.expected!r}"
     return "NOT_VISIBLE", f"expected {p.expected!r} but was {p.actual!r}"
 
 
+@_catalog(cp.AssertNotEquals, "assertion")
 def _assert_not_equals(run: RunContext, p: cp.AssertNotEquals) -> Outcome:
     if p.actual != p.expected:
         return "OK", f"{p.actual!r} differs from {p.expected!r}"
@@ -349,6 +340,7 @@ _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _PROMPT_PART = re.compile(r"\[\[(.+?)\]\]")
 
 
+@_catalog(cp.AssertMath, "assertion")
 def _assert_math(run: RunContext, p: cp.AssertMath) -> Outcome:
     expression = p.expression
     if _PROMPT_PART.search(expression):
@@ -378,6 +370,7 @@ def _assert_math(run: RunContext, p: cp.AssertMath) -> Outcome:
     return "NOT_VISIBLE", f"{expression} = {value:g}, expected {expected:g}"
 
 
+@_catalog(cp.DumpMemory, "other")
 def _dump_memory(run: RunContext, p: cp.DumpMemory) -> Outcome:
     lines = run.memory.describe_for_llm()
     return "OK", "memory: " + ("; ".join(lines) if lines else "(empty)")
@@ -410,6 +403,18 @@ def _ask(
     return "OK", f"AI: remembered {p.variable} = {value!r}"
 
 
+_remember_text = _catalog(cp.RememberText, "other")(_ask)
+_remember_number = _catalog(cp.RememberNumber, "other")(_ask)
+_remember_with_ai = _catalog(cp.RememberWithAi, "other")(_ask)
+_assert_with_ai = _catalog(cp.AssertWithAi, "assertion")(_ask)
+
+
+@_catalog(cp.AssertWaypoint, "assertion", platforms=frozenset())
+def _waypoint(run: RunContext, p: cp.AssertWaypoint) -> Outcome:
+    return "UNSUPPORTED", "assertWaypoint needs Trailblaze waypoint files, which trailblaze does not read"
+
+
+@_catalog(cp.FindMatches, "other")
 def _find_matches(run: RunContext, p: cp.FindMatches) -> Outcome:
     timeout = 0.0 if p.timeoutMs is None else max(0, p.timeoutMs) / 1000
     nodes = run.session.resolve(p.selector, timeout=timeout, until=bool).nodes
@@ -425,49 +430,8 @@ def _find_matches(run: RunContext, p: cp.FindMatches) -> Outcome:
     return "OK", f"findMatches: {len(nodes)} match{'es' * (len(nodes) != 1)} {json.dumps(found)}"
 
 
+@_catalog(cp.WaitUntilNotVisible, "other")
 def _wait_until_not_visible(run: RunContext, p: cp.WaitUntilNotVisible) -> Outcome:
     timeout = None if p.timeoutMs is None else p.timeoutMs / 1000
     res = run.session.resolve(p.nodeSelector, timeout=timeout, until=lambda nodes: not nodes)
     return "OK", "true" if not res.nodes else "false"
-
-
-def _waypoint(run: RunContext, p: cp.AssertWaypoint) -> Outcome:
-    return "UNSUPPORTED", "assertWaypoint needs Trailblaze waypoint files, which trailblaze does not read"
-
-
-CATALOG_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] = {
-    cp.Tap: _tap,
-    cp.LongPress: _long_press,
-    cp.AssertVisible: _assert_visible,
-    cp.DragTo: _drag_to,
-    cp.TapOn: _tap_on,
-    cp.DragByPoints: _drag_by_points,
-    cp.SwipeWithRelativeCoordinates: _swipe_relative,
-    cp.TapOnAccessibilityNode: _tap_on_accessibility_node,
-    cp.LongPressElementWithAccessibilityText: _long_press_accessibility_text,
-    cp.ClearText: _clear_text,
-    cp.InputTextRandom: _input_text_random,
-    cp.OpenUrl: _open_url,
-    cp.StopApp: _stop_app,
-    cp.ClearAppData: _clear_app_data,
-    cp.SetClipboard: _set_clipboard,
-    cp.PasteClipboard: _paste_clipboard,
-    cp.ListInstalledApps: _list_apps,
-    cp.NetworkConnection: _network,
-    cp.TakeSnapshot: _take_snapshot,
-    cp.WaitForChange: _wait_for_change,
-    cp.RequestDetailedViewHierarchy: _detailed_hierarchy,
-    cp.AssertEquals: _assert_equals,
-    cp.AssertNotEquals: _assert_not_equals,
-    cp.AssertMath: _assert_math,
-    cp.DumpMemory: _dump_memory,
-    cp.RememberText: _ask,
-    cp.RememberNumber: _ask,
-    cp.RememberWithAi: _ask,
-    cp.AssertWithAi: _ask,
-    cp.AssertWaypoint: _waypoint,
-    cp.FindMatches: _find_matches,
-    cp.WaitUntilNotVisible: _wait_until_not_visible,
-    **WEB_HANDLERS,
-}
-"""Catalog params model → handler."""

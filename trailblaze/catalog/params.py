@@ -6,15 +6,10 @@ docs/trailblaze-catalog.md lists each one and where it differs here.
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field, model_validator
 
-from trailblaze.catalog.web_tools import WEB_TOOLS
 from trailblaze.selector import NodeSelector
 from trailblaze.tool_params import RecordedToolParams
-
-__all__ = ["CATALOG_KINDS", "CATALOG_PARAMS"]
 
 
 class Tap(RecordedToolParams):
@@ -290,49 +285,3 @@ class WaitUntilNotVisible(RecordedToolParams):
     tool_name = "waitUntilNotVisible"
     nodeSelector: NodeSelector
     timeoutMs: int | None = Field(default=None, ge=0, le=600_000)
-
-
-_KindName = Literal["action", "assertion", "other"]
-
-_TOOLS: tuple[tuple[type[RecordedToolParams], _KindName], ...] = (
-    (Tap, "action"),
-    (LongPress, "action"),
-    (AssertVisible, "assertion"),
-    (DragTo, "action"),
-    (TapOn, "action"),
-    (DragByPoints, "action"),
-    (SwipeWithRelativeCoordinates, "action"),
-    (TapOnAccessibilityNode, "action"),
-    (LongPressElementWithAccessibilityText, "action"),
-    (ClearText, "action"),
-    (InputTextRandom, "action"),
-    (OpenUrl, "action"),
-    (StopApp, "action"),
-    (ClearAppData, "action"),
-    (SetClipboard, "other"),
-    (PasteClipboard, "action"),
-    (ListInstalledApps, "other"),
-    (NetworkConnection, "action"),
-    (TakeSnapshot, "other"),
-    (WaitForChange, "other"),
-    (RequestDetailedViewHierarchy, "other"),
-    (AssertEquals, "assertion"),
-    (AssertNotEquals, "assertion"),
-    (AssertMath, "assertion"),
-    (DumpMemory, "other"),
-    (RememberText, "other"),
-    (RememberNumber, "other"),
-    (RememberWithAi, "other"),
-    (AssertWithAi, "assertion"),
-    (AssertWaypoint, "assertion"),
-    (FindMatches, "other"),
-    (WaitUntilNotVisible, "other"),
-)
-
-_TOOLS += WEB_TOOLS
-
-CATALOG_PARAMS: dict[str, type[RecordedToolParams]] = {m.tool_name: m for m, _ in _TOOLS}
-"""Trailblaze catalog tool name → params model."""
-
-CATALOG_KINDS: dict[str, _KindName] = {m.tool_name: k for m, k in _TOOLS}
-"""What each catalog tool counts as for the agent's success validation."""

@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
@@ -28,16 +28,21 @@ from trailblaze.driver import SupportsWeb
 from trailblaze.resolve import resolve
 from trailblaze.selector import NodeSelector
 from trailblaze.tool_params import RecordedToolParams
+from trailblaze.toolset.model import Kind, Outcome, Platform, RunContext, ToolDef, defines
 
 if TYPE_CHECKING:
     from trailblaze.driver import Driver
     from trailblaze.hierarchy import Hierarchy, Node
 
-__all__ = ["WEB_HANDLERS", "WEB_TOOLS"]
+__all__: list[str] = []
 
-Outcome = tuple[Any, str]
-RunContext = Any
-"""`trailblaze.catalog.handlers.RunContext` (not imported: the handlers module imports this one)."""
+_WEB: frozenset[Platform] = frozenset(("web",))
+
+
+def _web_tool(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., Outcome]], ToolDef]:
+    return defines(params, kind, source="web", platforms=_WEB)
+
+
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _DESCRIPTOR = re.compile(r'^\s*([a-z]+)(?:\s+"(.*)")?\s*$', re.DOTALL)
 
@@ -120,21 +125,6 @@ class WebVerifyValue(WebTargetParams):
     attribute: str | None = None
 
 
-WEB_TOOLS: tuple[tuple[type[RecordedToolParams], Literal["action", "assertion", "other"]], ...] = (
-    (WebNavigate, "action"),
-    (WebClick, "action"),
-    (WebType, "action"),
-    (WebPressKey, "action"),
-    (WebScroll, "action"),
-    (WebSelectOption, "action"),
-    (WebSnapshot, "other"),
-    (WebVerifyTextVisible, "assertion"),
-    (WebVerifyElementVisible, "assertion"),
-    (WebVerifyValue, "assertion"),
-)
-"""The web tools and what each counts as for the agent's success validation."""
-
-
 def _web(run: RunContext) -> SupportsWeb | None:
     driver = run.session.driver
     return driver if isinstance(driver, SupportsWeb) else None
@@ -202,6 +192,7 @@ def _local_file(url: str, folder: Path | None) -> Path:
     return beside if beside.is_file() or not path.resolve().is_file() else path.resolve()
 
 
+@_web_tool(WebNavigate, "action")
 def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
     web = _web(run)
     if web is None:
@@ -214,7 +205,10 @@ def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
             path = _local_file(url, run.folder)
             if not path.is_file():
                 where = f"the trail's folder {run.folder}" if run.folder is not None else Path.cwd()
-                return "NOT_FOUND", f"web_navigate: no file {path} (a url without a scheme is a path from {where})"
+                return (
+                    "NOT_FOUND",
+                    f"web_navigate: no file {path} (a url without a scheme is a path from {where})",
+                )
             url = str(path)
         opened, refused = url_to_open(url)  # inside the working directory's project, or the trail's
         if opened is None and run.folder is not None and "outside the project" in refused:
@@ -226,11 +220,13 @@ def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
     return "OK", f"navigated {p.action} {url}".rstrip()
 
 
+@_web_tool(WebClick, "action")
 def _click(run: RunContext, p: WebClick) -> Outcome:
     nodes = _find(run, _target(p))
     return _not_found(_target(p)) if not nodes else run.tap_node(nodes[0], False)
 
 
+@_web_tool(WebType, "action")
 def _type(run: RunContext, p: WebType) -> Outcome:
     nodes = _find(run, _target(p))
     if not nodes:
@@ -248,6 +244,7 @@ def _type(run: RunContext, p: WebType) -> Outcome:
     return "OK", f"typed {p.text!r} into {run.describe(nodes[0])}"
 
 
+@_web_tool(WebPressKey, "action")
 def _press_key(run: RunContext, p: WebPressKey) -> Outcome:
     web = _web(run)
     if web is None:
@@ -256,6 +253,7 @@ def _press_key(run: RunContext, p: WebPressKey) -> Outcome:
     return "OK", f"pressed {p.key}"
 
 
+@_web_tool(WebScroll, "action")
 def _scroll(run: RunContext, p: WebScroll) -> Outcome:
     web = _web(run)
     if web is None:
@@ -273,6 +271,7 @@ def _scroll(run: RunContext, p: WebScroll) -> Outcome:
     return "OK", f"scrolled {p.direction} {p.amount}px"
 
 
+@_web_tool(WebSelectOption, "action")
 def _select_option(run: RunContext, p: WebSelectOption) -> Outcome:
     web = _web(run)
     if web is None:
@@ -287,6 +286,7 @@ def _select_option(run: RunContext, p: WebSelectOption) -> Outcome:
     return "OK", f"selected {', '.join(repr(v) for v in got)} in {run.describe(nodes[0])}"
 
 
+@_web_tool(WebSnapshot, "other")
 def _snapshot(run: RunContext, p: WebSnapshot) -> Outcome:
     if _web(run) is None:
         return _unsupported(run)
@@ -294,6 +294,7 @@ def _snapshot(run: RunContext, p: WebSnapshot) -> Outcome:
     return "OK", f"snapshot '{p.screenName}' captured ({len(shot)} bytes)"
 
 
+@_web_tool(WebVerifyTextVisible, "assertion")
 def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> Outcome:
     web = _web(run)
     deadline = time.monotonic() + run.session.resolve_timeout
@@ -306,6 +307,7 @@ def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> Outcome:
         run.session.invalidate()
 
 
+@_web_tool(WebVerifyElementVisible, "assertion")
 def _verify_element(run: RunContext, p: WebVerifyElementVisible) -> Outcome:
     nodes = _find(run, _target(p))
     if not nodes:
@@ -313,6 +315,7 @@ def _verify_element(run: RunContext, p: WebVerifyElementVisible) -> Outcome:
     return "OK", f"{run.describe(nodes[0])} is visible"
 
 
+@_web_tool(WebVerifyValue, "assertion")
 def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
     web = _web(run)
     if web is None:
@@ -360,18 +363,3 @@ def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
             f"{run.describe(nodes[0])} has {p.type.lower()} {actual!r}, expected {p.expected!r}",
         )
     return "OK", f"{run.describe(nodes[0])} has {p.type.lower()} {p.expected!r}"
-
-
-WEB_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] = {
-    WebNavigate: _navigate,
-    WebClick: _click,
-    WebType: _type,
-    WebPressKey: _press_key,
-    WebScroll: _scroll,
-    WebSelectOption: _select_option,
-    WebSnapshot: _snapshot,
-    WebVerifyTextVisible: _verify_text,
-    WebVerifyElementVisible: _verify_element,
-    WebVerifyValue: _verify_value,
-}
-"""Web params model → handler."""

@@ -1,4 +1,4 @@
-"""The `mobile_maestro` handler, wired into `trailblaze.execute`'s handler table."""
+"""The `mobile_maestro` tool: one definition in the tool model (trailblaze.toolset)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,11 @@ from typing import Any
 
 from trailblaze.maestro.params import MobileMaestro
 from trailblaze.maestro.run import Context, run_commands
+from trailblaze.toolset.model import defines
 
-__all__ = ["MAESTRO_HANDLERS"]
+__all__ = ["mobile_maestro"]
 
 
-def _mobile_maestro(run: Context, p: MobileMaestro) -> tuple[Any, str]:
+@defines(MobileMaestro, "action", source="catalog", platforms=frozenset(("android", "ios")))
+def mobile_maestro(run: Context, p: MobileMaestro) -> tuple[Any, str]:
     return run_commands(run, list(p.commands))
-
-
-MAESTRO_HANDLERS: dict[type, Any] = {MobileMaestro: _mobile_maestro}

@@ -16,7 +16,7 @@ from pydantic import Field, field_validator
 from trailblaze.maestro.commands import check
 from trailblaze.tool_params import RecordedToolParams
 
-__all__ = ["MAESTRO_KINDS", "MAESTRO_PARAMS", "MobileMaestro"]
+__all__ = ["MobileMaestro"]
 
 
 class MobileMaestro(RecordedToolParams):
@@ -38,5 +38,3 @@ class MobileMaestro(RecordedToolParams):
         return value
 
 
-MAESTRO_PARAMS: dict[str, type[RecordedToolParams]] = {MobileMaestro.tool_name: MobileMaestro}
-MAESTRO_KINDS: dict[str, Any] = {MobileMaestro.tool_name: "action"}

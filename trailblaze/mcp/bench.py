@@ -20,7 +20,7 @@ from trailblaze.errors import DeviceError, TrailblazeError, TrailFileError, Usag
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.draft import TrailDraft
 from trailblaze.redact import scrub
-from trailblaze.tools import ToolContext, ToolRegistry, default_registry
+from trailblaze.tools import CallContext, ToolRegistry, default_registry
 
 if TYPE_CHECKING:
     from trailblaze.compact import CompactView
@@ -194,7 +194,7 @@ class Workbench:
 
         def run(session: DeviceSession) -> Reply:
             hierarchy = session.screen()
-            ctx = ToolContext(session, self.memory, _view(hierarchy), hierarchy)
+            ctx = CallContext(session, self.memory, _view(hierarchy), hierarchy)
             outcome = self.registry.call(name, raw, ctx)
             weak = _weak_assertions(outcome.recorded, hierarchy, self.memory) if outcome.ok else []
             if weak:  # an assertion that cannot fail is not recorded (docs/adr/0038-assertions-pin-facts.md)

@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from trailblaze.driver import ShellOutput, SupportsShellStatus
 from trailblaze.errors import DeviceError
 from trailblaze.probes import params as pp
-from trailblaze.probes.logs import LOG_HANDLERS
 from trailblaze.probes.prefs import PrefsError, parse_prefs, pref_text
 from trailblaze.probes.sql import (
     NO_SAFE_MODE,
@@ -25,15 +24,14 @@ from trailblaze.probes.sql import (
     read_only_sql,
     sqlite_command,
 )
+from trailblaze.tool_params import RecordedToolParams
+from trailblaze.toolset.model import Kind, Offer, Outcome, Platform, RunContext, ToolDef, defines
 
-if TYPE_CHECKING:
-    from trailblaze.session import DeviceSession
-    from trailblaze.tool_params import RecordedToolParams
+__all__ = ["ProbeContext"]
 
-__all__ = ["PROBE_HANDLERS", "ProbeContext"]
-
-Outcome = tuple[Any, str]
 _SHOWN_ROWS = 50
+_ANDROID: frozenset[Platform] = frozenset(("android",))
+_VERIFY: frozenset[Offer] = frozenset(("model", "verify", "mcp"))
 _IOS_NEEDS = {
     "storage": (
         "WebDriverAgent has no access to app storage/network settings; reading an iOS app's data "
@@ -47,15 +45,8 @@ _IOS_NEEDS = {
 }
 
 
-class ProbeContext(Protocol):
-    """What a probe uses of the running tool (`trailblaze.execute._Run` provides it)."""
-
-    session: DeviceSession
-    secret_inputs: bool
-    """A param came from a secret: results are shown as counts and verdicts, never as values."""
-
-    @property
-    def platform(self) -> str: ...
+ProbeContext = RunContext
+"""What a probe uses of the running tool: the one run context (`trailblaze.toolset.model`)."""
 
 
 class _Stop(Exception):
@@ -90,6 +81,20 @@ def _app(ctx: ProbeContext, app_id: str | None) -> str:
     if current is None:
         raise _Stop("ERROR", "no app is in the foreground; launch it first or pass appId")
     return current
+
+
+def _probe_tool(
+    params: type[RecordedToolParams],
+    kind: Kind,
+    area: str,
+    run: Callable[[ProbeContext, Any, SupportsShellStatus], Outcome],
+) -> ToolDef:
+    """A probe's one definition: offered to the agent (and on `verify:` steps unless it changes
+    the device) and over MCP as it is, Android only, trailblaze's own."""
+    offered: frozenset[Offer] = frozenset(("model", "mcp")) if kind == "action" else _VERIFY
+    return defines(
+        params, kind, source="probe", offered_to=offered, platforms=_ANDROID, trailblaze="extension"
+    )(_probe(area, run))
 
 
 def _run_as_problem(answer: ShellOutput, app_id: str) -> Outcome | None:
@@ -310,12 +315,8 @@ def _restorer(shell: SupportsShellStatus, radio: str, on: bool) -> Callable[[], 
     return restore
 
 
-PROBE_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] = {
-    pp.ReadPrefs: _probe("storage", _read_prefs),
-    pp.AssertPref: _probe("storage", _assert_pref),
-    pp.QueryDatabase: _probe("storage", _query_database),
-    pp.AssertQuery: _probe("storage", _assert_query),
-    pp.SetNetwork: _probe("network", _set_network),
-    **LOG_HANDLERS,
-}
-"""Probe params model → handler."""
+_read_prefs_tool = _probe_tool(pp.ReadPrefs, "other", "storage", _read_prefs)
+_assert_pref_tool = _probe_tool(pp.AssertPref, "assertion", "storage", _assert_pref)
+_query_database_tool = _probe_tool(pp.QueryDatabase, "other", "storage", _query_database)
+_assert_query_tool = _probe_tool(pp.AssertQuery, "assertion", "storage", _assert_query)
+_set_network_tool = _probe_tool(pp.SetNetwork, "action", "network", _set_network)

@@ -7,18 +7,15 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from trailblaze.probes import params as pp
 from trailblaze.redact import scrub
+from trailblaze.tool_params import RecordedToolParams
+from trailblaze.toolset.model import Kind, Offer, Outcome, RunContext, ToolDef, defines
 
-if TYPE_CHECKING:
-    from trailblaze.session import DeviceSession
-    from trailblaze.tool_params import RecordedToolParams
+__all__: list[str] = []
 
-__all__ = ["LOG_HANDLERS"]
-
-Outcome = tuple[Any, str]
 _SHOWN = 50
 _IOS = (
     "WebDriverAgent has no access to app logs; reading an iOS app's log needs the host "
@@ -26,17 +23,8 @@ _IOS = (
 )
 
 
-class ProbeContext(Protocol):
-    """What a log probe uses of the running tool (as `trailblaze.probes.handlers.ProbeContext`)."""
-
-    session: DeviceSession
-
-    @property
-    def platform(self) -> str: ...
-
-
-def _needs_log(run: Callable[[ProbeContext, Any, str], Outcome]) -> Callable[[ProbeContext, Any], Outcome]:
-    def handler(ctx: ProbeContext, p: RecordedToolParams) -> Outcome:
+def _needs_log(run: Callable[[RunContext, Any, str], Outcome]) -> Callable[[RunContext, Any], Outcome]:
+    def handler(ctx: RunContext, p: RecordedToolParams) -> Outcome:
         if ctx.platform == "ios":
             return "UNSUPPORTED", f"{p.tool_name}: {_IOS}"
         logs = ctx.session.app_logs
@@ -50,13 +38,27 @@ def _needs_log(run: Callable[[ProbeContext, Any, str], Outcome]) -> Callable[[Pr
     return handler
 
 
+def _log_tool(
+    params: type[RecordedToolParams], kind: Kind, run: Callable[[RunContext, Any, str], Outcome]
+) -> ToolDef:
+    offered: frozenset[Offer] = frozenset(("model", "verify", "mcp"))
+    return defines(
+        params,
+        kind,
+        source="probe",
+        offered_to=offered,
+        platforms=frozenset(("android",)),
+        trailblaze="extension",
+    )(_needs_log(run))
+
+
 def _lines(lines: list[str]) -> str:
     shown = lines[-_SHOWN:]
     more = f" (last {_SHOWN} of {len(lines)})" if len(lines) > _SHOWN else ""
     return scrub(f"{more}:\n" + "\n".join(shown))
 
 
-def _read_logs(ctx: ProbeContext, p: pp.ReadLogs, app: str) -> Outcome:
+def _read_logs(ctx: RunContext, p: pp.ReadLogs, app: str) -> Outcome:
     since = None if p.sinceStep is None else p.sinceStep - 1
     lines = ctx.session.app_logs.read(app, since).lines
     if p.grep is not None:
@@ -69,7 +71,7 @@ def _read_logs(ctx: ProbeContext, p: pp.ReadLogs, app: str) -> Outcome:
     return "OK", f"{len(lines)} {what} {where}" + _lines(lines)
 
 
-def _assert_log_contains(ctx: ProbeContext, p: pp.AssertLogContains, app: str) -> Outcome:
+def _assert_log_contains(ctx: RunContext, p: pp.AssertLogContains, app: str) -> Outcome:
     session = ctx.session
     wanted = re.compile(p.pattern)
     timeout = session.resolve_timeout if p.timeoutMs is None else p.timeoutMs / 1000
@@ -86,8 +88,5 @@ def _assert_log_contains(ctx: ProbeContext, p: pp.AssertLogContains, app: str) -
     return "NOT_FOUND", scrub(f"no line of {app}'s log matches /{p.pattern}/ after {timeout:g} s") + tail
 
 
-LOG_HANDLERS: dict[type[RecordedToolParams], Callable[[Any, Any], Outcome]] = {
-    pp.ReadLogs: _needs_log(_read_logs),
-    pp.AssertLogContains: _needs_log(_assert_log_contains),
-}
-"""Log probe params model → handler."""
+_read_logs_tool = _log_tool(pp.ReadLogs, "other", _read_logs)
+_assert_log_contains_tool = _log_tool(pp.AssertLogContains, "assertion", _assert_log_contains)

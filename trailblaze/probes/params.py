@@ -4,7 +4,6 @@ MCP client see)."""
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -12,7 +11,7 @@ from trailblaze.memory import TEMPLATE_RE
 from trailblaze.probes.sql import SqlRefused, read_only_sql
 from trailblaze.tool_params import WRITTEN, RecordedToolParams
 
-__all__ = ["PROBE_KINDS", "PROBE_PARAMS", "Scalar"]
+__all__ = ["Scalar"]
 
 _NAME = r"^[A-Za-z0-9_][A-Za-z0-9._-]*$"
 """A file name inside the app's data dir: no path, so nothing outside it can be named."""
@@ -137,22 +136,3 @@ class AssertLogContains(_AppTool):
     )
 
     _pattern_is_a_regex = field_validator("pattern")(_regex)
-
-
-_KindName = Literal["action", "assertion", "other"]
-
-_TOOLS: tuple[tuple[type[RecordedToolParams], _KindName], ...] = (
-    (ReadPrefs, "other"),
-    (AssertPref, "assertion"),
-    (QueryDatabase, "other"),
-    (AssertQuery, "assertion"),
-    (SetNetwork, "action"),
-    (ReadLogs, "other"),
-    (AssertLogContains, "assertion"),
-)
-
-PROBE_PARAMS: dict[str, type[RecordedToolParams]] = {m.tool_name: m for m, _ in _TOOLS}
-"""Probe tool name → params model."""
-
-PROBE_KINDS: dict[str, _KindName] = {m.tool_name: k for m, k in _TOOLS}
-"""What each probe counts as for the agent's success validation."""

@@ -1,0 +1,159 @@
+"""The one tool model: every built-in tool is one `ToolDef`, and the engine's tables are views of them."""
+
+from __future__ import annotations
+
+import re
+import types
+from pathlib import Path
+
+import pytest
+from pydantic import Field
+
+from trailblaze.custom_tools import ToolBox, python_tool
+from trailblaze.execute import TOOL_KINDS
+from trailblaze.tool_params import RecordedToolParams
+from trailblaze.tools import Tool, default_registry
+from trailblaze.toolset import ToolSet, all_tools, defines, get_tool
+from trailblaze.toolset.registry import READ_COMPAT_TOOLS, RECORDED_TOOL_PARAMS, _collect
+
+PACKAGE = Path(__file__).resolve().parent.parent / "trailblaze"
+
+
+def _sources() -> dict[str, str]:
+    return {str(p.relative_to(PACKAGE)): p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py")}
+
+
+def test_kind_and_the_run_context_are_defined_once() -> None:
+    kinds = [f for f, text in _sources().items() if 'Literal["action", "assertion", "other"]' in text]
+    assert kinds == ["toolset/model.py"]
+    contexts = [
+        (f, m)
+        for f, text in _sources().items()
+        for m in re.findall(r"^class (\w*Context)\(Protocol\)", text, re.M)
+    ]
+    assert contexts == [("toolset/model.py", "RunContext")]
+    tool_contexts = [f for f, text in _sources().items() if re.search(r"^class ToolContext\b", text, re.M)]
+    assert tool_contexts == ["custom_tools.py"]  # a Python tool's context; the agent's is `CallContext`
+
+
+def test_every_built_in_tool_is_one_definition_and_the_tables_are_views_of_them() -> None:
+    tools = all_tools()
+    names = [t.name for t in tools]
+    assert len(names) == len(set(names)) == 71
+    assert all(t.handler is not None and t.params.tool_name == t.name for t in tools)  # type: ignore[attr-defined]
+    assert list(RECORDED_TOOL_PARAMS) == names
+    assert {n: t.kind for n, t in zip(names, tools, strict=True)} == TOOL_KINDS
+    assert READ_COMPAT_TOOLS == {t.name for t in tools if t.source == "read-compat"}
+    assert {t.source for t in tools} == {"core", "read-compat", "catalog", "web", "probe"}
+
+
+def test_a_definition_carries_what_the_docs_and_the_agent_need() -> None:
+    tap = get_tool("tapOnElementBySelector")
+    assert tap is not None
+    assert (tap.kind, tap.source, tap.trailblaze) == ("action", "core", "same")
+    assert tap.description.startswith("Tap the one element matching `nodeSelector`")
+    network = get_tool("setNetwork")
+    assert network is not None and network.platforms == {"android"} and network.trailblaze == "extension"
+    assert network.offered_to == {"model", "mcp"}
+    compat = get_tool("tapOnElementWithText")
+    assert compat is not None and compat.trailblaze == "read-only"
+    web = get_tool("web_click")
+    assert web is not None and web.platforms == {"web"}
+    assert get_tool("noSuchTool") is None
+
+
+def test_the_agent_is_offered_exactly_the_tools_whose_definition_says_so() -> None:
+    registry = default_registry()
+    offered = [t.name for t in all_tools() if "model" in t.offered_to]
+    assert offered and set(offered) <= set(registry.names())
+    verify = [t.name for t in all_tools() if "verify" in t.offered_to]
+    assert [n for n in registry.names(verify=True) if n in offered] == verify
+
+
+class _Shout(RecordedToolParams):
+    """Say something loudly (a tool defined in a test)."""
+
+    tool_name = "shout"
+    text: str = Field(min_length=1)
+
+
+def test_adding_a_tool_is_one_decorated_handler() -> None:
+    module = types.ModuleType("extra_tools")
+
+    @defines(_Shout, "other", source="core", trailblaze="extension")
+    def shout(run: object, p: _Shout) -> tuple[str, str]:
+        return "OK", p.text.upper()
+
+    module.shout = shout  # type: ignore[attr-defined]
+    found = _collect((module,))
+    assert list(found) == ["shout"]
+    assert found["shout"].kind == "other"
+    assert found["shout"].description == "Say something loudly (a tool defined in a test)."
+    assert found["shout"](None, _Shout(text="hi")) == ("OK", "HI")
+
+
+def test_a_tool_defined_twice_is_refused() -> None:
+    first = types.ModuleType("a")
+    second = types.ModuleType("b")
+    first.t = defines(_Shout, "other", source="core")(lambda run, p: ("OK", ""))  # type: ignore[attr-defined]
+    second.t = defines(_Shout, "other", source="core")(lambda run, p: ("OK", ""))  # type: ignore[attr-defined]
+    with pytest.raises(RuntimeError, match="shout is defined twice"):
+        _collect((first, second))
+
+
+def test_a_tool_set_joins_the_project_tools_to_the_built_in_ones() -> None:
+    def demo_signIn(ctx: object, email: str) -> None:
+        """Sign in on the demo app."""
+
+    box = ToolBox([python_tool(demo_signIn, verification=True)])
+    tools = ToolSet(box)
+    custom = tools.get("demo_signIn")
+    assert custom is not None
+    assert (custom.source, custom.handler, custom.description) == ("python", None, "Sign in on the demo app.")
+    assert custom.offered_to == {"model", "verify"}
+    assert [t.name for t in tools.tools()][-1] == "demo_signIn"
+    assert "tapOnElementBySelector" in tools
+    assert "demo_signIn" in {t.name for t in tools.offered_to("verify")}
+    (offered,) = box.llm_tools(["demo_signIn"])  # offered to the model as a built-in ref tool is
+    assert isinstance(offered, Tool) and offered.records == ("demo_signIn",) and offered.verification
+
+
+def test_every_model_facing_tool_maps_to_the_recorded_tools_it_writes() -> None:
+    registry = default_registry()
+    tools = {t.name: t for t in registry._tools.values() if isinstance(t, Tool)}
+    assert set(tools) == set(registry.names())
+    for name, tool in tools.items():
+        assert all(get_tool(r) is not None for r in tool.records), name
+    assert tools["objectiveStatus"].records == ()
+    assert tools["tap"].records == ("tapOnElementBySelector", "tapOnPoint")
+    # A model-facing name that is also a recorded tool's name but records another tool. `tap` and
+    # `assertVisible` keep Trailblaze's meaning (a ref, recorded as its selector form); `rememberText`
+    # is Trailblaze's LLM question in a trail but a ref lookup for the model: the one name that still
+    # means two tools (docs/adr/0050-one-tool-model.md). No new one may appear.
+    two_meanings = {n for n, t in tools.items() if get_tool(n) is not None and t.records != (n,)}
+    assert two_meanings == {"tap", "assertVisible", "rememberText"}
+
+
+def test_the_contributor_docs_new_tool_example_defines_a_tool() -> None:
+    text = (PACKAGE.parent / "docs" / "contributing-tools.md").read_text(encoding="utf-8")
+    section = text.split("## A new tool in one place", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    from trailblaze.toolset import core
+
+    namespace = dict(vars(core))
+    exec(code.group(1), namespace)  # the example as written, in the module it says it goes into
+    module = types.ModuleType("example")
+    module.tool = namespace["_press_home"]  # type: ignore[attr-defined]
+    tool = _collect((module,))["pressHome"]
+    assert (tool.kind, tool.source, tool.trailblaze) == ("action", "core", "same")
+    assert tool.description == "Press the home key: the app goes to the background."
+    assert get_tool("pressHome") is None  # an example, not a shipped tool
+
+
+def test_the_real_example_in_the_contributor_docs_is_the_shipped_code() -> None:
+    text = (PACKAGE.parent / "docs" / "contributing-tools.md").read_text(encoding="utf-8")
+    section = text.split("## A real example", 1)[1].split("## A new tool", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert blocks[0] in (PACKAGE / "recorded_tools.py").read_text(encoding="utf-8")
+    assert blocks[1] in (PACKAGE / "toolset" / "core.py").read_text(encoding="utf-8")
