@@ -230,7 +230,7 @@ def test_validate_and_schema_know_the_catalog_tools() -> None:
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
     catalog = [t for t in all_tools() if t.source in ("catalog", "web")]
-    assert len(catalog) == 32 + 10  # Trailblaze's mobile catalog tools and 10 web_* tools
+    assert len(catalog) == 33 + 10  # Trailblaze's mobile catalog tools (mobile_maestro among them), 10 web_*
     with pytest.raises(Exception, match="dragTo takes either toRef or both toX and toY"):
         parse_tool("dragTo: {ref: a}")
 

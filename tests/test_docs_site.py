@@ -90,7 +90,7 @@ def test_the_cli_reference_has_every_command_option_and_example() -> None:
 
 
 def test_the_tool_reference_has_every_recorded_tool_and_param() -> None:
-    from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
+    from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 
     hook = reference_hook()
     page = hook.tools_page()
@@ -104,6 +104,8 @@ def test_the_tool_reference_has_every_recorded_tool_and_param() -> None:
     assert entries["assertQuery"].platforms == "android"  # a probe: iOS answers UNSUPPORTED
     assert entries["web_click"].platforms == "web"
     assert "read only" in entries["tapOnElementWithText"].status
+    assert entries["mobile_maestro"].platforms == "android, ios"
+    assert entries["assertWaypoint"].platforms.startswith("none")
 
 
 def test_the_pytest_reference_has_every_option_and_ini_key(pytestconfig: pytest.Config) -> None:

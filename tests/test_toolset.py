@@ -39,7 +39,7 @@ def test_kind_and_the_run_context_are_defined_once() -> None:
 def test_every_built_in_tool_is_one_definition_and_the_tables_are_views_of_them() -> None:
     tools = all_tools()
     names = [t.name for t in tools]
-    assert len(names) == len(set(names)) == 71
+    assert len(names) == len(set(names)) == 72
     assert all(t.handler is not None and t.params.tool_name == t.name for t in tools)  # type: ignore[attr-defined]
     assert list(RECORDED_TOOL_PARAMS) == names
     assert {n: t.kind for n, t in zip(names, tools, strict=True)} == TOOL_KINDS

@@ -159,34 +159,32 @@ class ToolEntry:
     schema: dict[str, Any] = field(default_factory=dict)
 
 
-# Platforms a tool runs on when it is not the whole set: the handlers answer UNSUPPORTED elsewhere
-# (trailblaze/catalog/handlers.py, trailblaze/probes/, trailblaze/catalog/web_tools.py).
-_ANDROID_ONLY = {"tapOnAccessibilityNode", "mobile_listInstalledApps"}
+def _platforms(t: Any) -> str:
+    shown = [p for p in ("android", "ios", "web") if p in t.platforms]
+    return ", ".join(shown) if shown else "none here (answers UNSUPPORTED)"
 
 
 def tool_entries() -> list[ToolEntry]:
-    from trailblaze.catalog.params import CATALOG_PARAMS
-    from trailblaze.catalog.web_tools import WEB_TOOLS
-    from trailblaze.probes.params import PROBE_PARAMS
-    from trailblaze.recorded_tools import READ_COMPAT_TOOLS, RECORDED_TOOL_PARAMS
+    """Every built-in tool, from the tool registry (`trailblaze.toolset.all_tools()`)."""
     from trailblaze.tools import params_schema
+    from trailblaze.toolset import all_tools
 
-    web = {model.tool_name for model, _ in WEB_TOOLS}
     entries = []
-    for name, model in sorted(RECORDED_TOOL_PARAMS.items(), key=lambda kv: kv[0].lower()):
-        if name in PROBE_PARAMS:
-            status, platforms = "trailblaze's own (app-state probe)", "android"
-        elif name in web:
-            status, platforms = "Trailblaze catalog (web)", "web"
-        elif name in READ_COMPAT_TOOLS:
+    for t in sorted(all_tools(), key=lambda t: t.name.lower()):
+        if t.source == "probe":
+            status, platforms = "trailblaze's own (app-state probe)", _platforms(t)
+        elif t.source == "web":
+            status, platforms = "Trailblaze catalog (web)", _platforms(t)
+        elif t.trailblaze == "read-only":
             status, platforms = "Trailblaze, read only (replayed, never recorded here)", "android, ios"
-        elif name in CATALOG_PARAMS:
+        elif t.source == "catalog":
             status = "Trailblaze catalog"
-            platforms = "android" if name in _ANDROID_ONLY else "android, ios"
+            # the mobile catalog; a tool limited further says so in its definition
+            platforms = _platforms(t) if t.platforms != frozenset(("android", "ios", "web")) else "android, ios"
         else:
             status, platforms = "Trailblaze core (recorded here)", "android, ios, web"
-        doc = " ".join((model.__doc__ or "").split())
-        entries.append(ToolEntry(name, status, platforms, doc, params_schema(model)))
+        doc = " ".join((t.params.__doc__ or "").split())
+        entries.append(ToolEntry(t.name, status, platforms, doc, params_schema(t.params)))
     return entries
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from trailblaze.maestro.params import MobileMaestro
-from trailblaze.maestro.run import Context, run_commands
-from trailblaze.toolset.model import defines
+from trailblaze.maestro.run import run_commands
+from trailblaze.toolset.model import RunContext, defines
 
 __all__ = ["mobile_maestro"]
 
 
 @defines(MobileMaestro, "action", source="catalog", platforms=frozenset(("android", "ios")))
-def mobile_maestro(run: Context, p: MobileMaestro) -> tuple[Any, str]:
+def mobile_maestro(run: RunContext, p: MobileMaestro) -> tuple[Any, str]:
     return run_commands(run, list(p.commands))

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.driver import SupportsOpenUrl, SupportsShellStatus
 from trailblaze.errors import ActionRefused, AppNotInstalledError, UsageError
@@ -29,16 +29,16 @@ from trailblaze.maestro.select import Query, query
 from trailblaze.patterns import PatternTooSlow
 from trailblaze.permissions import PermissionRefused, set_permissions
 from trailblaze.settle import same_screen
+from trailblaze.toolset.model import Outcome
 
 if TYPE_CHECKING:
     from trailblaze.driver import Driver
     from trailblaze.hierarchy import Hierarchy, Node, Rect
-    from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
+    from trailblaze.toolset.model import RunContext
 
-__all__ = ["COPIED_TEXT", "Context", "run_commands"]
+__all__ = ["COPIED_TEXT", "run_commands"]
 
-Outcome = tuple[Any, str]
 COPIED_TEXT = "maestro.copiedText"
 """The memory name of the text `copyTextFrom` read (`${maestro.copiedText}`, pasted by `pasteText`)."""
 
@@ -49,25 +49,7 @@ _CONDITION_TIMEOUT_S = 2.0
 _NAMES = ("Alex Kim", "Sam Lee", "Jordan Park", "Taylor Reed", "Morgan Hale")
 
 
-class Context(Protocol):
-    """What the commands use of the running tool (`trailblaze.execute._Run` provides it)."""
-
-    session: DeviceSession
-    memory: Memory
-    folder: Path | None
-    """The trail's folder: a `runFlow` / `retry` `file:` is read from there (None: the working directory)."""
-
-    @property
-    def platform(self) -> str: ...
-
-    def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None: ...
-
-    def tap_node(self, node: Node, long_press: bool) -> Outcome: ...
-
-    def describe(self, node: Node) -> str: ...
-
-
-def run_commands(ctx: Context, commands: list[Any], env: dict[str, str] | None = None) -> Outcome:
+def run_commands(ctx: RunContext, commands: list[Any], env: dict[str, str] | None = None) -> Outcome:
     """Runs Maestro `commands` in order; the first failure that is not optional ends the list.
 
     Raises:
@@ -78,7 +60,7 @@ def run_commands(ctx: Context, commands: list[Any], env: dict[str, str] | None =
 
 @dataclass
 class _Runner:
-    ctx: Context
+    ctx: RunContext
     notes: list[str] = field(default_factory=list)
 
     @property
