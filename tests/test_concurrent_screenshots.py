@@ -26,10 +26,10 @@ from trailblaze.memory import Memory
 from trailblaze.rundir import RunDir
 from trailblaze.runlog import TrailRecord
 from trailblaze.runner import build_memory, replay_trail
-from trailblaze.sim.faults import Conditions, FaultKind, RequestKind
 from trailblaze.testing import ScriptedLLM, tool
 from trailblaze.testing.demo_policy import parse_screen
 from trailblaze.trail import load_trail
+from trailblaze_sim.faults import Conditions, FaultKind, RequestKind
 
 _BOUND = 1.0
 """How long a dump or screenshot waits at the door for its partner (only reached when none comes)."""

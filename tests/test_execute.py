@@ -11,8 +11,8 @@ from trailblaze.errors import UsageError
 from trailblaze.execute import TOOL_KINDS, ToolResult, run_recorded_tool
 from trailblaze.memory import Memory
 from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
-from trailblaze.sim.model import ManualClock
 from trailblaze.trail import ToolCall, parse_tool
+from trailblaze_sim.model import ManualClock
 
 
 def _branch(r: Rig) -> str:

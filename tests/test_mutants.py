@@ -30,10 +30,10 @@ from tests.mutants_support import (
     verdict,
 )
 from trailblaze.runlog import StepRecord, TrailRecord
-from trailblaze.sim import create_device, load_app_spec
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.model import ManualClock, SimNode
 from trailblaze.trail import load_trail
+from trailblaze_sim import create_device, load_app_spec
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.model import ManualClock, SimNode
 
 MANIFEST = load_manifest()
 PAIRS = [(name, c, p) for name, c in MANIFEST.pairs() for p in PLATFORMS]

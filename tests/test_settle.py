@@ -15,8 +15,8 @@ from trailblaze.hierarchy import Hierarchy, parse_hierarchy
 from trailblaze.memory import Memory
 from trailblaze.session import DeviceSession
 from trailblaze.settle import fingerprint, loading_indicator, normalise_text, same_screen, settle
-from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
 from trailblaze.trail import parse_tool
+from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
 
 
 def _android(*nodes: str) -> Hierarchy:

@@ -13,8 +13,8 @@ from wda.exceptions import WDAUnknownError
 from wda.usbmux.exceptions import HTTPError
 
 from trailblaze.errors import UsageError
-from trailblaze.sim.faults import Conditions
-from trailblaze.sim.runtime import simulator
+from trailblaze_sim.faults import Conditions
+from trailblaze_sim.runtime import simulator
 
 
 def test_every_device_gets_its_own_conditions() -> None:

@@ -7,9 +7,9 @@ import io
 import pytest
 from PIL import Image
 
-from trailblaze.sim import create_device
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.model import ManualClock
+from trailblaze_sim import create_device
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.model import ManualClock
 
 
 def _png(d: SimulatedDevice) -> Image.Image:

@@ -190,7 +190,7 @@ def open_device(
         driver = plugin.open(target, options)
         return DeviceSession(driver, **session_options)
 
-    from trailblaze.sim.runtime import start_simulator
+    from trailblaze_sim.runtime import start_simulator
 
     sim = start_simulator(parsed.platform, app_override or parsed.target or "demo", latency=latency)
     try:

@@ -24,8 +24,8 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from trailblaze.errors import DeviceError
-from trailblaze.sim.android_system import SystemUI
-from trailblaze.sim.android_xml import (
+from trailblaze_sim.android_system import SystemUI
+from trailblaze_sim.android_xml import (
     IME_PACKAGE,
     NAV_BAR_PT,
     STATUS_BAR_PT,
@@ -34,8 +34,8 @@ from trailblaze.sim.android_xml import (
     build_windows,
     render_hierarchy,
 )
-from trailblaze.sim.faults import Conditions, RequestKind
-from trailblaze.sim.model import Key, SimDevice, wait_until_still
+from trailblaze_sim.faults import Conditions, RequestKind
+from trailblaze_sim.model import Key, SimDevice, wait_until_still
 
 __all__ = ["SocketReader", "U2Service", "find_nodes", "obj_info"]
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trailblaze.errors import DeviceError
-from trailblaze.sim import layout
-from trailblaze.sim.app import (
+from trailblaze_sim import layout
+from trailblaze_sim.app import (
     FIELD_ROLES,
     AppSpec,
     BackStep,
@@ -43,10 +43,10 @@ from trailblaze.sim.app import (
     ToggleStep,
     WaitStep,
 )
-from trailblaze.sim.app_data import AppDataDir, NetworkState
-from trailblaze.sim.device_log import DeviceLog
-from trailblaze.sim.faults import Conditions
-from trailblaze.sim.model import Alert, AppInfo, Frame, Key, Platform, RealClock, SimClock, SimNode
+from trailblaze_sim.app_data import AppDataDir, NetworkState
+from trailblaze_sim.device_log import DeviceLog
+from trailblaze_sim.faults import Conditions
+from trailblaze_sim.model import Alert, AppInfo, Frame, Key, Platform, RealClock, SimClock, SimNode
 
 __all__ = ["ANDROID_CLASSES", "IOS_TYPES", "LAUNCHER_ID", "PROFILES", "DeviceProfile", "SimulatedDevice"]
 
@@ -169,7 +169,7 @@ class _Built:
 
 
 class SimulatedDevice:
-    """A simulated phone running one app spec; implements `trailblaze.sim.model.SimDevice`.
+    """A simulated phone running one app spec; implements `trailblaze_sim.model.SimDevice`.
 
     Args:
         spec: The app to install.
@@ -324,7 +324,7 @@ class SimulatedDevice:
 
     def screenshot_png(self) -> bytes:
         """A PNG of the current screen at pixel size (points * scale)."""
-        from trailblaze.sim.render import render_png
+        from trailblaze_sim.render import render_png
 
         with self._lock:
             self._tick()
