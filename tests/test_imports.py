@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-HEAVY = ("anthropic", "uiautomator2", "adbutils", "wda", "requests", "httpx")
+HEAVY = ("anthropic", "uiautomator2", "adbutils", "wda", "requests", "httpx", "trailblaze_sim")
 
 
 def test_import_trailblaze_loads_no_sdk() -> None:
