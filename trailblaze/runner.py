@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 from trailblaze._discovery import recordings_file
 from trailblaze.ci_policy import CiPolicy, is_flaky, verdict
 from trailblaze.memory import Memory
-from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
 from trailblaze.replay import (
     EngineMode,
     ReplayOptions,
@@ -114,6 +113,9 @@ def record_trail(
     trail = load_trail(path)
     before = trail.source_text
     mem = build_memory(trail, memory, args, secrets)
+    # recording only: a replay does not pay for importing the proof (and mutation) machinery
+    from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
+
     solve = chosen_steps(trail, session.info.platform, options.steps, options.from_step)
     if solve is not None and options.rerecord:
         from trailblaze.errors import UsageError
@@ -436,6 +438,8 @@ def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail
     if len(trails) != 1:
         raise UsageError(f"{flags} picks steps of one trail; pass exactly one trail file (got {len(trails)})")
     file, trail = trails[0]
+    from trailblaze.proof import chosen_steps
+
     chosen = chosen_steps(trail, parse_device_spec(device).platform, options.steps, options.from_step)
     assert chosen is not None
     numbers = ", ".join(str(i + 1) for i in sorted(chosen))
