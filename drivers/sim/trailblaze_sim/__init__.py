@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze_sim.app import AppSpec, bundled_apps, load_app_spec
-from trailblaze_sim.model import ManualClock, RealClock, SimClock
+from trailblaze_sim.model import ManualClock, RealClock, SimClock, SteppedClock
 
 if TYPE_CHECKING:
     from trailblaze_sim.device import SimulatedDevice
@@ -27,6 +27,7 @@ __all__ = [
     "AppSpec",
     "ManualClock",
     "RealClock",
+    "SteppedClock",
     "bundled_apps",
     "create_device",
     "load_app_spec",
