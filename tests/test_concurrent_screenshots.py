@@ -140,6 +140,7 @@ def test_the_wda_simulator_queues_requests_like_wdas_main_queue() -> None:
     assert sorted(conditions.log) == ["dump", "screenshot"]  # one after the other: never a pair
 
 
+@pytest.mark.slow
 def test_each_steps_picture_is_taken_with_its_settled_dump(android: tuple[Rig, _Pairing], tmp_path: Path) -> None:
     r, conditions = android
     conditions.log.clear()

@@ -361,6 +361,7 @@ def _sign_out_model() -> tuple[FunctionLLM, dict[str, str]]:
     return FunctionLLM(answer), state
 
 
+@pytest.mark.slow
 def test_record_never_writes_a_covered_tap_and_the_recording_replays(
     device: DeviceSession, tmp_path: Path
 ) -> None:

@@ -86,6 +86,7 @@ def _replay_in_process(path: Path, device: str = "web") -> str:
     return record.status
 
 
+@pytest.mark.slow
 def test_todomvc_trail_replays_with_no_llm(tmp_path: Path, base_url: str) -> None:
     _replay_in_process(_trail(tmp_path, base_url))
 
@@ -106,6 +107,7 @@ def test_restyled_app_still_passes(tmp_path: Path) -> None:
         _replay_in_process(_trail(tmp_path, url))
 
 
+@pytest.mark.slow
 def test_renamed_button_fails_naming_the_step(tmp_path: Path, base_url: str) -> None:
     # The app renamed its "Active" filter: the recorded ARIA descriptor no longer matches.
     text = TRAIL.read_text(encoding="utf-8").replace('link "Active"', 'link "Open"')

@@ -228,6 +228,7 @@ trail:
 """
 
 
+@pytest.mark.slow
 def test_css_selectors_replay_through_the_cli(tmp_path: Path, site: str) -> None:
     good = tmp_path / "a-css.trail.yaml"
     good.write_text(_CSS_TRAIL.format(url=site), encoding="utf-8")
@@ -296,6 +297,7 @@ def test_css_matches_the_live_capture_only_and_is_never_generated(site: str) -> 
 # --- pytest ----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pytest_options_and_ini(pytester: pytest.Pytester, site: str) -> None:
     pytester.makefile(
         ".ini", pytest="[pytest]\naddopts = -p no:cacheprovider\ntrailblaze_emulate = iPhone 15\n"
