@@ -174,6 +174,7 @@ def test_each_steps_picture_is_taken_with_its_settled_dump(android: tuple[Rig, _
     assert r.session.screenshot_with_dump is False
 
 
+@pytest.mark.slow
 def test_a_failing_step_still_has_its_picture_of_the_failure(tmp_path: Path) -> None:
     conditions = _Pairing(pairing=False)  # the order of requests is the witness here
     with rig("android", "demo@v2", conditions=conditions, resolve_timeout=0.3, settle_timeout=3.0) as r:

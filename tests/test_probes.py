@@ -126,6 +126,7 @@ def test_a_broken_preferences_file_says_what_is_wrong(text: str, why: str) -> No
 # --- sim:android --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_after_login_and_archive_a_trail_asserts_the_stored_user_and_the_archived_row(
     android: Rig, tmp_path: Path
 ) -> None:

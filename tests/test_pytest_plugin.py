@@ -62,6 +62,7 @@ def _stdout(result: pytest.RunResult) -> str:
 # --- collection ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_header_says_which_device_and_app_each_worker_uses(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -32,6 +32,7 @@ def test_every_device_gets_its_own_conditions() -> None:
             sim.conditions_for(3)
 
 
+@pytest.mark.slow
 def test_a_fault_on_android_device_2_leaves_device_1_alone() -> None:
     with simulator("android", count=2, latency="zero") as sim:
         client = adbutils.AdbClient(sim.host, sim.port)

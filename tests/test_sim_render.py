@@ -42,6 +42,7 @@ def test_screenshot_is_a_png_at_pixel_size(platform: str, size: tuple[int, int])
     assert len({small[i : i + 3] for i in range(0, len(small), 3)}) > 5  # not a blank canvas
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("platform", ["android", "ios"])
 def test_screens_look_different(platform: str) -> None:
     clock = ManualClock()

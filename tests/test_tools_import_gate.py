@@ -55,6 +55,7 @@ def test_a_plain_trail_imports_no_tools(tmp_path: Path) -> None:
     assert "shop_addItem" not in _run(project, "schema").stdout
 
 
+@pytest.mark.slow
 def test_a_trail_using_a_custom_tool_imports_them(tmp_path: Path) -> None:
     project = _project(tmp_path, CUSTOM)
     done = _run(project, "validate", "trails")

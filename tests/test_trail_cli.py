@@ -92,6 +92,7 @@ def test_validate_needs_a_path() -> None:
     assert "Missing argument" in out
 
 
+@pytest.mark.slow
 def test_schema_prints_a_json_schema_that_validates_examples() -> None:
     code, out = _run("schema")
     assert code == 0

@@ -36,6 +36,7 @@ def test_the_web_example_replays_from_any_folder(tmp_path: Path) -> None:
         assert "1 trail: 1 passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_missing_file_names_the_trail_folder(tmp_path: Path) -> None:
     trail = tmp_path / "t.trail.yaml"
     trail.write_text(

@@ -47,6 +47,7 @@ def _replay(tmp_path: Path, site: str, *extra: str) -> tuple[int, str, Path]:
     return done.returncode, done.stdout + done.stderr, run
 
 
+@pytest.mark.slow
 def test_a_run_with_secrets_keeps_no_trace_without_the_flag(tmp_path: Path, site: str) -> None:
     code, out, run = _replay(tmp_path, site)
     assert code == 1, out
