@@ -75,10 +75,10 @@ def main(argv: list[str]) -> int:
         sys.setprofile(None)
         threading.setprofile(None)  # type: ignore[arg-type]
 
-    from trailblaze.sim import create_device
-    from trailblaze.sim.android_shell import AndroidShell, MemFS
-    from trailblaze.sim.faults import Conditions
-    from trailblaze.sim.u2_server import U2Service
+    from trailblaze_sim import create_device
+    from trailblaze_sim.android_shell import AndroidShell, MemFS
+    from trailblaze_sim.faults import Conditions
+    from trailblaze_sim.u2_server import U2Service
 
     device = create_device("android")
     u2 = U2Service(device, Conditions())

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from trailblaze.devices import open_device
 from trailblaze.runner import build_memory, replay_trail
-from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
 from trailblaze.trail import load_trail
+from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
 
 _ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,12 +17,12 @@ from typing import Any
 import adbutils
 import uiautomator2 as u2
 
-from trailblaze.sim import create_device
-from trailblaze.sim.adb_server import AndroidSimServer
-from trailblaze.sim.android_xml import build_windows, render_hierarchy
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.model import ManualClock
-from trailblaze.sim.u2_server import U2Service
+from trailblaze_sim import create_device
+from trailblaze_sim.adb_server import AndroidSimServer
+from trailblaze_sim.android_xml import build_windows, render_hierarchy
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.model import ManualClock
+from trailblaze_sim.u2_server import U2Service
 
 
 def _inbox_device() -> SimulatedDevice:

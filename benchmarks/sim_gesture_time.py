@@ -12,9 +12,9 @@ import time
 import adbutils
 import uiautomator2 as u2
 
-from trailblaze.sim import create_device
-from trailblaze.sim.adb_server import AndroidSimServer
-from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
+from trailblaze_sim import create_device
+from trailblaze_sim.adb_server import AndroidSimServer
+from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
 
 
 def _gestures(d: u2.Device) -> tuple[float, float, float]:

@@ -13,11 +13,11 @@ from collections.abc import Callable
 
 import wda
 
-from trailblaze.sim import create_device
-from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
-from trailblaze.sim.ios_source import build_snapshot
-from trailblaze.sim.model import ManualClock
-from trailblaze.sim.wda_server import WdaSimServer
+from trailblaze_sim import create_device
+from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
+from trailblaze_sim.ios_source import build_snapshot
+from trailblaze_sim.model import ManualClock
+from trailblaze_sim.wda_server import WdaSimServer
 
 
 def _ms(fn: Callable[[], object], n: int) -> tuple[float, float]:

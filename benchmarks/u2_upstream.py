@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from trailblaze.sim.runtime import sim_conditions, start_simulator
+from trailblaze_sim.runtime import sim_conditions, start_simulator
 
 DATA = Path(__file__).resolve().parent / "data"
 SUITES = {"demo_tests": DATA / "u2_testdemo_app.yaml", "mobile_tests": DATA / "u2_apidemos_app.yaml"}

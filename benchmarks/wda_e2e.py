@@ -15,8 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from trailblaze.sim import create_device, load_app_spec
-from trailblaze.sim.wda_server import WdaSimServer
+from trailblaze_sim import create_device, load_app_spec
+from trailblaze_sim.wda_server import WdaSimServer
 
 APP = Path(__file__).resolve().parent / "data" / "wda_e2e_app.yaml"
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from trailblaze.sim.runtime import sim_conditions, start_simulator
+from trailblaze_sim.runtime import sim_conditions, start_simulator
 
 APP = Path(__file__).resolve().parent / "data" / "wda_preferences_app.yaml"
 

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from functools import cache
 
 from trailblaze.hierarchy import Hierarchy, Node, parse_hierarchy
-from trailblaze.sim import create_device
-from trailblaze.sim.android_xml import build_windows, render_hierarchy
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.ios_source import build_snapshot
-from trailblaze.sim.model import ManualClock
+from trailblaze_sim import create_device
+from trailblaze_sim.android_xml import build_windows, render_hierarchy
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.ios_source import build_snapshot
+from trailblaze_sim.model import ManualClock
 
 SCREENS = (
     "launcher",

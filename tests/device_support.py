@@ -11,10 +11,10 @@ from typing import Any
 from trailblaze.devices import load_driver_plugin
 from trailblaze.driver import Driver
 from trailblaze.session import DeviceSession
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.faults import Conditions
-from trailblaze.sim.model import SimClock
-from trailblaze.sim.runtime import Simulator, start_simulator
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.faults import Conditions
+from trailblaze_sim.model import SimClock
+from trailblaze_sim.runtime import Simulator, start_simulator
 
 PKG = "dev.trailblaze.demo"
 

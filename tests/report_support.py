@@ -19,11 +19,11 @@ from trailblaze.runlog import (
     UsageTotals,
     write_run,
 )
-from trailblaze.sim import create_device
-from trailblaze.sim.android_xml import build_windows, render_hierarchy
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.ios_source import build_snapshot
-from trailblaze.sim.model import ManualClock, SimNode
+from trailblaze_sim import create_device
+from trailblaze_sim.android_xml import build_windows, render_hierarchy
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.ios_source import build_snapshot
+from trailblaze_sim.model import ManualClock, SimNode
 
 XSS_TEXT = "Check the banner reads <script>alert('pwned')</script> & \"quotes\""
 FAILED_STEP_TEXT = "Tap Sign in"

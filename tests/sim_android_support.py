@@ -10,11 +10,11 @@ from dataclasses import dataclass
 import adbutils
 import uiautomator2 as u2
 
-from trailblaze.sim import create_device
-from trailblaze.sim.adb_server import AndroidSimServer
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.faults import Conditions
-from trailblaze.sim.model import ManualClock
+from trailblaze_sim import create_device
+from trailblaze_sim.adb_server import AndroidSimServer
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.faults import Conditions
+from trailblaze_sim.model import ManualClock
 
 PKG = "dev.trailblaze.demo"
 

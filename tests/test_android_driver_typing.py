@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.device_support import Rig, install_adb_keyboard, rig
-from trailblaze.sim.model import ManualClock
+from trailblaze_sim.model import ManualClock
 
 TEXT = "Grüße, 東京 🚀"
 

@@ -189,6 +189,7 @@ def test_a_finished_trails_text_is_reused_but_the_final_write_is_whole(tmp_path:
 # --- the command line and pytest -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cli_screenshots_off_and_a_bad_value(tmp_path: Path) -> None:
     trail = copy_example("login.trail.yaml", tmp_path)
     done = trailblaze(
@@ -240,6 +241,7 @@ def test_passing_trail(trail_runner, trailblaze_device):
 """
 
 
+@pytest.mark.slow
 def test_retain_on_failure_on_a_passing_test_captures_nothing(pytester: pytest.Pytester) -> None:
     pytester.makefile(".ini", pytest="[pytest]\naddopts = -p no:cacheprovider\n")
     shutil.copytree(Path(__file__).parent / "data" / "pytest" / "trails", pytester.path / "trails")

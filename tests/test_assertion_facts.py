@@ -236,6 +236,7 @@ def test_completed_is_refused_until_every_stated_fact_is_asserted(settings: Devi
 # --- record: the proof replay is followed by the mutation proof -----------------------------------
 
 
+@pytest.mark.slow
 def test_record_does_not_write_a_trail_whose_assertion_cannot_fail(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from pathlib import Path
 
@@ -302,6 +303,7 @@ def test_web_assertions_pin_text_checked_and_selected() -> None:
 # --- validate warns, check judges ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_validate_warns_and_check_names_assertions_that_cannot_fail(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from cli_support import copy_example, trailblaze
 

@@ -238,6 +238,7 @@ def test_validate_and_schema_know_the_catalog_tools() -> None:
 TRAIL = Path(__file__).parent / "data" / "trails" / "catalog.trail.yaml"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("platform", ["android", "ios"])
 def test_a_trailblaze_trail_of_catalog_tools_replays(platform: str, tmp_path: Path) -> None:
     path = tmp_path / TRAIL.name
@@ -251,6 +252,7 @@ def test_a_trailblaze_trail_of_catalog_tools_replays(platform: str, tmp_path: Pa
     assert path.read_bytes() == TRAIL.read_bytes()  # replay leaves the file as it was
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("platform", ["android", "ios"])
 def test_tools_that_ask_the_llm_on_every_run_go_through_the_llm_seam(platform: str) -> None:
     memory = Memory()

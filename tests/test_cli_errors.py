@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from trailblaze.cli import _LATENCIES, cli, main
-from trailblaze.sim.faults import LATENCY_PROFILES
+from trailblaze_sim.faults import LATENCY_PROFILES
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGIN = ROOT / "trails" / "login.trail.yaml"

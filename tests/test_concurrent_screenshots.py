@@ -26,10 +26,10 @@ from trailblaze.memory import Memory
 from trailblaze.rundir import RunDir
 from trailblaze.runlog import TrailRecord
 from trailblaze.runner import build_memory, replay_trail
-from trailblaze.sim.faults import Conditions, FaultKind, RequestKind
 from trailblaze.testing import ScriptedLLM, tool
 from trailblaze.testing.demo_policy import parse_screen
 from trailblaze.trail import load_trail
+from trailblaze_sim.faults import Conditions, FaultKind, RequestKind
 
 _BOUND = 1.0
 """How long a dump or screenshot waits at the door for its partner (only reached when none comes)."""
@@ -140,6 +140,7 @@ def test_the_wda_simulator_queues_requests_like_wdas_main_queue() -> None:
     assert sorted(conditions.log) == ["dump", "screenshot"]  # one after the other: never a pair
 
 
+@pytest.mark.slow
 def test_each_steps_picture_is_taken_with_its_settled_dump(android: tuple[Rig, _Pairing], tmp_path: Path) -> None:
     r, conditions = android
     conditions.log.clear()
@@ -173,6 +174,7 @@ def test_each_steps_picture_is_taken_with_its_settled_dump(android: tuple[Rig, _
     assert r.session.screenshot_with_dump is False
 
 
+@pytest.mark.slow
 def test_a_failing_step_still_has_its_picture_of_the_failure(tmp_path: Path) -> None:
     conditions = _Pairing(pairing=False)  # the order of requests is the witness here
     with rig("android", "demo@v2", conditions=conditions, resolve_timeout=0.3, settle_timeout=3.0) as r:

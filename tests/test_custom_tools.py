@@ -255,6 +255,7 @@ def test_a_yaml_tool_composes_a_python_tool_with_its_params_and_the_runs_memory(
     assert str(started) == "OK demo_start: ran launchApp, demo_signIn, assertVisibleWithText"
 
 
+@pytest.mark.slow
 def test_an_exception_in_a_tool_is_that_tools_one_line_error_with_the_traceback_only_under_debug(
     tmp_path: Path,
 ) -> None:

@@ -35,7 +35,7 @@ from trailblaze.hierarchy import Hierarchy, Node
 from trailblaze.resolve import resolve
 from trailblaze.selector import NodeSelector
 from trailblaze.session import DeviceSession
-from trailblaze.sim.faults import Conditions
+from trailblaze_sim.faults import Conditions
 
 _FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -155,13 +155,13 @@ def test_only_literal_selectors_map_to_a_device_query() -> None:
 def _driver_on(screen: str, platform: str) -> Iterator[Any]:
     device = _reach(screen, platform, "demo")
     if platform == "android":
-        from trailblaze.sim.adb_server import AndroidSimServer
+        from trailblaze_sim.adb_server import AndroidSimServer
 
         server: Any = AndroidSimServer([device], conditions=Conditions())
         server.start()
         target, options = device.serial, {"adb_host": "127.0.0.1", "adb_port": str(server.port)}
     else:
-        from trailblaze.sim.wda_server import WdaSimServer
+        from trailblaze_sim.wda_server import WdaSimServer
 
         server = WdaSimServer(device).start()
         target, options = server.url, {}

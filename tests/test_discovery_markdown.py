@@ -94,6 +94,7 @@ def test_replay_of_a_folder_picks_the_device_file_and_the_folder_names_the_trail
     assert trail["id"] == "sign-in" and Path(trail["path"]).name == "android.trail.yaml"
 
 
+@pytest.mark.slow
 def test_pytest_collects_a_folder_trail_once_and_skips_build(tmp_path: Path) -> None:
     write(tmp_path / "trails" / "sign-in" / "android-phone.trail.yaml", NL.format("phone"))
     write(tmp_path / "trails" / "sign-in" / "ios.trail.yaml", NL.format("ios"))

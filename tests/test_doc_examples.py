@@ -108,7 +108,7 @@ _DEMO_SETUP = "trailblaze replay trails/ --device sim:android --secret password=
 
 PLAN: dict[str, Run | Mcp | Elsewhere] = {
     # docs: setup (its replay is also the replay --help example run below)
-    f'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web && {_DEMO_SETUP}': _CI,
+    f'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/sim && {_DEMO_SETUP}': _CI,
     "python -m pytest -n 2": _CI,
     # docs: try it without a phone
     "trailblaze snapshot --device sim:android": Run(shows='Button "Sign in"'),
@@ -301,7 +301,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     'pip install "trailblaze[android,ios]"': _PYPI,
     'pip install "trailblaze[android]==0.1.0"': _PYPI,
     "trailblaze --version": Run(shows="trailblaze, version "),
-    'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web': _CI,
+    'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/sim': _CI,
     "for project in . drivers/android drivers/ios drivers/web; do python -m build --no-isolation --outdir dist "
     '"$project"; done': _BUILD,
     "python -m twine check --strict dist/*": _BUILD,
@@ -478,7 +478,7 @@ _LOCAL_MODEL = re.compile(r"--llm-base-url http://127\.0\.0\.1:\d+/v1")
 def _run_example(example: Example, stand_ins: StandIns, folder: Path) -> str | None:
     """Runs one example's script; None when every command did what PLAN says, else what went wrong
     (or why it was not run)."""
-    from trailblaze.sim.runtime import start_simulator
+    from trailblaze_sim.runtime import start_simulator
 
     ports = {p: str(_free_port()) for c in example.commands for p in re.findall(r"--(?:port|http) (\d+)", c)}
 

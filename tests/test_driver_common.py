@@ -11,7 +11,7 @@ from PIL import Image
 
 from tests.device_support import PKG, Rig, install_adb_keyboard, rig
 from trailblaze.driver import Driver, SupportsClipboard
-from trailblaze.sim.model import ManualClock
+from trailblaze_sim.model import ManualClock
 
 
 @pytest.fixture(params=["android", "android-ime", "ios"])

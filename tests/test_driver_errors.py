@@ -10,8 +10,8 @@ import pytest
 from tests.device_support import rig
 from trailblaze.devices import load_driver_plugin
 from trailblaze.errors import DeviceError, UsageError
-from trailblaze.sim.faults import Conditions
-from trailblaze.sim.model import ManualClock
+from trailblaze_sim.faults import Conditions
+from trailblaze_sim.model import ManualClock
 
 
 def _closed_port() -> int:

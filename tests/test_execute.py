@@ -10,9 +10,9 @@ from tests.device_support import PKG, Rig, rig
 from trailblaze.errors import UsageError
 from trailblaze.execute import TOOL_KINDS, ToolResult, run_recorded_tool
 from trailblaze.memory import Memory
-from trailblaze.sim.model import ManualClock
 from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail import ToolCall, parse_tool
+from trailblaze_sim.model import ManualClock
 
 
 def _branch(r: Rig) -> str:

@@ -116,6 +116,7 @@ def test_ios_cannot_install_or_set_permissions(tmp_path: Path) -> None:
         assert result.status == "UNSUPPORTED" and "xcrun simctl privacy" in result.message
 
 
+@pytest.mark.slow
 def test_replay_installs_first_and_keeps_every_steps_app_log(tmp_path: Path) -> None:
     demo = tmp_path / "demo.apk"
     demo.write_bytes(_apk(PKG, CAMERA))

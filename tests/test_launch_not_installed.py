@@ -14,8 +14,8 @@ from tests.device_support import PKG, Rig, rig
 from trailblaze.cli import main
 from trailblaze.execute import run_recorded_tool
 from trailblaze.memory import Memory
-from trailblaze.sim.model import ManualClock
 from trailblaze.trail import parse_tool
+from trailblaze_sim.model import ManualClock
 
 MISSING = "dev.trailblaze.dem"  # one letter short of the installed demo app
 

@@ -30,10 +30,10 @@ from tests.mutants_support import (
     verdict,
 )
 from trailblaze.runlog import StepRecord, TrailRecord
-from trailblaze.sim import create_device, load_app_spec
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.model import ManualClock, SimNode
 from trailblaze.trail import load_trail
+from trailblaze_sim import create_device, load_app_spec
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.model import ManualClock, SimNode
 
 MANIFEST = load_manifest()
 PAIRS = [(name, c, p) for name, c in MANIFEST.pairs() for p in PLATFORMS]
@@ -338,6 +338,7 @@ def test_mutant_changes_exactly_its_fact(mutant: str, platform: str) -> None:
 # --- replays: killed at the contradicted step; restyled passes --------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mutant", "contradiction", "platform"), PAIRS, ids=[f"{n}-{c.label}-{p}" for n, c, p in PAIRS]
 )
@@ -354,6 +355,7 @@ def test_mutant_fails_the_trail_at_the_contradicted_verify_step(
         assert f"step {contradiction.sub_step} " in out.error.split(f"step {contradiction.step} ", 1)[1]
 
 
+@pytest.mark.slow  # shares the module fixture that replays every mutant
 @pytest.mark.parametrize(("trail", "platform"), RESTYLED_CASES)
 def test_restyled_demo_passes_every_trail(trail: str, platform: str, outcomes: dict[Job, Outcome]) -> None:
     out = outcomes[_job(RESTYLED, trail, platform)]

@@ -149,8 +149,8 @@ def test_selectors_prefer_the_uncovered_match_and_never_describe_a_covered_node(
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_filled_text_fields_show_value_and_name_the_same_way(platform: str) -> None:
     from tests.demo_screens import _Driver, capture
-    from trailblaze.sim import create_device
-    from trailblaze.sim.model import ManualClock
+    from trailblaze_sim import create_device
+    from trailblaze_sim.model import ManualClock
 
     device = create_device(platform, "demo", clock=ManualClock(), launch=True)
     drv = _Driver(device)
@@ -361,6 +361,7 @@ def _sign_out_model() -> tuple[FunctionLLM, dict[str, str]]:
     return FunctionLLM(answer), state
 
 
+@pytest.mark.slow
 def test_record_never_writes_a_covered_tap_and_the_recording_replays(
     device: DeviceSession, tmp_path: Path
 ) -> None:

@@ -25,7 +25,9 @@ from tests.cli_support import trailblaze
 from trailblaze.__about__ import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
-DRIVERS = {"android": "trailblaze_android", "ios": "trailblaze_ios", "web": "trailblaze_web"}
+DRIVERS = {"android": "trailblaze_android", "ios": "trailblaze_ios", "web": "trailblaze_web", "sim": "trailblaze_sim"}
+ENTRY_POINTS = {"android": "trailblaze.drivers", "ios": "trailblaze.drivers", "web": "trailblaze.drivers",
+                "sim": "trailblaze.simulators"}  # fmt: skip
 
 
 def _pyproject(folder: Path) -> dict[str, Any]:
@@ -54,10 +56,10 @@ def test_the_version_is_in_one_place_and_everything_agrees_with_it() -> None:
 
 def test_the_extras_name_every_driver_and_provider_and_dev_needs_no_index() -> None:
     extras = _pyproject(ROOT)["optional-dependencies"]
-    assert {"android", "ios", "web", "mcp", "openai", "bedrock", "vertex", "all", "dev"} <= set(extras)
+    assert {"android", "ios", "web", "sim", "mcp", "openai", "bedrock", "vertex", "all", "dev"} <= set(extras)
     (everything,) = [Requirement(r) for r in extras["all"]]
     assert everything.name == "trailblaze"
-    assert everything.extras == {"android", "ios", "web", "mcp", "openai", "bedrock", "vertex"}
+    assert everything.extras == {"android", "ios", "web", "sim", "mcp", "openai", "bedrock", "vertex"}
     # a checkout installs the drivers from drivers/* (README's setup command): dev must not name them,
     # or `pip install -e ".[dev]"` would look for them on the package index
     assert not [r for r in extras["dev"] if Requirement(r).name.startswith("trailblaze")]
@@ -110,7 +112,7 @@ def test_build_makes_an_sdist_and_wheel_of_every_distribution_that_twine_checks(
         [sys.executable, "-m", "twine", "check", "--strict", *map(str, sorted(dist.iterdir()))],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 8, checked.stdout + checked.stderr
+    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 10, checked.stdout + checked.stderr
 
     main = _metadata(dist / f"trailblaze-{__version__}-py3-none-any.whl")
     assert main["Version"] == __version__ and main["License-Expression"] == "Apache-2.0"
@@ -123,7 +125,10 @@ def test_build_makes_an_sdist_and_wheel_of_every_distribution_that_twine_checks(
         assert pin.marker.evaluate({"extra": platform}) and not pin.marker.evaluate({"extra": "dev"})
     with zipfile.ZipFile(dist / f"trailblaze-{__version__}-py3-none-any.whl") as z:
         files = set(z.namelist())
-    assert {"trailblaze/py.typed", "trailblaze/__about__.py", "trailblaze/sim/apps/demo.yaml"} <= files
+    assert {"trailblaze/py.typed", "trailblaze/__about__.py"} <= files
+    assert not any(name.startswith("trailblaze/sim/") for name in files)  # the simulator is its own wheel
+    with zipfile.ZipFile(dist / f"trailblaze_sim-{__version__}-py3-none-any.whl") as z:
+        assert "trailblaze_sim/apps/demo.yaml" in z.namelist()
     assert f"trailblaze-{__version__}.dist-info/licenses/LICENSE" in files
     for platform, package in DRIVERS.items():
         wheel = dist / f"trailblaze_{platform}-{__version__}-py3-none-any.whl"
@@ -135,7 +140,10 @@ def test_build_makes_an_sdist_and_wheel_of_every_distribution_that_twine_checks(
         with zipfile.ZipFile(wheel) as z:
             assert f"{package}/py.typed" in z.namelist(), platform
             entry_points = z.read(f"trailblaze_{platform}-{__version__}.dist-info/entry_points.txt").decode()
-        assert f"{platform} = {package}:driver_plugin" in entry_points
+        group = ENTRY_POINTS[platform]
+        assert f"[{group}]" in entry_points, platform
+        assert (f"{platform} = {package}:driver_plugin" if group == "trailblaze.drivers" else
+                f"sim = {package}.plugin:simulator_plugin") in entry_points  # fmt: skip
         with tarfile.open(dist / f"trailblaze_{platform}-{__version__}.tar.gz") as sdist:
             assert f"trailblaze_{platform}-{__version__}/LICENSE" in sdist.getnames(), platform
 
@@ -145,7 +153,7 @@ def test_a_missing_driver_names_the_extra_that_installs_it(monkeypatch: pytest.M
     from trailblaze.errors import UsageError
 
     monkeypatch.setattr(devices, "entry_points", lambda group: [])
-    for platform in DRIVERS:
+    for platform in (p for p in DRIVERS if ENTRY_POINTS[p] == "trailblaze.drivers"):
         with pytest.raises(UsageError) as raised:
             devices.load_driver_plugin(platform)
         assert f'pip install "trailblaze[{platform}]"' in raised.value.message, raised.value.message

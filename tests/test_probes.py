@@ -19,9 +19,9 @@ from trailblaze.probes.prefs import PrefsError, parse_prefs, pref_text
 from trailblaze.probes.sql import SqlRefused, read_only_sql
 from trailblaze.replay import replay_trail
 from trailblaze.session import DeviceSession
-from trailblaze.sim.app_data import prefs_xml
 from trailblaze.trail import ToolCall, load_trail
 from trailblaze.variables import build_memory
+from trailblaze_sim.app_data import prefs_xml
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "prefs"
@@ -126,6 +126,7 @@ def test_a_broken_preferences_file_says_what_is_wrong(text: str, why: str) -> No
 # --- sim:android --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_after_login_and_archive_a_trail_asserts_the_stored_user_and_the_archived_row(
     android: Rig, tmp_path: Path
 ) -> None:

@@ -14,6 +14,7 @@ DATA = Path(__file__).parent / "data" / "pytest" / "trails"
 INI = "[pytest]\naddopts = -p no:cacheprovider\n"
 
 
+@pytest.mark.slow
 def test_a_named_folder_of_trails_is_collected(pytester: pytest.Pytester) -> None:
     pytester.makefile(".ini", pytest=INI)
     shutil.copytree(DATA, pytester.path / "e2e" / "flows")

@@ -62,6 +62,7 @@ def _stdout(result: pytest.RunResult) -> str:
 # --- collection ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_header_says_which_device_and_app_each_worker_uses(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -80,6 +81,7 @@ def test_the_header_says_which_device_and_app_each_worker_uses(
     ), _stdout(pool)
 
 
+@pytest.mark.slow
 def test_collects_trail_files_named_by_id_with_tags_as_markers(project: pytest.Pytester) -> None:
     result = project.runpytest_subprocess("trails", "--collect-only", "-q")
     result.assert_outcomes()
@@ -100,6 +102,7 @@ def test_collects_trail_files_named_by_id_with_tags_as_markers(project: pytest.P
     assert not any("demo/email" in line for line in login.outlines)
 
 
+@pytest.mark.slow
 def test_trail_files_outside_trail_folders_are_data_not_tests(pytester: pytest.Pytester) -> None:
     pytester.makefile(".ini", pytest=INI + "testpaths = tests\n")
     tests = pytester.mkdir("tests")
@@ -448,6 +451,7 @@ def test_a_matrix_on_phones_over_several_workers_needs_loadgroup(project: pytest
     assert "add --dist loadgroup so that every trail on one phone runs on one worker" in "\n".join(result.errlines)
 
 
+@pytest.mark.slow
 def test_llm_limits_reach_the_llm_fixture(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.sim.runtime import start_simulator
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail import load_trail
+from trailblaze_sim.runtime import start_simulator
 
 pytestmark = pytest.mark.slow
 

@@ -355,8 +355,8 @@ def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
     from trailblaze.memory import Memory
     from trailblaze.rundir import RunDir
     from trailblaze.runner import record_trail
-    from trailblaze.sim.faults import Conditions
     from trailblaze.testing.demo_policy import demo_llm
+    from trailblaze_sim.faults import Conditions
 
     data = yaml.safe_load((ROOT / "trails" / "login.trail.yaml").read_text())
     for step in data["trail"]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from lxml import etree
 
 from tests.cli_support import copy_example, trailblaze
@@ -15,6 +16,7 @@ from trailblaze.redact_values import scrub_dump, scrub_model
 from trailblaze.runlog import StepRecord, TrailRecord
 
 
+@pytest.mark.slow
 def test_a_secret_equal_to_a_format_word_leaves_every_file_readable(tmp_path: Path) -> None:
     trail = copy_example("login.trail.yaml", tmp_path)
     run = tmp_path / "run"

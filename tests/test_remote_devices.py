@@ -13,7 +13,7 @@ from cli_support import copy_example, trailblaze
 
 from trailblaze.devices import DeviceSpec, open_device, parse_device_spec
 from trailblaze.errors import DeviceError, UsageError
-from trailblaze.sim.runtime import Simulator, start_simulator
+from trailblaze_sim.runtime import Simulator, start_simulator
 
 pytest_plugins = ["pytester"]
 

@@ -293,7 +293,7 @@ def test_seed_text_and_candidates(android_v2: DeviceSession) -> None:
 def test_reliability_on_realistic_latency_with_animations(platform: str, tmp_path: Path) -> None:
     """Two replays of every example on the realistic profile with a UI that animates after actions
     (`benchmarks/reliability.py` runs 20)."""
-    from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
+    from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
 
     def conditions() -> Conditions:  # one per simulator: each has its own latency draws
         return Conditions(latency=LATENCY_PROFILES["realistic"], animate_after_action_ms=300, seed=3)

@@ -12,8 +12,8 @@ from trailblaze.devices import open_device
 from trailblaze.errors import DeviceError
 from trailblaze.run_options import DeviceChoice, ReplayRun, RunInputs, RunOutput
 from trailblaze.runner import build_memory, replay_trail, run_replay_command
-from trailblaze.sim.faults import Conditions
 from trailblaze.trail import load_trail
+from trailblaze_sim.faults import Conditions
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]

@@ -73,6 +73,7 @@ def _wait_for_step_1(proc: subprocess.Popen[str]) -> None:
         seen += line
 
 
+@pytest.mark.slow
 def test_sigkill_leaves_a_run_that_reads_interrupted(tmp_path: Path) -> None:
     from trailblaze.runlog import load_run
 
@@ -92,6 +93,7 @@ def test_sigkill_leaves_a_run_that_reads_interrupted(tmp_path: Path) -> None:
     assert 'type="Interrupted"' in junit and 'errors="1"' in junit
 
 
+@pytest.mark.slow
 def test_ctrl_c_marks_the_run_interrupted(tmp_path: Path) -> None:
     proc = _start(tmp_path, "--junit", str(tmp_path / "j.xml"))
     _wait_for_step_1(proc)
@@ -104,6 +106,7 @@ def test_ctrl_c_marks_the_run_interrupted(tmp_path: Path) -> None:
     assert 'type="Interrupted"' in (tmp_path / "j.xml").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gap", [0.0, 0.02, 0.1])
 def test_more_ctrl_c_during_the_clean_up_still_exit_130(tmp_path: Path, gap: float) -> None:
     proc = _start(tmp_path, "--report", str(tmp_path / "r.html"), "--junit", str(tmp_path / "j.xml"))

@@ -137,6 +137,7 @@ def test_secrets(trailblaze_secrets):
 """
 
 
+@pytest.mark.slow
 def test_pytest_takes_secrets_from_the_environment_and_a_file(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -97,6 +97,7 @@ def _durability(platform: str) -> tuple[int, list[str], list[str]]:
     return checked, misses, absent
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_selectors_recorded_on_demo_find_the_same_element_on_the_restyled_app(
     platform: str, capsys: pytest.CaptureFixture[str]

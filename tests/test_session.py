@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tests.device_support import rig
 from trailblaze.selector import NodeSelector
-from trailblaze.sim.model import ManualClock
+from trailblaze_sim.model import ManualClock
 
 
 def test_settled_dump_is_reused_until_the_next_action() -> None:

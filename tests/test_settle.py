@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -15,8 +16,9 @@ from trailblaze.hierarchy import Hierarchy, parse_hierarchy
 from trailblaze.memory import Memory
 from trailblaze.session import DeviceSession
 from trailblaze.settle import fingerprint, loading_indicator, normalise_text, same_screen, settle
-from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
 from trailblaze.trail import parse_tool
+from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
+from trailblaze_sim.model import SteppedClock
 
 
 def _android(*nodes: str) -> Hierarchy:
@@ -122,16 +124,33 @@ def _sign_in(session: DeviceSession) -> None:
         assert result.ok, result
 
 
+@dataclass
+class _JumpClock:
+    """Real device time that a test can move forward by hand (the sign-in's wait stays real)."""
+
+    offset: float = 0.0
+
+    def now(self) -> float:
+        return time.monotonic() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("platform", ["android", "ios"])
 def test_realistic_inbox_with_a_ticking_clock_settles(platform: str) -> None:
     conditions = Conditions(latency=LATENCY_PROFILES["realistic"])
-    with rig(platform, conditions=conditions, settle_timeout=3.0, resolve_timeout=5.0, poll_interval=0.1) as r:
+    clock = _JumpClock()
+    with rig(platform, clock=clock, conditions=conditions, settle_timeout=3.0, resolve_timeout=5.0,
+             poll_interval=0.1) as r:  # fmt: skip
         _sign_in(r.session)
         settle_result = r.session.last_settle
         assert settle_result is not None and settle_result.settled and settle_result.loading_seen
         assert r.device.screen_name == "inbox"
-        time.sleep(1.1)  # the clock label changes
+        before = r.device.time_of_day()
+        clock.advance(1.0)  # the clock label changes
+        assert r.device.time_of_day() != before
         r.session.invalidate()
         r.session.settle()
         res = r.session.last_settle
@@ -139,34 +158,52 @@ def test_realistic_inbox_with_a_ticking_clock_settles(platform: str) -> None:
         assert res is not None and res.settled and not res.timed_out and res.dumps == 1
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("platform", ["android", "ios"])
 def test_animation_after_an_action_is_waited_out(platform: str) -> None:
+    clock = SteppedClock()
     conditions = Conditions(animate_after_action_ms=700)
-    with rig(platform, conditions=conditions, settle_timeout=3.0, poll_interval=0.05) as r:
-        t0 = time.monotonic()
+    with rig(platform, clock=clock, conditions=conditions, settle_timeout=3.0, poll_interval=0.05) as r:
+        t0 = clock.now()
         r.session.act(lambda d: d.tap(*r.by_id("forgot").center))
-        waited = time.monotonic() - t0
+        waited = clock.now() - t0  # device time: the device's idle waits move the clock
         res = r.session.last_settle
         assert res is not None and res.settled and not res.timed_out
         # waited out by the device's idle signal (u2 `waitForIdle`, WDA quiescence), not by dumps
-        assert 0.6 <= waited < 2.0 and res.dumps == 1
+        assert 0.7 <= waited < 0.8 and res.dumps == 1
         assert "Syncing" not in " ".join(n.text for n in r.session.screen().nodes)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("platform", ["android", "ios"])
-def test_a_ui_that_never_stops_times_out_at_the_bound_and_says_so(platform: str) -> None:
+def test_a_ui_that_never_stops_times_out_at_the_bound_and_says_so() -> None:
+    """On Android the session and the device share one stepped clock: every bound is device time."""
+    clock = SteppedClock()
     conditions = Conditions(animate_after_action_ms=60_000)
     # The animation shows "Syncing N%", which also reads as a loading indicator: both bounds apply.
-    with rig(platform, conditions=conditions, settle_timeout=0.5, loading_timeout=1.2, poll_interval=0.05) as r:
-        t0 = time.monotonic()
+    with rig("android", clock=clock, conditions=conditions, settle_timeout=0.5, loading_timeout=1.2,
+             poll_interval=0.05) as r:  # fmt: skip
+        session = DeviceSession(r.driver, settle_timeout=0.5, loading_timeout=1.2, poll_interval=0.05,
+                                clock=clock.now, sleep=clock.advance)  # fmt: skip
+        hierarchy = session.act(lambda d: d.tap(*r.by_id("forgot").center))
+        res = session.last_settle
+        assert hierarchy is not None and res is not None
+        assert res.timed_out and not res.settled and session.stats.settle_timeouts == 1
+        # idle wait 0.5 s, waiting for the indicator to go until the 1.2 s bound, one last idle wait
+        assert 1.2 <= res.waited_s < 1.8 and res.loading_seen
+        assert any(n.text.startswith("Syncing") for n in hierarchy.nodes)
+
+
+@pytest.mark.slow
+def test_on_ios_a_ui_that_never_stops_times_out_at_the_bound_and_says_so() -> None:
+    """The iOS driver polls for an element to go on the client's clock (WDA has no server-side
+    wait), so here the session's bound is a real one, checked from below only; WDA's quiescence
+    waits run on the device's stepped clock."""
+    conditions = Conditions(animate_after_action_ms=60_000)
+    with rig("ios", clock=SteppedClock(), conditions=conditions, settle_timeout=0.5, loading_timeout=1.2,
+             poll_interval=0.05) as r:  # fmt: skip
         hierarchy = r.session.act(lambda d: d.tap(*r.by_id("forgot").center))
-        waited = time.monotonic() - t0
         res = r.session.last_settle
         assert hierarchy is not None and res is not None
         assert res.timed_out and not res.settled and r.session.stats.settle_timeouts == 1
-        assert 1.2 <= waited < 2.2 and res.loading_seen
+        assert res.waited_s >= 1.2 and res.loading_seen
         assert any(n.text.startswith("Syncing") for n in hierarchy.nodes)
 
 
@@ -177,23 +214,28 @@ def test_a_ui_that_never_stops_times_out_at_the_bound_and_says_so(platform: str)
 def test_the_simulators_idle_signal_is_truthful(platform: str) -> None:
     """u2 `waitForIdle` returns only once the after-action animation has ended; a WDA action only
     answers once the app is quiescent (bounded by `waitForIdleTimeout`)."""
-    with rig(platform, conditions=Conditions(animate_after_action_ms=400), settle_timeout=2.0) as r:
+    clock = SteppedClock()
+    with rig(
+        platform, clock=clock, conditions=Conditions(animate_after_action_ms=400), settle_timeout=2.0
+    ) as r:
         driver: Any = r.session.driver
         forgot = r.by_id("forgot").center
-        t0 = time.monotonic()
+        t0 = clock.now()
         driver.tap(*forgot)
         if platform == "android":
             assert r.device.animating() and driver.wait_for_idle(0.05) is False
+            assert 0.05 <= clock.now() - t0 < 0.07 and r.device.animating()
             assert driver.wait_for_idle(2.0) is True
         else:
             assert driver.wait_for_idle(2.0) is True  # WDA waited inside the tap
-        assert time.monotonic() - t0 >= 0.35 and not r.device.animating()
+        assert 0.4 <= clock.now() - t0 < 0.5 and not r.device.animating()
 
 
 def test_wda_waits_only_for_apps_launched_with_quiescence_on() -> None:
     """facebook-wda's `app_launch` sends `shouldWaitForQuiescence: false`, which turns WDA's wait off
     for that app; the iOS driver's launch turns it back on, so `wait_for_idle` can trust it."""
-    with rig("ios", conditions=Conditions(animate_after_action_ms=400), settle_timeout=2.0) as r:
+    clock = SteppedClock()
+    with rig("ios", clock=clock, conditions=Conditions(animate_after_action_ms=400), settle_timeout=2.0) as r:
         import wda
 
         forgot = r.by_id("forgot").center
@@ -203,8 +245,8 @@ def test_wda_waits_only_for_apps_launched_with_quiescence_on() -> None:
         raw.app_launch(app.app_id)  # already running: only activated, and its flag is now false
         raw.tap(*forgot)
         assert r.device.animating()  # answered without waiting
-        while r.device.animating():
-            time.sleep(0.02)
+        clock.advance(0.4)
+        assert not r.device.animating()
         r.driver.launch_app(app.app_id, "RESUME")
         r.driver.tap(*forgot)
         assert not r.device.animating()  # WDA waited inside the tap
@@ -223,3 +265,20 @@ def test_with_quiescence_off_the_ios_session_compares_dumps() -> None:
         res = session.last_settle
         assert res is not None and res.settled and res.dumps >= 2
         assert "Syncing" not in " ".join(n.text for n in session.screen().nodes)
+
+
+def test_a_device_side_wait_on_a_stepped_clock_moves_the_clock() -> None:
+    from trailblaze_sim import create_device
+    from trailblaze_sim.model import wait_until_still
+
+    clock = SteppedClock()
+    device = create_device("android", clock=clock, conditions=Conditions(animate_after_action_ms=300))
+    (forgot,) = [n for n in device.tree().walk() if n.id == "forgot" and n.visible]
+    device.tap(*forgot.frame.center)
+    assert device.animating()
+    assert wait_until_still(device, 5.0) is True
+    assert 0.3 <= clock.now() < 0.32 and not device.animating()
+    device.tap(*forgot.frame.center)
+    start = clock.now()
+    assert wait_until_still(device, 0.1) is False  # bounded in device time
+    assert 0.1 <= clock.now() - start < 0.12 and device.animating()

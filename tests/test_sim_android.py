@@ -14,12 +14,12 @@ import pytest
 import uiautomator2 as u2
 from sim_android_support import PKG
 
-from trailblaze.sim import create_device
-from trailblaze.sim.adb_server import AndroidSimServer
-from trailblaze.sim.android_shell import AndroidShell, MemFS
-from trailblaze.sim.android_xml import AxNode, build_windows, render_hierarchy
-from trailblaze.sim.model import Frame, ManualClock, SimNode
-from trailblaze.sim.u2_server import find_nodes
+from trailblaze_sim import create_device
+from trailblaze_sim.adb_server import AndroidSimServer
+from trailblaze_sim.android_shell import AndroidShell, MemFS
+from trailblaze_sim.android_xml import AxNode, build_windows, render_hierarchy
+from trailblaze_sim.model import Frame, ManualClock, SimNode
+from trailblaze_sim.u2_server import find_nodes
 
 
 def _raw(port: int, *requests: str) -> bytes:

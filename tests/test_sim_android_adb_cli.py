@@ -10,9 +10,9 @@ import adbutils
 import pytest
 
 from tests.system_tools import require
-from trailblaze.sim import create_device
-from trailblaze.sim.adb_server import AndroidSimServer
-from trailblaze.sim.model import ManualClock
+from trailblaze_sim import create_device
+from trailblaze_sim.adb_server import AndroidSimServer
+from trailblaze_sim.model import ManualClock
 
 # Debian's adb (what .ci/run installs); else the real adb binary that the adbutils wheel ships.
 _WHEEL_ADB = Path(adbutils.__file__).parent / "binaries" / "adb"

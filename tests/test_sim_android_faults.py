@@ -22,7 +22,7 @@ import uiautomator2 as u2
 from sim_android_support import android_rig
 from uiautomator2.exceptions import AdbShellError, RPCUnknownError
 
-from trailblaze.sim.faults import Conditions, LatencyProfile
+from trailblaze_sim.faults import Conditions, LatencyProfile
 
 
 def test_one_request_counted_per_http_request() -> None:

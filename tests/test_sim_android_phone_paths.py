@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 from sim_android_support import PKG, android_rig
 
-from trailblaze.sim.runtime import sim_conditions
+from trailblaze_sim.runtime import sim_conditions
 
 
 def _app_process_pid(d: object) -> int | None:
@@ -127,7 +127,7 @@ def test_trailblaze_sim_times_gestures_unless_told_not_to(
     from click.testing import CliRunner
 
     import trailblaze.cli as cli_module
-    from trailblaze.sim import runtime
+    from trailblaze_sim import runtime
 
     started: list[object] = []
 

@@ -10,8 +10,8 @@ from lxml import etree
 from sim_android_support import PKG, android_rig, rid, sign_in
 from uiautomator2.exceptions import UiObjectNotFoundError
 
-from trailblaze.sim import load_app_spec
-from trailblaze.sim.faults import Conditions, LatencyProfile
+from trailblaze_sim import load_app_spec
+from trailblaze_sim.faults import Conditions, LatencyProfile
 
 
 def _windows(xml: str) -> list[etree._Element]:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from trailblaze.errors import DeviceError, UsageError
-from trailblaze.sim import bundled_apps, create_device, load_app_spec
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.faults import Conditions
-from trailblaze.sim.model import Frame, ManualClock, SimNode
+from trailblaze_sim import bundled_apps, create_device, load_app_spec
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.faults import Conditions
+from trailblaze_sim.model import Frame, ManualClock, SimNode
 
 APP = "dev.trailblaze.demo"
 PLATFORMS = ["android", "ios"]

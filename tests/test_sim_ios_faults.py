@@ -20,10 +20,10 @@ import wda
 from wda.exceptions import WDAUnknownError
 from wda.usbmux.exceptions import HTTPError
 
-from trailblaze.sim import create_device
-from trailblaze.sim.faults import Conditions, LatencyProfile
-from trailblaze.sim.model import ManualClock
-from trailblaze.sim.wda_server import WdaSimServer
+from trailblaze_sim import create_device
+from trailblaze_sim.faults import Conditions, LatencyProfile
+from trailblaze_sim.model import ManualClock
+from trailblaze_sim.wda_server import WdaSimServer
 
 
 def _server(conditions: Conditions, clock: ManualClock | None = None) -> WdaSimServer:

@@ -17,13 +17,13 @@ from wda.exceptions import WDARequestError
 from tests.device_support import rig
 from tests.wda_support import raw_wda
 from trailblaze.errors import UsageError
-from trailblaze.sim import create_device, load_app_spec
-from trailblaze.sim.app import parse_app_spec
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.faults import LATENCY_PROFILES
-from trailblaze.sim.model import ManualClock
-from trailblaze.sim.wda_server import WdaSimServer
-from trailblaze.sim.wda_settings import default_settings
+from trailblaze_sim import create_device, load_app_spec
+from trailblaze_sim.app import parse_app_spec
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.faults import LATENCY_PROFILES
+from trailblaze_sim.model import ManualClock
+from trailblaze_sim.wda_server import WdaSimServer
+from trailblaze_sim.wda_settings import default_settings
 
 BUNDLE = "dev.trailblaze.demo"
 GESTURES = Path(__file__).parent / "data" / "sim" / "gestures.yaml"

@@ -11,10 +11,10 @@ from lxml import etree
 from wda.exceptions import WDARequestError, WDAStaleElementReferenceError
 
 from tests.wda_support import raw_wda
-from trailblaze.sim import create_device
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.model import ManualClock
-from trailblaze.sim.wda_server import WdaSimServer
+from trailblaze_sim import create_device
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.model import ManualClock
+from trailblaze_sim.wda_server import WdaSimServer
 
 BUNDLE = "dev.trailblaze.demo"
 

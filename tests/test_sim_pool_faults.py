@@ -13,8 +13,8 @@ from wda.exceptions import WDAUnknownError
 from wda.usbmux.exceptions import HTTPError
 
 from trailblaze.errors import UsageError
-from trailblaze.sim.faults import Conditions
-from trailblaze.sim.runtime import simulator
+from trailblaze_sim.faults import Conditions
+from trailblaze_sim.runtime import simulator
 
 
 def test_every_device_gets_its_own_conditions() -> None:
@@ -32,6 +32,7 @@ def test_every_device_gets_its_own_conditions() -> None:
             sim.conditions_for(3)
 
 
+@pytest.mark.slow
 def test_a_fault_on_android_device_2_leaves_device_1_alone() -> None:
     with simulator("android", count=2, latency="zero") as sim:
         client = adbutils.AdbClient(sim.host, sim.port)

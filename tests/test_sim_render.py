@@ -7,9 +7,9 @@ import io
 import pytest
 from PIL import Image
 
-from trailblaze.sim import create_device
-from trailblaze.sim.device import SimulatedDevice
-from trailblaze.sim.model import ManualClock
+from trailblaze_sim import create_device
+from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.model import ManualClock
 
 
 def _png(d: SimulatedDevice) -> Image.Image:
@@ -42,6 +42,7 @@ def test_screenshot_is_a_png_at_pixel_size(platform: str, size: tuple[int, int])
     assert len({small[i : i + 3] for i in range(0, len(small), 3)}) > 5  # not a blank canvas
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("platform", ["android", "ios"])
 def test_screens_look_different(platform: str) -> None:
     clock = ManualClock()

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 MARKER_TOOL = """\
 from pathlib import Path
 
@@ -43,6 +45,7 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_plain_trail_imports_no_tools(tmp_path: Path) -> None:
     project = _project(tmp_path, PLAIN)
     for args in (("validate", "trails"), ("schema",)):
@@ -52,6 +55,7 @@ def test_a_plain_trail_imports_no_tools(tmp_path: Path) -> None:
     assert "shop_addItem" not in _run(project, "schema").stdout
 
 
+@pytest.mark.slow
 def test_a_trail_using_a_custom_tool_imports_them(tmp_path: Path) -> None:
     project = _project(tmp_path, CUSTOM)
     done = _run(project, "validate", "trails")

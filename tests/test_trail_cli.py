@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import pytest
 from click.testing import CliRunner
 
 from trailblaze._yaml import parse_document
@@ -91,6 +92,7 @@ def test_validate_needs_a_path() -> None:
     assert "Missing argument" in out
 
 
+@pytest.mark.slow
 def test_schema_prints_a_json_schema_that_validates_examples() -> None:
     code, out = _run("schema")
     assert code == 0
@@ -102,6 +104,7 @@ def test_schema_prints_a_json_schema_that_validates_examples() -> None:
     assert not validator.is_valid(parse_document(BAD).data)
 
 
+@pytest.mark.slow
 def test_console_script_exit_codes(tmp_path: Path) -> None:
     bad = tmp_path / "bad.trail.yaml"
     bad.write_text(BAD)

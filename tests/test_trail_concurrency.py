@@ -70,6 +70,7 @@ def _round(path: Path, n: int) -> int:
     return lost
 
 
+@pytest.mark.slow
 def test_ten_rounds_of_four_concurrent_writers_lose_no_update(tmp_path: Path) -> None:
     path = tmp_path / "shared.trail.yaml"
     lost = sum(_round(path, n) for n in range(10))

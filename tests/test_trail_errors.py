@@ -487,6 +487,7 @@ def test_every_problem_is_reported_in_line_order() -> None:
     assert len(lines) == 6 and all(line.startswith("t.yaml:") for line in lines)
 
 
+@pytest.mark.slow
 def test_problems_at_one_position_keep_the_order_they_were_found_whatever_the_hash_seed() -> None:
     # Both problems sit at 2:5. Deduplicating through a set made their order follow the string hash,
     # so the same file printed its errors in a different order from run to run.

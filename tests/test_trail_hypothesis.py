@@ -202,6 +202,7 @@ def test_random_valid_trails_round_trip(trail: Trail) -> None:
     assert loaded.to_yaml() == rendered
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(trails, st.integers(0, 3), classifier, st.lists(tool, max_size=3))
 def test_set_recording_on_rendered_text_splices_and_round_trips(

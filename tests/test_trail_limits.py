@@ -49,6 +49,7 @@ def test_depth_is_bounded_before_python_recursion() -> None:
     assert "nested more than" in _problem("trail: " + "[" * 100_000)
 
 
+@pytest.mark.slow
 def test_node_count_is_bounded() -> None:
     assert f"more than {MAX_NODES:,} YAML values" in _problem("trail:\n" + "  - step: x\n" * (MAX_NODES // 2))
 

@@ -86,10 +86,12 @@ def _replay_in_process(path: Path, device: str = "web") -> str:
     return record.status
 
 
+@pytest.mark.slow
 def test_todomvc_trail_replays_with_no_llm(tmp_path: Path, base_url: str) -> None:
     _replay_in_process(_trail(tmp_path, base_url))
 
 
+@pytest.mark.slow
 def test_restyled_app_still_passes(tmp_path: Path) -> None:
     # Same app, other CSS: colours, fonts, sizes and the order of the filters all change.
     site = tmp_path / "site"
@@ -106,6 +108,7 @@ def test_restyled_app_still_passes(tmp_path: Path) -> None:
         _replay_in_process(_trail(tmp_path, url))
 
 
+@pytest.mark.slow
 def test_renamed_button_fails_naming_the_step(tmp_path: Path, base_url: str) -> None:
     # The app renamed its "Active" filter: the recorded ARIA descriptor no longer matches.
     text = TRAIL.read_text(encoding="utf-8").replace('link "Active"', 'link "Open"')
@@ -178,6 +181,7 @@ def test_self_heal_repairs_a_renamed_filter(tmp_path: Path) -> None:
     assert "ariaNameRegex: Open" in path.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_hierarchy_roles_states_and_modal_dialog(base_url: str) -> None:
     from trailblaze.compact import compact_view
     from trailblaze.devices import open_device
@@ -200,6 +204,7 @@ def test_hierarchy_roles_states_and_modal_dialog(base_url: str) -> None:
         assert 'button "Cancel"' in view
 
 
+@pytest.mark.slow
 def test_missing_browser_is_a_one_line_device_error(tmp_path: Path) -> None:
     import os
 
@@ -263,6 +268,7 @@ trail:
 """
 
 
+@pytest.mark.slow
 def test_slow_request_shadow_dom_iframe_and_select(tmp_path: Path, base_url: str) -> None:
     from trailblaze.devices import open_device
     from trailblaze.runner import replay_trail

@@ -49,6 +49,7 @@ trail:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("url", "said"),
     [

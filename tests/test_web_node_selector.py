@@ -165,6 +165,7 @@ def _replay(tmp_path: Path, base_url: str, text: str, *extra: str) -> tuple[int,
     return result.returncode, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 @_browser
 def test_the_recorded_form_replays_by_its_selectors(tmp_path: Path, base_url: str) -> None:
     code, out = _replay(tmp_path, base_url, TRAIL.read_text(encoding="utf-8"))
@@ -172,6 +173,7 @@ def test_the_recorded_form_replays_by_its_selectors(tmp_path: Path, base_url: st
     assert "6/6" in out
 
 
+@pytest.mark.slow
 @_browser
 def test_a_ref_naming_another_element_is_ignored_for_the_selector(tmp_path: Path, base_url: str) -> None:
     # The ref is a live ARIA descriptor of the Completed filter: were it used, only "Walk the dog"
@@ -182,6 +184,7 @@ def test_a_ref_naming_another_element_is_ignored_for_the_selector(tmp_path: Path
     assert code == 0, out
 
 
+@pytest.mark.slow
 @_browser
 def test_a_selector_matching_nothing_fails_naming_the_step(tmp_path: Path, base_url: str) -> None:
     text = TRAIL.read_text(encoding="utf-8").replace('"#filters a"', '"#no-such-filter a"')
@@ -201,6 +204,7 @@ def test_validate_accepts_trailblazes_web_trails_but_a_bare_index() -> None:
     assert "Traceback" not in out
 
 
+@pytest.mark.slow
 @_browser
 @pytest.mark.parametrize("name", _BLOCK_REPLAYED)
 def test_trailblazes_web_trails_replay_on_its_sample_app(name: str, tmp_path: Path) -> None:

@@ -146,6 +146,7 @@ def test_unknown_preset_lists_the_close_ones() -> None:
     assert "'iPhone 15'" in result.stderr and len(result.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_firefox_not_installed_says_how_to_install_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -159,6 +160,7 @@ def test_firefox_not_installed_says_how_to_install_it(
     assert "stock Firefox (Debian's firefox-esr) cannot be driven by Playwright" in line
 
 
+@pytest.mark.slow
 def test_emulation_from_the_environment_and_viewport_from_the_command_line(
     tmp_path: Path, site: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -228,6 +230,7 @@ trail:
 """
 
 
+@pytest.mark.slow
 def test_css_selectors_replay_through_the_cli(tmp_path: Path, site: str) -> None:
     good = tmp_path / "a-css.trail.yaml"
     good.write_text(_CSS_TRAIL.format(url=site), encoding="utf-8")
@@ -260,6 +263,7 @@ def test_bad_css_fails_validation_at_its_line(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_css_matches_the_live_capture_only_and_is_never_generated(site: str) -> None:
     from trailblaze.devices import open_device
     from trailblaze.resolve import resolve
@@ -296,6 +300,7 @@ def test_css_matches_the_live_capture_only_and_is_never_generated(site: str) -> 
 # --- pytest ----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_pytest_options_and_ini(pytester: pytest.Pytester, site: str) -> None:
     pytester.makefile(
         ".ini", pytest="[pytest]\naddopts = -p no:cacheprovider\ntrailblaze_emulate = iPhone 15\n"

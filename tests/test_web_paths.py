@@ -27,6 +27,7 @@ def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_the_web_example_replays_from_any_folder(tmp_path: Path) -> None:
     for cwd in (tmp_path, ROOT / "trails" / "web"):
         run = tmp_path / f"run-{cwd.name}"
@@ -35,6 +36,7 @@ def test_the_web_example_replays_from_any_folder(tmp_path: Path) -> None:
         assert "1 trail: 1 passed" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_missing_file_names_the_trail_folder(tmp_path: Path) -> None:
     trail = tmp_path / "t.trail.yaml"
     trail.write_text(
@@ -48,6 +50,7 @@ def test_a_missing_file_names_the_trail_folder(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_snapshot_takes_a_relative_path_and_says_what_a_bare_web_needs() -> None:
     shown = _run(ROOT, "snapshot", "--device", "web:tests/data/web/todomvc/index.html")
     assert shown.returncode == 0, shown.stderr

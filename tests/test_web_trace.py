@@ -47,6 +47,7 @@ def _replay(tmp_path: Path, site: str, *extra: str) -> tuple[int, str, Path]:
     return done.returncode, done.stdout + done.stderr, run
 
 
+@pytest.mark.slow
 def test_a_run_with_secrets_keeps_no_trace_without_the_flag(tmp_path: Path, site: str) -> None:
     code, out, run = _replay(tmp_path, site)
     assert code == 1, out
@@ -56,6 +57,7 @@ def test_a_run_with_secrets_keeps_no_trace_without_the_flag(tmp_path: Path, site
             assert SECRET.encode() not in file.read_bytes(), file
 
 
+@pytest.mark.slow
 def test_with_trace_the_unredacted_trace_is_kept_and_said_so(tmp_path: Path, site: str) -> None:
     code, out, run = _replay(tmp_path, site, "--trace")
     assert code == 1, out

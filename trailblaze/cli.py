@@ -39,7 +39,7 @@ _DEVICE_HELP = (
     "android[:SERIAL], android@HOST:PORT[:SERIAL] (a remote adb server), ios[:WDA_URL], ios@http://HOST:PORT, "
     "web[:URL] (a browser), sim:android[:APP] or sim:ios[:APP] (APP: demo, demo@restyled, demo@v2 or a spec file)."
 )
-_LATENCIES = ("zero", "realistic")  # trailblaze.sim.faults.LATENCY_PROFILES (not imported: keeps --help fast)
+_LATENCIES = ("zero", "realistic")  # trailblaze_sim.faults.LATENCY_PROFILES (a plugin: not imported)
 
 
 def _debug_option(f: Any) -> Any:
@@ -584,10 +584,12 @@ def sim_command(platform: str, app: str, port: int, latency: str, count: int, ge
     if platform in ("llm", "openai"):
         _serve_fake_llm(port, openai=platform == "openai")
         return
-    from trailblaze.sim.runtime import sim_conditions, start_simulator
+    from trailblaze.simulator import load_simulator
 
-    conditions = sim_conditions(latency, timed_gestures=gestures == "timed")
-    sim = start_simulator(platform, app, count=count, port=port, latency=conditions)
+    plugin = load_simulator(f"trailblaze sim {platform}")
+    sim = plugin.start(
+        platform, app, count=count, port=port, latency=latency, timed_gestures=gestures == "timed"
+    )
     _foreground(sim.how_to_connect(), sim.stop)
 
 

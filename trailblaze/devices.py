@@ -192,9 +192,11 @@ def open_device(
         driver = plugin.open(target, options)
         return DeviceSession(driver, **session_options)
 
-    from trailblaze.sim.runtime import start_simulator
+    from trailblaze.simulator import load_simulator
 
-    sim = start_simulator(parsed.platform, app_override or parsed.target or "demo", latency=latency)
+    sim = load_simulator(f"sim:{parsed.platform}").start(
+        parsed.platform, app_override or parsed.target or "demo", latency=latency
+    )
     try:
         target, options = sim.device_specs()[0]
         driver = plugin.open(target, options)

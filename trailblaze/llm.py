@@ -91,7 +91,7 @@ class LLMRequestsBlocked(LLMError):
 
 # --- content blocks ---------------------------------------------------------------------------
 
-_FROZEN = ConfigDict(frozen=True, extra="forbid")
+_FROZEN = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built on first use: a replay asks no model
 
 ImageMediaType = Literal["image/png", "image/jpeg", "image/webp", "image/gif"]
 

@@ -56,7 +56,7 @@ Verification = Literal["verified", "failed", "unverified", "skipped"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)  # built on first use: start-up
 
 
 class UsageTotals(_Model):

@@ -23,7 +23,6 @@ from trailblaze.ci_policy import is_flaky, verdict
 from trailblaze.engine import StepEngine, run_engine, start_record
 from trailblaze.engine_policy import AgentSettings, RecordPolicy, RerecordPolicy
 from trailblaze.memory import Memory
-from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
 from trailblaze.replay import ReplayOptions, build_memory, replay_trail
 from trailblaze.retries import clean_launch, run_with_retries
 from trailblaze.run_options import DeviceChoice, RecordOptions, RecordRun, ReplayRun, RunInputs
@@ -88,6 +87,9 @@ def record_trail(
     trail = load_trail(path)
     before = trail.source_text
     mem = build_memory(trail, memory, args, secrets)
+    # recording only: a replay does not pay for importing the proof (and mutation) machinery
+    from trailblaze.proof import ProofOptions, chosen_steps, finish_recording
+
     solve = chosen_steps(trail, session.info.platform, options.steps, options.from_step)
     if solve is not None and options.rerecord:
         from trailblaze.errors import UsageError
@@ -363,6 +365,8 @@ def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail
     if len(trails) != 1:
         raise UsageError(f"{flags} picks steps of one trail; pass exactly one trail file (got {len(trails)})")
     file, trail = trails[0]
+    from trailblaze.proof import chosen_steps
+
     chosen = chosen_steps(trail, platform, options.steps, options.from_step)
     assert chosen is not None
     numbers = ", ".join(str(i + 1) for i in sorted(chosen))

@@ -29,7 +29,7 @@ _RELATIONS = ("below", "above", "leftOf", "rightOf", "childOf", "containsChild")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)  # built on first use
 
     @model_validator(mode="before")
     @classmethod

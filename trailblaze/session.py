@@ -100,6 +100,9 @@ class DeviceSession:
         resolve_timeout: Default bound for `resolve()` polling.
         loading_timeout: Bound on settling while a loading indicator shows.
         on_close: Called after the driver closes (e.g. stops a simulator the session owns).
+        clock: The monotonic time settling is bounded in (`time.monotonic`); a test shares a
+            simulated device's clock here so the bounds run on device time.
+        sleep: How settling pauses between dumps (`time.sleep`); with a test's clock, its `advance`.
     """
 
     def __init__(
@@ -112,8 +115,12 @@ class DeviceSession:
         resolve_timeout: float = 5.0,
         loading_timeout: float = 10.0,
         on_close: Callable[[], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.driver = driver
+        self._clock = clock
+        self._sleep = sleep
         self.settle_timeout = settle_timeout
         self.poll_interval = poll_interval
         self.max_poll_interval = max(poll_interval, max_poll_interval)
@@ -262,6 +269,8 @@ class DeviceSession:
                 loading_timeout=self.loading_timeout,
                 interval=self.poll_interval,
                 max_interval=self.max_poll_interval,
+                clock=self._clock,
+                sleep=self._sleep,
             )
         if result is None:  # no idle signal on this device: two consecutive dumps must agree
             result = settle(
@@ -271,6 +280,8 @@ class DeviceSession:
                 interval=self.poll_interval,
                 max_interval=self.max_poll_interval,
                 loading_timeout=self.loading_timeout,
+                clock=self._clock,
+                sleep=self._sleep,
             )
         self.stats.settles += 1
         self.stats.settle_s += result.waited_s

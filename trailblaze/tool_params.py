@@ -57,7 +57,8 @@ class RecordedToolParams(BaseModel):
     `reasoning`; a number written where text is expected is read as its text (`text: 480` is "480",
     as Trailblaze reads it)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # defer_build: of a catalog of ~70 tools, a run builds only the models of the tools it uses (start-up)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
     tool_name: ClassVar[str]
     reason: str | None = Field(default=None, description="Why the tool was called; ignored on replay.")

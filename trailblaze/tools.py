@@ -141,7 +141,7 @@ class Tool:
 
 
 class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built on first use: start-up
 
     reasoning: str | None = Field(
         default=None, description="Brief: what you see, what is done, why this call is next."

@@ -26,11 +26,11 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from trailblaze.errors import DeviceError
-from trailblaze.sim.faults import Conditions, RequestKind
-from trailblaze.sim.ios_query import QueryError, find_class_chain, find_predicate, find_xpath
-from trailblaze.sim.ios_source import SPRINGBOARD, IosElement, Snapshot, build_snapshot
-from trailblaze.sim.model import Frame, Key, SimDevice, deep_link_app, wait_until_still
-from trailblaze.sim.wda_settings import SettingsError, default_settings, update_settings
+from trailblaze_sim.faults import Conditions, RequestKind
+from trailblaze_sim.ios_query import QueryError, find_class_chain, find_predicate, find_xpath
+from trailblaze_sim.ios_source import SPRINGBOARD, IosElement, Snapshot, build_snapshot
+from trailblaze_sim.model import Frame, Key, SimDevice, deep_link_app, wait_until_still
+from trailblaze_sim.wda_settings import SettingsError, default_settings, update_settings
 
 __all__ = ["WdaSimServer"]
 

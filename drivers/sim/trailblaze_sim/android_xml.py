@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from trailblaze.sim.model import Frame, SimDevice, SimNode
+from trailblaze_sim.model import Frame, SimDevice, SimNode
 
 __all__ = [
     "LAUNCHER_PACKAGE",

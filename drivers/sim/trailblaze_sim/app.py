@@ -1,6 +1,6 @@
 """Declarative app specs for the simulated devices: pydantic models and YAML loading.
 
-An app spec is data (`trailblaze/sim/apps/*.yaml`): screens made of elements with platform-neutral
+An app spec is data (`trailblaze_sim/apps/*.yaml`): screens made of elements with platform-neutral
 roles, actions (lists of steps) run on taps, and the initial app state. `SimulatedDevice` interprets
 it; the format is documented for users in `docs/sim-app-spec.md`.
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Literal
 
-from trailblaze.sim.android_logcat import LogcatRequest, format_entry, parse_logcat
-from trailblaze.sim.android_shell import (
+from trailblaze_sim.android_logcat import LogcatRequest, format_entry, parse_logcat
+from trailblaze_sim.android_shell import (
     U2_JAR_PATH,
     U2_MAIN_CLASS,
     AndroidShell,
@@ -39,9 +39,9 @@ from trailblaze.sim.android_shell import (
     split_command,
     u2_jar_bytes,
 )
-from trailblaze.sim.faults import Conditions
-from trailblaze.sim.model import SimDevice
-from trailblaze.sim.u2_server import SocketReader, U2Service
+from trailblaze_sim.faults import Conditions
+from trailblaze_sim.model import SimDevice
+from trailblaze_sim.u2_server import SocketReader, U2Service
 
 __all__ = ["ADB_SERVER_VERSION", "DEVICE_FEATURES", "U2_PORT", "AndroidSimServer"]
 

@@ -24,8 +24,8 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from trailblaze.errors import DeviceError
-from trailblaze.sim.android_system import SystemUI
-from trailblaze.sim.android_xml import (
+from trailblaze_sim.android_system import SystemUI
+from trailblaze_sim.android_xml import (
     IME_PACKAGE,
     NAV_BAR_PT,
     STATUS_BAR_PT,
@@ -34,8 +34,8 @@ from trailblaze.sim.android_xml import (
     build_windows,
     render_hierarchy,
 )
-from trailblaze.sim.faults import Conditions, RequestKind
-from trailblaze.sim.model import Key, SimDevice, wait_until_still
+from trailblaze_sim.faults import Conditions, RequestKind
+from trailblaze_sim.model import Key, SimDevice, device_pause, device_time, wait_until_still
 
 __all__ = ["SocketReader", "U2Service", "find_nodes", "obj_info"]
 
@@ -748,14 +748,14 @@ class U2Service:
     def _wait(self, args: list[Any], *, gone: bool) -> bool:
         sel = args[0]
         timeout_s = (int(args[1]) if len(args) > 1 else 0) / 1000
-        deadline = time.monotonic() + timeout_s
+        deadline = device_time(self.device) + timeout_s
         while True:
             present = self._find(sel) is not None
             if present != gone:
                 return True
-            if time.monotonic() >= deadline:
+            if device_time(self.device) >= deadline:
                 return False
-            time.sleep(min(_WAIT_POLL_S, max(0.0, deadline - time.monotonic())))
+            device_pause(self.device, min(_WAIT_POLL_S, max(0.0, deadline - device_time(self.device))))
 
     def _set_text(self, args: list[Any]) -> bool:
         node = self._must_find(args[0])

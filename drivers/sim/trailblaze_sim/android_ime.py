@@ -24,7 +24,7 @@ import binascii
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 
-from trailblaze.sim.model import SimDevice
+from trailblaze_sim.model import SimDevice
 
 __all__ = ["ADB_KEYBOARD", "SYSTEM_IME", "BroadcastAnswer", "InputMethods", "short_component"]
 

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.sim.model import AppInfo, Frame, SimNode
+from trailblaze_sim.model import AppInfo, Frame, SimNode
 
 if TYPE_CHECKING:
     from lxml import etree

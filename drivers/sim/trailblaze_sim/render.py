@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
-from trailblaze.sim.model import Frame, SimNode
+from trailblaze_sim.model import Frame, SimNode
 
 __all__ = ["render_image", "render_png"]
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from trailblaze.errors import UsageError
-from trailblaze.sim.faults import LATENCY_PROFILES, Conditions
+from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
 
 if TYPE_CHECKING:
-    from trailblaze.sim.model import SimClock, SimDevice
+    from trailblaze_sim.model import SimClock, SimDevice
 
 __all__ = ["Simulator", "simulator"]
 
@@ -129,7 +129,7 @@ def start_simulator(
     faults on it while the device runs), every other device gets its own copy of its settings
     (`Conditions.clone`) — a fault armed on one device never reaches another.
     """
-    from trailblaze.sim import create_device
+    from trailblaze_sim import create_device
 
     if platform not in ("android", "ios"):
         raise UsageError(f"unknown simulator platform {platform!r}: use android or ios")
@@ -142,7 +142,7 @@ def start_simulator(
     sim = Simulator("android" if platform == "android" else "ios", devices, per_device, host)
     try:
         if platform == "android":
-            from trailblaze.sim.adb_server import AndroidSimServer
+            from trailblaze_sim.adb_server import AndroidSimServer
 
             # no `conditions=`: the server applies each device's own
             server = AndroidSimServer(devices, host=host, port=port)
@@ -150,7 +150,7 @@ def start_simulator(
             sim._servers.append(server)
             sim.ports.append(server.port)
         else:
-            from trailblaze.sim.wda_server import WdaSimServer
+            from trailblaze_sim.wda_server import WdaSimServer
 
             for i, (dev, cond) in enumerate(zip(devices, per_device, strict=True)):
                 wserver = WdaSimServer(dev, conditions=cond, host=host, port=port + i if port else 0)

@@ -3,8 +3,8 @@ and, beside them, the protocol servers that let the real uiautomator2 / facebook
 
 Typical use::
 
-    from trailblaze.sim import create_device
-    from trailblaze.sim.model import ManualClock
+    from trailblaze_sim import create_device
+    from trailblaze_sim.model import ManualClock
 
     device = create_device("android", app="demo", clock=ManualClock())
     device.launch("dev.trailblaze.demo")
@@ -16,17 +16,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.sim.app import AppSpec, bundled_apps, load_app_spec
-from trailblaze.sim.model import ManualClock, RealClock, SimClock
+from trailblaze_sim.app import AppSpec, bundled_apps, load_app_spec
+from trailblaze_sim.model import ManualClock, RealClock, SimClock, SteppedClock
 
 if TYPE_CHECKING:
-    from trailblaze.sim.device import SimulatedDevice
-    from trailblaze.sim.faults import Conditions
+    from trailblaze_sim.device import SimulatedDevice
+    from trailblaze_sim.faults import Conditions
 
 __all__ = [
     "AppSpec",
     "ManualClock",
     "RealClock",
+    "SteppedClock",
     "bundled_apps",
     "create_device",
     "load_app_spec",
@@ -56,7 +57,7 @@ def create_device(
         UsageError: unknown platform, unknown app or an invalid spec.
     """
     from trailblaze.errors import UsageError
-    from trailblaze.sim.device import SimulatedDevice
+    from trailblaze_sim.device import SimulatedDevice
 
     if platform not in ("android", "ios"):
         raise UsageError(f"unknown simulated platform {platform!r}: use android or ios")

@@ -23,17 +23,17 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from trailblaze.apk import input_method_services, read_manifest
-from trailblaze.sim.android_ime import SYSTEM_IME, InputMethods
-from trailblaze.sim.android_logcat import parse_logcat
-from trailblaze.sim.android_pm import InstallError, PackageManager
-from trailblaze.sim.android_probes import probe_commands
-from trailblaze.sim.android_xml import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
-from trailblaze.sim.device_log import DeviceLog
-from trailblaze.sim.model import AppInfo, Key, SimDevice, deep_link_app
-from trailblaze.sim.sh_words import ShSyntaxError, expand, tokenize
+from trailblaze_sim.android_ime import SYSTEM_IME, InputMethods
+from trailblaze_sim.android_logcat import parse_logcat
+from trailblaze_sim.android_pm import InstallError, PackageManager
+from trailblaze_sim.android_probes import probe_commands
+from trailblaze_sim.android_xml import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
+from trailblaze_sim.device_log import DeviceLog
+from trailblaze_sim.model import AppInfo, Key, SimDevice, deep_link_app
+from trailblaze_sim.sh_words import ShSyntaxError, expand, tokenize
 
 if TYPE_CHECKING:
-    from trailblaze.sim.u2_server import U2Service
+    from trailblaze_sim.u2_server import U2Service
 
 __all__ = ["U2_JAR_PATH", "AndroidShell", "MemFS", "ShellResult", "device_props", "u2_jar_bytes"]
 
@@ -860,7 +860,7 @@ class AndroidShell:
                 elif name in ("SLEEP", "223") and self.u2 is not None:
                     self.u2.screen_on = False
                 elif name in _KEYCODE_NUMBERS or name.isdigit():
-                    from trailblaze.sim.u2_server import keycode_char
+                    from trailblaze_sim.u2_server import keycode_char
 
                     ch = keycode_char(_KEYCODE_NUMBERS.get(name, int(name) if name.isdigit() else -1))
                     if ch is not None:
@@ -900,7 +900,7 @@ class AndroidShell:
         if key is not None:
             self._press(key)
             return
-        from trailblaze.sim.u2_server import keycode_char
+        from trailblaze_sim.u2_server import keycode_char
 
         ch = keycode_char(code)
         if ch is not None:

@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from trailblaze.sim.device_log import LEVELS, DeviceLog, LogEntry
+from trailblaze_sim.device_log import LEVELS, DeviceLog, LogEntry
 
 __all__ = ["LogcatRequest", "format_entry", "parse_logcat"]
 

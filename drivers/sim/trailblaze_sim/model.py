@@ -1,6 +1,6 @@
 """The contract between the simulated app (the UI model) and the protocol servers.
 
-The app model (`trailblaze.sim.app` and the YAML app specs) produces, at any instant, a tree of
+The app model (`trailblaze_sim.app` and the YAML app specs) produces, at any instant, a tree of
 `SimNode`s laid out in *points* (Android dp / iOS pt). The protocol servers (`adb_server` +
 `u2_server` for Android, `wda_server` for iOS) only read that tree and call the `SimDevice` actions;
 they never know about screens, roles or transitions. Pixels exist only at the protocol edge:
@@ -119,6 +119,33 @@ class ManualClock:
 
     def advance(self, seconds: float) -> None:
         self.t += seconds
+
+
+@dataclass
+class SteppedClock(ManualClock):
+    """A manual clock that the device's own waits move forward: an idle wait or a wait for an
+    element advances it by the time it polls instead of sleeping, and bounds those waits in its time.
+
+    Time-dependent tests then take no wall time and read exact durations: a 700 ms animation is
+    waited out in 0.70 s of device time, whatever the machine's load. Share it with a
+    `DeviceSession(clock=clock.now, sleep=clock.advance)` and the session's settle bounds run on
+    the same time.
+    """
+
+
+def device_time(device: object) -> float:
+    """The time a device-side wait is bounded in: the device's own with a `SteppedClock`."""
+    clock = getattr(device, "clock", None)
+    return clock.now() if isinstance(clock, SteppedClock) else time.monotonic()
+
+
+def device_pause(device: object, seconds: float) -> None:
+    """One pause of a device-side wait: a `SteppedClock` moves on, any other clock is slept on."""
+    clock = getattr(device, "clock", None)
+    if isinstance(clock, SteppedClock):
+        clock.advance(seconds)
+    else:
+        time.sleep(seconds)
 
 
 @dataclass(frozen=True)
@@ -248,11 +275,11 @@ class SimDevice(Protocol):
 def wait_until_still(device: SimDevice, timeout_s: float) -> bool:
     """Device-side idle wait (uiautomator's `waitForIdle`, WDA's quiescence): returns once the UI has
     stopped animating, or False at the bound. The sleeps are the device's, not the client's."""
-    deadline = time.monotonic() + max(0.0, timeout_s)
+    deadline = device_time(device) + max(0.0, timeout_s)
     while device.animating():
-        if time.monotonic() >= deadline:
+        if device_time(device) >= deadline:
             return False
-        time.sleep(0.01)
+        device_pause(device, 0.01)
     return True
 
 

@@ -1,0 +1,31 @@
+"""The simulator as a trailblaze plugin (`trailblaze.simulators` entry point `sim`)."""
+
+from __future__ import annotations
+
+from trailblaze_sim import runtime
+from trailblaze_sim.runtime import Simulator, sim_conditions
+
+__all__ = ["SimPlugin", "simulator_plugin"]
+
+
+class SimPlugin:
+    """Implements `trailblaze.simulator.SimulatorPlugin` over `runtime.start_simulator` (looked up at
+    call time, so a test can stand in for it)."""
+
+    def start(
+        self,
+        platform: str,
+        app: str,
+        *,
+        count: int = 1,
+        port: int = 0,
+        latency: str | None = None,
+        timed_gestures: bool | None = None,
+    ) -> Simulator:
+        if timed_gestures is None:
+            return runtime.start_simulator(platform, app, count=count, port=port, latency=latency)
+        conditions = sim_conditions(latency or "zero", timed_gestures=timed_gestures)
+        return runtime.start_simulator(platform, app, count=count, port=port, latency=conditions)
+
+
+simulator_plugin = SimPlugin()
