@@ -103,6 +103,7 @@ _PYPI = Elsewhere(
     ".ci/wheels, which builds every distribution and installs trailblaze[android,ios,web] from the wheels "
     "into a fresh venv (nothing is published, and tests have no network)"
 )
+_SUITE = Elsewhere("the test suite, which .ci/run runs in full (`python -m pytest -n 2`)")
 _BUILD = Elsewhere("tests/test_packaging.py, which builds every distribution and runs twine check on them")
 _DEMO_SETUP = "trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html"
 
@@ -293,6 +294,28 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         shows="wrote imported/login.trail.yaml", given="maestro flows"
     ),
     "trailblaze replay imported/ --device sim:android": Run(shows="6 passed", given="maestro flows"),
+    # docs/contributing.md, contributing-tools.md, guides/simulator.md
+    "python3 -m venv .venv && . .venv/bin/activate": _CI,
+    "ruff check .": _CI,
+    "mypy": _CI,
+    'python -m pytest -n 2 -m "not slow"': _SUITE,
+    'python -m pytest -n 2 -m "not slow" --durations=30 -q': _SUITE,
+    "python -m pytest tests/test_settle.py -q -x -p no:randomly -n 0": _SUITE,
+    "python -m pytest tests/test_toolset.py tests/test_execute.py -q -p no:randomly -n 0": _SUITE,
+    "python benchmarks/startup.py --runs 9": Elsewhere(
+        "hand: a benchmark (minutes) that prints figures; here only `--help` runs"
+    ),
+    "trailblaze --help": Run(shows="Usage: trailblaze"),
+    'python -c "from trailblaze.toolset import all_tools; print(*(f\'{t.name} {t.kind} {t.source}\' for t in '
+    "all_tools()), sep='\\n')\"": Run(shows="mobile_maestro action catalog"),
+    'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/sim': Elsewhere(
+        ".ci/run, whose setup command installs these checkout folders (and drivers/web) into a fresh venv"
+    ),
+    'pip install "trailblaze[android,sim]"': _PYPI,
+    "trailblaze sim android|ios": Elsewhere(
+        "a name for `trailblaze sim android` and `trailblaze sim ios`, which run as written on other pages"
+    ),
+    "trailblaze sim openai": Run(shows="http://127.0.0.1:"),
     "python benchmarks/maestro_corpus.py": Elsewhere(
         "tests/test_maestro_reader.py, which reads the same corpus (0 tracebacks, the accepted count); "
         "here only `--help` runs"
@@ -357,10 +380,11 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
         ("mutant_kills.py", "--trail"),
         ("report_picture.py", "--width"),
         ("maestro_corpus.py", "--list"),
+        ("startup.py", "--runs"),
     ],
 )
 def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:
-    assert f"python benchmarks/{script}" in PLAN
+    assert any(k == f"python benchmarks/{script}" or k.startswith(f"python benchmarks/{script} ") for k in PLAN)
     done = subprocess.run([sys.executable, f"benchmarks/{script}", "--help"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode == 0 and option in done.stdout, done.stderr

@@ -491,6 +491,7 @@ def _echo(text: str, *, err: bool = False) -> None:
 
 
 @cli.group("import", short_help="Convert tests of other tools into trails (Maestro flows).")
+@_debug_option
 def import_group() -> None:
     """Convert tests written for other tools into trails."""
 
