@@ -102,3 +102,17 @@ def test_a_cli_replay_parses_the_device_once_and_keeps_no_secret(
         "--retries", "1",
     ]  # fmt: skip
     assert "hunter2" not in (run_dir / "run.json").read_text()
+
+
+def test_one_spec_text_is_parsed_once_per_process() -> None:
+    """pytest asks the platform of a spec per collected item, MCP per call: the parse is done once."""
+    from trailblaze.devices import parse_device_spec
+
+    first = parse_device_spec("sim:ios:demo@v2")
+    before = parse_device_spec.cache_info().hits
+    assert parse_device_spec("sim:ios:demo@v2") is first
+    assert parse_device_spec.cache_info().hits == before + 1
+    with pytest.raises(UsageError):  # a bad spec is refused every time, never remembered as good
+        parse_device_spec("nokia")
+    with pytest.raises(UsageError):
+        parse_device_spec("nokia")

@@ -8,6 +8,7 @@ device farm's) and `ios@http://HOST:PORT` (a WebDriverAgent on another host).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -55,8 +56,11 @@ _FORMS = (
 )
 
 
+@functools.lru_cache(maxsize=256)  # a run (pytest's items, MCP's calls) asks per spec: parsed once
 def parse_device_spec(spec: str) -> DeviceSpec:
-    """Parses a `--device` value; raises `UsageError` with the accepted forms on anything else."""
+    """Parses a `--device` value; raises `UsageError` with the accepted forms on anything else.
+
+    The result is a frozen `DeviceSpec`, so one spec text is parsed once per process."""
     text = spec.strip()
     if text.startswith(("android@", "ios@")):
         return _remote(spec, text)
