@@ -17,6 +17,9 @@ from typing import Any
 
 import pytest
 
+# each replays flows end to end on both simulated platforms (minutes in all): the full suite only
+pytestmark = pytest.mark.slow
+
 DATA = Path(__file__).parent / "data" / "maestro"
 FLOWS = DATA / "flows"
 NO_LLM = "http://127.0.0.1:9"

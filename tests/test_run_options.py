@@ -74,6 +74,7 @@ def test_the_kept_command_line_comes_from_the_options() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_cli_replay_parses_the_device_once_and_keeps_no_secret(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
