@@ -14,12 +14,19 @@ NO_LLM = "http://127.0.0.1:9"
 """A closed port: a run that needed the model would fail to reach it."""
 
 
-def trailblaze(*args: str, base_url: str = NO_LLM, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    """`python -m trailblaze ARGS` with `ANTHROPIC_BASE_URL=base_url` and no API key."""
+def trailblaze(
+    *args: str, base_url: str = NO_LLM, timeout: float = 180, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m trailblaze ARGS` (in `cwd`) with `ANTHROPIC_BASE_URL=base_url` and no API key."""
     env = {**os.environ, "ANTHROPIC_BASE_URL": base_url, "COLUMNS": "200"}
     env.pop("ANTHROPIC_API_KEY", None)
     return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args], env=env, capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "trailblaze", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 

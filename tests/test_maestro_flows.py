@@ -8,34 +8,24 @@ then `trailblaze import maestro` writes them as trails, which must replay with t
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.cli_support import trailblaze
 
 # each replays flows end to end on both simulated platforms (minutes in all): the full suite only
 pytestmark = pytest.mark.slow
 
 DATA = Path(__file__).parent / "data" / "maestro"
 FLOWS = DATA / "flows"
-NO_LLM = "http://127.0.0.1:9"
 
 
 def _trailblaze(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANTHROPIC_BASE_URL": NO_LLM, "COLUMNS": "200"}
-    env.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return trailblaze(*args, cwd=cwd, timeout=600)
 
 
 def _results(cwd: Path) -> dict[str, list[tuple[str, str, list[str]]]]:

@@ -4,14 +4,13 @@ a flow becomes, `trailblaze import maestro`, and the Maestro corpus figures (iss
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_support import trailblaze
 from trailblaze._discovery import walk_trails
 from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.maestro.commands import check, normalize
@@ -25,15 +24,7 @@ HEAD = "appId: dev.trailblaze.demo\n---\n"
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return trailblaze(*args, cwd=cwd, timeout=120)
 
 
 def _flow(tmp_path: Path, body: str, name: str = "flow.yaml") -> Path:

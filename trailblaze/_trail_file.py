@@ -14,7 +14,7 @@ import stat
 from trailblaze._limits import MAX_TRAIL_BYTES_ENV, max_trail_bytes
 from trailblaze.errors import Problem, TrailFileError, UsageError
 
-__all__ = ["read_trail_bytes", "regular_file_problem"]
+__all__ = ["read_trail_bytes", "read_trail_text", "regular_file_problem"]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -94,3 +94,17 @@ def _size(n: int) -> str:
     if n >= 1024:
         return f"{n / 1024:g} KB"
     return f"{n} bytes"
+
+
+def read_trail_text(name: str) -> str:
+    """The text of the trail (or flow) file `name`, read as `read_trail_bytes` reads it.
+
+    Raises:
+        UsageError / TrailFileError: as `read_trail_bytes`; TrailFileError also when it is not UTF-8.
+    """
+    try:
+        return read_trail_bytes(name).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TrailFileError(
+            name, [Problem(1, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")]
+        ) from None

@@ -137,14 +137,20 @@ class RecordOptions:
 
 
 @dataclass(frozen=True)
-class ReplayRun:
-    """`trailblaze replay PATHS…`."""
+class _Run:
+    """What every run has: the trail paths, the device, the inputs, the model and the outputs."""
 
     paths: tuple[str, ...]
     device: DeviceChoice
     inputs: RunInputs = RunInputs()
     model: ModelChoice = ModelChoice()
     output: RunOutput = RunOutput()
+
+
+@dataclass(frozen=True)
+class ReplayRun(_Run):
+    """`trailblaze replay PATHS…`."""
+
     replay: ReplayOptions = ReplayOptions()
     tags: tuple[str, ...] = ()
     shard: Shard | None = None
@@ -172,14 +178,9 @@ class ReplayRun:
 
 
 @dataclass(frozen=True)
-class RecordRun:
+class RecordRun(_Run):
     """`trailblaze record TRAILS…`."""
 
-    paths: tuple[str, ...]
-    device: DeviceChoice
-    inputs: RunInputs = RunInputs()
-    model: ModelChoice = ModelChoice()
-    output: RunOutput = RunOutput()
     record: RecordOptions = RecordOptions()
 
     def command(self) -> list[str]:

@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from trailblaze import _yaml
 from trailblaze._discovery import MARKDOWN_SUFFIX, YAML_SUFFIX, is_trail_name, walk_trails
 from trailblaze._files import atomic_write, locked
-from trailblaze._trail_file import read_trail_bytes
+from trailblaze._trail_file import read_trail_text
 from trailblaze._trail_markdown import markdown_to_yaml, remap
 from trailblaze._trail_parts import (
     ANY_CLASSIFIER,
@@ -47,7 +47,7 @@ from trailblaze._trail_parts import (
 from trailblaze._trail_reader import read_tool, read_trail
 from trailblaze._trail_writer import render, splice_recording
 from trailblaze._yaml import Path as YPath
-from trailblaze.errors import Problem, TrailConflictError, TrailFileError, UsageError
+from trailblaze.errors import TrailConflictError, TrailFileError, UsageError
 from trailblaze.maestro.sniff import looks_like_flow
 
 __all__ = [
@@ -293,13 +293,7 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
             trail = load_trail(sibling)
             trail._note = f"{Path(name).name} is not read: {Path(sibling).name} beside it holds the trail and its recordings"
             return trail
-    raw = read_trail_bytes(name)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TrailFileError(
-            name, [Problem(1, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")]
-        ) from None
+    text = read_trail_text(name)
     if markdown:
         # A Markdown test case: its recordings go to the sibling .trail.yaml, created on first save.
         md = markdown_to_yaml(text, name)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze import _yaml
-from trailblaze._trail_file import read_trail_bytes
+from trailblaze._trail_file import read_trail_text
 from trailblaze.errors import Problem, TrailFileError
 from trailblaze.maestro.commands import CONTAINERS, check, normalize
 from trailblaze.maestro.sniff import split_flow
@@ -58,13 +58,7 @@ def load_flow(path: str | os.PathLike[str], *, _seen: tuple[str, ...] = ()) -> F
         TrailFileError: the flow (or a sub-flow, named by its own path) has problems.
     """
     name = os.fspath(path)
-    raw = read_trail_bytes(name)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TrailFileError(
-            name, [Problem(1, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")]
-        ) from None
+    text = read_trail_text(name)
     return read_flow(text, name, _seen=(*_seen, os.path.abspath(name)))
 
 

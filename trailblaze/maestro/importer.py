@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trailblaze._files import atomic_write
-from trailblaze._trail_file import read_trail_bytes
-from trailblaze.errors import Problem, TrailblazeError, TrailFileError, UsageError
+from trailblaze._trail_file import read_trail_text
+from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.maestro.convert import flow_trail_text
 from trailblaze.maestro.flow import read_flow
 from trailblaze.maestro.sniff import FLOW_SUFFIXES, is_flow_file
@@ -51,12 +51,7 @@ def import_flow(flow: Path, out: Path | None = None, *, force: bool = False) -> 
     """
     target = trail_path(flow, out)
     name = os.fspath(flow)
-    try:
-        text = read_trail_bytes(name).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise TrailFileError(
-            name, [Problem(1, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")]
-        ) from None
+    text = read_trail_text(name)
     parsed = read_flow(text, name, lenient=True, _seen=(os.path.abspath(name),))
     done = Imported(
         flow,
