@@ -17,28 +17,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "trailblaze"
+sys.path.insert(0, str(ROOT))
 
-
-def _modules() -> dict[str, Path]:
-    out = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return out
-
-
-def _graph(modules: dict[str, Path]) -> dict[str, set[str]]:
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                subs = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in modules]
-                targets = subs if len(subs) == len(node.names) else [node.module, *subs]
-            graph[name].update(t for t in targets if t in modules and t != name)
-    return graph
+from tests.test_layering import _modules, import_graph  # noqa: E402  (the graph the layering test checks)
 
 
 def _layers(graph: dict[str, set[str]]) -> int:
@@ -79,7 +60,7 @@ def main() -> None:
     lines = sum(t.count("\n") for t in text.values())
     print(f"modules in trailblaze/ (all): {len(modules)}; at the top level: {len(top)}; subpackages: {len(packages)}")
     print(f"lines in trailblaze/: {lines}")
-    print(f"import layers (longest chain): {_layers(_graph(modules))}")
+    print(f"import layers (longest chain): {_layers(import_graph())}")
     print(f"`Kind = Literal[...]` definitions: {kinds}")
     print(f"*Context classes: {len(contexts)} ({', '.join(contexts)})")
     print(f"*Tool classes: {len(tool_classes)} ({', '.join(tool_classes)})")
