@@ -9,7 +9,6 @@ benchmarks/mutant_kills.py runs the full cross product and prints the kill table
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,11 +28,10 @@ from tests.mutants_support import (
     run_jobs,
     verdict,
 )
+from tests.sim_phone_support import Phone
 from trailblaze.runlog import StepRecord, TrailRecord
 from trailblaze.trail import load_trail
-from trailblaze_sim import create_device, load_app_spec
-from trailblaze_sim.device import SimulatedDevice
-from trailblaze_sim.model import ManualClock, SimNode
+from trailblaze_sim import load_app_spec
 
 MANIFEST = load_manifest()
 PAIRS = [(name, c, p) for name, c in MANIFEST.pairs() for p in PLATFORMS]
@@ -138,81 +136,32 @@ def test_a_replay_that_could_not_run_is_not_a_kill() -> None:
 # --- each mutant changes exactly its fact (on the simulator, without trailblaze) ----------------------
 
 
-class _Phone:
-    def __init__(self, platform: str, app: str | Path) -> None:
-        self.clock = ManualClock()
-        self.d: SimulatedDevice = create_device(platform, app, clock=self.clock)
-
-    def nodes(self) -> list[SimNode]:
-        return [n for n in self.d.tree().walk() if n.visible]
-
-    def find(self, id: str = "", text: str = "") -> SimNode:
-        hits = [n for n in self.nodes() if (not id or n.id == id) and (not text or n.text == text)]
-        assert len(hits) == 1, (id, text, len(hits))
-        return hits[0]
-
-    def text_of(self, id: str) -> str | None:
-        hits = [n.text for n in self.nodes() if n.id == id]
-        return hits[0] if hits else None
-
-    def tap(self, id: str = "", text: str = "") -> None:
-        self.d.tap(*self.find(id, text).frame.center)
-
-    def type_into(self, id: str, text: str) -> None:
-        self.tap(id)
-        self.d.type_text(text)
-
-    def sign_in(self) -> None:
-        self.type_into("email", "user@example.com")
-        self.type_into("password", "hunter2")
-        self.tap("sign_in")
-        self.clock.advance(1.0)
-
-    def back(self) -> None:
-        if self.d.platform == "android":
-            self.d.press_key("back")
-        else:
-            self.tap("back")
-
-    def open(self, title: str) -> None:
-        row = next(
-            n for n in self.nodes() if n.id == "message_row" and any(c.text == title for c in n.children)
-        )
-        self.d.tap(*row.frame.center)
-
-    def headings(self) -> list[str]:
-        return [n.text for n in self.nodes() if n.role == "heading"]
-
-    def row_titles(self) -> list[str]:
-        return [n.text for n in self.nodes() if n.id == "row_title"]
-
-
-def _detail(p: _Phone, n: int) -> tuple[str | None, str | None]:
+def _detail(p: Phone, n: int) -> tuple[str | None, str | None]:
     p.open(f"Message {n}")
     seen = (p.text_of("message_title"), p.text_of("message_body"))
     p.back()
     return seen
 
 
-def _inbox(p: _Phone) -> object:
-    p.sign_in()
+def _inbox(p: Phone) -> object:
+    p.sign_in("user@example.com")
     return p.headings()
 
 
-def _details(p: _Phone) -> object:
-    p.sign_in()
+def _details(p: Phone) -> object:
+    p.sign_in("user@example.com")
     return [_detail(p, n) for n in (2, 3, 4)]
 
 
-def _archive(p: _Phone) -> object:
-    p.sign_in()
+def _archive(p: Phone) -> object:
+    p.sign_in("user@example.com")
     p.open("Message 3")
     p.tap("archive")
     return p.d.screen_name, p.text_of("snackbar_text"), "Message 3" in p.row_titles()
 
 
-def _compose(p: _Phone) -> object:
-    p.sign_in()
+def _compose(p: Phone) -> object:
+    p.sign_in("user@example.com")
     p.tap("compose")
     p.type_into("subject", "Hello")
     p.tap("send")
@@ -222,8 +171,8 @@ def _compose(p: _Phone) -> object:
     return error, p.d.screen_name, p.text_of("snackbar_text")
 
 
-def _search(p: _Phone) -> object:
-    p.sign_in()
+def _search(p: Phone) -> object:
+    p.sign_in("user@example.com")
     p.tap("tab_search")
     p.type_into("query", "Message 12")
     found = p.row_titles()
@@ -232,17 +181,17 @@ def _search(p: _Phone) -> object:
     return found, p.text_of("empty")
 
 
-def _settings(p: _Phone) -> object:
-    p.sign_in()
+def _settings(p: Phone) -> object:
+    p.sign_in("user@example.com")
     p.tap("tab_settings")
     before = (p.find("dark_mode").checked, p.find("notifications").checked)
     p.tap("dark_mode")
     return before, (p.find("dark_mode").checked, p.find("notifications").checked)
 
 
-def _sign_out(p: _Phone) -> object:
+def _sign_out(p: Phone) -> object:
     fresh = (p.text_of("welcome"), p.text_of("sign_in"))
-    p.sign_in()
+    p.sign_in("user@example.com")
     p.tap("tab_settings")
     p.tap("sign_out")
     p.tap("confirm_sign_out")
@@ -257,7 +206,7 @@ _DEMO_DETAILS = [
 _FRESH = ("Welcome back", "Sign in")
 
 # mutant: (scenario, what the demo shows, what the mutant shows)
-FACTS: dict[str, tuple[Callable[[_Phone], object], object, object]] = {
+FACTS: dict[str, tuple[Callable[[Phone], object], object, object]] = {
     "inbox-heading": (_inbox, ["Inbox"], ["Mailbox"]),
     "detail-heading-3": (
         _details,
@@ -331,8 +280,8 @@ def test_every_mutant_has_a_fact_check() -> None:
 @pytest.mark.parametrize("mutant", sorted(FACTS))
 def test_mutant_changes_exactly_its_fact(mutant: str, platform: str) -> None:
     scenario, on_demo, on_mutant = FACTS[mutant]
-    assert scenario(_Phone(platform, "demo")) == on_demo
-    assert scenario(_Phone(platform, mutant_path(mutant))) == on_mutant
+    assert scenario(Phone(platform, "demo")) == on_demo
+    assert scenario(Phone(platform, mutant_path(mutant))) == on_mutant
 
 
 # --- replays: killed at the contradicted step; restyled passes --------------------------------------

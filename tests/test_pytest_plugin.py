@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.pytester_support import FAST_SESSION
 from trailblaze.pytest_plugin import pool_problem
 
 pytest_plugins = ["pytester"]
@@ -28,13 +29,6 @@ filterwarnings =
     ignore::ResourceWarning
 """
 
-FAST_SESSION = """\
-import pytest
-
-@pytest.fixture(scope="session")
-def trailblaze_session_args():
-    return {"resolve_timeout": 1.0}
-"""
 
 DEMO_LLM = """
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pytester_support import FAST_SESSION
+
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.slow
 
@@ -25,13 +27,6 @@ filterwarnings =
     ignore::DeprecationWarning:adbutils.*
     ignore::DeprecationWarning:uiautomator2.*
     ignore::ResourceWarning
-"""
-FAST_SESSION = """\
-import pytest
-
-@pytest.fixture(scope="session")
-def trailblaze_session_args():
-    return {"resolve_timeout": 1.0}
 """
 
 

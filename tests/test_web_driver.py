@@ -5,18 +5,16 @@ from a local http.server on 127.0.0.1."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import shutil
-import threading
 import time
 import zipfile
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from tests.cli_support import trailblaze
+from tests.web_support import QuietHandler, serve_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "web"
@@ -29,10 +27,7 @@ if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chr
     )
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        return None
-
+class _Quiet(QuietHandler):
     def do_GET(self) -> None:
         if not self.path.endswith("/slow"):
             super().do_GET()
@@ -46,16 +41,8 @@ class _Quiet(SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
-@contextlib.contextmanager
-def _serve(directory: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def _serve(directory: Path) -> contextlib.AbstractContextManager[str]:
+    return serve_folder(directory, _Quiet)
 
 
 @pytest.fixture(scope="module")

@@ -5,15 +5,11 @@ served from a local http.server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +17,7 @@ import pytest
 from pydantic import ValidationError
 
 from tests.cli_support import NO_LLM, trailblaze
+from tests.web_support import serve_folder
 from trailblaze.catalog.web_target import WebTargetParams
 from trailblaze.catalog.web_tools import (
     WebClick,
@@ -132,29 +129,12 @@ _browser = pytest.mark.skipif(
 )
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        return None
-
-
-@contextlib.contextmanager
-def _serve(directory: Path) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
     pytest.importorskip(
         "playwright", reason="the web driver needs `pip install -e ./drivers/web` (playwright)"
     )
-    with _serve(DATA) as url:
+    with serve_folder(DATA) as url:
         yield url
 
 
