@@ -12,7 +12,6 @@ background worker that takes and writes them (docs/adr/0024-artifacts-off-the-cr
 
 from __future__ import annotations
 
-import io
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -22,9 +21,6 @@ __all__ = [
     "SCREENSHOT_MODES",
     "Background",
     "ScreenshotMode",
-    "as_png",
-    "image_ext",
-    "image_media_type",
     "screenshot_mode",
 ]
 
@@ -41,33 +37,6 @@ def screenshot_mode(value: str, where: str) -> ScreenshotMode:
 
         raise UsageError(f"{where} = {value!r}: use one of {', '.join(SCREENSHOT_MODES)}")
     return value
-
-
-def image_ext(data: bytes) -> str:
-    """The file extension for image bytes, from their signature (`png` when unknown)."""
-    if data.startswith(b"\xff\xd8\xff"):
-        return "jpg"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return "webp"
-    return "png"
-
-
-def image_media_type(data: bytes) -> Literal["image/jpeg", "image/png", "image/webp"]:
-    """The MIME type of image bytes, from their signature (`image/png` when unknown)."""
-    ext = image_ext(data)
-    return "image/jpeg" if ext == "jpg" else "image/webp" if ext == "webp" else "image/png"
-
-
-def as_png(data: bytes) -> bytes:
-    """The image as PNG bytes (converted only when it is not one already)."""
-    if data.startswith(b"\x89PNG"):
-        return data
-    from PIL import Image
-
-    with Image.open(io.BytesIO(data)) as image:
-        out = io.BytesIO()
-        image.save(out, format="PNG")
-    return out.getvalue()
 
 
 class Background:

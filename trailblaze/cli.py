@@ -744,7 +744,7 @@ def snapshot_command(
     """Print what the device shows: the compact view the agent reads (or the raw dump)."""
 
     from trailblaze._files import atomic_write, check_writable
-    from trailblaze.artifacts import as_png
+    from trailblaze._images import as_png
     from trailblaze.compact import compact_view, draw_set_of_mark
     from trailblaze.devices import open_device, parse_device_spec
     from trailblaze.errors import UsageError

@@ -33,10 +33,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.execute import ToolResult, run_recorded_tool
+from trailblaze.tool_call import ToolCall
 from trailblaze.tools import DEFAULT_TOOLS, Tool, ToolOutcome
 from trailblaze.toolset.model import Kind
 from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
-from trailblaze.trail import ToolCall
 
 if TYPE_CHECKING:
     from trailblaze.memory import Memory

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from trailblaze.llm import LLMClient
     from trailblaze.memory import Memory
     from trailblaze.session import DeviceSession
-    from trailblaze.trail import ToolCall
+    from trailblaze.tool_call import ToolCall
 
 __all__ = [
     "TOOL_KINDS",

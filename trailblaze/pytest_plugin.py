@@ -842,7 +842,7 @@ def _scrub_report(report: pytest.TestReport) -> None:
 def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
     """Saves the screenshot and hierarchy of a failed test; a dead device is noted, not raised."""
     from trailblaze._files import write_text
-    from trailblaze.artifacts import image_ext
+    from trailblaze._images import image_ext
 
     directory.mkdir(parents=True, exist_ok=True)
     saved: list[str] = []

@@ -50,7 +50,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze._files import write_redacted, write_text
-from trailblaze.artifacts import Background, ScreenshotMode, image_ext
+from trailblaze._images import image_ext
+from trailblaze.artifacts import Background, ScreenshotMode
 from trailblaze.device_logs import DeviceLogMode, no_log_reason
 from trailblaze.llm import transcript_entry
 from trailblaze.redact_values import scrub_data, scrub_dump

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from trailblaze._text_params import numbers_as_text
 from trailblaze.css_check import css_problem
-from trailblaze.tool_params import numbers_as_text
 
 __all__ = [
     "AndroidAccessibilitySelector",

@@ -25,10 +25,10 @@ from trailblaze.errors import UsageError
 from trailblaze.llm import ToolSpec
 from trailblaze.recorded_tools import Direction, KeyCode, LaunchMode
 from trailblaze.selector_gen import generate_selector, selector_for
+from trailblaze.tool_call import ToolCall
 from trailblaze.tool_params import RecordedToolParams
 from trailblaze.toolset.model import Kind
 from trailblaze.toolset.registry import BUILTIN, RECORDED_TOOL_PARAMS
-from trailblaze.trail import ToolCall
 
 if TYPE_CHECKING:
     from trailblaze.compact import CompactView

@@ -32,9 +32,9 @@ from trailblaze import _yaml
 from trailblaze.custom_tools import NAME_RE, ToolBox, _result, _validated, params_model, run_nested
 from trailblaze.errors import Problem
 from trailblaze.execute import ToolResult
+from trailblaze.tool_call import ToolCall
 from trailblaze.toolset.model import Kind
 from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
-from trailblaze.trail import ToolCall
 
 if TYPE_CHECKING:
     from trailblaze.memory import Memory

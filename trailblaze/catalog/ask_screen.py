@@ -12,7 +12,7 @@ import base64
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.artifacts import image_media_type
+from trailblaze._images import image_media_type
 from trailblaze.compact import compact_view
 from trailblaze.llm import ImageBlock, LLMRequest, Message, TextBlock, ToolSpec
 
