@@ -93,9 +93,9 @@ def _cli_replay(platform: str, latency: str, run_dir: Path, *extra: str) -> tupl
 
 def _library_replay(platform: str, latency: str) -> float:
     """Seconds per trail of `replay_trail` with no run directory, every example trail, one session."""
-    from trailblaze.devices import open_device
-    from trailblaze.runner import build_memory, replay_trail
-    from trailblaze.trail import find_trail_files, load_trail
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.runner import build_memory, replay_trail
+    from trailblaze.trail.model import find_trail_files, load_trail
 
     files, _ = find_trail_files([_ROOT / "trails"], platform)
     total = 0.0
@@ -146,11 +146,11 @@ def _rundir_cost(platforms: list[str], reps: int, latency: str, tmp: Path) -> No
     run directory and with one per screenshot mode, interleaved so the machine's load drifts alike."""
     import inspect
 
-    from trailblaze.devices import open_device
-    from trailblaze.memory import Memory
-    from trailblaze.rundir import RunDir
-    from trailblaze.runner import build_memory, replay_trail
-    from trailblaze.trail import load_trail
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.runner import build_memory, replay_trail
+    from trailblaze.output.rundir import RunDir
+    from trailblaze.tools.memory import Memory
+    from trailblaze.trail.model import load_trail
 
     modes: list[str | None] = [None, "steps"]
     if "screenshots" in inspect.signature(RunDir).parameters:
@@ -204,9 +204,9 @@ def _nl_copy(source: Path, target: Path) -> None:
 
 def _parts(platform: str, latency: str) -> tuple[float, float, str]:
     """(ms per session.screenshot(), ms per model image build, image format) on the login screen."""
-    from trailblaze import agent
-    from trailblaze.compact import compact_view
-    from trailblaze.devices import open_device
+    from trailblaze.agent import loop as agent
+    from trailblaze.device.devices import open_device
+    from trailblaze.screen.compact import compact_view
 
     with open_device(f"sim:{platform}", latency=latency) as session:
         session.act(lambda d: d.launch_app("dev.trailblaze.demo", "CLEAR_STATE"))
@@ -236,7 +236,7 @@ def _oldmodel_image(png: bytes, view: Any, hierarchy: Any) -> bytes:
 
     from PIL import Image
 
-    from trailblaze.compact import draw_set_of_mark
+    from trailblaze.screen.compact import draw_set_of_mark
 
     with Image.open(io.BytesIO(png)) as src:
         image = src.convert("RGB")
@@ -260,9 +260,9 @@ def _codec_compare(platform: str, rounds: int = 15) -> None:
 
     from PIL import Image
 
-    from trailblaze import agent
-    from trailblaze.compact import compact_view
-    from trailblaze.devices import open_device
+    from trailblaze.agent import loop as agent
+    from trailblaze.device.devices import open_device
+    from trailblaze.screen.compact import compact_view
 
     with open_device(f"sim:{platform}", latency="zero") as session:
         session.act(lambda d: d.launch_app("dev.trailblaze.demo", "CLEAR_STATE"))
@@ -369,9 +369,9 @@ def _scale(platform: str, big: int, tmp: Path) -> None:
 def _log_cost(trails: int, tmp: Path) -> None:
     """The run log's own cost per trail, device excluded: a run of `trails` trails of 6 steps (3 tools
     each) recorded through `RunDir` with no session, timing every `RunDir` call of each trail."""
-    from trailblaze.memory import Memory
-    from trailblaze.rundir import RunDir
-    from trailblaze.runlog import StepRecord, ToolRecord, TrailRecord
+    from trailblaze.output.rundir import RunDir
+    from trailblaze.output.runlog import StepRecord, ToolRecord, TrailRecord
+    from trailblaze.tools.memory import Memory
 
     run = RunDir(tmp / "log-cost", Memory(), command=["bench"], device="sim:android")
     per_trail: list[float] = []

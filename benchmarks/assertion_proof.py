@@ -29,10 +29,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 def per_assertion() -> None:
     from demo_screens import SCREENS, demo_screen
 
-    from trailblaze.assertions import pin_assertion
-    from trailblaze.compact import compact_view
-    from trailblaze.mutation import prove_assertion
-    from trailblaze.trail import ToolCall
+    from trailblaze.mutation.mutants import prove_assertion
+    from trailblaze.screen.compact import compact_view
+    from trailblaze.tools.assertions import pin_assertion
+    from trailblaze.trail.model import ToolCall
 
     times: list[float] = []
     shown = weak = 0
@@ -57,10 +57,10 @@ def per_assertion() -> None:
 
 
 def record_share() -> None:
-    import trailblaze.assertion_gate as gate
-    import trailblaze.proof as proof
-    from trailblaze.devices import open_device
-    from trailblaze.runner import record_trail
+    import trailblaze.engine.proof as proof
+    import trailblaze.mutation.gate as gate
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.runner import record_trail
     from trailblaze.testing.demo_policy import demo_llm
 
     spent = [0.0]

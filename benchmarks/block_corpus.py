@@ -19,11 +19,11 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from trailblaze._discovery import is_trail_name
+from trailblaze.engine.preflight import uses_custom_tools, validate_trails
 from trailblaze.errors import TrailblazeError, TrailFileError
-from trailblaze.preflight import uses_custom_tools, validate_trails
-from trailblaze.recorded_tools import RECORDED_TOOL_PARAMS
-from trailblaze.trail import Trail, load_trail
+from trailblaze.tools.recorded import RECORDED_TOOL_PARAMS
+from trailblaze.trail.discovery import is_trail_name
+from trailblaze.trail.model import Trail, load_trail
 
 
 def _export(git_dir: Path, into: Path) -> None:

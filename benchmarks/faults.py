@@ -20,7 +20,7 @@ from pathlib import Path
 
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.trail import load_trail
+from trailblaze.trail.model import load_trail
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGIN = ROOT / "trails" / "login.trail.yaml"

@@ -33,7 +33,7 @@ def main() -> None:
     for name, ms in rows.items():
         print(f"{name:40s} median {statistics.median(ms):7.1f} ms   best {min(ms):7.1f} ms   (n={N})")
     heavy = subprocess.run(
-        [py, "-c", "import sys, trailblaze.cli; print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        [py, "-c", "import sys, trailblaze.cli.main; print(sorted(m for m in sys.modules if m.split('.')[0] in "
          "{'anthropic','uiautomator2','adbutils','wda','requests','httpx','PIL','lxml','pydantic'}))"],
         capture_output=True, text=True, check=True,
     ).stdout.strip()

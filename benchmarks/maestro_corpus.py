@@ -2,8 +2,8 @@
 
 The corpus is a copy of Maestro's `e2e/workspaces/**` and its orchestra / maestro-test flows in
 tests/data/maestro/corpus/ (commit and licence in tests/data/maestro/README.md). Each `.yaml` file whose
-text is a flow (an `appId` / `url` header, `---`, commands; `trailblaze.maestro.sniff`) is loaded the
-way `trailblaze validate` loads it (`trailblaze.trail.load_trail`: sub-flows read, every command
+text is a flow (an `appId` / `url` header, `---`, commands; `trailblaze.tools.maestro.sniff`) is loaded the
+way `trailblaze validate` loads it (`trailblaze.trail.model.load_trail`: sub-flows read, every command
 checked). Prints the accepted share, the refused flows each with the first problem (the refusing
 command), a tally by refusing command, and the number of tracebacks (anything but a TrailblazeError).
 
@@ -19,10 +19,10 @@ import sys
 import traceback
 from pathlib import Path
 
+from trailblaze.engine.preflight import validate_trails
 from trailblaze.errors import TrailblazeError
-from trailblaze.maestro.sniff import FLOW_SUFFIXES, is_flow_file
-from trailblaze.preflight import validate_trails
-from trailblaze.trail import load_trail
+from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, is_flow_file
+from trailblaze.trail.model import load_trail
 
 _DEFAULT = Path(__file__).resolve().parent.parent / "tests" / "data" / "maestro" / "corpus"
 _COMMAND = re.compile(r"`([A-Za-z]+)`")

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import yaml
 
-from trailblaze.devices import open_device
-from trailblaze.execute import TOOL_KINDS
-from trailblaze.memory import Memory
-from trailblaze.replay import replay_trail
-from trailblaze.runlog import TrailRecord
-from trailblaze.runner import RecordOptions, record_trail
+from trailblaze.device.devices import open_device
+from trailblaze.engine.replay import replay_trail
+from trailblaze.engine.runner import RecordOptions, record_trail
+from trailblaze.output.runlog import TrailRecord
 from trailblaze.testing.demo_policy import demo_llm
+from trailblaze.tools.execute import TOOL_KINDS
+from trailblaze.tools.memory import Memory
 
 ROOT = Path(__file__).resolve().parents[1]
 

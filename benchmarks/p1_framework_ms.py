@@ -24,12 +24,12 @@ import statistics
 import time
 from types import TracebackType
 
-from trailblaze.driver import DeviceInfo, Key, LaunchMode
-from trailblaze.execute import run_recorded_tool
-from trailblaze.hierarchy import DumpCache, Hierarchy, parse_hierarchy
-from trailblaze.memory import Memory
-from trailblaze.session import DeviceSession
-from trailblaze.trail import parse_tool
+from trailblaze.device.driver import DeviceInfo, Key, LaunchMode
+from trailblaze.device.session import DeviceSession
+from trailblaze.screen.hierarchy import DumpCache, Hierarchy, parse_hierarchy
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import parse_tool
 
 _ROWS = 99  # 99 rows x 3 nodes + 3 containers = 300 nodes
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from trailblaze.devices import open_device
-from trailblaze.memory import Memory
-from trailblaze.runlog import StepRecord
-from trailblaze.runner import replay_trail
+from trailblaze.device.devices import open_device
+from trailblaze.engine.runner import replay_trail
+from trailblaze.output.runlog import StepRecord
+from trailblaze.tools.memory import Memory
 
 _TAPS = ["tab_settings", "tab_search", "tab_inbox"] * 4 + ["tab_inbox"] * 6
 

@@ -11,10 +11,10 @@ Run: python benchmarks/p2_round_trips.py
 
 from __future__ import annotations
 
-from trailblaze.devices import open_device
-from trailblaze.execute import run_recorded_tool
-from trailblaze.memory import Memory
-from trailblaze.trail import parse_tool
+from trailblaze.device.devices import open_device
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import parse_tool
 
 
 def _measure(spec: str, branch: str) -> None:

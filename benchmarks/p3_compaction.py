@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from trailblaze.compact import compact_view
-from trailblaze.hierarchy import parse_hierarchy
+from trailblaze.screen.compact import compact_view
+from trailblaze.screen.hierarchy import parse_hierarchy
 
 GOAL = 15.0
 

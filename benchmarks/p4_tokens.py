@@ -21,10 +21,10 @@ from typing import Any
 
 import yaml
 
-from trailblaze.anthropic_llm import AnthropicLLM
-from trailblaze.devices import open_device
-from trailblaze.prompts import SCREEN_HEADER
-from trailblaze.runner import RecordOptions, record_trail
+from trailblaze.device.devices import open_device
+from trailblaze.engine.runner import RecordOptions, record_trail
+from trailblaze.llm.anthropic import AnthropicLLM
+from trailblaze.llm.prompts import SCREEN_HEADER
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import yaml
 
-from trailblaze.devices import open_device
-from trailblaze.memory import Memory
-from trailblaze.rundir import RunDir
-from trailblaze.runner import RecordOptions, record_trail
+from trailblaze.device.devices import open_device
+from trailblaze.engine.runner import RecordOptions, record_trail
+from trailblaze.output.rundir import RunDir
 from trailblaze.testing.demo_policy import demo_llm
+from trailblaze.tools.memory import Memory
 
 GOAL = 1.5
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,8 +12,8 @@ import statistics
 import sys
 import time
 
-from trailblaze.compact import compact_view
-from trailblaze.hierarchy import parse_hierarchy
+from trailblaze.screen.compact import compact_view
+from trailblaze.screen.hierarchy import parse_hierarchy
 
 GOAL_MS = 20.0
 _ATTRS = (

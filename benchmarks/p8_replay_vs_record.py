@@ -23,14 +23,14 @@ from typing import Any
 
 import yaml
 
-from trailblaze.anthropic_llm import AnthropicLLM
-from trailblaze.devices import open_device
-from trailblaze.llm import LLMClient
-from trailblaze.memory import Memory
-from trailblaze.runner import record_trail, replay_trail
-from trailblaze.session import DeviceSession
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.engine.runner import record_trail, replay_trail
+from trailblaze.llm.anthropic import AnthropicLLM
+from trailblaze.llm.client import LLMClient
 from trailblaze.testing import Delay, FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
+from trailblaze.tools.memory import Memory
 
 _ROOT = Path(__file__).resolve().parents[1]
 _ANSWER_S = 1.5

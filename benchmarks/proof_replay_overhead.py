@@ -23,14 +23,14 @@ from typing import Any
 
 import yaml
 
-from trailblaze.anthropic_llm import AnthropicLLM
-from trailblaze.devices import open_device
-from trailblaze.llm import LLMClient
-from trailblaze.memory import Memory
-from trailblaze.rundir import RunDir
-from trailblaze.runner import record_trail
+from trailblaze.device.devices import open_device
+from trailblaze.engine.runner import record_trail
+from trailblaze.llm.anthropic import AnthropicLLM
+from trailblaze.llm.client import LLMClient
+from trailblaze.output.rundir import RunDir
 from trailblaze.testing import Delay, FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
+from trailblaze.tools.memory import Memory
 
 _ROOT = Path(__file__).resolve().parents[1]
 _ANSWER_S = 1.5

@@ -58,7 +58,7 @@ def _pytest(root: Path, *args: str) -> float:
 
 def _device_start(repeat: int = 3) -> float:
     code = (
-        "import time; from trailblaze.devices import open_device\n"
+        "import time; from trailblaze.device.devices import open_device\n"
         "t = time.perf_counter()\n"
         "with open_device('sim:android') as s: s.screen()\n"
         "print(time.perf_counter() - t)\n"

@@ -11,7 +11,7 @@ recorded copies are replayed RUNS times with `trailblaze replay DIR` with no mod
 Prints per device and trail: record's exit code, whether its proof replay verified the recordings,
 the proof replay's duration as a ratio to the record's agent part (both from run.json), the replays
 green out of RUNS, and for the dialog trail whether any tap recorded for the dialog step resolves,
-on the screen the step started on (the run directory's saved dump, with `trailblaze.occlusion`), to
+on the screen the step started on (the run directory's saved dump, with `trailblaze.screen.occlusion`), to
 a node covered by the dialog.
 
 Run: python benchmarks/record_replay_20.py [--latency zero|realistic] [--runs 20]
@@ -34,13 +34,13 @@ from typing import Any
 
 import yaml
 
-from trailblaze.hierarchy import parse_hierarchy
-from trailblaze.occlusion import covers
-from trailblaze.resolve import resolve
-from trailblaze.selector import NodeSelector
+from trailblaze.screen.hierarchy import parse_hierarchy
+from trailblaze.screen.occlusion import covers
+from trailblaze.screen.resolve import resolve
+from trailblaze.screen.selector import NodeSelector
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.trail import load_trail
+from trailblaze.trail.model import load_trail
 
 _ROOT = Path(__file__).resolve().parents[1]
 _SECRET = "password=hunter2"

@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from trailblaze.devices import open_device
-from trailblaze.runner import build_memory, replay_trail
-from trailblaze.trail import load_trail
+from trailblaze.device.devices import open_device
+from trailblaze.engine.runner import build_memory, replay_trail
+from trailblaze.trail.model import load_trail
 from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
 
 _ROOT = Path(__file__).resolve().parents[1]

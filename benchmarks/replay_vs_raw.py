@@ -6,7 +6,7 @@ same device: the same six actions, waiting for each element the way the client's
 facebook-wda). Four ways to run `trails/login.trail.yaml`, one process, one simulator per platform:
 
 - `raw`: the hand-written script below (uiautomator2 / facebook-wda, nothing from trailblaze);
-- `library`: `trailblaze.runner.replay_trail` on an open `DeviceSession`;
+- `library`: `trailblaze.engine.runner.replay_trail` on an open `DeviceSession`;
 - `cli`: `trailblaze replay` with its default run directory (screenshots, report files);
 - `cli CI=true`: the same under `CI=true`, i.e. the CI defaults (a failing step's screenshot only).
 
@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trailblaze.devices import open_device
-from trailblaze.runner import build_memory, replay_trail
-from trailblaze.trail import load_trail
+from trailblaze.device.devices import open_device
+from trailblaze.engine.runner import build_memory, replay_trail
+from trailblaze.trail.model import load_trail
 from trailblaze_sim.faults import LATENCY_PROFILES, Conditions, FaultKind, RequestKind
 from trailblaze_sim.runtime import Simulator, start_simulator
 
@@ -151,8 +151,8 @@ def _cli_args(sim: Simulator, tmp: Path) -> tuple[list[str], dict[str, str]]:
 
 
 def _cli(sim: Simulator, tmp: Path, *, ci: bool = False) -> Callable[[], None]:
-    """`trailblaze replay` in-process; `ci`: with CI=true, i.e. the CI defaults (trailblaze.ci_defaults)."""
-    from trailblaze.cli import cli
+    """`trailblaze replay` in-process; `ci`: with CI=true, i.e. the CI defaults (trailblaze.engine.ci_defaults)."""
+    from trailblaze.cli.main import cli
 
     args, env = _cli_args(sim, tmp)
     env = {**env, "CI": "true" if ci else "false"}
@@ -221,7 +221,7 @@ def _startup(repeats: int) -> None:
 
 
 def _report_s(run_dir: Path) -> float:
-    from trailblaze.report import write_html_report
+    from trailblaze.output.report import write_html_report
 
     t0 = time.perf_counter()
     write_html_report(run_dir, run_dir / "report.html")

@@ -8,7 +8,7 @@ Prints, as medians of N fresh processes:
   (zero latency, started by this script, reached as `--device android` through
   `ANDROID_ADB_SERVER_PORT`) next to the same command run in this process (`cli.main`, warmed up):
   the difference is the process's start-up — interpreter, imports, driver plugin;
-- the modules `import trailblaze.cli` takes longest to import (`python -X importtime`).
+- the modules `import trailblaze.cli.main` takes longest to import (`python -X importtime`).
 
 Each figure twice: with a bytecode cache (what an installed package or any second run has) and
 without one for trailblaze's own sources (PYTHONDONTWRITEBYTECODE=1, as on the machine the figures
@@ -106,7 +106,7 @@ def _start_simulator() -> tuple[subprocess.Popen[str], str]:
 
 def _replay_overhead(runs: int, env: dict[str, str]) -> tuple[tuple[float, float], tuple[float, float]]:
     """(wall, CPU) ms of `trailblaze replay` as a fresh process and in this process, on one simulator."""
-    from trailblaze.cli import cli
+    from trailblaze.cli.main import cli
 
     sim, port = _start_simulator()
     try:
@@ -151,7 +151,7 @@ def _replay_overhead(runs: int, env: dict[str, str]) -> tuple[tuple[float, float
 
 def _slowest_imports(count: int) -> list[tuple[int, str]]:
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import trailblaze.cli"],
+        [sys.executable, "-X", "importtime", "-c", "import trailblaze.cli.main"],
         capture_output=True,
         text=True,
         check=True,
@@ -189,7 +189,7 @@ def main() -> None:
     runs = parser.parse_args().runs
     cached = _cached_env()
     subprocess.run(
-        [sys.executable, "-c", "import trailblaze.runner, trailblaze_android.driver, trailblaze_sim.runtime"],
+        [sys.executable, "-c", "import trailblaze.engine.runner, trailblaze_android.driver, trailblaze_sim.runtime"],
         env=cached,
         check=True,
     )  # fills the bytecode cache
@@ -200,7 +200,7 @@ def main() -> None:
             runs,
             _uncached_env(),
         )
-    print("slowest imports of `import trailblaze.cli` (cumulative µs):")
+    print("slowest imports of `import trailblaze.cli.main` (cumulative µs):")
     for us, name in _slowest_imports(8):
         print(f"  {us:8d}  {name}")
     print(f"(wall: medians of {runs} runs; CPU: the least of them)")

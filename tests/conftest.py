@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from trailblaze.llm import override_allow_llm_requests
+from trailblaze.llm.client import override_allow_llm_requests
 
 # Never let adbutils start a real adb server on 5037 when a simulator is missing.
 os.environ.setdefault("ADBUTILS_ADB_PATH", "/bin/false")
@@ -29,7 +29,7 @@ os.environ["ANTHROPIC_BEDROCK_BASE_URL"] = "http://127.0.0.1:9"
 os.environ["ANTHROPIC_VERTEX_BASE_URL"] = "http://127.0.0.1:9/v1"
 os.environ["GCE_METADATA_HOST"] = os.environ["GCE_METADATA_IP"] = "127.0.0.1:9"
 os.environ["CLOUDSDK_CONFIG"] = os.devnull
-# CI=true changes `trailblaze replay`'s defaults (trailblaze.ci_defaults: failing steps' screenshots only).
+# CI=true changes `trailblaze replay`'s defaults (trailblaze.engine.ci_defaults: failing steps' screenshots only).
 # The suite sees the local defaults wherever it runs, so a test reads the same run directory in CI as on
 # a laptop; the tests of the CI defaults set CI themselves (tests/test_ci_defaults.py).
 os.environ.pop("CI", None)
@@ -44,8 +44,8 @@ def _llm_requests_loopback_only() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _forget_secrets() -> Iterator[None]:
-    """Secrets are registered for the whole process (trailblaze.redact); each test starts with none."""
-    from trailblaze.redact import forget_secrets
+    """Secrets are registered for the whole process (trailblaze.common.redact); each test starts with none."""
+    from trailblaze.common.redact import forget_secrets
 
     forget_secrets()
     yield

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-from trailblaze.hierarchy import Hierarchy, Node, parse_hierarchy
+from trailblaze.screen.hierarchy import Hierarchy, Node, parse_hierarchy
 from trailblaze_sim import create_device
 from trailblaze_sim.android_xml import build_windows, render_hierarchy
 from trailblaze_sim.device import SimulatedDevice

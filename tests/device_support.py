@@ -8,9 +8,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from trailblaze.devices import load_driver_plugin
-from trailblaze.driver import Driver
-from trailblaze.session import DeviceSession
+from trailblaze.device.devices import load_driver_plugin
+from trailblaze.device.driver import Driver
+from trailblaze.device.session import DeviceSession
 from trailblaze_sim.device import SimulatedDevice
 from trailblaze_sim.faults import Conditions
 from trailblaze_sim.model import SimClock

@@ -94,7 +94,7 @@ def _page_examples(page: Path) -> list[Example]:
 
 
 def help_examples() -> list[Example]:
-    from trailblaze.cli import cli
+    from trailblaze.cli.main import cli
 
     found: list[Example] = []
     for name, command in cli.commands.items():
@@ -151,7 +151,7 @@ def _is_command(text: str) -> bool:
 
 
 def _needs_arguments(name: str) -> bool:
-    from trailblaze.cli import cli
+    from trailblaze.cli.main import cli
 
     command = cli.commands.get(name)
     return command is not None and any(p.required for p in command.params if isinstance(p, click.Parameter))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from trailblaze.hierarchy import Hierarchy, parse_hierarchy
+from trailblaze.screen.hierarchy import Hierarchy, parse_hierarchy
 
 FIXTURE_DIR = Path(__file__).resolve().parent / "data" / "hierarchy"
 FIXTURES = sorted(FIXTURE_DIR.glob("*/*.xml"))

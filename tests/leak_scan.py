@@ -1,6 +1,6 @@
 """A leak scanner: every spelling of a secret, searched for in files, folders, text and LLM requests.
 
-The spellings are computed here, independently of `trailblaze.redact`, from the standard library's
+The spellings are computed here, independently of `trailblaze.common.redact`, from the standard library's
 own encoders: plain, XML / HTML escaped, JSON escaped (ASCII-only `\\u00c4` and UTF-8), Python's
 `unicode_escape`, URL-encoded (`quote`, `quote_plus`) and base64 (standard and URL-safe, whole,
 and the part that stays fixed inside a longer base64 run at each of the three byte offsets).

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from trailblaze.llm import ImageBlock, LLMRequest, Message, TextBlock, ToolResultBlock, ToolSpec, ToolUseBlock
+from trailblaze.llm.client import (
+    ImageBlock,
+    LLMRequest,
+    Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolSpec,
+    ToolUseBlock,
+)
 
 # A 1x1 JPEG is not needed: the fakes check base64, not pixels.
 IMAGE_B64 = "/9j/4AAQSkZJRgABAQAAAQABAAD/2wBDAAgGBgcGBQgHBwcJCQgKDBQNDAsLDBkSEw8UHR8eHR0a"

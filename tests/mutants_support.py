@@ -22,11 +22,11 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze.devices import open_device
-from trailblaze.llm import LLMClient
-from trailblaze.runlog import StepRecord, TrailRecord
-from trailblaze.runner import ReplayOptions, build_memory, replay_trail
-from trailblaze.trail import load_trail
+from trailblaze.device.devices import open_device
+from trailblaze.engine.runner import ReplayOptions, build_memory, replay_trail
+from trailblaze.llm.client import LLMClient
+from trailblaze.output.runlog import StepRecord, TrailRecord
+from trailblaze.trail.model import load_trail
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS_DIR = ROOT / "tests" / "data" / "mutants"

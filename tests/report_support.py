@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trailblaze.runlog import (
+from trailblaze.output.runlog import (
     LLMCallRecord,
     RunRecord,
     StepRecord,

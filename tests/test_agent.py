@@ -8,15 +8,15 @@ from collections.abc import Iterator
 
 import pytest
 
-from trailblaze import prompts
-from trailblaze.agent import Agent
-from trailblaze.devices import open_device
-from trailblaze.llm import ImageBlock, LLMRequest, TextBlock, ToolResultBlock, ToolUseBlock
-from trailblaze.memory import Memory
-from trailblaze.session import DeviceSession
+from trailblaze.agent.loop import Agent
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.llm import prompts
+from trailblaze.llm.client import ImageBlock, LLMRequest, TextBlock, ToolResultBlock, ToolUseBlock
 from trailblaze.testing import FunctionLLM, ScriptedLLM, text, tool, tool_calls
 from trailblaze.testing.demo_policy import parse_screen
-from trailblaze.tools import detect_cycle
+from trailblaze.tools.llm_tools import detect_cycle
+from trailblaze.tools.memory import Memory
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +34,7 @@ def login(session: DeviceSession) -> DeviceSession:
 
 def ref(session: DeviceSession, label: str) -> str:
     """The ref of the first element showing `label`, read from the compact view like a model would."""
-    from trailblaze.compact import compact_view
+    from trailblaze.screen.compact import compact_view
 
     for element in parse_screen(compact_view(session.screen()).text):
         if element.label == label:

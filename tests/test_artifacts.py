@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 
 from tests.cli_support import copy_example, trailblaze
-from trailblaze.devices import open_device
-from trailblaze.memory import Memory
-from trailblaze.report import render_html
-from trailblaze.rundir import RunDir
-from trailblaze.runlog import RunRecord, StepRecord, TrailRecord, load_run
-from trailblaze.runner import build_memory, replay_trail
-from trailblaze.session import DeviceSession
-from trailblaze.trail import load_trail
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.engine.runner import build_memory, replay_trail
+from trailblaze.output.report import render_html
+from trailblaze.output.rundir import RunDir
+from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord, load_run
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import load_trail
 
 pytest_plugins = ["pytester"]
 
@@ -214,7 +214,7 @@ def test_cli_screenshots_off_and_a_bad_value(tmp_path: Path) -> None:
 def test_pytest_screenshots_option_and_ini(
     pytester: pytest.Pytester, args: list[str], ini: str, expected: str
 ) -> None:
-    from trailblaze.pytest_plugin import _CONFIG_KEY
+    from trailblaze.pytest.plugin import _CONFIG_KEY
 
     pytester.makefile(".ini", pytest="[pytest]\n" + (f"trailblaze_screenshots = {ini}\n" if ini else ""))
     config = pytester.parseconfigure(*args)

@@ -154,12 +154,12 @@ def test_without_a_terminal_the_tool_is_not_offered(api: FakeMessagesAPI, tmp_pa
 
 
 def test_record_options_ask_callback_answers_and_is_never_recorded(tmp_path: Path) -> None:
-    from trailblaze.devices import open_device
-    from trailblaze.llm import ToolResultBlock
-    from trailblaze.memory import Memory
-    from trailblaze.rundir import RunDir
-    from trailblaze.runner import RecordOptions, record_trail
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.runner import RecordOptions, record_trail
+    from trailblaze.llm.client import ToolResultBlock
+    from trailblaze.output.rundir import RunDir
     from trailblaze.testing import ScriptedLLM, tool
+    from trailblaze.tools.memory import Memory
 
     questions: list[str] = []
 
@@ -195,7 +195,7 @@ def test_record_options_ask_callback_answers_and_is_never_recorded(tmp_path: Pat
 def test_asker_modes_and_what_the_person_sees() -> None:
     import io
 
-    from trailblaze.ask import asker_for, terminal_asker
+    from trailblaze.agent.ask import asker_for, terminal_asker
 
     assert asker_for("never", io.StringIO("x\n")) is None
     assert asker_for("auto", io.StringIO("x\n")) is None  # not a terminal: the tool is not offered

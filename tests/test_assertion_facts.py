@@ -12,18 +12,18 @@ from collections.abc import Iterator
 import pytest
 from demo_screens import demo_screen
 
-from trailblaze.agent import Agent
-from trailblaze.assertions import pin_assertion, text_matches
-from trailblaze.compact import compact_view
-from trailblaze.devices import open_device
-from trailblaze.facts import stated_facts, uncovered
-from trailblaze.hierarchy import Hierarchy, Node
-from trailblaze.memory import Memory
-from trailblaze.mutation import prove_assertion
-from trailblaze.session import DeviceSession
+from trailblaze.agent.loop import Agent
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.mutation.facts import stated_facts, uncovered
+from trailblaze.mutation.mutants import prove_assertion
+from trailblaze.screen.compact import compact_view
+from trailblaze.screen.hierarchy import Hierarchy, Node
 from trailblaze.testing import ScriptedLLM, tool, tool_calls
 from trailblaze.testing.demo_policy import parse_screen
-from trailblaze.trail import ToolCall
+from trailblaze.tools.assertions import pin_assertion, text_matches
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import ToolCall
 
 ANDROID_ID = "dev.trailblaze.demo:id/"
 
@@ -242,7 +242,7 @@ def test_record_does_not_write_a_trail_whose_assertion_cannot_fail(tmp_path) -> 
 
     import yaml
 
-    from trailblaze.runner import RecordOptions, record_trail
+    from trailblaze.engine.runner import RecordOptions, record_trail
     from trailblaze.testing.demo_policy import demo_llm
 
     root = Path(__file__).resolve().parents[1]
@@ -280,7 +280,7 @@ def test_web_assertions_pin_text_checked_and_selected() -> None:
     selected filter link and a field's text are pinned, and proven able to fail."""
     from pathlib import Path
 
-    from trailblaze.web_hierarchy import parse_web_dump
+    from trailblaze.screen.web_hierarchy import parse_web_dump
 
     source = (Path(__file__).parent / "data" / "web" / "todomvc-active-dump.json").read_text()
     h = parse_web_dump(source)

@@ -10,19 +10,19 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from trailblaze.anthropic_llm import AnthropicLLM
-from trailblaze.devices import open_device
-from trailblaze.execute import ToolResult, run_recorded_tool
-from trailblaze.hierarchy import parse_hierarchy
-from trailblaze.memory import Memory
-from trailblaze.resolve import resolve
-from trailblaze.runner import replay_trail
-from trailblaze.schema import trail_json_schema
-from trailblaze.selector import NodeSelector
-from trailblaze.session import DeviceSession
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.engine.runner import replay_trail
+from trailblaze.llm.anthropic import AnthropicLLM
+from trailblaze.screen.hierarchy import parse_hierarchy
+from trailblaze.screen.resolve import resolve
+from trailblaze.screen.selector import NodeSelector
 from trailblaze.testing.messages_api import FakeMessagesAPI, tool_use_response
-from trailblaze.toolset import all_tools
-from trailblaze.trail import parse_tool
+from trailblaze.tools.execute import ToolResult, run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.tools.toolset import all_tools
+from trailblaze.trail.model import parse_tool
+from trailblaze.trail.schema import trail_json_schema
 
 APP = "dev.trailblaze.demo"
 
@@ -36,7 +36,7 @@ def _field(platform: str, name: str) -> str:
 
 
 def _ref(session: DeviceSession, short_id: str) -> str:
-    from trailblaze.compact import compact_view
+    from trailblaze.screen.compact import compact_view
 
     view = compact_view(session.settle())
     return next(r for r, n in view.refs.items() if n.short_id == short_id)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.cli_support import trailblaze
-from trailblaze.ci_defaults import CI_SCREENSHOTS_NOTE, default_screenshots, in_ci
+from trailblaze.engine.ci_defaults import CI_SCREENSHOTS_NOTE, default_screenshots, in_ci
 
 pytest_plugins = ["pytester"]
 

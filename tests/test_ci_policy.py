@@ -1,4 +1,4 @@
-"""The CI verdict of a run (`trailblaze.ci_policy`), `config.quarantine` in the trail format and
+"""The CI verdict of a run (`trailblaze.output.ci_policy`), `config.quarantine` in the trail format and
 schema, and the simulator's `{device.launches}` that the retry tests' deterministic flake rests on."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import jsonschema
 import pytest
 
 from tests.test_sim_app import Phone
-from trailblaze.ci_policy import CiPolicy, heals, verdict
 from trailblaze.errors import TrailFileError
-from trailblaze.runlog import RunRecord, StepRecord, TrailRecord
-from trailblaze.schema import trail_json_schema
-from trailblaze.trail import loads_trail
+from trailblaze.output.ci_policy import CiPolicy, heals, verdict
+from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord
+from trailblaze.trail.model import loads_trail
+from trailblaze.trail.schema import trail_json_schema
 
 DATA = Path(__file__).resolve().parent / "data"
 

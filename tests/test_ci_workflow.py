@@ -22,7 +22,7 @@ import yaml
 
 from tests.cli_support import NO_LLM, trailblaze
 from trailblaze.__about__ import __version__
-from trailblaze.ci_workflow import EMULATOR_ACTION, github_workflow
+from trailblaze.cli.ci_workflow import EMULATOR_ACTION, github_workflow
 
 SCHEMAS = Path(__file__).resolve().parent / "data" / "schemas"
 APP = "dev.trailblaze.demo"  # the simulated phone's app

@@ -108,9 +108,9 @@ def test_in_process_simulator_snapshot_with_screenshot(tmp_path: object) -> None
     ],
 )
 def test_public_api_snippet(spec: str, selector: dict[str, object]) -> None:
-    from trailblaze.compact import compact_view
-    from trailblaze.devices import open_device
-    from trailblaze.selector import NodeSelector
+    from trailblaze.device.devices import open_device
+    from trailblaze.screen.compact import compact_view
+    from trailblaze.screen.selector import NodeSelector
 
     with open_device(spec) as session:
         print(compact_view(session.screen()).text)

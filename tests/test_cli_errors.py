@@ -1,7 +1,7 @@
 """What a first-time user meets when something is wrong: one line on stderr saying what, where and how
 to fix, the documented exit code, no traceback, no secret — and the run stops before the device.
 
-In process through `trailblaze.cli.main` (the console script's entry point, with its error mapping).
+In process through `trailblaze.cli.main.main` (the console script's entry point, with its error mapping).
 "Before the device" is proven by pointing `--device` at an adb server / WebDriverAgent that does not
 exist: touching it would exit 3 with a connection error instead of the expected message.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.cli import _LATENCIES, cli, main
+from trailblaze.cli.main import _LATENCIES, cli, main
 from trailblaze_sim.faults import LATENCY_PROFILES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -342,10 +342,10 @@ def test_one_trail_on_a_realistic_sim_and_the_summary_says_trail(
 
 @pytest.mark.slow
 def test_a_template_missing_at_run_time_names_the_trail_and_step(tmp_path: Path) -> None:
-    from trailblaze.devices import open_device
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.runner import replay_trail
     from trailblaze.errors import UsageError
-    from trailblaze.memory import Memory
-    from trailblaze.runner import replay_trail
+    from trailblaze.tools.memory import Memory
 
     trail = tmp_path / "t.trail.yaml"
     trail.write_text(STEP + "        - pressBack\n  - step: type\n    recording:\n      android:\n"

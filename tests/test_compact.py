@@ -11,8 +11,8 @@ from PIL import Image
 
 from tests.demo_screens import SCREENS, demo_screen
 from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
-from trailblaze.compact import compact_view, draw_set_of_mark
-from trailblaze.hierarchy import Hierarchy, parse_hierarchy
+from trailblaze.screen.compact import compact_view, draw_set_of_mark
+from trailblaze.screen.hierarchy import Hierarchy, parse_hierarchy
 
 _LINE = re.compile(r'^( *)(?:\[([a-z][0-9a-z]{2,}\d*)\] \S+(?: ".*?")?.*|… .*|\[keyboard shown\]|\(\d+ elements? (?:behind the dialog( ".*")?|under the keyboard) (?:is|are) hidden\))$')
 

@@ -19,16 +19,16 @@ import pytest
 
 from tests.cli_support import copy_example
 from tests.device_support import Rig, rig
-from trailblaze.agent import Agent
-from trailblaze.compact import compact_view
-from trailblaze.llm import ImageBlock, LLMRequest
-from trailblaze.memory import Memory
-from trailblaze.rundir import RunDir
-from trailblaze.runlog import TrailRecord
-from trailblaze.runner import build_memory, replay_trail
+from trailblaze.agent.loop import Agent
+from trailblaze.engine.runner import build_memory, replay_trail
+from trailblaze.llm.client import ImageBlock, LLMRequest
+from trailblaze.output.rundir import RunDir
+from trailblaze.output.runlog import TrailRecord
+from trailblaze.screen.compact import compact_view
 from trailblaze.testing import ScriptedLLM, tool
 from trailblaze.testing.demo_policy import parse_screen
-from trailblaze.trail import load_trail
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import load_trail
 from trailblaze_sim.faults import Conditions, FaultKind, RequestKind
 
 _BOUND = 1.0

@@ -17,15 +17,15 @@ import pytest
 import yaml
 
 import trailblaze
-from trailblaze.custom_tools import PythonTool, ToolBox, python_tool
-from trailblaze.devices import open_device
-from trailblaze.execute import run_recorded_tool
-from trailblaze.memory import Memory
-from trailblaze.session import DeviceSession
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.tool_discovery import clear_cache, toolbox_for
-from trailblaze.trail import ToolCall, load_trail, loads_trail
+from trailblaze.tools.custom import PythonTool, ToolBox, python_tool
+from trailblaze.tools.discovery import clear_cache, toolbox_for
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import ToolCall, load_trail, loads_trail
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_TOOLS = ROOT / "trails" / "tools"
@@ -417,7 +417,7 @@ def test_a_step_solved_with_a_python_tool_is_recorded_by_name_and_replays_with_n
 def test_the_schema_knows_the_params_of_the_projects_tools() -> None:
     import jsonschema
 
-    from trailblaze.schema import trail_json_schema
+    from trailblaze.trail.schema import trail_json_schema
 
     box = toolbox_for(ROOT / "trails" / "login.trail.yaml").box
     validator = jsonschema.Draft202012Validator(trail_json_schema(box))
@@ -430,7 +430,7 @@ def test_the_schema_knows_the_params_of_the_projects_tools() -> None:
 
 
 def test_the_agent_is_offered_the_listed_tools_with_reasoning_and_never_a_hidden_one(tmp_path: Path) -> None:
-    from trailblaze.tools import default_registry
+    from trailblaze.tools.llm_tools import default_registry
 
     project = demo_project(tmp_path)
     write(

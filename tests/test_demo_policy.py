@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trailblaze.prompts import OBJECTIVE_HEADER, SCREEN_HEADER
+from trailblaze.llm.prompts import OBJECTIVE_HEADER, SCREEN_HEADER
 from trailblaze.testing.demo_policy import PHRASINGS, demo_llm, demo_policy, parse_screen
 
 SCREEN = """\
@@ -101,7 +101,7 @@ def test_launch_names_a_mode_only_when_the_step_asks_for_one() -> None:
 
 
 def test_the_demo_model_is_labelled_as_itself_and_costs_nothing() -> None:
-    from trailblaze.llm import LLMRequest, Message, TextBlock
+    from trailblaze.llm.client import LLMRequest, Message, TextBlock
 
     request = LLMRequest(
         system="s",
@@ -120,9 +120,9 @@ def test_the_docs_list_the_same_phrasings() -> None:
 
 def test_through_the_messages_api_it_is_labelled_demo_and_costs_nothing() -> None:
     """`trailblaze sim llm` is reached as Anthropic (ANTHROPIC_BASE_URL): the answer still says who it is."""
-    from trailblaze.anthropic_llm import AnthropicLLM
-    from trailblaze.llm import LLMRequest, Message, TextBlock, ToolSpec, ToolUseBlock
-    from trailblaze.runlog import UsageTotals, usage_cost_text
+    from trailblaze.llm.anthropic import AnthropicLLM
+    from trailblaze.llm.client import LLMRequest, Message, TextBlock, ToolSpec, ToolUseBlock
+    from trailblaze.output.runlog import UsageTotals, usage_cost_text
     from trailblaze.testing import FakeMessagesAPI
 
     tools = tuple(ToolSpec(name=n, description=n, input_schema={"type": "object"}) for n in ("tap", "objectiveStatus"))

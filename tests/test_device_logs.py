@@ -13,18 +13,18 @@ import pytest
 from click.testing import CliRunner
 
 from tests.device_support import Rig, rig
-from trailblaze._pytest_runner import failure_text
-from trailblaze.cli import cli
-from trailblaze.device_logs import DeviceLogMode
-from trailblaze.execute import run_recorded_tool
-from trailblaze.memory import Memory
-from trailblaze.replay import replay_trail
-from trailblaze.report import write_html_report
-from trailblaze.rundir import RunDir
-from trailblaze.runlog import TrailRecord
-from trailblaze.session import DeviceSession
-from trailblaze.trail import ToolCall, load_trail
-from trailblaze.variables import build_memory
+from trailblaze.cli.main import cli
+from trailblaze.device.logs import DeviceLogMode
+from trailblaze.device.session import DeviceSession
+from trailblaze.engine.replay import replay_trail
+from trailblaze.output.report import write_html_report
+from trailblaze.output.rundir import RunDir
+from trailblaze.output.runlog import TrailRecord
+from trailblaze.pytest._runner import failure_text
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import ToolCall, load_trail
+from trailblaze.trail.variables import build_memory
 
 REPO = Path(__file__).resolve().parent.parent
 LOGIN = REPO / "trails" / "login.trail.yaml"

@@ -1,4 +1,4 @@
-"""Device-side element queries (`trailblaze.device_query`) against the dump resolver.
+"""Device-side element queries (`trailblaze.device.query`) against the dump resolver.
 
 The device says *when* an element is there, the dump says *which*: so a device query must never miss
 a node the dump resolver finds (else a wait on the device would time out on a screen that shows the
@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 
 from tests.demo_screens import SCREENS, _reach, demo_screen
 from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
-from trailblaze.device_query import (
+from trailblaze.device.devices import load_driver_plugin
+from trailblaze.device.driver import SupportsElementWait
+from trailblaze.device.query import (
     ElementQuery,
     element_query,
     is_simple,
@@ -29,12 +31,10 @@ from trailblaze.device_query import (
     u2_selector,
     wda_predicate,
 )
-from trailblaze.devices import load_driver_plugin
-from trailblaze.driver import SupportsElementWait
-from trailblaze.hierarchy import Hierarchy, Node
-from trailblaze.resolve import resolve
-from trailblaze.selector import NodeSelector
-from trailblaze.session import DeviceSession
+from trailblaze.device.session import DeviceSession
+from trailblaze.screen.hierarchy import Hierarchy, Node
+from trailblaze.screen.resolve import resolve
+from trailblaze.screen.selector import NodeSelector
 from trailblaze_sim.faults import Conditions
 
 _FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

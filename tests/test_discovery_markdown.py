@@ -14,7 +14,7 @@ from tests.cli_support import trailblaze
 from trailblaze.errors import TrailFileError
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.trail import find_trail_files, load_trail
+from trailblaze.trail.model import find_trail_files, load_trail
 
 ROOT = Path(__file__).resolve().parents[1]
 NL = "trail:\n  - step: {}\n"

@@ -306,7 +306,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         "hand: a benchmark (minutes) that prints figures; here only `--help` runs"
     ),
     "trailblaze --help": Run(shows="Usage: trailblaze"),
-    'python -c "from trailblaze.toolset import all_tools; print(*(f\'{t.name} {t.kind} {t.source}\' for t in '
+    'python -c "from trailblaze.tools.toolset import all_tools; print(*(f\'{t.name} {t.kind} {t.source}\' for t in '
     "all_tools()), sep='\\n')\"": Run(shows="mobile_maestro action catalog"),
     'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/sim': Elsewhere(
         ".ci/run, whose setup command installs these checkout folders (and drivers/web) into a fresh venv"

@@ -75,7 +75,7 @@ def test_the_site_builds_strict_with_no_warning(tmp_path: Path) -> None:
 
 
 def test_the_cli_reference_has_every_command_option_and_example() -> None:
-    from trailblaze.cli import cli
+    from trailblaze.cli.main import cli
 
     page = reference_hook().cli_page()
     for name, command in cli.commands.items():
@@ -90,7 +90,7 @@ def test_the_cli_reference_has_every_command_option_and_example() -> None:
 
 
 def test_the_tool_reference_has_every_recorded_tool_and_param() -> None:
-    from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
+    from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
 
     hook = reference_hook()
     page = hook.tools_page()
@@ -123,7 +123,7 @@ def test_the_pytest_reference_has_every_option_and_ini_key(pytestconfig: pytest.
 
 
 def test_the_trail_format_reference_has_every_config_field() -> None:
-    from trailblaze._trail_parts import TrailConfig
+    from trailblaze.trail._parts import TrailConfig
 
     page = reference_hook().trail_format_page()
     config = page.split("\n## config\n", 1)[1].split("\n## ", 1)[0]

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from tests.device_support import PKG, Rig, install_adb_keyboard, rig
-from trailblaze.driver import Driver, SupportsClipboard
+from trailblaze.device.driver import Driver, SupportsClipboard
 from trailblaze_sim.model import ManualClock
 
 
@@ -156,7 +156,7 @@ def test_close_is_idempotent_and_context_manager_closes(r: Rig) -> None:
 
 
 def test_list_devices_shows_the_simulator(r: Rig) -> None:
-    from trailblaze.devices import load_driver_plugin
+    from trailblaze.device.devices import load_driver_plugin
 
     platform = r.driver.info.platform
     target, options = r.sim.device_specs()[0]

@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from tests.device_support import rig
-from trailblaze.devices import load_driver_plugin
+from trailblaze.device.devices import load_driver_plugin
 from trailblaze.errors import DeviceError, UsageError
 from trailblaze_sim.faults import Conditions
 from trailblaze_sim.model import ManualClock

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.cli import main
-from trailblaze.devices import open_device, session_options
-from trailblaze.execute import run_recorded_tool
-from trailblaze.memory import Memory
-from trailblaze.trail import parse_tool
+from trailblaze.cli.main import main
+from trailblaze.device.devices import open_device, session_options
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import parse_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_BOUND = 5.0

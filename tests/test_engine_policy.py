@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from trailblaze.devices import open_device
-from trailblaze.engine_policy import (
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.engine.policy import (
     AgentSettings,
     EnginePolicy,
     HealPolicy,
@@ -20,11 +21,10 @@ from trailblaze.engine_policy import (
     ReplayPolicy,
     RerecordPolicy,
 )
-from trailblaze.memory import Memory
-from trailblaze.replay import replay_trail
-from trailblaze.rundir import RunDir
-from trailblaze.runlog import TrailRecord
-from trailblaze.session import DeviceSession
+from trailblaze.engine.replay import replay_trail
+from trailblaze.output.rundir import RunDir
+from trailblaze.output.runlog import TrailRecord
+from trailblaze.tools.memory import Memory
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,10 +8,10 @@ import pytest
 
 from tests.device_support import PKG, Rig, rig
 from trailblaze.errors import UsageError
-from trailblaze.execute import TOOL_KINDS, ToolResult, run_recorded_tool
-from trailblaze.memory import Memory
-from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
-from trailblaze.trail import ToolCall, parse_tool
+from trailblaze.tools.execute import TOOL_KINDS, ToolResult, run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
+from trailblaze.trail.model import ToolCall, parse_tool
 from trailblaze_sim.model import ManualClock
 
 
@@ -158,8 +158,7 @@ def test_poll_resolve_waits_for_the_element_to_appear() -> None:
 def test_a_read_tool_is_validated_once_and_again_only_when_a_template_changes_it(
     r: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from trailblaze import recorded_tools as rt
-
+    from trailblaze.tools import recorded as rt
     seen: list[object] = []
     validate = rt.EraseText.model_validate
 

@@ -11,7 +11,7 @@ from lxml import etree
 from tests.demo_screens import demo_screen
 from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
 from trailblaze.errors import DeviceError
-from trailblaze.hierarchy import DumpCache, Rect, _parse_android_expat, _parse_xml, parse_hierarchy
+from trailblaze.screen.hierarchy import DumpCache, Rect, _parse_android_expat, _parse_xml, parse_hierarchy
 
 
 def _lxml_count(path: Path) -> int:

@@ -10,7 +10,7 @@ HEAVY = ("anthropic", "uiautomator2", "adbutils", "wda", "requests", "httpx", "t
 
 def test_import_trailblaze_loads_no_sdk() -> None:
     code = (
-        "import sys, trailblaze, trailblaze.cli;"
+        "import sys, trailblaze, trailblaze.cli.main;"
         f"bad=[m for m in {HEAVY!r} if m in sys.modules];"
         "print(','.join(bad))"
     )
@@ -29,8 +29,8 @@ def test_a_replay_does_not_import_the_recording_machinery() -> None:
     """Start-up (issue 29): `trailblaze replay` imports the runner, which must not pull in the proof
     replay and assertion mutation that only recording uses."""
     code = (
-        "import sys, trailblaze.runner, trailblaze.cli;"
-        "print(','.join(m for m in ('trailblaze.proof', 'trailblaze.mutation', 'trailblaze.agent') if m in sys.modules))"
+        "import sys, trailblaze.engine.runner, trailblaze.cli.main;"
+        "print(','.join(m for m in ('trailblaze.engine.proof', 'trailblaze.mutation.mutants', 'trailblaze.agent.loop') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
@@ -40,8 +40,8 @@ def test_tool_and_message_models_are_built_on_first_use() -> None:
     """The ~70 recorded tools' params models and the LLM message models are built when a run first
     uses them, not at import (pydantic `defer_build`): a replay builds the few it replays."""
     code = (
-        "import trailblaze.recorded_tools as rt, trailblaze.llm as llm;"
-        "from trailblaze.tool_params import RecordedToolParams;"
+        "import trailblaze.tools.recorded as rt, trailblaze.llm.client as llm;"
+        "from trailblaze.tools.params import RecordedToolParams;"
         "built = [c.__name__ for c in RecordedToolParams.__subclasses__() if c.__pydantic_complete__];"
         "built += [m.__name__ for m in (llm.Message, llm.LLMRequest, llm.LLMResponse) if m.__pydantic_complete__];"
         "rt.TapOnPoint.model_validate({'x': 1, 'y': 2});"

@@ -15,12 +15,12 @@ import pytest
 from tests.cli_support import trailblaze
 from tests.device_support import Rig, rig
 from tests.test_sim_android_adb_fidelity import _apk
+from trailblaze.device.install import install_apps
 from trailblaze.errors import UsageError
-from trailblaze.execute import run_recorded_tool
-from trailblaze.install import install_apps
-from trailblaze.memory import Memory
-from trailblaze.recorded_tools import LaunchApp
-from trailblaze.trail import ToolCall
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.tools.recorded import LaunchApp
+from trailblaze.trail.model import ToolCall
 
 PKG = "dev.trailblaze.demo"
 CAMERA, NOTIFY = "android.permission.CAMERA", "android.permission.POST_NOTIFICATIONS"

@@ -9,8 +9,8 @@ import pytest
 from lxml import etree
 
 from tests.report_support import CANDIDATES, FAILED_STEP_TEXT, XSS_TEXT, build_run_dir
-from trailblaze.junit import junit_xml, write_junit
-from trailblaze.runlog import RunRecord, StepRecord, TrailRecord
+from trailblaze.output.junit import junit_xml, write_junit
+from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord
 
 
 @pytest.fixture(scope="module")

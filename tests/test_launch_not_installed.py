@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.device_support import PKG, Rig, rig
-from trailblaze.cli import main
-from trailblaze.execute import run_recorded_tool
-from trailblaze.memory import Memory
-from trailblaze.trail import parse_tool
+from trailblaze.cli.main import main
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import parse_tool
 from trailblaze_sim.model import ManualClock
 
 MISSING = "dev.trailblaze.dem"  # one letter short of the installed demo app

@@ -95,31 +95,76 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles(graph) == [["a", "b", "c"]]
 
 
-def test_engine_layers_do_not_reach_up() -> None:
-    graph = import_graph()
-    # The device/trail/hierarchy layer never imports the agent, tools or run orchestration.
-    low = [
-        "trailblaze.hierarchy",
-        "trailblaze.trail",
-        "trailblaze.selector",
-        "trailblaze.resolve",
-        "trailblaze.settle",
-    ]
-    high = {
-        "trailblaze.agent",
-        "trailblaze.tools",
-        "trailblaze.engine",
-        "trailblaze.engine_policy",
-        "trailblaze.replay",
-        "trailblaze.runner",
-        "trailblaze.cli",
+# Packages from the bottom up (docs/explanations/architecture.md, ADR 0053). A package may import the
+# packages of the tiers below its own, never one of its own tier or above; "" is the top-level modules
+# (`errors`, `__about__`), which import nothing of trailblaze.
+TIERS: list[tuple[str, ...]] = [
+    ("",),
+    ("common",),
+    ("screen", "llm"),
+    ("device", "testing"),
+    ("tools",),
+    ("trail",),
+    ("mutation",),
+    ("agent",),
+    ("output",),
+    ("engine",),
+    ("mcp", "pytest"),
+    ("cli",),
+]
+_TOP = {"trailblaze", "trailblaze.__main__"}  # the public face and `python -m trailblaze` sit above all
+TOP_LEVEL_MODULES = {"__init__", "__about__", "__main__", "errors"}
+
+
+def package_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else ""
+
+
+def package_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that goes to a package of the same or a higher tier, as `module -> module`."""
+    tier = {name: n for n, names in enumerate(TIERS) for name in names}
+    found = []
+    for module, deps in sorted(graph.items()):
+        if module in _TOP:
+            continue
+        here = package_of(module)
+        for dep in sorted(deps):
+            there = package_of(dep)
+            if there != here and (there not in tier or here not in tier or tier[there] >= tier[here]):
+                found.append(f"{module} ({here or 'top level'}) -> {dep} ({there or 'top level'})")
+    return found
+
+
+def test_every_package_has_a_tier() -> None:
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    assert packages == {name for names in TIERS for name in names} - {""}
+
+
+def test_packages_import_only_the_tiers_below() -> None:
+    assert package_violations(import_graph()) == []
+
+
+def test_the_package_check_finds_an_upward_import() -> None:
+    graph = {
+        "trailblaze.trail.model": {"trailblaze.tools.call", "trailblaze.errors"},
+        "trailblaze.tools.call": {"trailblaze.trail.model"},  # a tool reaching up to the trail
+        "trailblaze.llm.client": {"trailblaze.screen.hierarchy"},  # a peer of the same tier
+        "trailblaze.errors": set(),
     }
-    for module in low:
-        assert not (graph[module] & high), module
+    assert package_violations(graph) == [
+        "trailblaze.llm.client (llm) -> trailblaze.screen.hierarchy (screen)",
+        "trailblaze.tools.call (tools) -> trailblaze.trail.model (trail)",
+    ]
+
+
+def test_the_top_level_holds_only_the_public_face() -> None:
+    """New modules go into the package of their layer, not back at the top of `trailblaze/`."""
+    assert {p.stem for p in PACKAGE.glob("*.py")} == TOP_LEVEL_MODULES
 
 
 def test_the_mcp_server_sits_on_top() -> None:
     """`trailblaze mcp` is a thin layer over run orchestration: only the CLI reaches into it."""
     graph = import_graph()
     users = {m for m, deps in graph.items() if any(d.startswith("trailblaze.mcp") for d in deps)}
-    assert {m for m in users if not m.startswith("trailblaze.mcp")} == {"trailblaze.cli"}
+    assert {m for m in users if not m.startswith("trailblaze.mcp")} == {"trailblaze.cli.main"}

@@ -8,9 +8,9 @@ import sys
 import pytest
 from pydantic import ValidationError
 
-import trailblaze.llm as llm_module
+import trailblaze.llm.client as llm_module
 from trailblaze.errors import LLMError
-from trailblaze.llm import (
+from trailblaze.llm.client import (
     ImageBlock,
     LLMClient,
     LLMExchange,
@@ -29,7 +29,7 @@ from trailblaze.llm import (
     redact,
     transcript_entry,
 )
-from trailblaze.pricing import cost_usd, price_for
+from trailblaze.llm.pricing import cost_usd, price_for
 from trailblaze.testing import (
     FunctionLLM,
     ScriptedLLM,
@@ -180,7 +180,7 @@ def test_override_switch_and_restore() -> None:
 
 def test_importing_the_seam_does_not_import_anthropic() -> None:
     code = (
-        "import sys, trailblaze.llm, trailblaze.pricing, trailblaze.testing, trailblaze.anthropic_llm;"
+        "import sys, trailblaze.llm.client, trailblaze.llm.pricing, trailblaze.testing, trailblaze.llm.anthropic;"
         "print('anthropic' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from trailblaze.anthropic_llm import (
+from trailblaze.errors import LLMError
+from trailblaze.llm.anthropic import (
     DEFAULT_MODEL,
     DEFAULT_RETRIES,
     DEFAULT_TIMEOUT,
     LOCAL_PLACEHOLDER_KEY,
     AnthropicLLM,
 )
-from trailblaze.errors import LLMError
-from trailblaze.llm import (
+from trailblaze.llm.client import (
     ImageBlock,
     LLMAuthError,
     LLMBadRequestError,
@@ -37,7 +37,7 @@ from trailblaze.llm import (
     ToolUseBlock,
     override_allow_llm_requests,
 )
-from trailblaze.pricing import cost_usd
+from trailblaze.llm.pricing import cost_usd
 from trailblaze.testing import (
     Delay,
     FakeError,

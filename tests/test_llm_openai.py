@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from tests.llm_wire_support import example_request
+from trailblaze.common.redact import register_secrets
 from trailblaze.errors import LLMError
-from trailblaze.llm import (
+from trailblaze.llm.client import (
     LLMAuthError,
     LLMRateLimitError,
     LLMRequest,
@@ -23,9 +24,8 @@ from trailblaze.llm import (
     ToolUseBlock,
     Usage,
 )
-from trailblaze.openai_llm import OpenAILLM, from_openai_completion, to_openai_params
-from trailblaze.pricing import cost_usd
-from trailblaze.redact import register_secrets
+from trailblaze.llm.openai import OpenAILLM, from_openai_completion, to_openai_params
+from trailblaze.llm.pricing import cost_usd
 from trailblaze.testing import (
     Delay,
     FakeChatCompletionsAPI,
@@ -266,7 +266,7 @@ def test_a_malformed_answer_during_record_is_exit_3_naming_step_and_endpoint(
     api: FakeChatCompletionsAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The same as on the Messages API (tests/test_llm_faults_cli.py), in process through `main`."""
-    from trailblaze.cli import main
+    from trailblaze.cli.main import main
 
     trail = tmp_path / "t.trail.yaml"
     trail.write_text("trail:\n  - step: Tap the Sign in button\n")

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from tests.llm_wire_support import example_request
-from trailblaze.anthropic_llm import BedrockLLM, VertexLLM
 from trailblaze.errors import LLMError, UsageError
-from trailblaze.llm import LLMAuthError, LLMRateLimitError, LLMRequest, Message, ToolSpec
-from trailblaze.models import build_llm, parse_model
-from trailblaze.pricing import cost_usd
+from trailblaze.llm.anthropic import BedrockLLM, VertexLLM
+from trailblaze.llm.client import LLMAuthError, LLMRateLimitError, LLMRequest, Message, ToolSpec
+from trailblaze.llm.models import build_llm, parse_model
+from trailblaze.llm.pricing import cost_usd
 from trailblaze.testing import FakeError, FakeMessagesAPI, RawBody
 
 WIRE = Path(__file__).parent / "data" / "llm_wire"

@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 
 from tests.device_support import Rig, rig
-from trailblaze.devices import open_device
-from trailblaze.driver import DeviceInfo
+from trailblaze.device.devices import open_device
+from trailblaze.device.driver import DeviceInfo
+from trailblaze.device.session import DeviceSession
 from trailblaze.errors import DeviceError
 from trailblaze.mcp.bench import Reply, Workbench
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.server import call_tool
 from trailblaze.mcp.surface import McpTool, mcp_tools
-from trailblaze.memory import Memory
-from trailblaze.session import DeviceSession
+from trailblaze.tools.memory import Memory
 
 PASSWORD = "hunter2"
 

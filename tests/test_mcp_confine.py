@@ -25,8 +25,8 @@ from trailblaze.mcp.draft import TrailDraft
 from trailblaze.mcp.server import call_tool
 from trailblaze.mcp.surface import mcp_tools
 from trailblaze.mcp.token import require_token
-from trailblaze.memory import Memory
-from trailblaze.trail import ToolCall
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import ToolCall
 
 SHADOW = "root:$6$Xy9secrethash:19000:0:99999:7:::\nadmin: hunter2-shadow\n"
 
@@ -194,7 +194,7 @@ def test_mcp_http_prints_a_token_and_refuses_requests_without_it(tmp_path: Path)
 
 
 def test_a_token_shorter_than_16_characters_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    from trailblaze.cli import main
+    from trailblaze.cli.main import main
 
     with pytest.raises(SystemExit) as exit_:
         main(["mcp", "--http", "0", "--token", "short"])

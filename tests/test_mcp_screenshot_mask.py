@@ -13,13 +13,13 @@ import pytest
 from PIL import Image
 
 from tests.device_support import Rig, rig
-from trailblaze.hierarchy import Rect
 from trailblaze.mcp.bench import Workbench
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.mask import Unmaskable, secret_boxes
 from trailblaze.mcp.server import call_tool
 from trailblaze.mcp.surface import mcp_tools
-from trailblaze.memory import Memory
+from trailblaze.screen.hierarchy import Rect
+from trailblaze.tools.memory import Memory
 
 PASSWORD = "hunter2-pixels"
 
@@ -93,7 +93,7 @@ def test_screenshot_masks_a_secret_typed_into_a_plain_field_and_the_password_fie
 
 
 def test_a_secret_with_no_bounds_on_screen_refuses_the_screenshot() -> None:
-    from trailblaze.hierarchy import parse_hierarchy
+    from trailblaze.screen.hierarchy import parse_hierarchy
 
     xml = (
         '<?xml version="1.0"?><hierarchy rotation="0">'

@@ -122,7 +122,7 @@ def test_stdio_and_http_sessions_author_trails_that_replay(tmp_path: Path) -> No
 
 
 def test_a_bad_device_fails_before_serving_with_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    from trailblaze.cli import main
+    from trailblaze.cli.main import main
 
     with pytest.raises(SystemExit) as exited:
         main(["mcp", "--device", "toaster"])
@@ -136,7 +136,7 @@ def test_a_bad_device_fails_before_serving_with_a_usage_error(capsys: pytest.Cap
 def test_without_the_sdk_the_command_says_how_to_install_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from trailblaze.cli import main
+    from trailblaze.cli.main import main
 
     monkeypatch.setitem(sys.modules, "mcp", None)  # what `import mcp` sees when the extra is not installed
     with pytest.raises(SystemExit) as exited:

@@ -12,7 +12,7 @@ from typing import cast
 from trailblaze.mcp.bench import Workbench
 from trailblaze.mcp.server import INSTRUCTIONS, call_tool
 from trailblaze.mcp.surface import mcp_tools
-from trailblaze.tools import default_registry
+from trailblaze.tools.llm_tools import default_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = mcp_tools(default_registry())

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from trailblaze.errors import UsageError
-from trailblaze.memory import Memory
+from trailblaze.tools.memory import Memory
 
 
 def test_interpolates_every_template_form() -> None:
@@ -39,8 +39,8 @@ def test_llm_description_never_contains_secret_values() -> None:
 
 
 def test_build_memory_reads_trailblaze_typed_args() -> None:
-    from trailblaze.replay import build_memory
-    from trailblaze.trail import loads_trail
+    from trailblaze.engine.replay import build_memory
+    from trailblaze.trail.model import loads_trail
 
     trail = loads_trail(
         "config:\n  args:\n    name: {type: string, default: Jane Doe}\n    on: {type: boolean, default: true}\n"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from trailblaze.merge import merge_runs
-from trailblaze.report import write_html_report
-from trailblaze.runlog import RunRecord, StepRecord, TrailRecord, write_run
+from trailblaze.output.merge import merge_runs
+from trailblaze.output.report import write_html_report
+from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord, write_run
 
 SECRET_LOG = "PRIVATE-LOG-LINE-of-shard-b"
 

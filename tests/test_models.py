@@ -9,15 +9,15 @@ import sys
 
 import pytest
 
-from trailblaze._html import format_cost
-from trailblaze.anthropic_llm import AnthropicLLM, BedrockLLM, VertexLLM
-from trailblaze.cli import main
+from trailblaze.cli.main import main
 from trailblaze.errors import UsageError
-from trailblaze.llm import LLMRequest, Message, Usage
-from trailblaze.models import ModelSpec, build_llm, parse_model, resolve_model
-from trailblaze.openai_llm import OpenAILLM
-from trailblaze.pricing import PRICES, claude_model_id, cost_usd, price_for
-from trailblaze.runlog import UsageTotals, usage_cost_text
+from trailblaze.llm.anthropic import AnthropicLLM, BedrockLLM, VertexLLM
+from trailblaze.llm.client import LLMRequest, Message, Usage
+from trailblaze.llm.models import ModelSpec, build_llm, parse_model, resolve_model
+from trailblaze.llm.openai import OpenAILLM
+from trailblaze.llm.pricing import PRICES, claude_model_id, cost_usd, price_for
+from trailblaze.output._html import format_cost
+from trailblaze.output.runlog import UsageTotals, usage_cost_text
 from trailblaze.testing import FakeChatCompletionsAPI, chat_tool_call_response
 
 pytest_plugins = ["pytester"]
@@ -103,7 +103,7 @@ def test_pytest_options_reach_the_llm_fixture(pytester: pytest.Pytester) -> None
     pytester.makepyfile(
         test_model="""
 def test_model(llm):
-    from trailblaze.openai_llm import OpenAILLM
+    from trailblaze.llm.openai import OpenAILLM
     assert isinstance(llm, OpenAILLM)
     assert (llm.model, llm.base_url) == ("qwen2.5vl:7b", "http://127.0.0.1:11434/v1")
 """

@@ -29,8 +29,8 @@ from tests.mutants_support import (
     verdict,
 )
 from tests.sim_phone_support import Phone
-from trailblaze.runlog import StepRecord, TrailRecord
-from trailblaze.trail import load_trail
+from trailblaze.output.runlog import StepRecord, TrailRecord
+from trailblaze.trail.model import load_trail
 from trailblaze_sim import load_app_spec
 
 MANIFEST = load_manifest()

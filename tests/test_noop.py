@@ -8,24 +8,24 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.agent import Agent
-from trailblaze.compact import compact_view
-from trailblaze.devices import open_device
-from trailblaze.execute import ToolResult, run_recorded_tool
-from trailblaze.hierarchy import Hierarchy, parse_hierarchy
-from trailblaze.llm import ToolResultBlock
-from trailblaze.memory import Memory
-from trailblaze.noop import NO_CHANGE
-from trailblaze.replay import replay_trail
-from trailblaze.report import write_html_report
-from trailblaze.rundir import RunDir
-from trailblaze.runlog import load_run
-from trailblaze.runner import record_trail
-from trailblaze.session import DeviceSession
-from trailblaze.settle import same_screen
+from trailblaze.agent.loop import Agent
+from trailblaze.device.devices import open_device
+from trailblaze.device.noop import NO_CHANGE
+from trailblaze.device.session import DeviceSession
+from trailblaze.device.settle import same_screen
+from trailblaze.engine.replay import replay_trail
+from trailblaze.engine.runner import record_trail
+from trailblaze.llm.client import ToolResultBlock
+from trailblaze.output.report import write_html_report
+from trailblaze.output.rundir import RunDir
+from trailblaze.output.runlog import load_run
+from trailblaze.screen.compact import compact_view
+from trailblaze.screen.hierarchy import Hierarchy, parse_hierarchy
 from trailblaze.testing import ScriptedLLM, tool, tool_calls
 from trailblaze.testing.demo_policy import parse_screen
-from trailblaze.trail import parse_tool
+from trailblaze.tools.execute import ToolResult, run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import parse_tool
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = "dev.trailblaze.demo"
@@ -86,8 +86,8 @@ def test_tool_results_say_no_visible_change(login: DeviceSession) -> None:
 @pytest.mark.parametrize("platform", ["android", "ios"])
 def test_toggling_a_switch_is_a_change(platform: str) -> None:
     with open_device(f"sim:{platform}", latency="zero") as s:
-        from trailblaze.tool_discovery import toolbox_for
-        from trailblaze.trail import load_trail
+        from trailblaze.tools.discovery import toolbox_for
+        from trailblaze.trail.model import load_trail
 
         trail = load_trail(ROOT / "trails" / "settings-dark-mode.trail.yaml")
         mem = Memory(secrets={"password": "hunter2"})

@@ -24,22 +24,22 @@ from tests.test_record_cli import (
     api,  # noqa: F401 (a fixture, requested by name)
     record,
 )
-from trailblaze.agent import Agent
-from trailblaze.compact import compact_view
-from trailblaze.devices import open_device
-from trailblaze.execute import run_recorded_tool
-from trailblaze.hierarchy import Hierarchy, parse_hierarchy
-from trailblaze.llm import LLMClient, LLMRequest, LLMResponse, TextBlock, ToolResultBlock
-from trailblaze.memory import Memory
-from trailblaze.occlusion import covers
-from trailblaze.prompts import SCREEN_HEADER
-from trailblaze.resolve import resolve
-from trailblaze.runner import record_trail
-from trailblaze.selector import NodeSelector
-from trailblaze.selector_gen import generate_selector, selector_for
-from trailblaze.session import DeviceSession
+from trailblaze.agent.loop import Agent
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.engine.runner import record_trail
+from trailblaze.llm.client import LLMClient, LLMRequest, LLMResponse, TextBlock, ToolResultBlock
+from trailblaze.llm.prompts import SCREEN_HEADER
+from trailblaze.screen.compact import compact_view
+from trailblaze.screen.hierarchy import Hierarchy, parse_hierarchy
+from trailblaze.screen.occlusion import covers
+from trailblaze.screen.resolve import resolve
+from trailblaze.screen.selector import NodeSelector
+from trailblaze.screen.selector_gen import generate_selector, selector_for
 from trailblaze.testing import FakeMessagesAPI, FunctionLLM, ScriptedLLM, tool, tool_calls
-from trailblaze.trail import ToolCall, load_trail
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import ToolCall, load_trail
 
 PLATFORMS = ("android", "ios")
 _BRANCH = {"android": "androidAccessibility", "ios": "iosMaestro"}

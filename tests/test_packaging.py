@@ -149,7 +149,7 @@ def test_build_makes_an_sdist_and_wheel_of_every_distribution_that_twine_checks(
 
 
 def test_a_missing_driver_names_the_extra_that_installs_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    import trailblaze.devices as devices
+    import trailblaze.device.devices as devices
     from trailblaze.errors import UsageError
 
     monkeypatch.setattr(devices, "entry_points", lambda group: [])

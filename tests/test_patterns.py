@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.patterns import PatternTooSlow, _cannot_blow_up, full_match, matcher
-from trailblaze.trail import load_trail
+from trailblaze.screen.patterns import PatternTooSlow, _cannot_blow_up, full_match, matcher
+from trailblaze.trail.model import load_trail
 
 ROOT = Path(__file__).resolve().parents[1]
 

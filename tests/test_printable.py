@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze._printable import printable
-from trailblaze.cli import main
+from trailblaze.cli.main import main
+from trailblaze.common.printable import printable
 
 
 def test_controls_become_visible_escapes_and_text_stays() -> None:

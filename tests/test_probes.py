@@ -12,15 +12,15 @@ import pytest
 import yaml
 
 from tests.device_support import Rig, rig
-from trailblaze.driver import ShellOutput
-from trailblaze.execute import run_recorded_tool
-from trailblaze.memory import Memory
-from trailblaze.probes.prefs import PrefsError, parse_prefs, pref_text
-from trailblaze.probes.sql import SqlRefused, read_only_sql
-from trailblaze.replay import replay_trail
-from trailblaze.session import DeviceSession
-from trailblaze.trail import ToolCall, load_trail
-from trailblaze.variables import build_memory
+from trailblaze.device.driver import ShellOutput
+from trailblaze.device.session import DeviceSession
+from trailblaze.engine.replay import replay_trail
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.tools.probes.prefs import PrefsError, parse_prefs, pref_text
+from trailblaze.tools.probes.sql import SqlRefused, read_only_sql
+from trailblaze.trail.model import ToolCall, load_trail
+from trailblaze.trail.variables import build_memory
 from trailblaze_sim.app_data import prefs_xml
 
 REPO = Path(__file__).resolve().parent.parent
@@ -364,7 +364,7 @@ def test_on_ios_every_probe_is_unsupported_and_says_what_it_would_need() -> None
 
 
 def test_pytest_tools_switch_the_network_until_the_test_ends(android: Rig) -> None:
-    from trailblaze._pytest_runner import TrailRunner
+    from trailblaze.pytest._runner import TrailRunner
 
     def no_llm() -> Any:
         raise AssertionError("no step here needs the model")

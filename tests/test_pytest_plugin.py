@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.pytester_support import FAST_SESSION
-from trailblaze.pytest_plugin import pool_problem
+from trailblaze.pytest.plugin import pool_problem
 
 pytest_plugins = ["pytester"]
 
@@ -398,7 +398,7 @@ def test_the_example_trails_pass_on_both_platforms_in_a_matrix_run(pytester: pyt
 
 
 def _example_trails(repo: Path) -> list[Any]:
-    from trailblaze.trail import load_trail
+    from trailblaze.trail.model import load_trail
 
     return [load_trail(p).config for p in sorted((repo / "trails").glob("*.trail.yaml"))]
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.devices import open_device
-from trailblaze.execute import run_recorded_tool
-from trailblaze.memory import Memory
-from trailblaze.runner import replay_trail
-from trailblaze.toolset.registry import READ_COMPAT_TOOLS
-from trailblaze.trail import load_trail, parse_tool
+from trailblaze.device.devices import open_device
+from trailblaze.engine.runner import replay_trail
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.tools.registry import READ_COMPAT_TOOLS
+from trailblaze.trail.model import load_trail, parse_tool
 
 TRAIL = Path(__file__).parent / "data" / "trails" / "read-compat.trail.yaml"
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.doc_examples import doc_section
-from trailblaze.runlog import load_run
-from trailblaze.trail import load_trail
+from trailblaze.output.runlog import load_run
+from trailblaze.trail.model import load_trail
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ import pytest
 
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.trail import load_trail
+from trailblaze.trail.model import load_trail
 from trailblaze_sim.runtime import start_simulator
 
 pytestmark = pytest.mark.slow

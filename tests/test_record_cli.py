@@ -17,7 +17,7 @@ import yaml
 
 from trailblaze.testing import Delay, FakeError, FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.trail import load_trail
+from trailblaze.trail.model import load_trail
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,12 +23,12 @@ from tests.test_record_cli import (
     nl_copy,
     record,
 )
-from trailblaze.hierarchy import parse_hierarchy
-from trailblaze.occlusion import covers
-from trailblaze.resolve import resolve
-from trailblaze.selector import NodeSelector
+from trailblaze.screen.hierarchy import parse_hierarchy
+from trailblaze.screen.occlusion import covers
+from trailblaze.screen.resolve import resolve
+from trailblaze.screen.selector import NodeSelector
 from trailblaze.testing import FakeMessagesAPI
-from trailblaze.trail import load_trail
+from trailblaze.trail.model import load_trail
 
 pytestmark = pytest.mark.slow
 DIALOG_STEP = 3  # "Confirm signing out in the "Sign out?" dialog", 0-based

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 import yaml
 
-from trailblaze.prompts import OBJECTIVE_HEADER
+from trailblaze.llm.prompts import OBJECTIVE_HEADER
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.trail import load_trail
+from trailblaze.trail.model import load_trail
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.slow
@@ -350,12 +350,12 @@ def test_trail_runner_record_verifies(pytester: pytest.Pytester, tmp_path: Path)
 
 
 def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
-    from trailblaze.devices import open_device
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.runner import record_trail
     from trailblaze.errors import DeviceError
-    from trailblaze.memory import Memory
-    from trailblaze.rundir import RunDir
-    from trailblaze.runner import record_trail
+    from trailblaze.output.rundir import RunDir
     from trailblaze.testing.demo_policy import demo_llm
+    from trailblaze.tools.memory import Memory
     from trailblaze_sim.faults import Conditions
 
     data = yaml.safe_load((ROOT / "trails" / "login.trail.yaml").read_text())

@@ -17,10 +17,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from trailblaze.cli import cli
-from trailblaze.prompts import TEXT_ONLY_HINT
-from trailblaze.report import write_html_report
-from trailblaze.runlog import load_run
+from trailblaze.cli.main import cli
+from trailblaze.llm.prompts import TEXT_ONLY_HINT
+from trailblaze.output.report import write_html_report
+from trailblaze.output.runlog import load_run
 from trailblaze.testing import FakeChatCompletionsAPI, FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy_unlabelled
 

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.devices import open_device
-from trailblaze.llm import LLMClient
-from trailblaze.memory import Memory
-from trailblaze.rundir import RunDir
-from trailblaze.runlog import load_run
-from trailblaze.runner import RecordOptions, record_trail
-from trailblaze.session import DeviceSession
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.engine.runner import RecordOptions, record_trail
+from trailblaze.llm.client import LLMClient
+from trailblaze.output.rundir import RunDir
+from trailblaze.output.runlog import load_run
 from trailblaze.testing import ScriptedLLM, tool
 from trailblaze.testing.demo_policy import demo_llm
-from trailblaze.trail import load_trail
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import load_trail
 
 LOGIN = """\
 # hand-written comment that must survive

@@ -1,4 +1,4 @@
-"""The process's redactor (trailblaze.redact): every spelling of a secret, short secrets refused."""
+"""The process's redactor (trailblaze.common.redact): every spelling of a secret, short secrets refused."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from tests.leak_scan import LeakScan, spellings
+from trailblaze.common.redact import Redactor, register_secrets, scrub
 from trailblaze.errors import UsageError
-from trailblaze.llm import ImageBlock, LLMRequest, Message, TextBlock, scrub_request
-from trailblaze.memory import Memory
-from trailblaze.redact import Redactor, register_secrets, scrub
-from trailblaze.runlog import RunRecord, StepRecord, TrailRecord, write_run
+from trailblaze.llm.client import ImageBlock, LLMRequest, Message, TextBlock, scrub_request
+from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord, write_run
+from trailblaze.tools.memory import Memory
 
 SPECIAL = 'p&<>"Äß%+/=x9'
 
@@ -93,8 +93,8 @@ def _android_dump(text: str) -> str:
 
 def test_the_report_and_junit_hide_a_secret_from_a_dump_written_before(tmp_path: Path) -> None:
     """The HTML report re-parses the saved dump: the parsed value is redacted on the way out too."""
-    from trailblaze.junit import write_junit
-    from trailblaze.report import write_html_report
+    from trailblaze.output.junit import write_junit
+    from trailblaze.output.report import write_html_report
 
     (tmp_path / "t").mkdir()
     # a dump that was saved raw (e.g. by another tool): the secret XML-escaped, as uiautomator writes it
@@ -120,7 +120,7 @@ def test_scrub_is_the_identity_without_secrets() -> None:
 
 
 def test_debug_tracebacks_are_scrubbed(capsys: pytest.CaptureFixture[str]) -> None:
-    from trailblaze.cli import _print_traceback
+    from trailblaze.cli.main import _print_traceback
 
     register_secrets({"pw": SPECIAL})
     try:

@@ -11,9 +11,9 @@ import pytest
 from lxml import etree
 
 from tests.cli_support import copy_example, trailblaze
-from trailblaze.redact import Redactor
-from trailblaze.redact_values import scrub_dump, scrub_model
-from trailblaze.runlog import StepRecord, TrailRecord
+from trailblaze.common.redact import Redactor
+from trailblaze.common.redact_values import scrub_dump, scrub_model
+from trailblaze.output.runlog import StepRecord, TrailRecord
 
 
 @pytest.mark.slow

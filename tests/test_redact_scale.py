@@ -9,8 +9,8 @@ import string
 import pytest
 
 from tests.leak_scan import spellings
-from trailblaze import redact
-from trailblaze.redact import Redactor
+from trailblaze.common import redact
+from trailblaze.common.redact import Redactor
 
 _ALPHABET = string.ascii_letters + string.digits + "!#%&*+-_.@ <>\"'\\/=ÄßÅ😀"
 

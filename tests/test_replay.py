@@ -10,18 +10,18 @@ from typing import Any
 import pytest
 
 from tests.cli_support import copy_example
-from trailblaze.devices import open_device
-from trailblaze.execute import ToolResult
-from trailblaze.heal import ambiguity, closest_candidates, seed_text, trail_diff
-from trailblaze.llm import LLMClient, LLMRequest, LLMResponse
-from trailblaze.memory import Memory
-from trailblaze.rundir import RunDir
-from trailblaze.runlog import load_run
-from trailblaze.runner import ReplayOptions, build_memory, replay_trail
-from trailblaze.session import DeviceSession
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.engine.heal import ambiguity, closest_candidates, seed_text, trail_diff
+from trailblaze.engine.runner import ReplayOptions, build_memory, replay_trail
+from trailblaze.llm.client import LLMClient, LLMRequest, LLMResponse
+from trailblaze.output.rundir import RunDir
+from trailblaze.output.runlog import load_run
 from trailblaze.testing import FunctionLLM, ScriptedLLM, tool
 from trailblaze.testing.demo_policy import demo_llm
-from trailblaze.trail import ToolCall, load_trail
+from trailblaze.tools.execute import ToolResult
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import ToolCall, load_trail
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted(p.name for p in (ROOT / "trails").glob("*.trail.yaml"))
@@ -314,7 +314,7 @@ def test_reliability_on_realistic_latency_with_animations(platform: str, tmp_pat
 def test_a_steps_before_picture_is_the_previous_after_unless_the_device_moved(
     android: DeviceSession, tmp_path: Path
 ) -> None:
-    from trailblaze.runlog import StepRecord, TrailRecord
+    from trailblaze.output.runlog import StepRecord, TrailRecord
 
     run = RunDir(tmp_path / "run", Memory(), command=["test"], device="sim:android")
     path = copy_example("login.trail.yaml", tmp_path)

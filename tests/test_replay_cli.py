@@ -20,7 +20,7 @@ import yaml
 from tests.cli_support import copy_example, trailblaze
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.trail import load_trail
+from trailblaze.trail.model import load_trail
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
@@ -213,8 +213,8 @@ def test_committed_recordings_are_what_record_produces(api: FakeMessagesAPI, tmp
 
 
 def test_step_line_counts_the_recording_apart_from_the_replayers_own_calls() -> None:
-    from trailblaze.runlog import StepRecord, ToolRecord
-    from trailblaze.runner import _step_line
+    from trailblaze.engine.runner import _step_line
+    from trailblaze.output.runlog import StepRecord, ToolRecord
 
     rec = StepRecord(index=3, kind="step", text="Tap", mode="replay", status="failed", duration_ms=800)
     rec.tools = [ToolRecord(name="hideKeyboard", status="OK", source="auto"),

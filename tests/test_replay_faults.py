@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from trailblaze.devices import open_device
+from trailblaze.device.devices import open_device
+from trailblaze.engine.options import DeviceChoice, ReplayRun, RunInputs, RunOutput
+from trailblaze.engine.runner import build_memory, replay_trail, run_replay_command
 from trailblaze.errors import DeviceError
-from trailblaze.run_options import DeviceChoice, ReplayRun, RunInputs, RunOutput
-from trailblaze.runner import build_memory, replay_trail, run_replay_command
-from trailblaze.trail import load_trail
+from trailblaze.trail.model import load_trail
 from trailblaze_sim.faults import Conditions
 
 pytestmark = pytest.mark.slow
@@ -53,12 +53,12 @@ def test_fault_names_the_step_and_keeps_the_trail(platform: str, fault: str, tmp
 
 
 def test_device_dying_mid_run_still_writes_report_and_junit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import trailblaze.devices
+    import trailblaze.device.devices
 
     trail = tmp_path / "login.trail.yaml"
     trail.write_bytes((ROOT / "trails" / "login.trail.yaml").read_bytes())
     before = trail.read_bytes()
-    real_open = trailblaze.devices.open_device
+    real_open = trailblaze.device.devices.open_device
 
     def open_with_fault(spec: str, **kwargs: Any) -> Any:
         conditions = Conditions()
@@ -66,7 +66,7 @@ def test_device_dying_mid_run_still_writes_report_and_junit(tmp_path: Path, monk
         conditions.offline_after_request = conditions.requests + 12
         return session
 
-    monkeypatch.setattr(trailblaze.devices, "open_device", open_with_fault)
+    monkeypatch.setattr(trailblaze.device.devices, "open_device", open_with_fault)
     with pytest.raises(DeviceError) as caught:
         run_replay_command(
             ReplayRun(

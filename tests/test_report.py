@@ -14,11 +14,11 @@ from lxml import html as lxml_html
 from PIL import Image
 
 from tests.report_support import CANDIDATES, FAILED_STEP_TEXT, XSS_TEXT, build_run_dir
-from trailblaze._html import format_cost, format_duration
-from trailblaze.cli import main
+from trailblaze.cli.main import main
 from trailblaze.errors import UsageError
-from trailblaze.report import REPORT_FILE, THUMBNAIL_WIDTH, render_html, write_html_report
-from trailblaze.runlog import RunRecord, StepRecord, TrailRecord, load_run, write_run
+from trailblaze.output._html import format_cost, format_duration
+from trailblaze.output.report import REPORT_FILE, THUMBNAIL_WIDTH, render_html, write_html_report
+from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord, load_run, write_run
 
 
 @pytest.fixture(scope="module")
@@ -244,7 +244,7 @@ def test_trail_relative_transcripts_and_missing_files_degrade_gracefully(tmp_pat
     (run_dir / "01-t" / "llm").mkdir(parents=True)
     (run_dir / "01-t" / "llm" / "step-00-call-01.json").write_text("{}", "utf-8")
     (run_dir / "01-t" / "broken.png").write_bytes(b"not a png")
-    from trailblaze.runlog import LLMCallRecord
+    from trailblaze.output.runlog import LLMCallRecord
 
     step = StepRecord(
         index=0,

@@ -14,7 +14,7 @@ from PIL import Image, ImageStat
 
 from tests.report_support import build_run_dir
 from tests.system_tools import require
-from trailblaze.report import write_html_report
+from trailblaze.output.report import write_html_report
 
 _FAILED_RED = (160, 17, 31)  # --bad-fg: failed badge text, failing trail border, error text
 _DEMO_BUTTON = (103, 80, 165)  # the demo app's primary button, only present if screenshots decoded

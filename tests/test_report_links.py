@@ -12,9 +12,9 @@ import pytest
 from lxml import html as lxml_html
 from PIL import Image
 
-from trailblaze.cli import main
-from trailblaze.report import artifact_path
-from trailblaze.runlog import LLMCallRecord, RunRecord, StepRecord, TrailRecord, write_run
+from trailblaze.cli.main import main
+from trailblaze.output.report import artifact_path
+from trailblaze.output.runlog import LLMCallRecord, RunRecord, StepRecord, TrailRecord, write_run
 
 SECRET_TEXT = "TOP-SECRET-OUTSIDE-THE-RUN"
 

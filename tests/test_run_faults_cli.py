@@ -75,7 +75,7 @@ def _wait_for_step_1(proc: subprocess.Popen[str]) -> None:
 
 @pytest.mark.slow
 def test_sigkill_leaves_a_run_that_reads_interrupted(tmp_path: Path) -> None:
-    from trailblaze.runlog import load_run
+    from trailblaze.output.runlog import load_run
 
     proc = _start(tmp_path)
     _wait_for_step_1(proc)

@@ -1,4 +1,4 @@
-"""A run's options as one object (`trailblaze.run_options`): the device spec parsed once, the
+"""A run's options as one object (`trailblaze.engine.options`): the device spec parsed once, the
 command line kept in run.json derived from the object, and bad combinations refused by it."""
 
 from __future__ import annotations
@@ -9,12 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import trailblaze.devices
-from trailblaze.ci_policy import CiPolicy
-from trailblaze.cli import cli
-from trailblaze.errors import UsageError
-from trailblaze.replay import ReplayOptions
-from trailblaze.run_options import (
+import trailblaze.device.devices
+from trailblaze.cli.main import cli
+from trailblaze.engine.options import (
     DeviceChoice,
     ModelChoice,
     RecordOptions,
@@ -22,7 +19,10 @@ from trailblaze.run_options import (
     ReplayRun,
     RunOutput,
 )
-from trailblaze.shard import parse_shard
+from trailblaze.engine.replay import ReplayOptions
+from trailblaze.engine.shard import parse_shard
+from trailblaze.errors import UsageError
+from trailblaze.output.ci_policy import CiPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -79,14 +79,14 @@ def test_a_cli_replay_parses_the_device_once_and_keeps_no_secret(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[str] = []
-    real = trailblaze.devices.parse_device_spec
+    real = trailblaze.device.devices.parse_device_spec
 
-    def counting(spec: str) -> trailblaze.devices.DeviceSpec:
+    def counting(spec: str) -> trailblaze.device.devices.DeviceSpec:
         calls.append(spec)
         return real(spec)
 
-    monkeypatch.setattr(trailblaze.devices, "parse_device_spec", counting)
-    monkeypatch.setattr("trailblaze.run_options.parse_device_spec", counting)
+    monkeypatch.setattr(trailblaze.device.devices, "parse_device_spec", counting)
+    monkeypatch.setattr("trailblaze.engine.options.parse_device_spec", counting)
     run_dir = tmp_path / "run"
     result = CliRunner().invoke(
         cli,
@@ -107,7 +107,7 @@ def test_a_cli_replay_parses_the_device_once_and_keeps_no_secret(
 
 def test_one_spec_text_is_parsed_once_per_process() -> None:
     """pytest asks the platform of a spec per collected item, MCP per call: the parse is done once."""
-    from trailblaze.devices import parse_device_spec
+    from trailblaze.device.devices import parse_device_spec
 
     first = parse_device_spec("sim:ios:demo@v2")
     before = parse_device_spec.cache_info().hits

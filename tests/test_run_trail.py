@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.cli_support import trailblaze
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.trail import ToolCall, Trail, TrailStep, load_trail, loads_trail
+from trailblaze.trail.model import ToolCall, Trail, TrailStep, load_trail, loads_trail
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -275,10 +275,10 @@ def test_load_save_keeps_the_bytes(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_library_replay_nests_without_a_run_dir_and_refuses_a_cycle_at_run_time(tmp_path: Path) -> None:
-    from trailblaze.devices import open_device
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.replay import replay_trail
     from trailblaze.errors import UsageError
-    from trailblaze.replay import replay_trail
-    from trailblaze.variables import build_memory
+    from trailblaze.trail.variables import build_memory
 
     sign_in_flow(tmp_path / "flows")
     trail = load_trail(caller(tmp_path / "suite"))

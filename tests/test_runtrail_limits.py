@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import trailblaze
-from trailblaze import preflight
-from trailblaze._limits import MAX_EXPANDED_STEPS, MAX_RUNTRAIL_DEPTH
+from trailblaze.common.limits import MAX_EXPANDED_STEPS, MAX_RUNTRAIL_DEPTH
+from trailblaze.engine import preflight
 from trailblaze.errors import UsageError
-from trailblaze.runlog import RunRecord, StepRecord, TrailRecord, load_run
-from trailblaze.subtrail import open_subtrail, trail_key
-from trailblaze.trail import ToolCall, load_trail
-from trailblaze.variables import build_memory
+from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord, load_run
+from trailblaze.trail.model import ToolCall, load_trail
+from trailblaze.trail.subtrail import open_subtrail, trail_key
+from trailblaze.trail.variables import build_memory
 
 LEAF = "trail:\n  - step: Go back\n    recording:\n      android:\n        - pressBack: {}\n"
 

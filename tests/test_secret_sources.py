@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.cli import main
+from trailblaze.cli.main import main
+from trailblaze.common.secret_sources import collect_secrets, env_var_for, read_secret_file
 from trailblaze.errors import UsageError
-from trailblaze.secret_sources import collect_secrets, env_var_for, read_secret_file
 
 pytest_plugins = ["pytester"]
 
@@ -119,7 +119,7 @@ def test_a_secret_from_the_environment_is_not_in_the_process_command_line(tmp_pa
     """What `ps` / /proc/PID/cmdline shows of a running `trailblaze` holds the name, not the value."""
     env = {**os.environ, "TRAILBLAZE_SECRET_PASSWORD": "hunter2-env-only"}
     script = (
-        "import sys; from trailblaze.cli import main; "
+        "import sys; from trailblaze.cli.main import main; "
         "open(sys.argv[1], 'wb').write(open('/proc/self/cmdline', 'rb').read()); "
         "main(['tool', 'pressBack', '--device', 'sim:android', '--secret', 'password'])"
     )
@@ -206,7 +206,7 @@ def test_a_device_or_a_pipe_is_refused_before_it_is_read(tmp_path: Path, special
 
 
 def test_a_huge_file_is_refused_by_size_and_a_long_one_by_lines(tmp_path: Path) -> None:
-    from trailblaze.secret_sources import MAX_SECRET_FILE_BYTES, MAX_SECRET_FILE_LINES
+    from trailblaze.common.secret_sources import MAX_SECRET_FILE_BYTES, MAX_SECRET_FILE_LINES
 
     big = tmp_path / "big.env"
     big.write_bytes(b"X=" + b"a" * MAX_SECRET_FILE_BYTES)

@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 
 from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
-from trailblaze.hierarchy import Hierarchy, Node, parse_hierarchy
-from trailblaze.occlusion import covers
-from trailblaze.resolve import compile_pattern, resolve
-from trailblaze.selector import NodeSelector
-from trailblaze.selector_gen import generate_selector, hit_test, literal, selector_for
+from trailblaze.screen.hierarchy import Hierarchy, Node, parse_hierarchy
+from trailblaze.screen.occlusion import covers
+from trailblaze.screen.resolve import compile_pattern, resolve
+from trailblaze.screen.selector import NodeSelector
+from trailblaze.screen.selector_gen import generate_selector, hit_test, literal, selector_for
 
 LOGIN = """<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>
 <hierarchy rotation="0">

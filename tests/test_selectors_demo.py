@@ -17,11 +17,11 @@ import pytest
 from tests.demo_screens import SCREENS, demo_screen
 from tests.test_compact import covers_every_interactive_node
 from tests.test_selectors import round_trip
-from trailblaze.compact import compact_view
-from trailblaze.hierarchy import Hierarchy, Node
-from trailblaze.occlusion import covers
-from trailblaze.resolve import describe_selector, resolve
-from trailblaze.selector_gen import generate_selector, tap_target
+from trailblaze.screen.compact import compact_view
+from trailblaze.screen.hierarchy import Hierarchy, Node
+from trailblaze.screen.occlusion import covers
+from trailblaze.screen.resolve import describe_selector, resolve
+from trailblaze.screen.selector_gen import generate_selector, tap_target
 
 PLATFORMS = ("android", "ios")
 
@@ -119,7 +119,7 @@ def test_selectors_recorded_on_demo_find_the_same_element_on_the_restyled_app(
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_capture_through_the_real_client_matches_the_direct_capture(platform: str) -> None:
     """End to end: the login screen through `open_device` (real client, real sockets) reads the same."""
-    from trailblaze.devices import open_device
+    from trailblaze.device.devices import open_device
 
     with open_device(f"sim:{platform}", latency="zero") as session:
         h = session.screen()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.device_support import rig
-from trailblaze.selector import NodeSelector
+from trailblaze.screen.selector import NodeSelector
 from trailblaze_sim.model import ManualClock
 
 

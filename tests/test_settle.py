@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 
 from tests.device_support import rig
-from trailblaze.devices import load_driver_plugin
-from trailblaze.execute import run_recorded_tool
-from trailblaze.hierarchy import Hierarchy, parse_hierarchy
-from trailblaze.memory import Memory
-from trailblaze.session import DeviceSession
-from trailblaze.settle import fingerprint, loading_indicator, normalise_text, same_screen, settle
-from trailblaze.trail import parse_tool
+from trailblaze.device.devices import load_driver_plugin
+from trailblaze.device.session import DeviceSession
+from trailblaze.device.settle import fingerprint, loading_indicator, normalise_text, same_screen, settle
+from trailblaze.screen.hierarchy import Hierarchy, parse_hierarchy
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.model import parse_tool
 from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
 from trailblaze_sim.model import SteppedClock
 

@@ -1,4 +1,4 @@
-"""Sharding a run over CI jobs and merging the shards' run directories (`trailblaze.shard`, `trailblaze.merge`)."""
+"""Sharding a run over CI jobs and merging the shards' run directories (`trailblaze.engine.shard`, `trailblaze.output.merge`)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from cli_support import EXAMPLES_DIR, NO_LLM, copy_example, trailblaze
 
+from trailblaze.engine.shard import Shard, assign_shards, load_durations, parse_shard, select_shard
 from trailblaze.errors import UsageError
-from trailblaze.runlog import RunRecord, TrailRecord, write_run
-from trailblaze.shard import Shard, assign_shards, load_durations, parse_shard, select_shard
+from trailblaze.output.runlog import RunRecord, TrailRecord, write_run
 
 pytest_plugins = ["pytester"]
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 from sim_android_support import AndroidRig, android_rig, rid
 
-from trailblaze.apk import input_method_services
-from trailblaze.hierarchy import parse_hierarchy
+from trailblaze.device.apk import input_method_services
+from trailblaze.screen.hierarchy import parse_hierarchy
 
 IME = "com.github.uiautomator/.AdbKeyboard"
 LATIN = "com.android.inputmethod.latin/.LatinIME"

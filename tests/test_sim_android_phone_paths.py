@@ -126,7 +126,7 @@ def test_trailblaze_sim_times_gestures_unless_told_not_to(
 ) -> None:
     from click.testing import CliRunner
 
-    import trailblaze.cli as cli_module
+    import trailblaze.cli.main as cli_module
     from trailblaze_sim import runtime
 
     started: list[object] = []

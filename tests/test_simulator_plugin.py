@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import trailblaze.simulator as simulator_module
-from trailblaze.cli import main
-from trailblaze.devices import open_device
+import trailblaze.device.simulator as simulator_module
+from trailblaze.cli.main import main
+from trailblaze.device.devices import open_device
+from trailblaze.device.simulator import load_simulator
 from trailblaze.errors import EXIT_USAGE, UsageError
-from trailblaze.simulator import load_simulator
 
 LOGIN = Path(__file__).resolve().parents[1] / "trails" / "login.trail.yaml"
 
@@ -77,7 +77,7 @@ def test_the_cli_without_the_simulator_exits_2_in_one_line(
 def test_the_fake_model_endpoint_needs_no_simulator(
     no_simulator: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import trailblaze.cli as cli_module
+    import trailblaze.cli.main as cli_module
 
     served: list[str] = []
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.device_support import Rig, rig
-from trailblaze.cli import main
-from trailblaze.execute import run_recorded_tool
-from trailblaze.memory import Memory
-from trailblaze.probes.sql import SqlRefused, read_only_sql
-from trailblaze.session import DeviceSession
-from trailblaze.trail import ToolCall
+from trailblaze.cli.main import main
+from trailblaze.device.session import DeviceSession
+from trailblaze.tools.execute import run_recorded_tool
+from trailblaze.tools.memory import Memory
+from trailblaze.tools.probes.sql import SqlRefused, read_only_sql
+from trailblaze.trail.model import ToolCall
 
 PKG = "dev.trailblaze.demo"
 
@@ -168,10 +168,10 @@ def test_a_query_result_that_depends_on_a_secret_is_never_shown(android: Rig) ->
 def test_an_sqlite3_without_safe_mode_gets_the_query_again_without_it() -> None:
     from types import SimpleNamespace
 
-    from trailblaze.driver import ShellOutput
-    from trailblaze.probes import params as pp
-    from trailblaze.probes.sql import ROW_SEP
-    from trailblaze.toolset import get_tool
+    from trailblaze.device.driver import ShellOutput
+    from trailblaze.tools.probes import params as pp
+    from trailblaze.tools.probes.sql import ROW_SEP
+    from trailblaze.tools.toolset import get_tool
 
     sent: list[str] = []
 

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from trailblaze.compact import compact_view
-from trailblaze.devices import open_device
-from trailblaze.memory import Memory
-from trailblaze.session import DeviceSession
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.screen.compact import compact_view
 from trailblaze.testing.demo_policy import parse_screen
-from trailblaze.tools import ToolContext, ToolRegistry, default_registry, fingerprint
+from trailblaze.tools.llm_tools import ToolContext, ToolRegistry, default_registry, fingerprint
+from trailblaze.tools.memory import Memory
 
 LLM_TOOLS = [
     "tap", "inputText", "eraseText", "hideKeyboard", "swipe", "scrollUntilTextIsVisible", "launchApp",
@@ -45,7 +45,7 @@ def test_the_model_sees_exactly_the_design_tools() -> None:
 
 def test_launch_app_defaults_to_a_clean_start_everywhere_and_says_so() -> None:
     from trailblaze.mcp.surface import mcp_tools
-    from trailblaze.recorded_tools import LaunchApp
+    from trailblaze.tools.recorded import LaunchApp
 
     registry = ToolRegistry()
     spec = next(s for s in registry.specs() if s.name == "launchApp")
@@ -58,7 +58,7 @@ def test_launch_app_defaults_to_a_clean_start_everywhere_and_says_so() -> None:
     assert "clean state" in mcp.description
     from click.testing import CliRunner
 
-    from trailblaze.cli import cli
+    from trailblaze.cli.main import cli
 
     helped = " ".join(CliRunner().invoke(cli, ["tool", "--help"], terminal_width=200).output.split())
     assert "`launchApp` starts the app from a clean state (CLEAR_STATE) unless its launchMode says" in helped

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from pydantic import Field
 
-from trailblaze.custom_tools import ToolBox, python_tool
-from trailblaze.execute import TOOL_KINDS
-from trailblaze.tool_params import RecordedToolParams
-from trailblaze.tools import Tool, default_registry
-from trailblaze.toolset import ToolSet, all_tools, defines, get_tool
-from trailblaze.toolset.registry import READ_COMPAT_TOOLS, RECORDED_TOOL_PARAMS, _collect
+from trailblaze.tools.custom import ToolBox, python_tool
+from trailblaze.tools.execute import TOOL_KINDS
+from trailblaze.tools.llm_tools import Tool, default_registry
+from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.registry import READ_COMPAT_TOOLS, RECORDED_TOOL_PARAMS, _collect
+from trailblaze.tools.toolset import ToolSet, all_tools, defines, get_tool
 
 PACKAGE = Path(__file__).resolve().parent.parent / "trailblaze"
 
@@ -25,15 +25,15 @@ def _sources() -> dict[str, str]:
 
 def test_kind_and_the_run_context_are_defined_once() -> None:
     kinds = [f for f, text in _sources().items() if 'Literal["action", "assertion", "other"]' in text]
-    assert kinds == ["toolset/model.py"]
+    assert kinds == ["tools/tooldef.py"]
     contexts = [
         (f, m)
         for f, text in _sources().items()
         for m in re.findall(r"^class (\w*Context)\(Protocol\)", text, re.M)
     ]
-    assert contexts == [("toolset/model.py", "RunContext")]
+    assert contexts == [("tools/tooldef.py", "RunContext")]
     tool_contexts = [f for f, text in _sources().items() if re.search(r"^class ToolContext\b", text, re.M)]
-    assert tool_contexts == ["custom_tools.py"]  # a Python tool's context; the agent's is `CallContext`
+    assert tool_contexts == ["tools/custom.py"]  # a Python tool's context; the agent's is `CallContext`
 
 
 def test_every_built_in_tool_is_one_definition_and_the_tables_are_views_of_them() -> None:
@@ -139,7 +139,7 @@ def test_the_contributor_docs_new_tool_example_defines_a_tool() -> None:
     section = text.split("## A new tool in one place", 1)[1]
     code = re.search(r"```python\n(.*?)```", section, re.S)
     assert code is not None
-    from trailblaze.toolset import core
+    from trailblaze.tools import core
 
     namespace = dict(vars(core))
     exec(code.group(1), namespace)  # the example as written, in the module it says it goes into
@@ -155,5 +155,5 @@ def test_the_real_example_in_the_contributor_docs_is_the_shipped_code() -> None:
     text = (PACKAGE.parent / "docs" / "contributing-tools.md").read_text(encoding="utf-8")
     section = text.split("## A real example", 1)[1].split("## A new tool", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert blocks[0] in (PACKAGE / "recorded_tools.py").read_text(encoding="utf-8")
-    assert blocks[1] in (PACKAGE / "toolset" / "core.py").read_text(encoding="utf-8")
+    assert blocks[0] in (PACKAGE / "tools" / "recorded.py").read_text(encoding="utf-8")
+    assert blocks[1] in (PACKAGE / "tools" / "core.py").read_text(encoding="utf-8")

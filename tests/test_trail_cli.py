@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from trailblaze._yaml import parse_document
-from trailblaze.cli import cli
+from trailblaze.cli.main import cli
+from trailblaze.common.yaml_lines import parse_document
 
 ROOT = Path(__file__).resolve().parent.parent
 

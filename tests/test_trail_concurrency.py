@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from trailblaze.errors import TrailConflictError
-from trailblaze.trail import ToolCall, load_trail
+from trailblaze.trail.model import ToolCall, load_trail
 
 TRAIL = """\
 # shared by two platforms; comments survive every save
@@ -34,7 +34,7 @@ trail:
 _WRITER = textwrap.dedent(
     """
     import sys, time
-    from trailblaze.trail import ToolCall, load_trail
+    from trailblaze.trail.model import ToolCall, load_trail
     path, step, classifier, value, start = sys.argv[1:6]
     trail = load_trail(path)
     time.sleep(max(0.0, float(start) - time.time()))

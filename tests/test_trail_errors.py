@@ -10,7 +10,7 @@ from typing import NamedTuple
 import pytest
 
 from trailblaze.errors import Problem, TrailFileError
-from trailblaze.trail import loads_trail
+from trailblaze.trail.model import loads_trail
 
 
 class Case(NamedTuple):
@@ -492,7 +492,7 @@ def test_problems_at_one_position_keep_the_order_they_were_found_whatever_the_ha
     # Both problems sit at 2:5. Deduplicating through a set made their order follow the string hash,
     # so the same file printed its errors in a different order from run to run.
     code = (
-        "from trailblaze.trail import loads_trail\n"
+        "from trailblaze.trail.model import loads_trail\n"
         "try:\n    loads_trail('trail:\\n  - stepp: x\\n')\n"
         "except Exception as exc:\n    print(exc)\n"
     )

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze._yaml import content_end, parse_document
+from trailblaze.common.yaml_lines import content_end, parse_document
 from trailblaze.errors import TrailFileError, UsageError
-from trailblaze.recorded_tools import LaunchApp, TapOnElementBySelector
-from trailblaze.selector import NodeSelector
-from trailblaze.toolset import all_tools
-from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
-from trailblaze.trail import (
+from trailblaze.screen.selector import NodeSelector
+from trailblaze.tools.recorded import LaunchApp, TapOnElementBySelector
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
+from trailblaze.tools.toolset import all_tools
+from trailblaze.trail.model import (
     ANY_CLASSIFIER,
     ToolCall,
     Trail,

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trailblaze.errors import TrailFileError
-from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
-from trailblaze.trail import ToolCall, Trail, TrailConfig, Trailhead, TrailStep, loads_trail
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
+from trailblaze.trail.model import ToolCall, Trail, TrailConfig, Trailhead, TrailStep, loads_trail
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted((ROOT / "tests" / "data" / "trails").glob("*.trail.yaml")) + sorted(

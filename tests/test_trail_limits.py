@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze._limits import MAX_DEPTH, MAX_NODES, MAX_TRAIL_BYTES_ENV, max_trail_bytes
+from trailblaze.common.limits import MAX_DEPTH, MAX_NODES, MAX_TRAIL_BYTES_ENV, max_trail_bytes
 from trailblaze.errors import TrailFileError, UsageError
-from trailblaze.trail import find_trail_files, load_trail, loads_trail
+from trailblaze.trail.model import find_trail_files, load_trail, loads_trail
 
 GOOD = "trail:\n  - step: go back\n    recording:\n      android:\n        - pressBack\n"
 

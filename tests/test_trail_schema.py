@@ -9,9 +9,9 @@ import jsonschema
 import pytest
 from test_trail_errors import MALFORMED, Case
 
-from trailblaze._yaml import YamlSyntaxError, parse_document
-from trailblaze.schema import trail_json_schema
-from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
+from trailblaze.common.yaml_lines import YamlSyntaxError, parse_document
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
+from trailblaze.trail.schema import trail_json_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted((ROOT / "tests" / "data" / "trails").glob("*.trail.yaml")) + sorted(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.cli import main
+from trailblaze.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD = sorted((ROOT / "tests" / "data" / "bad-trails").glob("*.trail.yaml"))

@@ -64,8 +64,8 @@ def _replay(path: Path, tmp_path: Path, *extra: str) -> tuple[int, str]:
 
 
 def _replay_in_process(path: Path, device: str = "web") -> str:
-    from trailblaze.devices import open_device
-    from trailblaze.runner import replay_trail
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.runner import replay_trail
 
     with open_device(device) as session:
         record = replay_trail(path, session)
@@ -125,7 +125,7 @@ trail:
 def test_record_through_the_messages_api_then_replay_with_no_llm(tmp_path: Path, base_url: str) -> None:
     from tests.web_policy import todomvc_policy
     from trailblaze.testing import FakeMessagesAPI
-    from trailblaze.trail import load_trail
+    from trailblaze.trail.model import load_trail
 
     path = tmp_path / "todomvc-record.trail.yaml"
     path.write_text(_NL_TRAIL, encoding="utf-8")
@@ -170,9 +170,9 @@ def test_self_heal_repairs_a_renamed_filter(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_hierarchy_roles_states_and_modal_dialog(base_url: str) -> None:
-    from trailblaze.compact import compact_view
-    from trailblaze.devices import open_device
-    from trailblaze.occlusion import covers
+    from trailblaze.device.devices import open_device
+    from trailblaze.screen.compact import compact_view
+    from trailblaze.screen.occlusion import covers
 
     with open_device(f"web:{base_url}/dialog.html") as session:
         screen = session.settle()
@@ -207,8 +207,8 @@ def test_missing_browser_is_a_one_line_device_error(tmp_path: Path) -> None:
 
 
 def test_web_trail_is_skipped_on_android() -> None:
-    from trailblaze.preflight import may_be_skipped
-    from trailblaze.trail import load_trail
+    from trailblaze.engine.preflight import may_be_skipped
+    from trailblaze.trail.model import load_trail
 
     trail = load_trail(TRAIL)
     assert may_be_skipped(trail, "android") and may_be_skipped(trail, "ios")
@@ -257,8 +257,8 @@ trail:
 
 @pytest.mark.slow
 def test_slow_request_shadow_dom_iframe_and_select(tmp_path: Path, base_url: str) -> None:
-    from trailblaze.devices import open_device
-    from trailblaze.runner import replay_trail
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.runner import replay_trail
 
     with open_device(f"web:{base_url}/edge.html") as session:
         load = next(n for n in session.settle().nodes if n.label == "Load data")

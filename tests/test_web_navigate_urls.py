@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import trailblaze
-from trailblaze.catalog.web_urls import url_to_open
+from trailblaze.tools.catalog.web_urls import url_to_open
 
 
 def test_urls_are_opened_or_refused_with_a_reason(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ from pydantic import ValidationError
 
 from tests.cli_support import NO_LLM, trailblaze
 from tests.web_support import serve_folder
-from trailblaze.catalog.web_target import WebTargetParams
-from trailblaze.catalog.web_tools import (
+from trailblaze.tools.catalog.web_target import WebTargetParams
+from trailblaze.tools.catalog.web_tools import (
     WebClick,
     WebScroll,
     WebSelectOption,
@@ -27,7 +27,7 @@ from trailblaze.catalog.web_tools import (
     WebVerifyElementVisible,
     WebVerifyValue,
 )
-from trailblaze.tool_params import RecordedToolParams
+from trailblaze.tools.params import RecordedToolParams
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "web"

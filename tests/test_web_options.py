@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli_support import trailblaze
-from trailblaze.css_check import css_problem
+from trailblaze.device.web_options import WebOptions
 from trailblaze.errors import UsageError
-from trailblaze.web_options import WebOptions
+from trailblaze.screen.css_check import css_problem
 
 pytest.importorskip("playwright", reason="the web driver needs `pip install -e ./drivers/web` (playwright)")
 if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):
@@ -265,10 +265,10 @@ def test_bad_css_fails_validation_at_its_line(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_css_matches_the_live_capture_only_and_is_never_generated(site: str) -> None:
-    from trailblaze.devices import open_device
-    from trailblaze.resolve import resolve
-    from trailblaze.selector import NodeSelector
-    from trailblaze.selector_gen import generate_selector
+    from trailblaze.device.devices import open_device
+    from trailblaze.screen.resolve import resolve
+    from trailblaze.screen.selector import NodeSelector
+    from trailblaze.screen.selector_gen import generate_selector
 
     def select(capture: object, **web: object) -> list[str]:
         found = resolve(NodeSelector.model_validate({"web": web}), capture)  # type: ignore[arg-type]

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.test_web_driver import DATA, _serve  # skips this module too when no browser is installed
-from trailblaze.devices import open_device
-from trailblaze.hierarchy import Hierarchy
-from trailblaze.session import DeviceSession
+from trailblaze.device.devices import open_device
+from trailblaze.device.session import DeviceSession
+from trailblaze.screen.hierarchy import Hierarchy
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +93,7 @@ def test_an_xhr_in_flight_is_waited_for(session: DeviceSession) -> None:
 
 def test_a_loading_text_is_waited_out_like_a_spinner(session: DeviceSession) -> None:
     # The 300 ms timer is too long to count as pending work: the page looks idle with "Loading…"
-    # on it, and the session's loading-indicator handling (trailblaze.settle) waits it out.
+    # on it, and the session's loading-indicator handling (trailblaze.device.settle) waits it out.
     after = _click(session, "Load slowly")
     assert any(n.text == "Loaded" for n in after.nodes)
     assert (

@@ -23,14 +23,14 @@ from trailblaze.errors import (
 )
 
 if TYPE_CHECKING:
-    from trailblaze.custom_tools import ToolContext, tool
-    from trailblaze.devices import open_device
-    from trailblaze.replay import ReplayOptions, replay_trail
-    from trailblaze.run_options import RecordOptions
-    from trailblaze.runner import record_trail
-    from trailblaze.selector import NodeSelector
-    from trailblaze.toolset.registry import RECORDED_TOOL_PARAMS
-    from trailblaze.trail import (
+    from trailblaze.device.devices import open_device
+    from trailblaze.engine.options import RecordOptions
+    from trailblaze.engine.replay import ReplayOptions, replay_trail
+    from trailblaze.engine.runner import record_trail
+    from trailblaze.screen.selector import NodeSelector
+    from trailblaze.tools.custom import ToolContext, tool
+    from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
+    from trailblaze.trail.model import (
         ANY_CLASSIFIER,
         ToolCall,
         Trail,
@@ -47,18 +47,18 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    "RECORDED_TOOL_PARAMS": "trailblaze.toolset.registry",
-    "NodeSelector": "trailblaze.selector",
-    "ToolContext": "trailblaze.custom_tools",
-    "tool": "trailblaze.custom_tools",
+    "RECORDED_TOOL_PARAMS": "trailblaze.tools.registry",
+    "NodeSelector": "trailblaze.screen.selector",
+    "ToolContext": "trailblaze.tools.custom",
+    "tool": "trailblaze.tools.custom",
     # the run API: open a device, replay or record a trail on it
-    "open_device": "trailblaze.devices",
-    "ReplayOptions": "trailblaze.replay",
-    "replay_trail": "trailblaze.replay",
-    "RecordOptions": "trailblaze.run_options",
-    "record_trail": "trailblaze.runner",
+    "open_device": "trailblaze.device.devices",
+    "ReplayOptions": "trailblaze.engine.replay",
+    "replay_trail": "trailblaze.engine.replay",
+    "RecordOptions": "trailblaze.engine.options",
+    "record_trail": "trailblaze.engine.runner",
     **{
-        name: "trailblaze.trail"
+        name: "trailblaze.trail.model"
         for name in (
             "ANY_CLASSIFIER",
             "ToolCall",

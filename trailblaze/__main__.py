@@ -1,3 +1,3 @@
-from trailblaze.cli import main
+from trailblaze.cli.main import main
 
 main()

@@ -1,9 +1,9 @@
 """MkDocs hook: the reference pages, generated from the code at build time so they cannot drift.
 
 `mkdocs build` calls `on_files`, which adds five pages that exist in no file of the repository:
-the CLI reference (the click commands of `trailblaze.cli`), the tool catalog (the recorded tools of
-`trailblaze.recorded_tools` and the agent's tool registry), the trail file format (the JSON Schema
-of `trailblaze.schema`), the pytest options and ini keys (the plugin's `pytest_addoption`, run
+the CLI reference (the click commands of `trailblaze.cli.main`), the tool catalog (the recorded tools of
+`trailblaze.tools.recorded` and the agent's tool registry), the trail file format (the JSON Schema
+of `trailblaze.trail.schema`), the pytest options and ini keys (the plugin's `pytest_addoption`, run
 against a parser that only collects) and the MCP tools (`trailblaze.mcp.surface`). Each page is
 also a plain function of this module (`PAGES`), so tests can read what the site will say.
 """
@@ -63,7 +63,7 @@ def _help_text(text: str) -> str:
 def cli_page() -> str:
     import click
 
-    from trailblaze.cli import cli
+    from trailblaze.cli.main import cli
 
     out = ["# Command line", "", GENERATED_NOTE, "", _help_text(cli.help or ""), ""]
     out += ["| option | what |", "| --- | --- |"]
@@ -165,9 +165,9 @@ def _platforms(t: Any) -> str:
 
 
 def tool_entries() -> list[ToolEntry]:
-    """Every built-in tool, from the tool registry (`trailblaze.toolset.all_tools()`)."""
-    from trailblaze.tools import params_schema
-    from trailblaze.toolset import all_tools
+    """Every built-in tool, from the tool registry (`trailblaze.tools.toolset.all_tools()`)."""
+    from trailblaze.tools.llm_tools import params_schema
+    from trailblaze.tools.toolset import all_tools
 
     entries = []
     for t in sorted(all_tools(), key=lambda t: t.name.lower()):
@@ -189,7 +189,7 @@ def tool_entries() -> list[ToolEntry]:
 
 
 def tools_page() -> str:
-    from trailblaze.tools import default_registry
+    from trailblaze.tools.llm_tools import default_registry
 
     entries = tool_entries()
     out = ["# Tools", "", GENERATED_NOTE, "",
@@ -220,7 +220,7 @@ def tools_page() -> str:
 
 
 def trail_format_page() -> str:
-    from trailblaze.schema import trail_json_schema
+    from trailblaze.trail.schema import trail_json_schema
 
     schema = trail_json_schema()
     defs = schema["$defs"]
@@ -288,7 +288,7 @@ class _Collector:
 
 
 def pytest_declarations() -> _Collected:
-    from trailblaze.pytest_plugin import pytest_addoption
+    from trailblaze.pytest.plugin import pytest_addoption
 
     parser = _Collector()
     pytest_addoption(parser)  # type: ignore[arg-type]
@@ -326,7 +326,7 @@ def pytest_page() -> str:
 
 def mcp_page() -> str:
     from trailblaze.mcp.surface import mcp_tools
-    from trailblaze.tools import default_registry
+    from trailblaze.tools.llm_tools import default_registry
 
     tools = mcp_tools(default_registry())
     out = ["# MCP tools", "", GENERATED_NOTE, "",

@@ -3,7 +3,7 @@
 SDK-free and synchronous: every method returns a `Reply` — a status word, the text the client sees
 and maybe an image — and never raises for a trail-level, usage or device problem (the MCP layer
 turns a reply into a tool result; docs/adr/0030-mcp-server.md). Actions go through the agent's own
-tool registry (`trailblaze.tools`), so a ref becomes the selector `record` would write and runs
+tool registry (`trailblaze.tools.llm_tools`), so a ref becomes the selector `record` would write and runs
 through `run_recorded_tool`, settling afterwards. Every text leaving here is redacted: a secret's
 value never appears, only `{{name}}`.
 """
@@ -16,19 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.common.redact import scrub
 from trailblaze.errors import DeviceError, TrailblazeError, TrailFileError, UsageError
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.draft import TrailDraft
-from trailblaze.redact import scrub
-from trailblaze.tools import CallContext, ToolRegistry, default_registry
+from trailblaze.tools.llm_tools import CallContext, ToolRegistry, default_registry
 
 if TYPE_CHECKING:
-    from trailblaze.compact import CompactView
-    from trailblaze.hierarchy import Hierarchy
-    from trailblaze.memory import Memory
-    from trailblaze.runlog import TrailRecord
-    from trailblaze.session import DeviceSession
-    from trailblaze.trail import ToolCall, Trail
+    from trailblaze.device.session import DeviceSession
+    from trailblaze.output.runlog import TrailRecord
+    from trailblaze.screen.compact import CompactView
+    from trailblaze.screen.hierarchy import Hierarchy
+    from trailblaze.tools.memory import Memory
+    from trailblaze.trail.model import ToolCall, Trail
 
 __all__ = ["HINTS", "Reply", "Workbench", "answer"]
 
@@ -116,7 +116,7 @@ class Workbench:
 
     # --- devices ---------------------------------------------------------------------------------
     def list_devices(self) -> Reply:
-        from trailblaze.devices import list_devices
+        from trailblaze.device.devices import list_devices
 
         found, problems = list_devices()
         self.confined.offer(d.spec for d in found)
@@ -160,7 +160,7 @@ class Workbench:
 
     def screenshot(self, *, marks: bool) -> Reply:
         def shoot(session: DeviceSession) -> Reply:
-            from trailblaze.agent import model_image
+            from trailblaze.agent.loop import model_image
             from trailblaze.mcp.mask import Unmaskable, mask_secrets
 
             hierarchy = session.settle()
@@ -318,7 +318,7 @@ class Workbench:
         return ""
 
     def trail_replay(self, path: str | None) -> Reply:
-        from trailblaze.replay import build_memory, replay_trail
+        from trailblaze.engine.replay import build_memory, replay_trail
 
         loaded = self._load(path)
         if isinstance(loaded, Reply):
@@ -332,7 +332,7 @@ class Workbench:
         return self._device_call(replay)
 
     def trail_validate(self, path: str | None) -> Reply:
-        from trailblaze.preflight import validate_trails
+        from trailblaze.engine.preflight import validate_trails
 
         loaded = self._load(path)
         if isinstance(loaded, Reply):
@@ -352,7 +352,7 @@ class Workbench:
         return any(f"{{{{{name}}}}}" in message or f"'{name}'" in message for name in self._secrets)
 
     def _load(self, path: str | None) -> Trail | Reply:
-        from trailblaze.trail import load_trail
+        from trailblaze.trail.model import load_trail
 
         if path is None:
             if self.draft is None or not self.draft.path.exists():
@@ -400,9 +400,9 @@ class Workbench:
 def _save_problems(draft: TrailDraft) -> list[str]:
     """What `trail_validate` would say of the saved file (too big, not loadable, a tool that cannot
     run), so a trail that would be refused later is not written now."""
-    from trailblaze._limits import max_trail_bytes
-    from trailblaze.preflight import validate_trails
-    from trailblaze.trail import loads_trail
+    from trailblaze.common.limits import max_trail_bytes
+    from trailblaze.engine.preflight import validate_trails
+    from trailblaze.trail.model import loads_trail
 
     text = draft.to_trail().to_yaml()
     size, limit = len(text.encode("utf-8")), max_trail_bytes()
@@ -418,7 +418,7 @@ def _save_problems(draft: TrailDraft) -> list[str]:
 
 
 def _view(hierarchy: Hierarchy) -> CompactView:
-    from trailblaze.compact import compact_view
+    from trailblaze.screen.compact import compact_view
 
     return compact_view(hierarchy)
 
@@ -446,7 +446,7 @@ def _replay_reply(record: TrailRecord) -> Reply:
 
 def _unchecked_facts(draft: TrailDraft) -> str | None:
     """Why the current verify step may not be left yet: facts it states that no assertion checks."""
-    from trailblaze.facts import uncovered
+    from trailblaze.mutation.facts import uncovered
 
     step = draft.current
     if step is None or step.kind != "verify" or step.empty:
@@ -461,7 +461,7 @@ def _unchecked_facts(draft: TrailDraft) -> str | None:
 
 def _weak_assertions(calls: list[ToolCall], screen: Hierarchy, memory: Memory) -> list[tuple[ToolCall, str]]:
     """The assertions among `calls` that cannot fail on `screen` (the mutation proof), with why."""
-    from trailblaze.mutation import is_assertion, prove_assertion
+    from trailblaze.mutation.mutants import is_assertion, prove_assertion
 
     out = []
     for call in calls:

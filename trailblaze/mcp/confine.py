@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trailblaze.errors import UsageError
-from trailblaze.trail import is_trail_file
+from trailblaze.trail.model import is_trail_file
 
 __all__ = ["SIMULATORS", "Confinement"]
 

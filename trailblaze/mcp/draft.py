@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from trailblaze.trail import ToolCall, Trail, TrailConfig, TrailStep, save_trail
+from trailblaze.trail.model import ToolCall, Trail, TrailConfig, TrailStep, save_trail
 
 __all__ = ["DraftStep", "TrailDraft"]
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from trailblaze.hierarchy import Hierarchy, Node, Rect
+    from trailblaze.screen.hierarchy import Hierarchy, Node, Rect
 
 __all__ = ["Unmaskable", "mask_secrets", "secret_boxes"]
 

@@ -2,7 +2,7 @@
 and the `Workbench` method behind each tool.
 
 Four groups (docs/adr/0030-mcp-server.md): devices, observation, actions and trails. The actions are
-not defined here: they are the agent's device tools (`trailblaze.tools.default_registry()`, minus
+not defined here: they are the agent's device tools (`trailblaze.tools.llm_tools.default_registry()`, minus
 `objectiveStatus`), so a tool added there — e.g. an app-state probe that delegates to a recorded
 tool — is offered over MCP and recorded into trails with no change in this package.
 """
@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from trailblaze.mcp.bench import Reply, Workbench, answer
-from trailblaze.tools import ToolRegistry, argument_problems, params_schema
+from trailblaze.tools.llm_tools import ToolRegistry, argument_problems, params_schema
 
 __all__ = ["McpTool", "mcp_tools"]
 

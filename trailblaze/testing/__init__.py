@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from trailblaze.llm import LLMExchange
+from trailblaze.llm.client import LLMExchange
 from trailblaze.testing._llm import (
     FunctionLLM,
     ScriptedLLM,

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from trailblaze.llm import (
+from trailblaze.llm.client import (
     LLMExchange,
     LLMRequest,
     LLMResponse,

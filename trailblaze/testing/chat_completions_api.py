@@ -32,7 +32,7 @@ import re
 import time
 from typing import Any
 
-from trailblaze.openai_llm import ERROR_PREFIX
+from trailblaze.llm.openai import ERROR_PREFIX
 from trailblaze.testing.messages_api import FakeError, FakeMessagesAPI, Reply, _Invalid, _tokens
 
 __all__ = ["FakeChatCompletionsAPI", "chat_tool_call_response", "messages_body"]

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from trailblaze.pricing import DEMO_MODEL, DEMO_PROVIDER
-from trailblaze.prompts import OBJECTIVE_HEADER, SCREEN_HEADER
+from trailblaze.llm.pricing import DEMO_MODEL, DEMO_PROVIDER
+from trailblaze.llm.prompts import OBJECTIVE_HEADER, SCREEN_HEADER
 from trailblaze.testing._llm import FunctionLLM
 from trailblaze.testing.messages_api import Reply
 
@@ -351,8 +351,8 @@ def demo_llm() -> FunctionLLM:
     """An in-process `LLMClient` answering with `demo_policy` (no HTTP; same request translation)."""
     import itertools
 
-    from trailblaze.anthropic_llm import to_anthropic_params
-    from trailblaze.llm import LLMRequest, LLMResponse, TextBlock, ToolUseBlock
+    from trailblaze.llm.anthropic import to_anthropic_params
+    from trailblaze.llm.client import LLMRequest, LLMResponse, TextBlock, ToolUseBlock
 
     ids = itertools.count(1)
 

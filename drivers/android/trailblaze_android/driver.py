@@ -23,11 +23,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.apk import manifest_package, read_manifest
-from trailblaze.device_query import ElementQuery, u2_selector
-from trailblaze.driver import AppLog, DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
+from trailblaze.device.apk import manifest_package, read_manifest
+from trailblaze.device.driver import AppLog, DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
+from trailblaze.device.query import ElementQuery, u2_selector
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
-from trailblaze.hierarchy import DumpCache, Hierarchy
+from trailblaze.screen.hierarchy import DumpCache, Hierarchy
 from trailblaze_android._errors import translating
 from trailblaze_android.logcat import AppLogReader
 

@@ -15,7 +15,7 @@ import re
 import shlex
 from collections.abc import Callable
 
-from trailblaze.driver import AppLog, ShellOutput
+from trailblaze.device.driver import AppLog, ShellOutput
 from trailblaze.errors import DeviceError
 
 __all__ = ["AppLogReader"]

@@ -14,10 +14,10 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.device_query import ElementQuery, wda_predicate
-from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
+from trailblaze.device.driver import DeviceInfo, DeviceListing, Key, LaunchMode
+from trailblaze.device.query import ElementQuery, wda_predicate
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
-from trailblaze.hierarchy import DumpCache, Hierarchy, Node
+from trailblaze.screen.hierarchy import DumpCache, Hierarchy, Node
 from trailblaze_ios._errors import translating
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ import threading
 import zipfile
 from dataclasses import dataclass, field
 
-from trailblaze.apk import manifest_package, read_manifest
+from trailblaze.device.apk import manifest_package, read_manifest
 
 __all__ = ["InstallError", "PackageManager", "apk_package_name"]
 

@@ -22,7 +22,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from trailblaze.apk import input_method_services, read_manifest
+from trailblaze.device.apk import input_method_services, read_manifest
 from trailblaze_sim.android_ime import SYSTEM_IME, InputMethods
 from trailblaze_sim.android_logcat import parse_logcat
 from trailblaze_sim.android_pm import InstallError, PackageManager

@@ -9,7 +9,7 @@ __all__ = ["SimPlugin", "simulator_plugin"]
 
 
 class SimPlugin:
-    """Implements `trailblaze.simulator.SimulatorPlugin` over `runtime.start_simulator` (looked up at
+    """Implements `trailblaze.device.simulator.SimulatorPlugin` over `runtime.start_simulator` (looked up at
     call time, so a test can stand in for it)."""
 
     def start(

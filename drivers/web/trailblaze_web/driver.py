@@ -23,16 +23,16 @@ from collections.abc import Mapping
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.driver import DeviceInfo, DeviceListing, Key, LaunchMode
+from trailblaze.device.driver import DeviceInfo, DeviceListing, Key, LaunchMode
 from trailblaze.errors import DeviceError, TrailblazeError, UsageError
-from trailblaze.web_hierarchy import parse_web_dump
+from trailblaze.screen.web_hierarchy import parse_web_dump
 from trailblaze_web.css import css_orders
 from trailblaze_web.launch import BROWSER_ARGS, find_browser, plan_launch
 
 if TYPE_CHECKING:
     from types import TracebackType
 
-    from trailblaze.hierarchy import Hierarchy
+    from trailblaze.screen.hierarchy import Hierarchy
 
 __all__ = ["BROWSER_ARGS", "WebDriver", "WebPlugin", "find_browser"]
 
@@ -221,7 +221,7 @@ class WebDriver:
         """Presses a Playwright key or chord (`Enter`, `Escape`, `Control+A`)."""
         self._do(f"pressing {key}", lambda: self._page.keyboard.press(key))
 
-    # --- web extras (trailblaze.driver.SupportsWeb) --------------------------------------------------
+    # --- web extras (trailblaze.device.driver.SupportsWeb) --------------------------------------------------
     def navigate(self, action: str, url: str) -> None:
         """GOTO `url`, or BACK / FORWARD in the history; waits for the load event."""
         if action == "BACK":
@@ -281,7 +281,7 @@ class WebDriver:
         value = self._do(f"reading attribute {name}", lambda: self._page.evaluate(script, [order, name]))
         return None if value is None else str(value)
 
-    # --- Playwright trace (trailblaze.driver.SupportsTrace) -----------------------------------------
+    # --- Playwright trace (trailblaze.device.driver.SupportsTrace) -----------------------------------------
     def start_trace(self) -> None:
         """Starts a trace chunk for the next trail (the tracer itself starts once, at the first)."""
         tracing = self._page.context.tracing

@@ -1,6 +1,6 @@
 () => {
   // One pass over the DOM: the elements a person or assistive technology sees, with role, name,
-  // value, states and viewport bounds (format: trailblaze/web_hierarchy.py). The walked elements are
+  // value, states and viewport bounds (format: trailblaze/screen/web_hierarchy.py). The walked elements are
   // kept in window.__tbNodes so a `css=` ref can be mapped to a node of this walk.
   const IMPLICIT = {
     A: (e) => (e.hasAttribute("href") ? "link" : "generic"), BUTTON: () => "button",

@@ -1,0 +1,752 @@
+"""Running whole trails: `record_trail`, and the `trailblaze record` / `trailblaze replay` commands.
+
+Record and replay share one step engine (`trailblaze.engine.replay.StepEngine`). In record mode a step that
+already has a recording for this device is replayed through `run_recorded_tool` (no LLM); with
+`rerecord`, or when it has none, or when it is `recordable: false`, or when `steps` / `from_step`
+choose it, the agent solves it. The recordings the agent makes go under the device's platform family
+(`android` / `ios`) with `Trail.set_recording` in memory; when every step passed, the proof replay
+(`trailblaze.engine.proof`) relaunches the trail and replays it from them with no LLM, and only then is the
+file saved atomically — other classifiers and the rest of the file untouched. A failed, interrupted
+or unproven record writes nothing. Replay (`replay_trail`, re-exported here) lives in
+`trailblaze.engine.replay`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from trailblaze.engine.options import DeviceChoice, RecordOptions, RecordRun, ReplayRun, RunInputs
+from trailblaze.engine.policy import AgentSettings, RecordPolicy, RerecordPolicy
+from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
+from trailblaze.engine.retries import clean_launch, run_with_retries
+from trailblaze.engine.steps import StepEngine, run_engine, start_record
+from trailblaze.output.ci_policy import is_flaky, verdict
+from trailblaze.output.runlog import StepRecord, TrailRecord, UsageTotals, usage_cost_text
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.discovery import recordings_file
+from trailblaze.trail.model import Trail, load_trail
+from trailblaze.trail.subtrail import SubTrails
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from trailblaze.device.session import DeviceSession
+    from trailblaze.engine.shard import Shard
+    from trailblaze.llm.client import LLMClient
+    from trailblaze.output.artifacts import ScreenshotMode
+    from trailblaze.output.rundir import RunDir
+
+__all__ = [
+    "RecordOptions",
+    "ReplayOptions",
+    "build_memory",
+    "record_trail",
+    "replay_trail",
+    "run_record_command",
+    "run_replay_command",
+]
+
+
+_RECORD_DEFAULTS = RecordOptions()
+
+
+def record_trail(
+    path: str | Path,
+    session: DeviceSession,
+    llm_factory: Callable[[], LLMClient],
+    *,
+    memory: Mapping[str, str] | None = None,
+    args: Mapping[str, str] | None = None,
+    secrets: Mapping[str, str] | None = None,
+    options: RecordOptions = _RECORD_DEFAULTS,
+    rundir: RunDir | None = None,
+    on_step: Callable[[StepRecord], None] | None = None,
+    device: str = "",
+    on_summary: Callable[[str], None] | None = None,
+    on_proof_step: Callable[[StepRecord], None] | None = None,
+) -> TrailRecord:
+    """Record one trail file on `session`: replay what is recorded, solve the rest, prove, then save.
+
+    Args:
+        on_summary: Called with the line saying what was recorded and whether the proof replay
+            verified it (`recorded 5 steps · verified by replay in 3.1 s`).
+        on_proof_step: Called after every step of the proof replay.
+
+    Returns:
+        The trail's record (status `passed` or `failed`, every step with its status; `verification`
+        and `proof` when new recordings were made).
+
+    Raises:
+        TrailFileError / UsageError: the file does not load, a template names an unknown variable, or
+            `steps` / `from_step` name no step that can be re-recorded.
+        DeviceError / LLMError: infrastructure failed (the trail file is unchanged).
+    """
+    trail = load_trail(path)
+    before = trail.source_text
+    mem = build_memory(trail, memory, args, secrets)
+    # recording only: a replay does not pay for importing the proof (and mutation) machinery
+    from trailblaze.engine.proof import ProofOptions, chosen_steps, finish_recording
+
+    solve = chosen_steps(trail, session.info.platform, options.steps, options.from_step)
+    if solve is not None and options.rerecord:
+        from trailblaze.errors import UsageError
+
+        raise UsageError("--rerecord re-solves every step; drop it to re-record only --step / --from")
+    agent = AgentSettings(max_llm_calls=options.max_llm_calls, screenshots=options.screenshots, ask=options.ask)
+    policy = RerecordPolicy(agent=agent) if options.rerecord else RecordPolicy(agent=agent, solve=solve)
+    record = start_record(trail, str(path), session, "record", device)
+    subtrails: SubTrails = {}  # runTrail's trails: their new recordings are written after the proof too
+    engine = StepEngine(
+        trail, session, mem, policy, llm_factory=llm_factory, observer=rundir, on_step=on_step, subtrails=subtrails
+    )
+    run_engine(trail, record, engine)
+    line = finish_recording(
+        trail,
+        record,
+        before,
+        session,
+        memory=lambda: build_memory(trail, memory, args, secrets),
+        llm_factory=llm_factory,
+        options=ProofOptions(verify=options.verify, keep_unverified=options.keep_unverified),
+        rundir=rundir,
+        device=device,
+        on_step=on_proof_step,
+        subtrails=subtrails,
+    )
+    if line is not None and on_summary is not None:
+        on_summary(line)
+    return record
+
+
+# --- the `trailblaze record` / `trailblaze replay` commands ---------------------------------------
+
+_MARKS = {
+    "passed": "[green]✓[/]",
+    "passed-ai": "[green]✓[/]",
+    "passed-with-self-heal": "[yellow]✓[/]",
+    "failed": "[red]✗[/]",
+    "skipped": "[dim]-[/]",
+}
+_STYLES = {"passed": "green", "passed-ai": "green", "passed-with-self-heal": "yellow", "skipped": "dim"}
+
+
+class _LLMs:
+    """The command's LLM factory: clients are built on first need (never for a recorded trail)."""
+
+    def __init__(
+        self,
+        model: str | None,
+        timeout: float | None = None,
+        retries: int | None = None,
+        base_url: str | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        # None: the adapters' defaults (30 s per attempt, 2 retries)
+        self.timeout, self.retries = timeout, retries
+        self.clients: list[LLMClient] = []
+        self._ready: LLMClient | None = None
+
+    def __call__(self) -> LLMClient:
+        from trailblaze.llm.models import build_llm, resolve_model
+
+        if self._ready is not None:
+            client, self._ready = self._ready, None
+            return client
+        spec = resolve_model(self.model)
+        self.clients.append(build_llm(spec, base_url=self.base_url, timeout=self.timeout, retries=self.retries))
+        return self.clients[-1]
+
+    def check(self, why: str) -> None:
+        """Builds the first client now: a missing API key fails before the device is touched."""
+        from trailblaze.errors import LLMError
+
+        try:
+            self._ready = self()
+        except LLMError as exc:  # every LLMError subclass takes just the message
+            raise type(exc)(f"{why}, so the agent must run: {exc.message}") from exc
+
+    def close(self) -> None:
+        for llm in self.clients:
+            close = getattr(llm, "close", None)
+            if callable(close):
+                close()
+
+
+def _trail_files(paths: Sequence[str], platform: str) -> list[Path]:
+    from trailblaze.errors import UsageError
+    from trailblaze.trail.model import find_trail_files
+
+    # a folder trail (trail.yaml, android-phone.trail.yaml, …) runs the file for this platform
+    files, missing = find_trail_files(list(paths), platform)
+    if missing:
+        raise UsageError(
+            f"no trail file at {', '.join(missing)}: no such file or directory; check the path "
+            "(pass *.trail.yaml files or folders holding them)"
+        )
+    if not files:
+        raise UsageError(
+            f"no trail file in {', '.join(paths)}: no *.trail.yaml, *.trail.md, trail.yaml or blaze.yaml below; "
+            "pass trail files or the folder that holds them"
+        )
+    return files
+
+
+def _preflight(trails: list[tuple[Path, Trail]], platform: str, inputs: RunInputs, *, tools: bool) -> None:
+    """Everything that would stop the run for sure, found before the device is touched."""
+    from trailblaze.engine.preflight import check_trails
+
+    check_trails(
+        trails, platform=platform, memory=inputs.memory, args=inputs.args, secrets=inputs.secrets, tools=tools
+    )
+
+
+def _agent_needed(trails: list[tuple[Path, Trail]], platform: str) -> str | None:
+    from trailblaze.engine.preflight import agent_step
+
+    for file, trail in trails:
+        why = agent_step(trail, platform)
+        if why:
+            return f"{file} {why}"
+    return None
+
+
+def _open_run_dir(
+    run_dir: str | None,
+    secrets: Mapping[str, str],
+    command: list[str],
+    device: str,
+    screenshots: ScreenshotMode = "steps",
+) -> tuple[RunDir, bool]:
+    """The run directory, and whether this run created it."""
+    from trailblaze.errors import UsageError
+    from trailblaze.output.rundir import RunDir, default_run_dir
+
+    try:
+        root = Path(run_dir) if run_dir else default_run_dir()
+        existed = root.exists()
+        rundir = RunDir(root, Memory(secrets=secrets), command=command, device=device, screenshots=screenshots)
+        return rundir, not existed
+    except OSError as exc:
+        where = run_dir if run_dir else "the default run directory under .trailblaze/runs"
+        raise UsageError(
+            f"cannot create {where} ({exc.strerror or exc}); pass --run-dir with a writable folder"
+        ) from None
+
+
+def _open_session(device: DeviceChoice, rundir: RunDir, created: bool, llms: _LLMs) -> DeviceSession:
+    """The device; when it cannot be opened nothing ran, so a run directory this run created goes."""
+    from trailblaze.device.devices import open_device, session_options
+
+    try:
+        return open_device(
+            device.spec, latency=device.latency, web=device.web, **session_options(device.element_timeout)
+        )
+    except BaseException:
+        llms.close()
+        if created:
+            try:  # only the `running` run.json is in it: nothing ran
+                (rundir.root / "run.json").unlink(missing_ok=True)
+                rundir.root.rmdir()
+            except OSError:
+                pass
+        raise
+
+
+def _report_target(report: str) -> Path:
+    target = Path(report)
+    return target if target.suffix.lower() in (".html", ".htm") else target / "report.html"
+
+
+def run_record_command(run: RecordRun) -> int:
+    """`trailblaze record`: record every trail on one device, print progress and a summary.
+
+    `run.device.element_timeout` bounds how long a selector is polled before its tool fails (None:
+    5 s); `run.model.timeout` / `retries` bound each model call (None: 30 s, 2 retries);
+    `run.record.ask` answers the agent's `askUser` questions (`--ask`; None: the tool is not offered);
+    `run.output.screenshots` picks the run directory's screenshots (steps, failures, off).
+
+    Returns:
+        The exit code: 0 every trail passed, 1 a step failed.
+
+    Raises:
+        UsageError: no trail file found. Other `TrailblazeError`s propagate (exit 2 / 3).
+    """
+    device, inputs, options = run.device, run.inputs, run.record
+    files = _trail_files(run.paths, device.platform)
+    trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
+    # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
+    _preflight(trails, device.platform, inputs, tools=False)
+    why = _check_record_options(options, trails, device.platform)
+    llms = _LLMs(run.model.model, run.model.timeout, run.model.retries, run.model.base_url)
+    why = why or ("--rerecord solves every step" if options.rerecord else _agent_needed(trails, device.platform))
+    if why:
+        llms.check(why)
+    console = _console()
+    rundir, created = _open_run_dir(run.output.run_dir, inputs.secrets, run.command(), device.text, run.output.screenshots)
+    rundir.device_logs = device.device_logs
+    rundir.keep_trace = device.trace
+    root = rundir.root
+    failed = 0
+    session = _open_session(device, rundir, created, llms)
+    interrupted = False
+    try:
+        _install(console, session, device.install, device.reinstall)
+        notes = {file: trail.note for file, trail in trails}
+        for file in files:
+            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device.text)}")
+            if notes.get(file):
+                console.print(f"  [dim]note: {_escape(str(notes[file]))}[/]")
+            summary: list[str] = []
+            record = record_trail(
+                file,
+                session,
+                llms,
+                memory=inputs.memory,
+                args=inputs.args,
+                secrets=inputs.secrets,
+                options=options,
+                rundir=rundir,
+                on_step=lambda rec: console.print(_step_line(rec)),
+                device=device.text,
+                on_summary=summary.append,
+                on_proof_step=_proof_printer(console),
+            )
+            failed += record.status != "passed"
+            if record.error:
+                console.print(f"  [red]{_escape(record.error)}[/]")
+                _print_device_log(console, record, root)
+            _print_recording(console, file, record, summary)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        rundir.finish(interrupted=interrupted)
+        session.close()
+        llms.close()
+        if interrupted:
+            _print_interrupted(console, root, None)
+    usage = rundir.run.usage
+    steps = [s for t in rundir.run.trails for s in t.steps]
+    passed = sum(s.status.startswith("passed") for s in steps)
+    tokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+    unproven = sum(t.verification in ("failed", "unverified") for t in rundir.run.trails)
+    console.print(
+        f"{len(files)} trail{'s' * (len(files) != 1)}, {passed}/{len(steps)} steps passed, "
+        + (f"{unproven} not verified by the proof replay, " if unproven else "")
+        + f"{usage.llm_calls} LLM calls{_models(usage)}, {tokens:,} input + {usage.output_tokens:,} output tokens, "
+        f"{usage_cost_text(usage, lambda usd: f'${usd:.4f}')} — run directory {_escape(str(root))}"
+    )
+    return 1 if failed else 0
+
+
+def _models(usage: UsageTotals) -> str:
+    """` (openai:gpt-4.1)`: who answered, and how often with text instead of a tool call."""
+    said = [", ".join(usage.models)] if usage.models else []
+    if usage.text_answers:
+        said.append(f"{usage.text_answers} answered with text instead of a tool call")
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail]], platform: str) -> str | None:
+    """Usage errors of --step / --from / --keep-unverified, before the device; why the agent must run."""
+    from trailblaze.errors import UsageError
+
+    if options.keep_unverified and not options.verify:
+        raise UsageError("--keep-unverified keeps recordings the proof replay rejected; it needs the proof (drop --no-verify)")
+    if not options.steps and options.from_step is None:
+        return None
+    flags = "--step" if options.steps else "--from"
+    if options.rerecord:
+        raise UsageError(f"--rerecord re-solves every step; drop it to re-record only the {flags} steps")
+    if len(trails) != 1:
+        raise UsageError(f"{flags} picks steps of one trail; pass exactly one trail file (got {len(trails)})")
+    file, trail = trails[0]
+    from trailblaze.engine.proof import chosen_steps
+
+    chosen = chosen_steps(trail, platform, options.steps, options.from_step)
+    assert chosen is not None
+    numbers = ", ".join(str(i + 1) for i in sorted(chosen))
+    return f"{file}: {flags} re-solves step{'s' * (len(chosen) != 1)} {numbers}"
+
+
+def _proof_printer(console: Console) -> Callable[[StepRecord], None]:
+    """Prints the proof replay's steps under a heading of their own."""
+    started: list[bool] = []
+
+    def show(rec: StepRecord) -> None:
+        if not started:
+            started.append(True)
+            console.print("  [bold]proof replay[/] (relaunched, recordings only, no LLM):")
+        console.print("  " + _step_line(rec))
+
+    return show
+
+
+def _print_recording(console: Console, file: Path, record: TrailRecord, summary: list[str]) -> None:
+    """What record did to the file: the verification line, then the diff (as --self-heal prints it)."""
+    if record.verification is None or not summary:
+        return
+    style = {"verified": "green", "skipped": "yellow"}.get(record.verification, "red")
+    console.print(f"  [{style}]{_escape(summary[0])}[/]")
+    if not record.heal_diff:
+        return
+    if record.verification == "failed":
+        where = f" (kept as {record.directory}/recording.diff in the run directory)" if record.directory else ""
+        console.print(f"  [bold]{_escape(str(recordings_file(file)))} was not changed; the rejected recording{where}:[/]")
+    else:
+        console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
+    console.print(_diff_markup(record.heal_diff))
+
+
+def run_replay_command(run: ReplayRun) -> int:
+    """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
+
+    `run.policy` holds the CI knobs (`trailblaze.output.ci_policy`): `--retries` re-runs a failed trail from
+    a clean launch, `--fail-on-flaky` fails the build on a late pass, `--max-heals` bounds self-heal;
+    a quarantined trail (`config.quarantine`) never fails it.
+
+    `run.shard` keeps only this CI job's share of the trails (`trailblaze.engine.shard`), balanced by the
+    `run.durations` of a previous run when given; an empty share still writes its (empty) reports.
+
+    The run directory, the HTML report and the JUnit file are written even when a trail fails or
+    the device dies mid-run.
+
+    Returns:
+        The exit code: 0 every trail passed (healed, AI and flaky passes included) or failed in
+        quarantine, 1 a trail failed, a flaky trail with `fail_on_flaky`, or more heals than `max_heals`.
+
+    Raises:
+        UsageError: no trail file, a file that does not load, no trail with the tags (exit 2).
+        DeviceError / LLMError: the device or the model endpoint failed (exit 3), after the reports.
+    """
+    from trailblaze.common.files import check_writable
+    from trailblaze.errors import InfrastructureError, UsageError
+
+    device, inputs, policy, shard = run.device, run.inputs, run.policy, run.shard
+    junit, report = run.output.junit, run.output.report
+    # all load before the device
+    trails = [(file, load_trail(file)) for file in _trail_files(run.paths, device.platform)]
+    if run.tags:
+        wanted = set(run.tags)
+        trails = [(f, t) for f, t in trails if wanted & set((t.config.tags if t.config else None) or [])]
+        if not trails:
+            raise UsageError(f"no trail is tagged {', '.join(run.tags)}; check --tags against config.tags")
+    if shard is not None:
+        trails = _shard_trails(trails, shard, run.durations)
+    _preflight(trails, device.platform, inputs, tools=not run.replay.self_heal)
+    if report:
+        check_writable(_report_target(report), "--report")
+    if junit:
+        check_writable(junit, "--junit")
+    llms = _LLMs(run.model.model, run.model.timeout, run.model.retries, run.model.base_url)
+    why = _agent_needed(trails, device.platform)
+    if why:
+        llms.check(why)
+    console = _console()
+    rundir, created = _open_run_dir(run.output.run_dir, inputs.secrets, run.command(), device.text, run.output.screenshots)
+    rundir.device_logs = device.device_logs
+    rundir.keep_trace = device.trace
+    root = rundir.root
+    rundir.run.shard = str(shard) if shard is not None else None
+    if not trails:  # more shards than trails: this job has nothing to do, and says so in its reports
+        llms.close()
+        rundir.finish()
+        _write_reports(console, rundir, junit, report)
+        console.print(f"shard {shard}: no trail falls in this shard — run directory {_escape(str(root))}")
+        return 0
+    broken: InfrastructureError | None = None
+    wants_reports = bool(junit or report)
+    try:
+        session = _open_session(device, rundir, created and not wants_reports, llms)
+    except InfrastructureError as exc:
+        if wants_reports:  # CI reads these every time: each trail is an error naming the cause
+            _never_started(rundir, trails, device, exc)
+            _write_reports(console, rundir, junit, report)
+        raise
+    interrupted = False
+
+    def replay_once(trail: Trail) -> TrailRecord:  # one attempt, from the trail's start
+        return replay_trail(
+            trail,
+            session,
+            options=run.replay,
+            memory=build_memory(trail, inputs.memory, inputs.args, inputs.secrets),
+            llm_factory=llms,
+            rundir=rundir,
+            device=device.text,
+            on_step=lambda rec: console.print(_step_line(rec)),
+        )
+
+    try:
+        _install(console, session, device.install, device.reinstall)
+        for file, trail in trails:
+            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device.text)}")
+            if trail.note:
+                console.print(f"  [dim]note: {_escape(trail.note)}[/]")
+            try:
+                record = run_with_retries(
+                    partial(replay_once, trail),
+                    retries=policy.retries,
+                    rundir=rundir,
+                    before_retry=_retry_printer(console, session, trail, policy.retries),
+                )
+            except InfrastructureError as exc:
+                broken = exc
+                console.print(f"  [red]{_escape(exc.message)}[/]")
+                break
+            if record.status == "skipped":
+                console.print(f"  [dim]{_escape(record.error or 'skipped')}[/]")
+            elif record.error:
+                console.print(f"  [red]{_escape(record.error)}[/]")
+                _print_device_log(console, record, root)
+            if record.heal_diff:
+                console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
+                console.print(_diff_markup(record.heal_diff))
+            _print_outcome(console, record)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
+    finally:
+        rundir.finish(interrupted=interrupted)
+        try:
+            session.close()
+        finally:
+            llms.close()
+            _write_reports(console, rundir, junit, report)
+            if interrupted:
+                _print_interrupted(console, root, report)
+    _summary(console, rundir, root)
+    result = verdict(rundir.run, policy, root)
+    for line in result.lines:
+        console.print(_escape(line))
+    if broken is not None:
+        raise broken
+    return result.code
+
+
+def _retry_printer(
+    console: Console, session: DeviceSession, trail: Trail, retries: int
+) -> Callable[[int, TrailRecord], None]:
+    """Says a failed attempt is retried, and stops the app so the retry launches it cold."""
+    target = trail.config.target if trail.config else None
+
+    def before(attempt: int, failed: TrailRecord) -> None:
+        console.print(
+            f"  [yellow]attempt {attempt - 1} failed; retry {attempt - 1} of {retries} from the start "
+            "on a clean launch[/]"
+        )
+        clean_launch(session, target)
+
+    return before
+
+
+def _print_outcome(console: Console, record: TrailRecord) -> None:
+    """A late pass and a quarantined failure, said under the trail as it ends."""
+    if is_flaky(record):
+        n = len(record.attempts) + 1
+        console.print(f"  [yellow]flaky: passed on attempt {n} of {n}[/]")
+    elif record.attempts:
+        n = len(record.attempts) + 1
+        console.print(f"  [red]failed all {n} attempts[/]")
+    if record.quarantine and not record.status.startswith("passed") and record.status != "skipped":
+        console.print(
+            f"  [yellow]quarantined ({_escape(record.quarantine)}): this failure does not fail the run[/]"
+        )
+
+
+def _shard_trails(
+    trails: list[tuple[Path, Trail]], shard: Shard, durations: Mapping[str, float] | None
+) -> list[tuple[Path, Trail]]:
+    import os
+
+    from trailblaze.engine.shard import select_shard
+
+    def key(entry: tuple[Path, Trail]) -> str:
+        # every job must name a trail alike however its folder was spelled (`trails/`, `./trails`)
+        return Path(os.path.relpath(entry[0].resolve())).as_posix()
+
+    def aliases(entry: tuple[Path, Trail]) -> list[str]:
+        config = entry[1].config
+        return [str(entry[0]), *([config.id] if config is not None and config.id else [])]
+
+    return select_shard(trails, shard, key, durations, aliases)
+
+
+def _never_started(
+    rundir: RunDir, trails: list[tuple[Path, Trail]], device: DeviceChoice, exc: BaseException
+) -> None:
+    """Record every trail as an `error` with the device's failure: the device never opened."""
+    from trailblaze.output.rundir import now_iso
+
+    platform = device.spec.platform
+    error = f"device {device.text} did not open, nothing ran: {getattr(exc, 'message', str(exc))}"
+    for file, trail in trails:
+        config = trail.config
+        rundir.run.trails.append(
+            TrailRecord(
+                path=str(file),
+                id=config.id if config else None,
+                title=config.title if config else None,
+                device=device.text,
+                platform=platform,
+                status="error",
+                error=rundir.memory.redact(error),
+                started_at=now_iso(),
+            )
+        )
+    rundir.finish()
+
+
+def _print_interrupted(console: Console, root: Path, report: str | None) -> None:
+    """After Ctrl-C: where what ran so far is kept (run.json is complete, the step that ran is marked)."""
+    html = f"report {_report_target(report)}" if report else f"report: trailblaze report {root}"
+    console.print(f"[yellow]interrupted (Ctrl-C)[/] — run directory {root}; {html}")
+
+
+def _write_reports(console: Console, rundir: RunDir, junit: str | None, report: str | None) -> None:
+    from trailblaze.output.junit import write_junit
+    from trailblaze.output.report import write_html_report
+
+    if junit:
+        console.print(f"junit:  {_escape(str(write_junit(rundir.run, junit)))}")
+    if report:
+        console.print(f"report: {_escape(str(write_html_report(rundir.root, _report_target(report))))}")
+
+
+def _summary(console: Console, rundir: RunDir, root: Path) -> None:
+    from rich.table import Table
+
+    table = Table(title="trailblaze replay", title_justify="left", show_edge=False, pad_edge=False)
+    for name, justify in (("trail", "left"), ("status", "left"), ("steps", "right"), ("healed", "right"),
+                          ("AI", "right"), ("LLM calls", "right"), ("time", "right")):  # fmt: skip
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for trail in rundir.run.trails:
+        steps = trail.steps
+        passed = sum(s.status.startswith("passed") for s in steps)
+        style = _STYLES.get(trail.status, "red")
+        status = f"[{style}]{trail.status}[/]"
+        if is_flaky(trail):
+            status = f"[yellow]flaky[/] ({len(trail.attempts) + 1} attempts)"
+        elif trail.attempts:
+            status += f" ({len(trail.attempts) + 1} attempts)"
+        if trail.quarantine:
+            status += " [yellow]quarantined[/]"
+        table.add_row(
+            _escape(trail.id or Path(trail.path).name),
+            status,
+            f"{passed}/{len(steps)}",
+            str(sum(s.status == "passed-with-self-heal" for s in steps)),
+            str(sum(s.status == "passed-ai" for s in steps)),
+            str(trail.usage.llm_calls),
+            f"{trail.duration_ms / 1000:.1f} s",
+        )
+    console.print(table)
+    counts: dict[str, int] = {}
+    for trail in rundir.run.trails:
+        status = "flaky" if is_flaky(trail) else trail.status
+        counts[status] = counts.get(status, 0) + 1
+    quarantined = sum(bool(t.quarantine) for t in rundir.run.trails)
+    parts = ", ".join(f"{n} {status}" for status, n in counts.items())
+    parts += f" ({quarantined} quarantined)" if quarantined else ""
+    n = len(rundir.run.trails)
+    usage = rundir.run.usage
+    llm = (
+        f" — {usage.llm_calls} LLM calls{_models(usage)}, {usage_cost_text(usage, lambda usd: f'${usd:.4f}')}"
+        if usage.llm_calls
+        else ""
+    )
+    console.print(f"{n} trail{'s' * (n != 1)}: {parts}{llm} — run directory {_escape(str(root))}")
+
+
+def _diff_markup(diff: str) -> str:
+    out = []
+    for line in diff.splitlines():
+        text = _escape(line)
+        if line.startswith(("+++", "---")):
+            out.append(f"[bold]{text}[/]")
+        elif line.startswith("+"):
+            out.append(f"[green]{text}[/]")
+        elif line.startswith("-"):
+            out.append(f"[red]{text}[/]")
+        elif line.startswith("@@"):
+            out.append(f"[cyan]{text}[/]")
+        else:
+            out.append(text)
+    return "\n".join(out)
+
+
+def _console() -> Console:
+    import sys
+
+    from rich.console import Console
+
+    from trailblaze.common.redact import ScrubbingStream
+
+    # every line the command prints passes the process's redactor (secrets in any spelling); text
+    # from a trail or the device is escaped as markup, and no `:name:` of it may become an emoji
+    # (`root:x:0:0` printed as `root❌0:0`)
+    return Console(file=ScrubbingStream(sys.stdout), highlight=False, soft_wrap=True, emoji=False)  # type: ignore[arg-type]
+
+
+def _install(console: Console, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:
+    """`--install`: the apps go on the device before the first trail."""
+    from trailblaze.device.install import install_apps
+
+    for path, app_id in zip(paths, install_apps(session, paths, reinstall=reinstall), strict=True):
+        console.print(f"[dim]{'re' if reinstall else ''}installed {_escape(app_id)} from {_escape(path)}[/]")
+
+
+def _print_device_log(console: Console, record: TrailRecord, root: Path) -> None:
+    """The failed step's app log (its last lines), under the error."""
+    from trailblaze.output.report import device_log_tail
+
+    step = next((s for s in record.steps if s.status == "failed"), None)
+    if step is not None:
+        for line in device_log_tail(step, root):
+            console.print(f"[dim]{_escape(line)}[/]")
+
+
+_INTERRUPTED = "interrupted (Ctrl-C)"
+
+
+def _step_line(rec: StepRecord) -> str:
+    number = "trailhead" if rec.index < 0 else f"{rec.index + 1:>2}"
+    if rec.status == "skipped":
+        what = "skipped"
+    elif rec.mode == "replay":
+        auto = [t.name for t in rec.tools if t.source == "auto"]  # the replayer's own calls
+        n = len(rec.tools) - len(auto)
+        what = f"replayed {n} tool{'s' * (n != 1)}" + (f" (+ {', '.join(auto)})" if auto else "")
+    else:
+        what = {"noop": "no-op", "agent": "agent", "self-heal": "self-heal"}[rec.mode]
+    if rec.recording_written:
+        n = sum(t.recorded for t in rec.tools) or len(rec.tools)
+        what = f"{'healed, ' if rec.mode == 'self-heal' else ''}recorded {n} tool{'s' * (n != 1)}"
+    for sub in rec.subtrails:  # runTrail: which trail ran, and how far it got
+        done = sum(s.status.startswith("passed") for s in sub.steps)
+        what += f" (runTrail {Path(sub.path).name}: {done}/{len(sub.steps)} steps passed)"
+    calls = f", {rec.usage.llm_calls} LLM calls" if rec.usage.llm_calls else ""
+    seconds = f"{rec.duration_ms / 1000:.1f} s"
+    text = rec.text if len(rec.text) <= 70 else rec.text[:69] + "…"
+    status: str = rec.status if rec.status not in ("passed", "skipped") else ""
+    mark = _MARKS.get(rec.status, "?")
+    if rec.status == "failed" and (rec.error or "").startswith(_INTERRUPTED):  # stopped, not broken
+        status, mark = "interrupted", "[yellow]■[/]"
+    label = f"{status}, " if status else ""
+    return (
+        f"  {mark} {number} {rec.kind:<6} {_escape(text)}  "
+        f"[dim]{label}{what}{calls}, {seconds}[/]"
+    )
+
+
+def _escape(text: str) -> str:
+    """Text from a trail, the device or a run log as rich markup: control characters made visible."""
+    from rich.markup import escape
+
+    from trailblaze.common.printable import printable
+
+    return escape(printable(text))

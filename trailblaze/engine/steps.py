@@ -1,0 +1,527 @@
+"""The step engine record, replay and the proof replay share.
+
+For the trailhead and then every step, the engine picks what to run on this device:
+
+- a recording for the device's classifier (closest first) → its tools run in order through
+  `run_recorded_tool` (element tools poll-resolve, act, settle); `[]` is a deliberate no-op;
+- no recording, `recordable: false`, or a step the policy gives the agent (`record --step`,
+  `--rerecord`) → the agent solves the step;
+- a recorded tool fails → the step fails with diagnostics (trail, step, tool, selector, the closest
+  candidates on screen); under a healing policy only that step goes to the agent, seeded with what
+  already succeeded and the failure, and the next step tries its own recording again.
+
+What differs between record, re-record, replay, self-heal and the proof replay is a policy object
+(`trailblaze.engine.policy`); who keeps the records is an observer (`trailblaze.output.observer`): the
+run directory, or an in-memory recorder. No LLM client is constructed until a step needs the agent
+(`llm_factory` is called lazily). A step whose recording changed is set with `Trail.set_recording`;
+replay saves it atomically at once, record leaves the saving to `trailblaze.engine.proof` after the proof
+replay — so a failed or interrupted step never touches the file.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from trailblaze.common.files import write_text
+from trailblaze.device.driver import SupportsTrace
+from trailblaze.engine.policy import EnginePolicy
+from trailblaze.errors import InfrastructureError, TrailblazeError, TrailConflictError, UsageError
+from trailblaze.output.observer import MemoryRecorder, RunObserver
+from trailblaze.output.runlog import StepRecord, TrailRecord
+from trailblaze.tools.memory import Memory
+from trailblaze.trail.discovery import folder_trail_id, recordings_file
+from trailblaze.trail.model import ToolCall, Trail, TrailStep, closest_classifier
+from trailblaze.trail.subtrail import SubTrails, trail_key
+
+if TYPE_CHECKING:
+    from trailblaze.agent.loop import Agent
+    from trailblaze.device.session import DeviceSession
+    from trailblaze.llm.client import LLMClient
+    from trailblaze.tools.custom import ToolBox
+    from trailblaze.tools.execute import ToolResult
+
+__all__ = ["StepEngine", "run_engine", "skip_reason", "start_record"]
+
+
+def skip_reason(trail: Trail, classifier: str) -> str | None:
+    """Why `config.skip` skips this trail on a device classifier (closest first), or None."""
+    skip = trail.config.skip if trail.config else None
+    if skip is None or skip is False:
+        return None
+    if skip is True:
+        return "config.skip is set"
+    if isinstance(skip, str):
+        return skip or "config.skip is set"
+    key = closest_classifier(skip, classifier)
+    return None if key is None else skip[key] or f"config.skip names {key}"
+
+
+_HIDE_KEYBOARD = ToolCall(name="hideKeyboard")
+
+
+@dataclass
+class _Failure:
+    done: list[tuple[ToolCall, ToolResult]]
+    call: ToolCall
+    result: ToolResult
+
+
+class StepEngine:
+    """Runs one trail's trailhead and steps on a session, filling a `TrailRecord` as it goes."""
+
+    def __init__(
+        self,
+        trail: Trail,
+        session: DeviceSession,
+        memory: Memory,
+        policy: EnginePolicy,
+        *,
+        llm_factory: Callable[[], LLMClient] | None,
+        observer: RunObserver | None = None,
+        on_step: Callable[[StepRecord], None] | None = None,
+        chain: tuple[str, ...] | None = None,
+        subtrails: SubTrails | None = None,
+    ) -> None:
+        self.trail, self.session, self.memory, self.policy = trail, session, memory, policy
+        self.llm_factory, self.on_step = llm_factory, on_step
+        self.observer: RunObserver = observer if observer is not None else MemoryRecorder()
+        # the trails running now, outermost first (this one last): a runTrail back into one is a cycle
+        self.chain = chain if chain is not None else ((trail_key(trail.path),) if trail.path else ())
+        self.subtrails: SubTrails = subtrails if subtrails is not None else {}
+        self.family = session.info.platform
+        self.classifier = session.info.classifier
+        self._agent: Agent | None = None
+        self._tools: ToolBox | None = None
+
+    @property
+    def tools(self) -> ToolBox:
+        """The custom tools of the trail's tools folder (docs/adr/0020-custom-tools.md)."""
+        if self._tools is None:
+            from trailblaze.tools.discovery import toolbox_for
+
+            found = toolbox_for(self.trail.path)
+            if found.problems:  # `replay` / `record` report these before the device (preflight)
+                raise UsageError("\n".join(found.problems))
+            self._tools = found.box
+        return self._tools
+
+    @property
+    def agent(self) -> Agent:
+        # Built on first use: a fully recorded trail never constructs an LLM client.
+        if self._agent is None:
+            from trailblaze.agent.loop import Agent
+            from trailblaze.tools.llm_tools import default_registry
+
+            assert self.llm_factory is not None
+            registry = default_registry()
+            for offered in self.tools.llm_tools(self.trail.config.tools or () if self.trail.config else ()):
+                registry.register(offered)
+            self._agent = Agent(
+                self.llm_factory(),
+                self.session,
+                self.memory,
+                registry=registry,
+                context=self.trail.config.context if self.trail.config else None,
+                max_llm_calls=self.policy.agent.max_llm_calls,
+                screenshots=self.policy.agent.screenshots,
+                observer=self.observer.agent_observer,
+                ask=self.policy.agent.ask,
+            )
+        return self._agent
+
+    # --- the trail ---------------------------------------------------------------------------------
+    def run(self, record: TrailRecord) -> None:
+        steps: list[tuple[int, str, TrailStep | None]] = []
+        if self.trail.trailhead is not None:
+            steps.append((-1, self.trail.trailhead.text, None))
+        steps += [(i, s.text, s) for i, s in enumerate(self.trail.steps)]
+        failed = False
+        for index, text, step in steps:
+            kind = "trailhead" if step is None else step.kind
+            rec = StepRecord(index=index, kind=kind, text=self.memory.redact(text))
+            if failed:
+                rec.status = "skipped"
+                self._append(rec, record)
+                continue
+            self._run_one(rec, step, text, record)
+            failed = rec.status == "failed"
+        record.status = "failed" if failed else self._passed_status(record)
+
+    def _passed_status(self, record: TrailRecord) -> Literal["passed", "passed-with-self-heal", "passed-ai"]:
+        statuses = {s.status for s in record.steps}
+        if "passed-with-self-heal" in statuses:
+            return "passed-with-self-heal"
+        if self.policy.name == "replay" and "passed-ai" in statuses:
+            return "passed-ai"
+        return "passed"
+
+    def _append(self, rec: StepRecord, record: TrailRecord) -> None:
+        self.observer.start_step(rec, None)
+
+    # --- one step ----------------------------------------------------------------------------------
+    def _run_one(self, rec: StepRecord, step: TrailStep | None, text: str, record: TrailRecord) -> None:
+        started = time.monotonic()
+        try:
+            self.observer.start_step(rec, self.session)
+            recorded = self._recorded_tools(step, rec.index)
+            if recorded is None:
+                rec.mode = "agent"
+                self._solve(rec, step, text, None)
+            elif not recorded:
+                rec.mode, rec.status = "noop", "passed"
+            else:
+                rec.mode = "replay"
+                failure = self._replay(rec, recorded)
+                if failure is None:
+                    rec.status = "passed"
+                elif (
+                    self.policy.heals()
+                    and step is not None
+                    and failure.call.name != "runTrail"
+                    and failure.result.status != "NOT_INSTALLED"
+                ):
+                    # trailhead failures are always fatal; a sub-trail heals its own steps; no agent
+                    # can install a missing app
+                    rec.mode = "self-heal"
+                    self._solve(rec, step, text, failure)
+                else:
+                    self._fail_replay(rec, failure, recorded)
+        except KeyboardInterrupt:
+            rec.status, rec.error = (
+                "failed",
+                "interrupted (Ctrl-C); the trail file was not changed by this step",
+            )
+            raise
+        except InfrastructureError as exc:
+            rec.status = "failed"
+            rec.error = self.memory.redact(f"{self._where(rec)}: {exc.message}")
+            raise _located(exc, rec.error or exc.message) from exc
+        except TrailConflictError as exc:  # names the file and the step already
+            rec.status, rec.error = "failed", self.memory.redact(exc.message)
+            raise
+        except UsageError as exc:  # e.g. a template with no value: say which trail and step
+            rec.status = "failed"
+            rec.error = self.memory.redact(f"{self._where(rec)}: {exc.message}")
+            raise UsageError(rec.error) from exc
+        except Exception as exc:
+            rec.status, rec.error = "failed", self.memory.redact(f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            self.observer.finish_step(self.session, started)
+            if self.on_step is not None:
+                self.on_step(rec)
+
+    def _recording_key(self, step: TrailStep) -> str:
+        """The key whose recording this device replays (closest first), else the platform family."""
+        return closest_classifier(step.recording, self.classifier) or self.family
+
+    def _recorded_tools(self, step: TrailStep | None, index: int) -> list[ToolCall] | None:
+        if step is None:
+            assert self.trail.trailhead is not None
+            tool = self.trail.trailhead.recording_for(self.classifier)
+            return None if tool is None or self.policy.solves(index, trailhead=True) else [tool]
+        if step.static:
+            return step.recording_for(self.classifier) or []
+        if not step.recordable or self.policy.solves(index):
+            return None
+        return step.recording_for(self.classifier)
+
+    def _replay(self, rec: StepRecord, tools: list[ToolCall]) -> _Failure | None:
+        done: list[tuple[ToolCall, ToolResult]] = []
+        for call in tools:
+            if self._keyboard_covers(call):
+                self._run_tool(rec, _HIDE_KEYBOARD, auto=True)
+            result = self._run_tool(rec, call)
+            if result.status in ("NOT_FOUND", "NOT_VISIBLE") and self.session.screen().keyboard_shown:
+                # Another layout may put the target under the keyboard (Trailblaze hides it once too).
+                self._run_tool(rec, _HIDE_KEYBOARD, auto=True)
+                result = self._run_tool(rec, call)
+            if not result.ok:
+                return _Failure(done, call, result)
+            done.append((call, result))
+        return None
+
+    def _keyboard_covers(self, call: ToolCall) -> bool:
+        """The keyboard is up and the tool's target is not on the (cached, settled) screen."""
+        from trailblaze.engine.heal import selector_of
+        from trailblaze.screen.patterns import PatternTooSlow
+        from trailblaze.screen.resolve import resolve
+
+        selector = selector_of(call)
+        if selector is None or call.name == "assertNotVisibleBySelector":
+            return False
+        screen = self.session.screen()  # the last settle's dump: no round trip
+        try:
+            return screen.keyboard_shown and not resolve(selector, screen)
+        except PatternTooSlow:
+            return False  # the tool itself runs next and fails naming the pattern
+
+    def _run_tool(self, rec: StepRecord, call: ToolCall, *, auto: bool = False) -> ToolResult:
+        from trailblaze.tools.execute import run_recorded_tool
+
+        t0 = time.monotonic()
+        if call.name == "runTrail":
+            result = self._run_subtrail(rec, call)
+        else:
+            folder = Path(self.trail.path).parent if self.trail.path else None
+            result = run_recorded_tool(
+                self.session, call, self.memory, self.tools, llm=self.llm_factory, folder=folder
+            )
+        self.observer.add_replayed(call, result, (time.monotonic() - t0) * 1000, auto=auto)
+        return result
+
+    def _run_subtrail(self, rec: StepRecord, call: ToolCall) -> ToolResult:
+        """Run a `runTrail`'s trail on this session; its record nests under `rec` (ADR 0021)."""
+        from trailblaze.tools.execute import ToolResult
+        from trailblaze.trail.subtrail import open_subtrail
+
+        sub = open_subtrail(self.trail, call, self.memory, self.chain, self.subtrails)
+        # Record solves a sub-trail's unrecorded steps too; like the caller's, its new recordings stay
+        # in memory (`self.subtrails`, shared with the proof replay) until trailblaze.engine.proof writes them.
+        record = start_record(sub.trail, str(sub.path), self.session, self.policy.name, "")
+        engine = StepEngine(
+            sub.trail,
+            self.session,
+            sub.memory,
+            self.policy.for_subtrail(),
+            llm_factory=self.llm_factory,
+            observer=self.observer,
+            chain=(*self.chain, trail_key(sub.path)),
+            subtrails=self.subtrails,
+        )
+        run_engine(sub.trail, record, engine, skipped=skip_reason(sub.trail, self.classifier), within=rec)
+        error = self.memory.redact(record.error) if record.error else None
+        name = sub.path.name
+        count = f"{len(record.steps)} step{'s' * (len(record.steps) != 1)}"
+        if record.status.startswith("passed") or record.status == "skipped":
+            return ToolResult("OK", f"{name} {record.status} ({count})", "other")
+        return ToolResult("ERROR", f"sub-trail {name} {record.status}: {error}", "other")
+
+    def _fail_replay(self, rec: StepRecord, failure: _Failure, tools: list[ToolCall]) -> None:
+        from trailblaze.engine.heal import closest_candidates, selector_of
+        from trailblaze.screen.resolve import describe_selector
+
+        call, result = failure.call, failure.result
+        rec.status = "failed"
+        # the screen shows what was typed: the record goes back to callers (pytest), not only to files
+        rec.candidates = self.memory.redact(closest_candidates(call, self.session.screen()))
+        position = f"tool {len(failure.done) + 1} of {len(tools)}"
+        error = f"{self._where(rec)}: recorded {position} {call.name} failed: {result}"
+        selector = selector_of(call)
+        if selector is not None and describe_selector(selector) not in result.message:
+            error += f"; selector {describe_selector(selector)}"
+        if result.status == "NOT_INSTALLED":  # the screen is beside the point: the device lacks the app
+            rec.error = self.memory.redact(error)
+            return
+        if rec.candidates and "closest on screen" not in result.message:
+            error += "; closest on screen: " + "; ".join(rec.candidates[:3])
+        error += "; " + self.policy.failure_hint(rec.index)
+        rec.error = self.memory.redact(error)
+
+    def _solve(self, rec: StepRecord, step: TrailStep | None, text: str, failure: _Failure | None) -> None:
+        if self.llm_factory is None:
+            rec.status = "failed"
+            why = (
+                "its recording failed and self-heal needs"
+                if failure
+                else f"it has no recording for {self.classifier}; solving it needs"
+            )
+            rec.error = self.memory.redact(f"{self._where(rec)}: {why} an LLM, and none is configured")
+            return
+        verify = step is not None and step.kind == "verify"
+        objective = text
+        if failure is not None:
+            from trailblaze.engine.heal import seed_text
+
+            objective = f"{text}\n\n{seed_text(failure.done, failure.call, failure.result)}"
+        agent = self.agent
+        result = agent.run_step(objective, verify=verify, stated=text)
+        if result.status == "COMPLETED" and agent.completed and agent.completed[-1] == objective:
+            agent.completed[-1] = text  # the next step's reminder names the step, not the heal note
+        self.observer.step_solved(rec, result, healing=failure is not None)
+        if result.status != "COMPLETED":
+            rec.status = "failed"
+            if failure is not None:
+                rec.error = (
+                    f"{self._where(rec)}: self-heal failed ({result.explanation}) after the recorded "
+                    f"{failure.call.name} failed: {failure.result}"
+                )
+            else:
+                rec.error = f"{self._where(rec)}: {result.explanation}"
+            rec.error = self.memory.redact(rec.error)
+            return
+        new_tools = result.recorded
+        if failure is not None:
+            from trailblaze.engine.heal import ambiguity
+
+            doubt = ambiguity(new_tools)
+            if doubt is not None:
+                rec.status = "failed"
+                rec.error = self.memory.redact(
+                    f"{self._where(rec)}: self-heal refused: {doubt}; the recorded {failure.call.name} "
+                    f"failed: {failure.result}; re-record this step"
+                )
+                return
+        if step is not None and not step.recordable:
+            rec.status = "passed-ai"
+            return
+        rec.status = "passed-with-self-heal" if failure is not None else self.policy.agent_status()
+        tools = [c for c, _ in failure.done] + new_tools if failure is not None else new_tools
+        # Replay reaches this point only when self-heal is on or the device had no recording.
+        if self.policy.writes() and tools:  # never manufacture `[]` (a deliberate no-op)
+            self._write(rec, step, tools)
+
+    def _write(self, rec: StepRecord, step: TrailStep | None, tools: list[ToolCall]) -> None:
+        if step is None:
+            if len(tools) != 1:
+                rec.error = (
+                    f"the trailhead took {len(tools)} tools; a trailhead records exactly one, not saved"
+                )
+                return
+            self.trail.set_trailhead_recording(self.family, tools[0])
+        else:
+            self.trail.set_recording(rec.index, self._recording_key(step), tools)
+        if self.policy.defers_save():
+            # Record writes the file only after the proof replay (trailblaze.engine.proof); until then the
+            # new recording lives in the in-memory trail.
+            rec.recording_written = True
+            self.observer.mark_recorded()
+            return
+        if self.trail.path is None:
+            return  # a trail built in code: the caller keeps the updated object
+        self.trail.save()
+        rec.recording_written = True
+        self.observer.mark_recorded()
+        if rec.mode == "self-heal":  # the observer saw the heal's tools as the agent's
+            for tool in rec.tools:
+                if tool.source == "agent":
+                    tool.source = "self-heal"
+
+    def _where(self, rec: StepRecord) -> str:
+        name = Path(self.trail.path or "trail").name
+        number = "trailhead" if rec.index < 0 else f"step {rec.index + 1}"
+        return f"{name} {number} ({rec.text!r})"
+
+
+def _located(exc: InfrastructureError, message: str) -> InfrastructureError:
+    """The same kind of infrastructure error, its message naming the trail and step."""
+    try:
+        located = type(exc)(message)
+    except TypeError:  # a subclass with another constructor: keep the family
+        from trailblaze.errors import DeviceError, LLMError
+
+        family = (
+            DeviceError if isinstance(exc, DeviceError) else LLMError if isinstance(exc, LLMError) else None
+        )
+        located = (family or InfrastructureError)(message)
+    return located
+
+
+def start_record(trail: Trail, path: str, session: DeviceSession, mode: str, device: str) -> TrailRecord:
+    """A fresh `TrailRecord` for one trail run on `session`."""
+    from trailblaze.output.rundir import now_iso
+
+    config = trail.config
+    info = session.info
+    return TrailRecord(
+        path=path,
+        id=config.id if config and config.id else folder_trail_id(Path(path)),
+        title=config.title if config else None,
+        device=device,
+        classifier=info.classifier,
+        platform=info.platform,
+        mode="record" if mode == "record" else "replay",
+        started_at=now_iso(),
+        quarantine=config.quarantine if config else None,
+    )
+
+
+def run_engine(
+    trail: Trail,
+    record: TrailRecord,
+    engine: StepEngine,
+    *,
+    skipped: str | None = None,
+    proof_of: TrailRecord | None = None,
+    within: StepRecord | None = None,
+) -> TrailRecord:
+    """Runs `engine` over `trail`, tells its observer, and diffs the file when it changed.
+
+    `proof_of`: this run is the proof replay of that trail's record (its own sub-record and folder).
+    `within`: this run is a `runTrail` sub-trail of that step (nested under it, ADR 0021).
+    """
+    observer = engine.observer
+    started = time.monotonic()
+    before = _file_text(trail)
+    observer.begin_trail(record, engine.memory, proof_of=proof_of, within=within)
+    folder = observer.trail_folder(record)
+    error: str | None = None
+    tracer = engine.session.driver if within is None and folder is not None else None
+    if isinstance(tracer, SupportsTrace):
+        tracer.start_trace()
+    try:
+        if skipped is not None:
+            record.status, error = "skipped", f"skipped on {engine.classifier}: {skipped}"
+            for i, step in enumerate(trail.steps):
+                engine._append(
+                    StepRecord(
+                        index=i, kind=step.kind, text=engine.memory.redact(step.text), status="skipped"
+                    ),
+                    record,
+                )
+        else:
+            engine.run(record)
+    except KeyboardInterrupt:
+        record.status, error = "interrupted", "interrupted (Ctrl-C)"
+        raise
+    except BaseException as exc:
+        record.status = "error"
+        error = str(getattr(exc, "message", exc)) or type(exc).__name__
+        raise
+    finally:
+        if record.status == "failed":
+            error = next((s.error for s in record.steps if s.status == "failed"), None)
+        # Record writes (and diffs) only after its proof replay (trailblaze.engine.proof).
+        after = _file_text(trail) if not engine.policy.defers_save() else before
+        if before is not None and after is not None and before != after:
+            from trailblaze.engine.heal import trail_diff
+
+            record.heal_diff = trail_diff(before, after, recordings_file(record.path).name)
+            if folder is not None:
+                write_text(folder / "trail.diff", record.heal_diff)
+        if isinstance(tracer, SupportsTrace) and folder is not None:
+            # The browser's own trace (Playwright's trace.zip) is kept only when the trail failed, and,
+            # as it cannot be redacted (typed text, URLs, DOM snapshots, screenshots), in a run with
+            # secrets only with `--trace`.
+            keep = record.status in ("failed", "error") and (
+                observer.keep_trace or not engine.memory.secret_values
+            )
+            try:
+                tracer.stop_trace(str(folder / "trace.zip") if keep else None)
+            except TrailblazeError:
+                pass  # a browser that died already failed the trail with its own error
+        observer.end_trail(record, error, started, memory=engine.memory, sub=within is not None)
+        if within is None:  # the device state a trail changed (setNetwork) goes back as it was
+            _end_trail(engine.session, quiet=record.status in ("error", "interrupted"))
+    return record
+
+
+def _end_trail(session: DeviceSession, *, quiet: bool) -> None:
+    try:
+        session.end_trail()
+    except Exception:
+        if not quiet:  # an error already on its way out is the one to report
+            raise
+
+
+def _file_text(trail: Trail) -> str | None:
+    if trail.path is None:
+        return None
+    try:
+        return Path(trail.path).read_text("utf-8")
+    except OSError:
+        return None

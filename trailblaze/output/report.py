@@ -1,0 +1,932 @@
+"""The HTML report: one self-contained file rendered from a run directory's `run.json`.
+
+Everything the page needs is inside it: CSS and a few lines of optional JavaScript inline, and the
+screenshots embedded as data URIs, downscaled to `THUMBNAIL_WIDTH` pixels (WebP, JPEG when Pillow
+lacks WebP) so a run of a few trails stays a few hundred kilobytes. The page reads fine with
+JavaScript off: failing trails and steps are open `<details>`, passing ones are closed (but when
+every trail passed, the first one and its steps are open, so the page never opens on closed boxes), and the
+"failed only" filter is a CSS checkbox; the script only adds the "expand all / collapse all" buttons.
+Raw artifacts that are too big to embed (hierarchy dumps, LLM transcripts) are linked by relative
+path, so the links work when the report sits in the run directory (the default) or next to it.
+
+Everything from the run log is user data (step text, params, model output) and is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import os
+import re
+import shlex
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from trailblaze.common.files import atomic_write
+from trailblaze.device.logs import TAIL_LINES
+from trailblaze.output._html import (
+    esc,
+    format_cost,
+    format_count,
+    format_duration,
+    format_usage_cost,
+    step_label,
+)
+from trailblaze.output.ci_policy import is_blocking, is_flaky
+from trailblaze.output.runlog import (
+    LLMCallRecord,
+    RunRecord,
+    StepRecord,
+    ToolRecord,
+    TrailRecord,
+    UsageTotals,
+    load_run,
+    model_label,
+)
+
+__all__ = ["REPORT_FILE", "THUMBNAIL_WIDTH", "render_html", "write_html_report"]
+
+REPORT_FILE = "report.html"
+THUMBNAIL_WIDTH = 360
+"""Width in pixels of the embedded screenshots (shown at 240 CSS pixels, so sharp on 1.5x screens)."""
+
+_FAILING = frozenset({"failed", "error", "interrupted"})
+_STATUS_HELP = {
+    "passed": "Replayed from the recording",
+    "passed-with-self-heal": "The recording failed and the agent repaired the step",
+    "passed-ai": "Run by the AI agent (no recording for this device, or not recordable)",
+    "failed": "Did not pass",
+    "error": "Infrastructure error (device or LLM), not a trail failure",
+    "skipped": "Skipped",
+    "not-run": "Not run because an earlier step failed",
+    "running": "Still running when this report was made",
+    "interrupted": "The run was stopped (Ctrl-C) or its process died before this trail finished",
+    "flaky": "Failed, then passed on a retry (--retries): its earlier attempts are below it",
+    "quarantined": "Quarantined (config.quarantine): it ran and is reported, but its failure does not fail the build",
+}
+_TRAIL_ORDER = (
+    "passed", "passed-with-self-heal", "passed-ai", "failed", "error", "interrupted", "running", "skipped"
+)
+_STEP_ORDER = ("passed", "passed-with-self-heal", "passed-ai", "failed", "skipped", "not-run")
+
+
+def write_html_report(
+    run_dir: str | os.PathLike[str], output: str | os.PathLike[str] | None = None, *, run: RunRecord | None = None
+) -> Path:
+    """Renders the run directory's `run.json` into one HTML file and returns its path.
+
+    Args:
+        run_dir: A run directory written by `record` / `replay` (holds `run.json`).
+        output: Where to write; default `<run_dir>/report.html`. The file is replaced atomically.
+        run: The run to render instead of `run_dir`'s `run.json` (a merged run, whose artifact
+            paths are relative to `run_dir`).
+
+    Raises:
+        UsageError: `run_dir` holds no readable `run.json`, or `output` cannot be written.
+    """
+    from trailblaze.errors import UsageError
+
+    run = load_run(run_dir) if run is None else run
+    target = Path(output) if output is not None else Path(run_dir) / REPORT_FILE
+    page = render_html(run, run_dir, link_from=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, page.encode("utf-8"))  # every value went through `esc`, which redacts
+    except OSError as exc:
+        raise UsageError(
+            f"{target}: cannot write the report ({exc.strerror or exc}); pick another --output"
+        ) from None
+    return target
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def artifact_path(run_dir: Path, rel: str) -> Path | None:
+    """The file an artifact path of run.json names, or None unless it is a relative path inside `run_dir`.
+
+    run.json may be edited by hand (or come from someone else): an absolute path, a URL
+    (`javascript:…`) or a `../` path out of the run directory is never linked, read or embedded.
+    """
+    if not rel or "\x00" in rel or "\\" in rel or os.path.isabs(rel) or _SCHEME.match(rel):
+        return None
+    root = run_dir.resolve()
+    target = (root / rel).resolve()
+    if target != root and root not in target.parents:
+        return None
+    return run_dir / rel
+
+
+def render_html(
+    run: RunRecord, run_dir: str | os.PathLike[str], *, link_from: str | os.PathLike[str] | None = None
+) -> str:
+    """The report page for `run` as one self-contained HTML document.
+
+    Args:
+        run: The run log.
+        run_dir: The run directory its artifact paths are relative to (screenshots are read from it).
+        link_from: The folder the page will be saved in, for relative links to transcripts and
+            hierarchy dumps; default `run_dir`.
+    """
+    return "".join(
+        _Page(run, Path(run_dir), Path(link_from) if link_from is not None else Path(run_dir)).render()
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _all_trails(trails: Iterable[TrailRecord]) -> Iterator[TrailRecord]:
+    """Every trail, with the proof replays and `runTrail` sub-trails inside them."""
+    for trail in trails:
+        yield trail
+        yield from _all_trails(trail.attempts)
+        if trail.proof is not None:
+            yield from _all_trails([trail.proof])
+        for step in trail.steps:
+            yield from _all_trails(step.subtrails)
+
+
+def _log_lines(path: Path | None) -> list[str]:
+    """The lines of a step's app log file (none when it is missing or unreadable)."""
+    if path is None:
+        return []
+    try:
+        return path.read_text("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+
+
+def device_log_tail(step: StepRecord, run_dir: Path) -> list[str]:
+    """The failure text's lines about the step's app log: its last `TAIL_LINES` lines, or why none."""
+    path = artifact_path(run_dir, step.device_log) if step.device_log else None
+    log = _log_lines(path)
+    if not log:
+        return [f"    device log: {step.device_log_note}"] if step.device_log_note else []
+    shown = log[-TAIL_LINES:]
+    head = f"    app log ({'last ' if len(shown) < len(log) else ''}{len(shown)} lines, {path}):"
+    return [head, *(f"      {line}" for line in shown)]
+
+
+class _Images:
+    """Screenshots read from the run directory, downscaled and encoded once per distinct content
+    (a step's "after" is usually the next step's "before")."""
+
+    def __init__(self, run_dir: Path) -> None:
+        from PIL import features
+
+        self.run_dir = run_dir
+        self.format, self.mime = ("WEBP", "image/webp") if features.check("webp") else ("JPEG", "image/jpeg")
+        self._by_path: dict[str, tuple[str, int, int] | None] = {}
+        self._by_digest: dict[bytes, tuple[str, int, int] | None] = {}
+
+    def data_uri(self, rel: str) -> tuple[str, int, int] | None:
+        """(data URI, width, height) of the thumbnail, or None when the file is missing or unreadable."""
+        if rel not in self._by_path:
+            try:
+                path = artifact_path(self.run_dir, rel)
+                if path is None:
+                    raise OSError(f"{rel} is not in the run directory")
+                data = path.read_bytes()
+            except OSError:
+                self._by_path[rel] = None
+                return None
+            digest = hashlib.blake2b(data, digest_size=16).digest()
+            if digest not in self._by_digest:
+                self._by_digest[digest] = self._encode(data)
+            self._by_path[rel] = self._by_digest[digest]
+        return self._by_path[rel]
+
+    def _encode(self, data: bytes) -> tuple[str, int, int] | None:
+        from PIL import Image, UnidentifiedImageError
+
+        try:
+            with Image.open(io.BytesIO(data)) as img:
+                if img.format == "JPEG" and img.width > THUMBNAIL_WIDTH:
+                    # libjpeg decodes straight at 1/2, 1/4 … scale, never below the thumbnail's size; the
+                    # resize below then starts from a quarter of the pixels of a full phone screenshot
+                    img.draft("RGB", (THUMBNAIL_WIDTH, img.height * THUMBNAIL_WIDTH // img.width))
+                rgb = img.convert("RGB")
+        except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
+            return None
+        if rgb.width > THUMBNAIL_WIDTH:
+            height = max(1, round(rgb.height * THUMBNAIL_WIDTH / rgb.width))
+            # reducing_gap: a fast box reduction first, then Lanczos; same look, a third of the time
+            rgb = rgb.resize((THUMBNAIL_WIDTH, height), Image.Resampling.LANCZOS, reducing_gap=2.0)
+        buf = io.BytesIO()
+        if self.format == "WEBP":
+            rgb.save(buf, "WEBP", quality=70, method=3)
+        else:
+            rgb.save(buf, "JPEG", quality=72, optimize=True)
+        encoded = base64.b64encode(buf.getvalue()).decode("ascii")
+        return f"data:{self.mime};base64,{encoded}", rgb.width, rgb.height
+
+
+def _badge(status: str, *, big: bool = False) -> str:
+    help_text = _STATUS_HELP.get(status, status)
+    size = " badge-big" if big else ""
+    return f'<span class="badge s-{esc(status)}{size}" title="{esc(help_text)}">{esc(status)}</span>'
+
+
+def _ci_badges(trail: TrailRecord) -> str:
+    """`flaky` (passed on a retry) and `quarantined`, beside the trail's status."""
+    badges = [
+        name for name, on in (("flaky", is_flaky(trail)), ("quarantined", bool(trail.quarantine))) if on
+    ]
+    return "".join(" " + _badge(name) for name in badges)
+
+
+def _tool_status(status: str) -> str:
+    kind = "ok" if status == "OK" else "bad"
+    return f'<span class="rs rs-{kind}">{esc(status)}</span>'
+
+
+def _params_text(params: dict[str, Any]) -> str:
+    """Params as block YAML, the way they read in a trail file."""
+    if not params:
+        return ""
+    import yaml
+
+    try:
+        text: str = yaml.safe_dump(
+            params, sort_keys=False, allow_unicode=True, default_flow_style=False, width=88
+        )
+    except yaml.YAMLError:
+        text = repr(params)
+    return text.rstrip("\n")
+
+
+def _iso(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _when(value: str) -> str:
+    parsed = _iso(value)
+    return parsed.strftime("%Y-%m-%d %H:%M:%S") if parsed is not None else value
+
+
+def _tokens(usage: UsageTotals | LLMCallRecord) -> str:
+    text = f"{format_count(usage.input_tokens)} in / {format_count(usage.output_tokens)} out"
+    cached = []
+    if usage.cache_read_input_tokens:
+        cached.append(f"{format_count(usage.cache_read_input_tokens)} cache read")
+    if usage.cache_creation_input_tokens:
+        cached.append(f"{format_count(usage.cache_creation_input_tokens)} cache write")
+    return text + (f" ({', '.join(cached)})" if cached else "")
+
+
+def _models_text(usage: UsageTotals) -> str:
+    """` · model anthropic:claude-sonnet-5`, and how many answers were text instead of a tool call."""
+    text = f" · model{'s' * (len(usage.models) != 1)} {esc(', '.join(usage.models))}" if usage.models else ""
+    if usage.text_answers:
+        text += f" · {usage.text_answers} text answer{'s' * (usage.text_answers != 1)} without a tool call"
+    return text
+
+
+def _counts(statuses: Iterable[str], order: tuple[str, ...]) -> list[tuple[str, int]]:
+    counter = Counter(statuses)
+    known = [(s, counter[s]) for s in order if counter[s]]
+    return known + [(s, n) for s, n in counter.items() if s not in order]
+
+
+def _dur(ms: float, status: str) -> str:
+    return "—" if not ms and status in ("skipped", "not-run") else format_duration(ms)
+
+
+def _trail_name(trail: TrailRecord) -> str:
+    return trail.title or trail.id or Path(trail.path).name or trail.path
+
+
+def _step_failing(step: StepRecord) -> bool:
+    return step.status in _FAILING or (step.error is not None and not step.status.startswith("passed"))
+
+
+class _Page:
+    def __init__(self, run: RunRecord, run_dir: Path, link_from: Path) -> None:
+        self.run = run
+        self.run_dir = run_dir
+        self.link_from = link_from
+        self.images = _Images(run_dir)
+        self.trail_dir = ""
+        failing = [n for n, t in enumerate(run.trails, 1) if t.status in _FAILING]
+        self.first_open = failing[0] if failing else 1
+        """The trail the page opens on: the first failing one, else the first (a page of closed
+        boxes hides what the report is for); every failing trail is open too."""
+        self.open_steps = False
+        """Open every step of the trail being rendered: the first trail when all passed."""
+
+    # --- links ----------------------------------------------------------------------------------
+    def _locate(self, rel: str) -> str:
+        """The artifact's path relative to the run directory. The contract says paths are relative
+        to it; a path relative to the trail's own folder is accepted too, so a report still finds it."""
+        if not (self.run_dir / rel).exists() and self.trail_dir:
+            nested = f"{self.trail_dir.rstrip('/')}/{rel}"
+            if (self.run_dir / nested).exists():
+                return nested
+        return rel
+
+    def _href(self, rel: str) -> str:
+        target = self.run_dir / rel
+        try:
+            link = os.path.relpath(target, self.link_from)
+        except ValueError:  # another drive on Windows
+            link = str(target.resolve())
+        # percent-encoded, so no part of a file name can read as a scheme (`javascript:`) or a query
+        return esc(quote(Path(link).as_posix(), safe="/"))
+
+    def _file_link(self, rel: str | None, label: str) -> str:
+        if not rel:
+            return ""
+        rel = self._locate(rel)
+        if artifact_path(self.run_dir, rel) is None:  # a hand-edited run.json: no link out of the run
+            return f'{esc(label)} <span class="muted">(not a file in the run directory)</span>'
+        missing = "" if (self.run_dir / rel).exists() else ' <span class="muted">(missing)</span>'
+        return f'<a class="file" href="{self._href(rel)}">{esc(label)}</a>{missing}'
+
+    # --- page -----------------------------------------------------------------------------------
+    def render(self) -> Iterator[str]:
+        run = self.run
+        overall = "failed" if any(is_blocking(t) for t in run.trails) else "passed"
+        if not run.trails:
+            overall = "skipped"
+        yield '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        yield '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        yield f"<title>{esc(overall.upper())} · trailblaze run {esc(run.run_id)}</title>\n"
+        yield f"<style>{_CSS}</style>\n</head>\n<body>\n"
+        yield from self._header(overall)
+        yield '<input type="checkbox" id="only-failed" class="filter-box">\n'
+        yield '<div class="toolbar"><label for="only-failed" class="filter-label">Show failed trails only</label>'
+        yield '<span class="js-only" hidden><button type="button" data-open="1">Expand all</button>'
+        yield '<button type="button" data-open="0">Collapse all</button></span></div>\n'
+        yield from self._index()
+        yield "<main>\n"
+        for number, trail in enumerate(run.trails, 1):
+            yield from self._trail(number, trail)
+        if not run.trails:
+            yield '<p class="empty">No trails ran.</p>\n'
+        yield "</main>\n"
+        yield (
+            "<footer>Generated by trailblaze from <code>run.json</code> · "
+            f"screenshots downscaled to {THUMBNAIL_WIDTH} px; full-size files are in the run directory.</footer>\n"
+        )
+        yield f"<script>{_JS}</script>\n</body>\n</html>\n"
+
+    def _duration_ms(self) -> float:
+        start, end = _iso(self.run.started_at), _iso(self.run.finished_at)
+        if start is not None and end is not None and end >= start:
+            return (end - start).total_seconds() * 1000
+        return sum(t.duration_ms for t in self.run.trails)
+
+    def _header(self, overall: str) -> Iterator[str]:
+        run = self.run
+        steps = [s for t in run.trails for s in t.steps]
+        devices = sorted({t.device for t in run.trails if t.device})
+        device = run.device or ", ".join(devices) or "—"
+        usage = run.usage
+        if not usage.llm_calls and any(t.usage.llm_calls for t in run.trails):
+            usage = UsageTotals()
+            for t in run.trails:
+                usage.add(t.usage)
+        yield f'<header class="top o-{esc(overall)}">\n'
+        yield f'<div class="headline">{_badge(overall, big=True)}<h1>trailblaze run <code>{esc(run.run_id)}</code></h1></div>\n'
+        yield '<dl class="facts">'
+        yield f"<div><dt>Started</dt><dd>{esc(_when(run.started_at))}</dd></div>"
+        yield f"<div><dt>Total time</dt><dd>{esc(format_duration(self._duration_ms()))}</dd></div>"
+        yield f"<div><dt>Device</dt><dd>{esc(device)}</dd></div>"
+        if run.shard:
+            yield f"<div><dt>Shards</dt><dd>{esc(run.shard)}</dd></div>"
+        if run.screenshots is not None:
+            yield f"<div><dt>Screenshots</dt><dd>{esc(self._captured())}</dd></div>"
+        if run.command:
+            yield f'<div class="wide"><dt>Command</dt><dd><code>{esc(shlex.join(run.command))}</code></dd></div>'
+        yield "</dl>\n"
+        yield '<div class="cards">'
+        yield f'<div class="card"><div class="num">{len(run.trails)}</div><div class="lbl">trails</div></div>'
+        for status, n in _counts((t.status for t in run.trails), _TRAIL_ORDER):
+            yield f'<div class="card c-{esc(status)}"><div class="num">{n}</div><div class="lbl">{esc(status)}</div></div>'
+        for kind, n in (
+            ("flaky", sum(map(is_flaky, run.trails))),
+            ("quarantined", sum(bool(t.quarantine) for t in run.trails)),
+        ):
+            if n:
+                yield f'<div class="card c-{kind}"><div class="num">{n}</div><div class="lbl">{kind}</div></div>'
+        yield "</div>\n"
+        step_counts = ", ".join(f"{n} {esc(s)}" for s, n in _counts((s.status for s in steps), _STEP_ORDER))
+        yield f'<p class="stepline">{len(steps)} step{"s" * (len(steps) != 1)}'
+        yield f"{': ' + step_counts if step_counts else ''}</p>\n"
+        paid = sum(1 for s in steps if s.llm_calls or s.usage.llm_calls)
+        if usage.llm_calls:
+            yield (
+                f'<p class="llm"><strong>LLM:</strong> {format_count(usage.llm_calls)} call'
+                f"{'s' * (usage.llm_calls != 1)} · {esc(_tokens(usage))} tokens · "
+                f"<strong>{esc(format_usage_cost(usage))}</strong> · {paid} of {len(steps)} steps used the model"
+                f"{_models_text(usage)}</p>\n"
+            )
+        else:
+            yield '<p class="llm"><strong>LLM:</strong> no calls — every step replayed from its recording.</p>\n'
+        yield "</header>\n"
+
+    def _captured(self) -> str:
+        """What the run photographed: its screenshot mode and how many pictures it kept."""
+        mode = self.run.screenshots
+        if mode == "off":
+            return "off — none taken (hierarchy dumps only)"
+        files = {
+            shot
+            for trail in _all_trails(self.run.trails)
+            for step in trail.steps
+            for shot in (step.screenshot_before, step.screenshot_after)
+            if shot
+        }
+        what = "after every step" if mode == "steps" else "failing steps only"
+        return f"{what} — {len(files)} captured"
+
+    def _index(self) -> Iterator[str]:
+        if not self.run.trails:
+            return
+        yield '<nav class="index" aria-label="Trails"><table><thead><tr><th>Status</th><th>Trail</th>'
+        yield '<th>Steps</th><th class="num">Time</th><th class="num">LLM cost</th></tr></thead><tbody>\n'
+        for number, trail in enumerate(self.run.trails, 1):
+            cls = "is-failing" if trail.status in _FAILING else "is-ok"
+            cost = format_usage_cost(trail.usage) if trail.usage.llm_calls else "—"
+            yield (
+                f'<tr class="{cls}"><td>{_badge(trail.status)}{_ci_badges(trail)}</td>'
+                f'<td><a href="#trail-{number}">{esc(_trail_name(trail))}</a>'
+                f'<div class="muted small">{esc(trail.path)}</div></td>'
+                f"<td>{self._step_strip(number, trail)}</td>"
+                f'<td class="num">{esc(_dur(trail.duration_ms, trail.status))}</td><td class="num">{esc(cost)}</td></tr>\n'
+            )
+        yield "</tbody></table></nav>\n"
+
+    def _step_strip(self, number: int, trail: TrailRecord) -> str:
+        cells = "".join(
+            f'<a class="cell s-{esc(s.status)}" href="#trail-{number}-step-{i}" '
+            f'title="{esc(step_label(s.index))}: {esc(s.status)} — {esc(s.text[:120])}"></a>'
+            for i, s in enumerate(trail.steps)
+        )
+        n = len(trail.steps)
+        return f'<span class="strip" aria-hidden="true">{cells}</span> <span class="small muted">{n} step{"s" * (n != 1)}</span>'
+
+    # --- trail ----------------------------------------------------------------------------------
+    def _where(self, trail: TrailRecord) -> str:
+        """The trail's path, and its device when the run drove several (a matrix or merged shards)."""
+        several = len({t.device for t in self.run.trails}) > 1
+        return f"{trail.path} on {trail.device}" if several and trail.device else trail.path
+
+    def _trail(self, number: int, trail: TrailRecord) -> Iterator[str]:
+        self.trail_dir = trail.directory
+        failing = trail.status in _FAILING
+        cls = "is-failing" if failing else "is-ok"
+        opened = failing or number == self.first_open
+        self.open_steps = opened and not failing  # all passed: this trail's steps and screenshots
+        yield f'<details class="trail {cls} t-{esc(trail.status)}" id="trail-{number}"{" open" if opened else ""}>\n'
+        yield (
+            f'<summary><span class="chev" aria-hidden="true"></span>{_badge(trail.status)}{_ci_badges(trail)}'
+            f'<h2>{esc(_trail_name(trail))}</h2><span class="path">{esc(self._where(trail))}</span>'
+            f'<span class="spacer"></span>{self._step_strip(number, trail)}'
+            f'<span class="dur">{esc(_dur(trail.duration_ms, trail.status))}</span></summary>\n'
+        )
+        yield '<div class="trail-body">\n<dl class="facts small">'
+        facts: list[tuple[str, str]] = [
+            ("Path", trail.path),
+            ("Id", trail.id or "—"),
+            ("Title", trail.title or "—"),
+            ("Mode", trail.mode),
+            ("Device", trail.device or "—"),
+            ("Platform", trail.platform or "—"),
+            ("Classifier", trail.classifier or "—"),
+            ("Started", _when(trail.started_at) if trail.started_at else "—"),
+            ("Duration", format_duration(trail.duration_ms)),
+        ]
+        if trail.usage.llm_calls:
+            facts.append(
+                (
+                    "LLM",
+                    f"{trail.usage.llm_calls} call{'s' * (trail.usage.llm_calls != 1)} · {_tokens(trail.usage)} · {format_usage_cost(trail.usage)}{_models_text(trail.usage)}",
+                )
+            )
+        if trail.attempts:
+            n = len(trail.attempts) + 1
+            verdict = "flaky: passed on the last" if is_flaky(trail) else "failed every one"
+            facts.append(("Attempts", f"{n} — {verdict}; the earlier attempts are below the steps"))
+        if trail.quarantine:
+            facts.append(("Quarantine", f"{trail.quarantine} — a failure here does not fail the build"))
+        if trail.verification:
+            facts.append(("Verification", f"{trail.verification} — {trail.verification_note or ''}".rstrip(" —")))
+        for name, value in facts:
+            yield f"<div><dt>{esc(name)}</dt><dd>{esc(value)}</dd></div>"
+        if trail.directory:
+            yield f"<div><dt>Artifacts</dt><dd>{self._file_link(trail.directory, trail.directory)}</dd></div>"
+        yield "</dl>\n"
+        if trail.error and trail.status == "skipped":
+            yield f'<div class="note-box"><strong>Skipped:</strong> {esc(trail.error)}</div>\n'
+        elif trail.error:
+            yield f'<div class="error-box" role="alert"><strong>Trail error</strong><pre>{esc(trail.error)}</pre></div>\n'
+        if trail.heal_diff:
+            if trail.mode != "record":
+                title = "Trail file changes (self-heal)"
+            elif trail.verification == "failed":
+                title = "Recording NOT written (the proof replay failed)"
+            else:
+                title = "Trail file changes (record)"
+            yield from self._diff(trail.heal_diff, title)
+        yield '<div class="steps">\n'
+        for i, step in enumerate(trail.steps):
+            yield from self._step(number, i, step, trail)
+        if not trail.steps:
+            yield '<p class="muted">No steps recorded.</p>\n'
+        yield "</div>\n"
+        for k, attempt in enumerate(trail.attempts, 1):
+            yield from self._attempt(number, k, trail, attempt)
+        if trail.proof is not None:
+            yield from self._proof(number, trail, trail.proof)
+        yield "</div>\n</details>\n"
+
+    def _attempt(self, number: int, k: int, trail: TrailRecord, attempt: TrailRecord) -> Iterator[str]:
+        """An earlier, failed attempt of a retried trail (`--retries`): its own steps and screens."""
+        self.trail_dir = attempt.directory
+        yield (
+            f'<section class="attempt" id="trail-{number}-attempt-{k}"><h3>Attempt {k} of {len(trail.attempts) + 1} '
+            f'{_badge(attempt.status)} <span class="dur">{esc(_dur(attempt.duration_ms, attempt.status))}</span></h3>\n'
+        )
+        if attempt.directory:
+            yield f'<p class="muted small">Artifacts: {self._file_link(attempt.directory, attempt.directory)}</p>\n'
+        if attempt.error:
+            yield f'<div class="error-box" role="alert"><strong>Attempt {k} error</strong><pre>{esc(attempt.error)}</pre></div>\n'
+        yield '<div class="steps">\n'
+        for i, step in enumerate(attempt.steps):
+            yield from self._step(number, i, step, attempt, prefix=f"attempt-{k}-")
+        yield "</div>\n</section>\n"
+        self.trail_dir = trail.directory
+
+    def _proof(self, number: int, trail: TrailRecord, proof: TrailRecord) -> Iterator[str]:
+        """The proof replay of a record run: the relaunched trail replayed from the new recordings."""
+        self.trail_dir = proof.directory
+        yield (
+            f'<section class="proof" id="trail-{number}-proof"><h3>Proof replay {_badge(proof.status)} '
+            f'<span class="dur">{esc(_dur(proof.duration_ms, proof.status))}</span></h3>\n'
+            '<p class="muted small">The app relaunched the way the trail starts and the whole trail replayed '
+            "from the new recordings, with no LLM, before anything was written.</p>\n"
+        )
+        if trail.verification_note:
+            yield f'<p class="small"><strong>{esc(trail.verification_note)}</strong></p>\n'
+        yield '<div class="steps">\n'
+        for i, step in enumerate(proof.steps):
+            yield from self._step(number, i, step, proof, prefix="proof-")
+        yield "</div>\n</section>\n"
+        self.trail_dir = trail.directory
+
+    def _diff(self, diff: str, title: str) -> Iterator[str]:
+        yield f'<details class="diff-box" open><summary>{esc(title)}</summary><pre class="diff">'
+        for line in diff.splitlines():
+            if line.startswith(("+++", "---")):
+                cls = "d-file"
+            elif line.startswith("@@"):
+                cls = "d-hunk"
+            elif line.startswith("+"):
+                cls = "d-add"
+            elif line.startswith("-"):
+                cls = "d-del"
+            else:
+                cls = "d-ctx"
+            yield f'<span class="{cls}">{esc(line) or " "}</span>'
+        yield "</pre></details>\n"
+
+    # --- step -----------------------------------------------------------------------------------
+    def _step(self, number: int, i: int, step: StepRecord, trail: TrailRecord, prefix: str = "") -> Iterator[str]:
+        failing = _step_failing(step)
+        kind = f'<span class="kind">{esc(step.kind)}</span>' if step.kind != "step" else ""
+        ran = step.status not in ("not-run", "skipped")
+        mode = f'<span class="mode m-{esc(step.mode)}">{esc(step.mode)}</span>' if ran else ""
+        yield (
+            f'<details class="step st-{esc(step.status)}" id="trail-{number}-{prefix}step-{i}"'
+            f'{" open" if failing or self.open_steps else ""}>'
+            f'<summary><span class="chev" aria-hidden="true"></span><span class="stepno">{esc(step_label(step.index))}</span>'
+            f"{_badge(step.status)}{kind}{mode}"
+            f'<span class="text">{esc(step.text)}</span><span class="dur">{esc(_dur(step.duration_ms, step.status))}</span>'
+            '</summary>\n<div class="step-body">\n'
+        )
+        if step.error:
+            yield f'<div class="error-box" role="alert"><strong>Error</strong><pre>{esc(step.error)}</pre>'
+            if step.candidates:
+                yield '<div class="cands"><strong>Closest elements on screen</strong><ol>'
+                for cand in step.candidates:
+                    yield f"<li><code>{esc(cand)}</code></li>"
+                yield "</ol></div>"
+            yield "</div>\n"
+        elif step.candidates:
+            yield '<div class="cands"><strong>Closest elements on screen</strong><ol>'
+            yield "".join(f"<li><code>{esc(c)}</code></li>" for c in step.candidates)
+            yield "</ol></div>\n"
+        if not ran and not step.tools and not step.screenshot_before:
+            why = (
+                "Skipped."
+                if step.status == "skipped"
+                else "Not run: an earlier step failed or the run stopped."
+            )
+            yield f'<p class="muted">{why}</p>\n'
+        # screenshots on the left, what happened on the right (stacked on narrow screens)
+        yield '<div class="step-grid">'
+        yield from self._shots(step)
+        yield '<div class="info">'
+        if step.tools:
+            yield from self._tools(step.tools)
+        if step.llm_calls:
+            yield from self._llm_calls(step)
+        if failing:
+            yield from self._screen_text(step, trail)
+        yield from self._device_log(step, failing)
+        links = [
+            self._file_link(step.hierarchy_before, "hierarchy before"),
+            self._file_link(step.hierarchy_after, "hierarchy after"),
+        ]
+        links = [link for link in links if link]
+        if step.recording_written:
+            links.append('<span class="tag">recording saved to the trail</span>')
+        if links:
+            yield f'<p class="links">{" · ".join(links)}</p>\n'
+        yield "</div></div>\n"
+        for k, sub in enumerate(step.subtrails):
+            yield from self._subtrail(number, f"{prefix}step-{i}-sub-{k}-", sub, trail)
+        yield "</div></details>\n"
+
+    def _subtrail(self, number: int, prefix: str, sub: TrailRecord, caller: TrailRecord) -> Iterator[str]:
+        """A `runTrail`'s trail, its steps nested under the calling step (ADR 0021)."""
+        self.trail_dir = sub.directory
+        yield (
+            f'<section class="subtrail"><h4>runTrail {esc(Path(sub.path).name)} {_badge(sub.status)} '
+            f'<span class="dur">{esc(_dur(sub.duration_ms, sub.status))}</span></h4>\n<div class="steps">\n'
+        )
+        for j, step in enumerate(sub.steps):
+            yield from self._step(number, j, step, sub, prefix=prefix)
+        yield "</div>\n</section>\n"
+        self.trail_dir = caller.directory
+
+    def _shots(self, step: StepRecord) -> Iterator[str]:
+        shots = [("Before", step.screenshot_before), ("After", step.screenshot_after)]
+        if not any(path for _, path in shots):
+            return
+        yield '<div class="shots">'
+        for label, rel in shots:
+            caption = label if label == "Before" or not _step_failing(step) else "After (at failure)"
+            if not rel:
+                why = "no screenshot" if self.run.screenshots != "failures" else "not taken (screenshots: failures only)"
+                yield f'<figure class="shot none"><div class="noimg">{esc(why)}</div><figcaption>{esc(caption)}</figcaption></figure>'
+                continue
+            image = self.images.data_uri(self._locate(rel))
+            if image is None:
+                yield (
+                    f'<figure class="shot none"><div class="noimg">screenshot unreadable or missing<br>'
+                    f"<code>{esc(rel)}</code></div><figcaption>{esc(caption)}</figcaption></figure>"
+                )
+                continue
+            uri, width, height = image
+            yield (
+                f'<figure class="shot"><img src="{uri}" width="{width}" height="{height}" loading="lazy" '
+                f'alt="{esc(caption)} screenshot of: {esc(step.text[:100])}"><figcaption>{esc(caption)} · '
+                f"{self._file_link(rel, 'full size')}</figcaption></figure>"
+            )
+        yield "</div>\n"
+
+    def _tools(self, tools: list[ToolRecord]) -> Iterator[str]:
+        yield '<table class="tools"><caption>Tools</caption><thead><tr><th>#</th><th>Tool</th><th>Result</th>'
+        yield '<th class="num">Time</th></tr></thead><tbody>\n'
+        for n, tool in enumerate(tools, 1):
+            params = _params_text(tool.params)
+            why = ' title="added by the replayer, not in the recording"' if tool.source == "auto" else ""
+            origin = [f'<span class="src src-{esc(tool.source)}"{why}>{esc(tool.source)}</span>']
+            if tool.llm_tool:
+                origin.append(f'<span class="muted small">from <code>{esc(tool.llm_tool)}</code></span>')
+            if tool.recorded:
+                origin.append('<span class="tag">recorded</span>')
+            if tool.no_change:
+                origin.append('<span class="tag nochange" title="the screen looked the same after it">no-op</span>')
+            if tool.ai:
+                origin.append('<span class="tag src-agent" title="asked the LLM when it ran">AI</span>')
+            shot = self._file_link(tool.screenshot_after, "screenshot") if tool.screenshot_after else ""
+            yield (
+                f'<tr><td class="muted">{n}</td><td><code class="tname">{esc(tool.name)}</code> {" ".join(origin)}'
+                f"{f'<pre class=params>{esc(params)}</pre>' if params else ''}</td>"
+                f"<td>{_tool_status(tool.status)}"
+                f"{f'<div class=msg>{esc(tool.message)}</div>' if tool.message else ''}{f'<div>{shot}</div>' if shot else ''}</td>"
+                f'<td class="num">{esc(format_duration(tool.duration_ms))}</td></tr>\n'
+            )
+        yield "</tbody></table>\n"
+
+    def _llm_calls(self, step: StepRecord) -> Iterator[str]:
+        total = step.usage
+        yield (
+            f'<table class="llm-calls"><caption>LLM calls · {len(step.llm_calls)} · {esc(_tokens(total))} tokens · '
+            f"{esc(format_usage_cost(total))}</caption><thead><tr><th>#</th><th>Model asked for</th>"
+            '<th>Tokens</th><th class="num">Cost</th><th class="num">Time</th><th>Transcript</th></tr></thead><tbody>\n'
+        )
+        for call in step.llm_calls:
+            asked = "".join(f"<li><code>{esc(c)}</code></li>" for c in call.tool_calls)
+            body = f"<ul class=asked>{asked}</ul>" if asked else '<span class="muted">no tool call</span>'
+            if call.text:
+                text = call.text if len(call.text) <= 400 else call.text[:400] + "…"
+                body += f'<div class="said">{esc(text)}</div>'
+            if call.error:
+                body += f'<div class="rs rs-bad">{esc(call.error)}</div>'
+            label = model_label(call.provider, call.model)
+            model = f'<div class="muted small">{esc(label)}</div>' if call.model else ""
+            link = self._file_link(call.transcript, "transcript") or '<span class="muted">—</span>'
+            yield (
+                f'<tr><td class="muted">{call.index}</td><td>{body}{model}</td><td class="small">{esc(_tokens(call))}</td>'
+                f'<td class="num">{esc(format_cost(call.cost_usd))}</td>'
+                f'<td class="num">{esc(format_duration(call.duration_ms))}</td><td>{link}</td></tr>\n'
+            )
+        yield "</tbody></table>\n"
+
+    def _screen_text(self, step: StepRecord, trail: TrailRecord) -> Iterator[str]:
+        """The compact view of the screen the step failed on: what was there instead."""
+        rel = step.hierarchy_after or step.hierarchy_before
+        if not rel:
+            return
+        from trailblaze.errors import TrailblazeError
+        from trailblaze.screen.saved_screen import parse_saved_screen
+
+        path = artifact_path(self.run_dir, self._locate(rel))
+        if path is None:
+            return
+        try:
+            hierarchy = parse_saved_screen(path.read_bytes())
+            from trailblaze.screen.compact import compact_view
+
+            text = compact_view(hierarchy).text
+        except (OSError, TrailblazeError, ValueError):
+            return
+        yield (
+            '<details class="screen" open><summary>Screen at failure (compact view)</summary>'
+            f'<pre class="compact">{esc(text)}</pre></details>\n'
+        )
+
+    def _device_log(self, step: StepRecord, failing: bool) -> Iterator[str]:
+        """The app's log lines of the step (`--device-logs`), or why there are none."""
+        path = artifact_path(self.run_dir, self._locate(step.device_log)) if step.device_log else None
+        lines = _log_lines(path)
+        if not lines:
+            if step.device_log_note:
+                yield f'<p class="muted small device-log-note">Device log: {esc(step.device_log_note)}</p>\n'
+            return
+        shown = lines[-_LOG_LINES:]
+        more = f" (last {len(shown)} of {len(lines)})" if len(shown) < len(lines) else ""
+        link = self._file_link(step.device_log, "whole log") if more else ""
+        yield (
+            f'<details class="screen device-log"{" open" if failing else ""}><summary>App log{esc(more)}'
+            f"</summary><pre>{esc(chr(10).join(shown))}</pre>{link}</details>\n"
+        )
+
+
+_LOG_LINES = 200
+"""App log lines shown in the report per step (the file keeps them all)."""
+
+_CSS = """
+:root{color-scheme:light;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa;--card:#fff;
+--ok-bg:#dafbe1;--ok-fg:#116329;--ok-bd:#8ddb9e;--heal-bg:#fff1c2;--heal-fg:#7a4700;--heal-bd:#e9c46a;
+--ai-bg:#e7ecff;--ai-fg:#2f3f9e;--ai-bd:#b4c0f5;--bad-bg:#ffebe9;--bad-fg:#a0111f;--bad-bd:#f5a8a8;
+--err-bg:#fbefff;--err-fg:#6e2490;--err-bd:#d7b0ec;--skip-bg:#eef1f4;--skip-fg:#3d444d;--skip-bd:#c8d1da}
+*{box-sizing:border-box}
+body{margin:0;padding:0 24px 40px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
+color:var(--fg);background:var(--bg)}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
+pre{margin:0;white-space:pre-wrap;word-break:break-word}
+a{color:#0550ae}
+h1{font-size:20px;margin:0;font-weight:600}
+h1 code{font-size:18px}
+h2{font-size:15px;margin:0;font-weight:600;display:inline}
+.muted{color:var(--muted)}.small{font-size:12px}
+header.top{background:var(--card);border:1px solid var(--line);border-top:6px solid var(--ok-fg);border-radius:8px;
+padding:16px 20px;margin:20px 0 12px}
+header.o-failed{border-top-color:var(--bad-fg)}header.o-skipped{border-top-color:var(--skip-fg)}
+.headline{display:flex;align-items:center;gap:12px;margin-bottom:10px}
+.facts{display:flex;flex-wrap:wrap;gap:4px 28px;margin:0 0 12px}
+.facts div{min-width:0}.facts .wide{flex-basis:100%}
+.facts dt{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
+.facts dd{margin:0;overflow-wrap:anywhere}
+.cards{display:flex;flex-wrap:wrap;gap:10px;margin:4px 0 10px}
+.card{min-width:96px;padding:8px 14px;border-radius:8px;border:1px solid var(--line);background:var(--card)}
+.card .num{font-size:24px;font-weight:700;line-height:1.1}.card .lbl{font-size:12px}
+.c-passed{background:var(--ok-bg);color:var(--ok-fg);border-color:var(--ok-bd)}
+.c-passed-with-self-heal{background:var(--heal-bg);color:var(--heal-fg);border-color:var(--heal-bd)}
+.c-passed-ai{background:var(--ai-bg);color:var(--ai-fg);border-color:var(--ai-bd)}
+.c-failed{background:var(--bad-bg);color:var(--bad-fg);border-color:var(--bad-bd)}
+.c-error,.c-interrupted{background:var(--err-bg);color:var(--err-fg);border-color:var(--err-bd)}
+.c-skipped{background:var(--skip-bg);color:var(--skip-fg);border-color:var(--skip-bd)}
+.stepline,.llm{margin:4px 0}
+.badge{display:inline-block;padding:1px 8px;border-radius:999px;border:1px solid;font-size:12px;font-weight:600;
+white-space:nowrap;line-height:18px}
+.badge-big{font-size:14px;padding:3px 12px;text-transform:uppercase;letter-spacing:.03em}
+.s-passed{background:var(--ok-bg);color:var(--ok-fg);border-color:var(--ok-bd)}
+.s-passed-with-self-heal{background:var(--heal-bg);color:var(--heal-fg);border-color:var(--heal-bd)}
+.s-passed-ai{background:var(--ai-bg);color:var(--ai-fg);border-color:var(--ai-bd)}
+.s-failed{background:var(--bad-bg);color:var(--bad-fg);border-color:var(--bad-bd)}
+.s-error,.s-interrupted{background:var(--err-bg);color:var(--err-fg);border-color:var(--err-bd)}
+.s-skipped{background:var(--skip-bg);color:var(--skip-fg);border-color:var(--skip-bd)}
+.s-not-run{background:#fff;color:var(--muted);border-color:var(--skip-bd);border-style:dashed}
+.toolbar{display:flex;align-items:center;gap:16px;margin:0 0 10px}
+.filter-box{position:absolute;opacity:0;width:1px;height:1px}
+.filter-label{cursor:pointer;user-select:none;padding:4px 10px 4px 30px;border:1px solid var(--line);border-radius:6px;
+background:var(--card);position:relative}
+.filter-label::before{content:"";position:absolute;left:9px;top:50%;width:13px;height:13px;margin-top:-7px;
+border:1.5px solid var(--muted);border-radius:3px;background:#fff}
+.filter-box:checked+.toolbar .filter-label{border-color:var(--bad-fg);color:var(--bad-fg)}
+.filter-box:checked+.toolbar .filter-label::before{background:var(--bad-fg);border-color:var(--bad-fg);
+box-shadow:inset 0 0 0 2px #fff}
+.filter-box:focus-visible+.toolbar .filter-label{outline:2px solid #0969da;outline-offset:2px}
+.filter-box:checked~nav .is-ok,.filter-box:checked~main .trail.is-ok{display:none}
+button{font:inherit;font-size:13px;padding:4px 10px;border:1px solid var(--line);border-radius:6px;background:var(--card);
+cursor:pointer;margin-right:6px}
+button:hover{background:var(--bg)}
+nav.index{margin-bottom:16px}
+table{border-collapse:collapse;width:100%;background:var(--card)}
+nav.index table{border:1px solid var(--line);border-radius:8px}
+th{text-align:left;font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}
+th,td{padding:6px 10px;border-bottom:1px solid var(--line);vertical-align:top}
+tbody tr:last-child td{border-bottom:0}
+.num{text-align:right;white-space:nowrap}
+.strip{display:inline-flex;gap:2px;vertical-align:middle}
+.strip .cell{display:inline-block;width:10px;height:14px;border-radius:2px;border:1px solid}
+.strip .s-passed{background:#2da44e;border-color:#2da44e}.strip .s-passed-with-self-heal{background:#d4a72c;border-color:#bf8700}
+.strip .s-passed-ai{background:#6f7fe0;border-color:#4c5fd5}.strip .s-failed{background:#cf222e;border-color:#cf222e}
+.strip .s-skipped{background:#d0d7de;border-color:#afb8c1}.strip .s-not-run{background:#fff;border-color:#afb8c1}
+.trail{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:0 0 12px}
+.trail.is-failing{border-color:var(--bad-bd);border-left:5px solid var(--bad-fg)}
+.trail>summary{display:flex;align-items:center;gap:10px;padding:10px 14px;cursor:pointer;list-style:none;flex-wrap:wrap}
+summary::-webkit-details-marker{display:none}
+.chev{display:inline-block;width:0;height:0;border-left:6px solid var(--muted);border-top:5px solid transparent;
+border-bottom:5px solid transparent;transition:transform .1s}
+details[open]>summary>.chev{transform:rotate(90deg)}
+.path{color:var(--muted);font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12px}
+.spacer{flex:1}
+.dur{color:var(--muted);white-space:nowrap;font-variant-numeric:tabular-nums}
+.trail-body{padding:0 14px 14px;border-top:1px solid var(--line)}
+.trail-body>.facts{margin:10px 0}
+.step{border:1px solid var(--line);border-radius:6px;margin:8px 0;background:#fff}
+.step.st-failed{border-color:var(--bad-bd);background:#fffafa}
+.step>summary{display:flex;align-items:baseline;gap:8px;padding:7px 10px;cursor:pointer;list-style:none}
+.step>summary .text{flex:1;min-width:0;overflow-wrap:anywhere}
+.stepno{font-size:12px;color:var(--muted);min-width:62px;white-space:nowrap}
+.kind,.tag,.mode,.src{font-size:11px;padding:0 6px;border-radius:4px;border:1px solid var(--line);color:var(--muted);
+white-space:nowrap}
+.mode.m-agent,.src-agent{color:var(--ai-fg);border-color:var(--ai-bd)}
+.mode.m-self-heal,.src-self-heal{color:var(--heal-fg);border-color:var(--heal-bd)}
+.tag.nochange{color:var(--heal-fg);border-color:var(--heal-bd)}
+.step-body{padding:4px 12px 12px 30px}
+.error-box{background:var(--bad-bg);border:1px solid var(--bad-bd);border-radius:6px;padding:10px 12px;margin:8px 0;color:#5c0011}
+.error-box pre{font-size:13px;margin-top:4px;color:var(--bad-fg)}
+.s-flaky,.c-flaky,.s-quarantined,.c-quarantined{background:var(--heal-bg);color:var(--heal-fg);border-color:var(--heal-bd)}
+.attempt{margin-top:14px;border-top:1px dashed var(--line);padding-top:8px}.attempt h3{font-size:15px;margin:4px 0}
+.proof{margin-top:14px;border-top:1px dashed var(--line);padding-top:8px}.proof h3{font-size:15px;margin:4px 0}
+.subtrail{margin:8px 0 4px 18px;border-left:3px solid var(--line);padding-left:10px}.subtrail h4{font-size:14px;margin:4px 0}
+.note-box{background:var(--skip-bg);border:1px solid var(--skip-bd);border-radius:6px;padding:8px 12px;margin:8px 0}
+.cands{margin-top:8px}.cands ol{margin:4px 0 0;padding-left:22px}.cands li{margin:1px 0}
+.step-grid{display:flex;gap:20px;align-items:flex-start}
+.step-grid>.info{flex:1;min-width:0}
+@media (max-width:900px){.step-grid{flex-direction:column}.step-grid>.info{width:100%}}
+.shots{display:flex;gap:12px;margin:10px 0;flex:none}
+.shot{margin:0;width:240px}
+.shot img{display:block;width:240px;height:auto;border:1px solid var(--line);border-radius:6px;background:#eee}
+.shot figcaption{font-size:12px;color:var(--muted);margin-top:3px}
+.noimg{width:240px;height:120px;display:flex;align-items:center;justify-content:center;text-align:center;
+border:1px dashed var(--skip-bd);border-radius:6px;color:var(--muted);font-size:12px;padding:8px}
+table.tools,table.llm-calls{margin:10px 0;border:1px solid var(--line)}
+caption{text-align:left;font-weight:600;padding:0 0 4px;font-size:13px}
+.tname{font-weight:600}
+.params{background:var(--bg);border-radius:4px;padding:4px 8px;margin-top:4px;color:#24292f}
+.rs{font-weight:700;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12px}
+.rs-ok{color:var(--ok-fg)}.rs-bad{color:var(--bad-fg)}
+.msg{font-size:12px;color:var(--muted);margin-top:2px;overflow-wrap:anywhere}
+.asked{margin:0;padding-left:18px}
+.said{font-size:12px;color:var(--muted);margin-top:3px;white-space:pre-wrap}
+.diff-box,.screen{margin:10px 0}
+.diff-box>summary,.screen>summary{cursor:pointer;font-weight:600;font-size:13px}
+pre.diff,pre.compact{border:1px solid var(--line);border-radius:6px;padding:8px 0;margin-top:6px;background:#fff;overflow:auto}
+pre.compact{padding:8px 10px;max-height:360px}
+.diff span{display:block;padding:0 10px}
+.d-add{background:#dafbe1;color:#0b4a1c}.d-del{background:#ffebe9;color:#82071e}
+.d-hunk{background:#ddf4ff;color:#0a3069}.d-file{color:var(--muted);font-weight:600}
+.links{font-size:12px;margin:8px 0 0}
+a.file{white-space:nowrap}
+.empty{font-size:16px;color:var(--muted)}
+footer{margin-top:24px;font-size:12px;color:var(--muted)}
+@media print{.toolbar{display:none}details>*{display:block}}
+"""
+
+# Optional: with JavaScript off the page is complete; this only reveals and wires the two buttons.
+_JS = """
+document.querySelectorAll('.js-only').forEach(function(e){e.hidden=false;});
+document.querySelectorAll('button[data-open]').forEach(function(b){b.addEventListener('click',function(){
+var open=b.getAttribute('data-open')==='1';document.querySelectorAll('main details').forEach(function(d){d.open=open;});});});
+"""

@@ -1,0 +1,70 @@
+"""The devices one pytest process drives, opened on first use and closed at the end of the session.
+
+Without `--trailblaze-each-device` a process drives one device (its xdist worker's share of the
+pool); with it, a trail item names its device and the process opens every device its items need,
+each once. Sharing one cache keeps the `trailblaze_device` fixture and the matrix items on the same
+session (one simulator per spec and process, never two).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from trailblaze.device.session import DeviceSession
+    from trailblaze.device.web_options import WebOptions
+
+__all__ = ["DevicePool"]
+
+
+class DevicePool:
+    def __init__(
+        self,
+        latency: str | None,
+        session_args: Mapping[str, Any],
+        *,
+        install: Sequence[str] = (),
+        reinstall: bool = False,
+        web: WebOptions | None = None,
+    ) -> None:
+        self._latency = latency
+        self._session_args = dict(session_args)
+        self._install = tuple(install)
+        """Apps installed on each device when it opens (`--trailblaze-install`)."""
+        self._reinstall = reinstall
+        self._web = web
+        """Browser options for the pool's web devices (the others open without them)."""
+        self._open: dict[str, DeviceSession] = {}
+        self._broken: dict[str, str] = {}
+
+    def get(self, spec: str) -> DeviceSession:
+        """The session for `spec`; a device that does not open fails the test with one line (and
+        every later test on it, without trying again)."""
+        from trailblaze.device.devices import open_device, parse_device_spec
+        from trailblaze.device.install import install_apps
+        from trailblaze.errors import TrailblazeError
+
+        if spec in self._open:
+            return self._open[spec]
+        if spec not in self._broken:
+            try:
+                web = self._web if parse_device_spec(spec).platform == "web" else None
+                session = open_device(spec, latency=self._latency, web=web, **self._session_args)
+                try:
+                    install_apps(session, self._install, reinstall=self._reinstall)
+                except BaseException:
+                    session.close()
+                    raise
+                self._open[spec] = session
+                return session
+            except TrailblazeError as exc:
+                self._broken[spec] = f"{type(exc).__name__}: cannot open {spec}: {exc.message}"
+        pytest.fail(self._broken[spec], pytrace=False)
+
+    def close(self) -> None:
+        sessions, self._open = list(self._open.values()), {}
+        for session in sessions:
+            session.close()

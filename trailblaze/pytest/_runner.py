@@ -1,0 +1,373 @@
+"""The `trail_runner` fixture's object, the failure text of a trail, and the merged `--trailblaze-report`.
+
+Imported by the pytest plugin only when a test asks for `trail_runner` or a trail item runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from trailblaze.output.artifacts import screenshot_mode
+from trailblaze.output.report import device_log_tail
+from trailblaze.output.rundir import RunDir
+from trailblaze.output.runlog import RUN_FILE, RunRecord, StepRecord, TrailRecord, load_run, write_run
+from trailblaze.tools.memory import Memory
+
+if TYPE_CHECKING:
+    from trailblaze.device.logs import DeviceLogMode
+    from trailblaze.device.session import DeviceSession
+    from trailblaze.llm.client import LLMClient
+    from trailblaze.tools.execute import ToolResult
+    from trailblaze.trail.model import ToolCall
+
+__all__ = ["TrailResult", "TrailRunner", "reset_report_dir", "write_merged_report"]
+
+_PATH = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class TrailResult:
+    """How one replay or record of a trail went."""
+
+    record: TrailRecord
+    """The trail's entry in `run.json`: every step with its status, tools, error and candidates."""
+    run_dir: Path | None
+    """The run directory holding this trail's screenshots and hierarchies (None with artifacts off)."""
+
+    @property
+    def status(self) -> str:
+        """`passed`, `passed-with-self-heal`, `passed-ai`, `failed`, `error` or `skipped`."""
+        return self.record.status
+
+    @property
+    def passed(self) -> bool:
+        return self.record.status.startswith("passed")
+
+    @property
+    def steps(self) -> list[StepRecord]:
+        return self.record.steps
+
+    @property
+    def error(self) -> str | None:
+        return self.record.error
+
+    @property
+    def failed_step(self) -> StepRecord | None:
+        return next((s for s in self.record.steps if s.status == "failed"), None)
+
+    @property
+    def diagnostic(self) -> str:
+        """The failure as a person reads it: trail, step, tool, selector, candidates, artifacts."""
+        from trailblaze.common.redact import scrub
+
+        return scrub(failure_text(self.record, self.run_dir))
+
+    def assert_passed(self) -> None:
+        """Fails the calling test with `diagnostic` (no traceback into trailblaze) unless the trail passed."""
+        if not self.passed:
+            pytest.fail(self.diagnostic, pytrace=False)
+
+
+def failure_text(record: TrailRecord, run_dir: Path | None) -> str:
+    name = record.id or Path(record.path).name
+    where = f"{record.device} ({record.classifier})" if record.classifier else record.device
+    lines = [f"trail {name} {record.status} on {where}: {record.path}"]
+    step = next((s for s in record.steps if s.status == "failed"), None)
+    proof = record.proof if step is None and record.proof is not None else None
+    if proof is not None:  # every step was solved; the new recordings did not replay
+        step = next((s for s in proof.steps if s.status == "failed"), None)
+        lines.append(f"  {record.verification_note or 'the proof replay failed'}")
+    if step is not None:
+        number = "trailhead" if step.index < 0 else f"step {step.index + 1}"
+        lines.append(f"  {'proof replay ' if proof is not None else ''}{number} ({step.kind}): {step.text}")
+        failing_tool = next((t for t in reversed(step.tools) if t.status != "OK"), None)
+        if failing_tool is not None:
+            lines.append(f"    tool: {failing_tool.name} {failing_tool.params}")
+            result = f"{failing_tool.status} {failing_tool.message}".strip()
+            if not step.error or failing_tool.message not in step.error:
+                lines.append(f"    result: {result}")
+        if step.error:
+            lines.append(f"    error: {step.error}")
+        if step.candidates:
+            lines.append("    closest candidates on screen:")
+            lines.extend(f"      - {c}" for c in step.candidates)
+        if run_dir is not None:
+            for label, rel in (("screenshot", step.screenshot_after), ("hierarchy", step.hierarchy_after)):
+                if rel:
+                    lines.append(f"    {label}: {run_dir / rel}")
+            lines.extend(device_log_tail(step, run_dir))
+    elif record.error:
+        lines.append(f"  {record.error}")
+    if run_dir is not None:
+        lines.append(f"  run directory: {run_dir}")
+    return "\n".join(lines)
+
+
+class TrailRunner:
+    """Runs trails and tools on the test's device (the `trail_runner` fixture).
+
+    All replays and records of one test go into one run directory, one trail folder each. The
+    session's one-dump cache is dropped before each call, because the test may have driven the
+    device directly (through `driver`) since the last one.
+    """
+
+    def __init__(
+        self,
+        session: DeviceSession,
+        *,
+        device: str,
+        llm_factory: Callable[[], LLMClient],
+        self_heal: bool = False,
+        write_back: bool = True,
+        secrets: Mapping[str, str] | None = None,
+        run_dir: Path | None = None,
+        command: list[str] | None = None,
+        screenshots: str = "failures",
+        device_logs: DeviceLogMode = "on-failure",
+        retries: int = 0,
+        fail_on_flaky: bool = False,
+    ) -> None:
+        self.session = session
+        self.retries = retries
+        """Re-runs of a failed trail from its start (`--trailblaze-retries`)."""
+        self.fail_on_flaky = fail_on_flaky
+        """A trail item that passes only on a retry fails (`--trailblaze-fail-on-flaky`)."""
+        self.flaky: list[TrailRecord] = []
+        """The trails of this test that passed only on a retry (their failed attempts inside)."""
+        self.device_logs: DeviceLogMode = device_logs
+        """When a step's app log is kept in the run directory (`--trailblaze-device-logs`)."""
+        self.device = device
+        self.self_heal = self_heal
+        self.write_back = write_back
+        self.secrets = dict(secrets or {})
+        self.llm_calls = 0
+        """How many times a step needed the model (the `llm` fixture was asked for)."""
+        self._llm_factory = llm_factory
+        self._run_dir_path = run_dir
+        self._command = command or ["pytest"]
+        self._rundir: RunDir | None = None
+        self._screenshots = screenshot_mode(screenshots, "--trailblaze-screenshots")
+
+    @property
+    def run_dir(self) -> Path | None:
+        """The run directory, once a trail ran (None with artifacts off)."""
+        return self._rundir.root if self._rundir is not None else None
+
+    def replay(
+        self,
+        path: _PATH,
+        /,
+        *,
+        args: Mapping[str, str] | None = None,
+        secrets: Mapping[str, str] | None = None,
+        self_heal: bool | None = None,
+        retries: int | None = None,
+        **memory: str,
+    ) -> TrailResult:
+        """Replays a trail file (no LLM unless a step has no recording or self-heals).
+
+        A failed trail runs again from its start (the app stopped first) up to `retries` times
+        (default `--trailblaze-retries`); one that passes only on a retry is flaky: its result
+        passes, its earlier attempts are in `record.attempts`, and the test's report says so.
+
+        Args:
+            path: The trail file.
+            args: Values for `{{args.name}}` (over `config.args`).
+            secrets: Secret values, over the `trailblaze_secrets` fixture's.
+            self_heal: Override `--self-heal` for this call.
+            retries: Override `--trailblaze-retries` for this call.
+            **memory: Variables for `{{name}}` templates (over `config.memory`).
+
+        Returns:
+            The result; a failing trail is a result with status `failed`, not an exception.
+
+        Raises:
+            UsageError / TrailFileError: the file does not load or a template names an unknown variable.
+            DeviceError / LLMError: infrastructure failed.
+        """
+        from trailblaze.engine.retries import clean_launch, run_with_retries
+        from trailblaze.engine.runner import ReplayOptions, build_memory, replay_trail
+        from trailblaze.output.ci_policy import is_flaky
+        from trailblaze.trail.model import load_trail
+
+        trail = load_trail(path)
+        every_secret = {**self.secrets, **(secrets or {})}
+        mem = build_memory(trail, memory, args, every_secret)
+        heal = self.self_heal if self_heal is None else self_heal
+        self.session.invalidate()
+        rundir = self._open_rundir(mem)
+
+        def attempt() -> TrailRecord:
+            return replay_trail(
+                trail,
+                self.session,
+                options=ReplayOptions(self_heal=heal, write_back=self.write_back),
+                memory=build_memory(trail, memory, args, every_secret),  # each attempt starts afresh
+                llm_factory=self._llm,
+                rundir=rundir,
+                device=self.device,
+            )
+
+        target = trail.config.target if trail.config else None
+        record = run_with_retries(
+            attempt,
+            retries=self.retries if retries is None else retries,
+            rundir=rundir,
+            before_retry=lambda _n, _failed: clean_launch(self.session, target),
+        )
+        if is_flaky(record):
+            self.flaky.append(record)
+        return TrailResult(record, self.run_dir)
+
+    def record(
+        self,
+        path: _PATH,
+        /,
+        *,
+        args: Mapping[str, str] | None = None,
+        secrets: Mapping[str, str] | None = None,
+        rerecord: bool = False,
+        steps: tuple[int, ...] = (),
+        from_step: int | None = None,
+        verify: bool = True,
+        keep_unverified: bool = False,
+        ask: Callable[[str], str] | None = None,
+        **memory: str,
+    ) -> TrailResult:
+        """Records a trail: replays what is recorded for this device, solves the rest with `llm`, then
+        proves the new recordings by a replay from a relaunch (no LLM) and only then saves them.
+
+        Args:
+            steps / from_step: Re-record only these steps (numbered from 1) / this step and the rest,
+                like `record --step N` / `--from N`.
+            verify: False skips the proof replay (`--no-verify`).
+            keep_unverified: Save even when the proof replay fails (`record.verification` is then
+                `unverified`); otherwise a failed proof saves nothing and the result is `failed`.
+
+        `ask` answers the model's `askUser` questions (question in, one-line answer out); without it
+        the tool is not offered.
+
+        Raises:
+            UsageError / TrailFileError: the file does not load, or `steps` / `from_step` are invalid.
+            DeviceError / LLMError: infrastructure failed.
+        """
+        from trailblaze.engine.runner import RecordOptions, record_trail
+
+        merged = {**self.secrets, **(secrets or {})}
+        self.session.invalidate()
+        record = record_trail(
+            Path(path),
+            self.session,
+            self._llm,
+            memory=memory,
+            args=args,
+            secrets=merged,
+            options=RecordOptions(
+                rerecord=rerecord,
+                steps=tuple(steps),
+                from_step=from_step,
+                verify=verify,
+                keep_unverified=keep_unverified,
+                ask=ask,
+            ),
+            rundir=self._open_rundir(Memory(secrets=merged)),
+            device=self.device,
+        )
+        return TrailResult(record, self.run_dir)
+
+    def tool(self, tool: str | ToolCall, **memory: str) -> ToolResult:
+        """Runs one tool in its recorded form, e.g. `"tapOnElementBySelector: {nodeSelector: …}"`.
+
+        A custom tool (docs/adr/0020-custom-tools.md) is looked up from the current folder
+        (`./trails/tools`, `[tool.trailblaze] tools`, entry points).
+
+        Returns:
+            The tool's result (`.ok`, `.status`, `.message`); a missing element is a result, not an error.
+        """
+        from trailblaze.tools.discovery import toolbox_for
+        from trailblaze.tools.execute import run_recorded_tool
+        from trailblaze.trail.model import parse_tool
+
+        call = parse_tool(tool) if isinstance(tool, str) else tool
+        self.session.invalidate()
+        custom = toolbox_for(None).box
+        return run_recorded_tool(self.session, call, Memory(memory, secrets=self.secrets), custom)
+
+    def close(self) -> None:
+        """Finishes the run directory (writes its final `run.json`) and puts back the device state
+        this test's tools changed (`setNetwork`)."""
+        if self._rundir is not None:
+            self._rundir.finish()
+        self.session.end_trail()
+
+    def _llm(self) -> LLMClient:
+        self.llm_calls += 1
+        return self._llm_factory()
+
+    def _open_rundir(self, memory: Memory) -> RunDir | None:
+        if self._run_dir_path is None:
+            return None
+        if self._rundir is None:
+            self._rundir = RunDir(
+                self._run_dir_path, memory, command=self._command, device=self.device, screenshots=self._screenshots
+            )
+            self._rundir.device_logs = self.device_logs
+        else:
+            self._rundir.memory = memory
+        return self._rundir
+
+
+# --- the merged report ------------------------------------------------------------------------------------
+
+_OUTPUTS = (RUN_FILE, "report.html", "junit.xml")
+
+
+def reset_report_dir(root: Path) -> None:
+    """Empties a `--trailblaze-report` folder of a previous run (only what the plugin writes there)."""
+    if not root.exists():
+        return
+    for name in _OUTPUTS:
+        (root / name).unlink(missing_ok=True)
+    for child in root.iterdir():
+        if child.is_dir() and (child / RUN_FILE).is_file():
+            shutil.rmtree(child)
+
+
+def write_merged_report(root: Path, *, command: list[str], shard: str | None = None) -> Path | None:
+    """Merges the per-test run directories under `root` into `root/run.json`, `report.html`, `junit.xml`.
+
+    Returns:
+        The HTML report, or None when no test ran a trail.
+    """
+    from trailblaze.output.junit import write_junit
+    from trailblaze.output.merge import rebase_trail
+    from trailblaze.output.report import write_html_report
+    from trailblaze.output.rundir import now_iso
+
+    runs = [(child.name, load_run(child)) for child in sorted(root.iterdir()) if (child / RUN_FILE).is_file()]
+    if not runs:
+        return None
+    merged = RunRecord(
+        run_id=root.name,
+        started_at=min(run.started_at for _, run in runs),
+        finished_at=now_iso(),
+        command=command,
+        device=", ".join(sorted({run.device for _, run in runs if run.device})),
+        shard=shard,
+    )
+    modes = {run.screenshots for _, run in runs}
+    merged.screenshots = modes.pop() if len(modes) == 1 else None
+    for sub, run in runs:
+        for trail in run.trails:
+            merged.trails.append(rebase_trail(trail, sub))
+            merged.usage.add(trail.usage)
+    write_run(merged, root)
+    write_junit(merged, root / "junit.xml", suite_name="trailblaze (pytest)")
+    return write_html_report(root)

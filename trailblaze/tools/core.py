@@ -1,0 +1,230 @@
+"""The engine's own recorded tools, each one definition: its params model (`trailblaze.tools.recorded`)
+and its handler, made a `ToolDef` by `@_core(params, kind)`.
+
+A handler gets the run context and the validated params and answers `(status, message)`; see
+`trailblaze.tools.execute` for the status words. To add a tool, write its params model and one decorated
+handler here (docs/contributing-tools.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.device.driver import SupportsShellStatus
+from trailblaze.device.permissions import PermissionRefused, set_permissions
+from trailblaze.device.settle import same_screen
+from trailblaze.errors import AppNotInstalledError
+from trailblaze.tools import recorded as rt
+from trailblaze.tools.lookup import (
+    MAX_SCROLLS,
+    app_area,
+    assert_gone,
+    assert_visible,
+    candidates,
+    compat_query,
+    describe,
+    find_one,
+    scroll_area,
+    swipe_path,
+    tap_selector,
+    text_selector,
+)
+from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.tooldef import Kind, Outcome, RunContext, ToolDef, defines
+
+if TYPE_CHECKING:
+    from trailblaze.device.driver import Driver
+    from trailblaze.screen.hierarchy import Hierarchy, Node
+
+__all__: list[str] = []
+
+
+def _core(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., Outcome]], ToolDef]:
+    return defines(params, kind, source="core")
+
+
+@_core(rt.TapOnElementBySelector, "action")
+def _tap_on_element(run: RunContext, p: rt.TapOnElementBySelector) -> Outcome:
+    return tap_selector(run, p.nodeSelector, p.longPress)
+
+
+@_core(rt.TapOnPoint, "action")
+def _tap_on_point(run: RunContext, p: rt.TapOnPoint) -> Outcome:
+    if p.longPress:
+        run.act(lambda d: d.long_press(p.x, p.y), (p.x, p.y))
+    else:
+        run.act(lambda d: d.tap(p.x, p.y), (p.x, p.y))
+    return "OK", f"{'long-pressed' if p.longPress else 'tapped'} ({p.x}, {p.y})"
+
+
+@_core(rt.InputText, "action")
+def _input_text(run: RunContext, p: rt.InputText) -> Outcome:
+    run.session.act(lambda d: d.input_text(p.text), observe=False)  # the next tool's look settles it
+    if p.hideKeyboardAfter and run.session.screen().keyboard_shown:
+        run.session.act(lambda d: d.hide_keyboard())
+        return "OK", f"typed {p.text!r} and hid the keyboard"
+    return "OK", f"typed {p.text!r}"
+
+
+@_core(rt.EraseText, "action")
+def _erase_text(run: RunContext, p: rt.EraseText) -> Outcome:
+    n = p.charactersToErase
+    run.session.act(lambda d: d.erase_text(n))
+    return "OK", "erased the field" if n is None else f"erased {n} characters"
+
+
+@_core(rt.HideKeyboard, "action")
+def _hide_keyboard(run: RunContext, p: rt.HideKeyboard) -> Outcome:
+    if not run.session.screen().keyboard_shown:
+        return "OK", "the keyboard was not shown"
+    run.session.act(lambda d: d.hide_keyboard())
+    return "OK", "hid the keyboard"
+
+
+@_core(rt.Swipe, "action")
+def _swipe(run: RunContext, p: rt.Swipe) -> Outcome:
+    where = "the screen"
+    target = p.nodeSelector
+    if target is None and p.swipeOnElementText is not None:
+        target = compat_query(run, p.swipeOnElementText).selector
+    if target is not None:
+        node, outcome = find_one(run, target)
+        if node is None:
+            return outcome
+        area = node.visible_bounds
+        where = describe(node)
+    else:
+        area = app_area(run.session.screen())
+    path = swipe_path(area, p.direction)
+    run.act(lambda d: d.swipe(*path))
+    return "OK", f"swiped {p.direction} on {where}"
+
+
+@_core(rt.ScrollUntilTextIsVisible, "action")
+def _scroll_until_visible(run: RunContext, p: rt.ScrollUntilTextIsVisible) -> Outcome:
+    pattern = p.textRegex if p.textRegex is not None else (p.text or None)
+    selector = text_selector(run, pattern, ident=p.id, index=p.index)
+    what = f"text {pattern!r}" if pattern is not None else f"id {p.id!r}"
+    need = (p.visibilityPercentage if p.visibilityPercentage is not None else 100) / 100
+    from trailblaze.screen.resolve import resolve
+
+    def shown(h: Hierarchy) -> Node | None:
+        for node in resolve(selector, h):
+            area = node.bounds.area
+            if area <= 0 or node.visible_bounds.area / area >= need - 1e-6:
+                return node
+        return None
+
+    hierarchy = run.session.settle()
+    finger = {"DOWN": "UP", "UP": "DOWN", "LEFT": "RIGHT", "RIGHT": "LEFT"}[p.direction]
+    for swipes in range(MAX_SCROLLS + 1):
+        node = shown(hierarchy)
+        if node is not None:
+            return "OK", f"{describe(node)} is visible after {swipes} swipe{'s' * (swipes != 1)}"
+        if swipes == MAX_SCROLLS:
+            break
+        before = hierarchy
+        path = swipe_path(scroll_area(hierarchy), finger)
+        after = run.session.act(_swiper(path))
+        assert after is not None
+        hierarchy = after
+        if same_screen(hierarchy, before):
+            return "NOT_FOUND", (
+                f"no element with {what} after {swipes + 1} swipes {p.direction}: reached the end; "
+                f"{candidates(selector, hierarchy)}"
+            )
+    return "NOT_FOUND", f"no element with {what} after {MAX_SCROLLS} swipes {p.direction}"
+
+
+def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]:
+    return lambda d: d.swipe(*path)
+
+
+@_core(rt.LaunchApp, "action")
+def _launch_app(run: RunContext, p: rt.LaunchApp) -> Outcome:
+    mode, granted = p.launchMode, ""
+    try:
+        if p.permissions:
+            driver = run.session.driver
+            if run.platform == "ios" or not isinstance(driver, SupportsShellStatus):
+                return "UNSUPPORTED", (
+                    f"launchApp permissions: this {run.platform} driver cannot change an app's permissions"
+                    + (
+                        " (WebDriverAgent has no access; a Simulator needs `xcrun simctl privacy`)"
+                        if run.platform == "ios"
+                        else ""
+                    )
+                )
+            # Android resets runtime permissions when it clears the data, and kills an app whose
+            # permission is revoked: clear / stop first, set them, then start the app.
+            if mode == "CLEAR_STATE":
+                driver.clear_app(p.appId)
+            elif mode == "FORCE_RESTART":
+                driver.stop_app(p.appId)
+            try:
+                changes = set_permissions(driver, p.appId, p.permissions)
+            except PermissionRefused as exc:
+                if "Unknown package" not in str(exc):
+                    return "ERROR", str(exc)
+                changes = []  # the launch below says NOT_INSTALLED, listing what is installed
+            granted = f"; permissions: {', '.join(changes) or 'none changed'}"
+            mode = "RESUME"
+        run.session.act(lambda d: d.launch_app(p.appId, mode))
+    except AppNotInstalledError as exc:  # the trail (or the device set-up) is wrong, not the device link
+        run.session.invalidate()
+        return "NOT_INSTALLED", exc.message
+    run.session.app_logs.app_id = p.appId
+    return "OK", f"launched {p.appId} ({p.launchMode}){granted}"
+
+
+def _press(key: Any) -> Callable[[Driver], None]:
+    return lambda d: d.press_key(key)
+
+
+@_core(rt.PressBack, "action")
+def _press_back(run: RunContext, p: rt.PressBack) -> Outcome:
+    run.act(_press("BACK"))
+    return "OK", "pressed BACK"
+
+
+@_core(rt.PressKey, "action")
+def _press_key(run: RunContext, p: rt.PressKey) -> Outcome:
+    run.act(_press(p.keyCode))
+    return "OK", f"pressed {p.keyCode}"
+
+
+@_core(rt.AssertVisibleBySelector, "assertion")
+def _assert_visible_by_selector(run: RunContext, p: rt.AssertVisibleBySelector) -> Outcome:
+    return assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs, p.textMatchMode)
+
+
+@_core(rt.AssertNotVisibleWithText, "assertion")
+def _assert_not_visible_with_text(run: RunContext, p: rt.AssertNotVisibleWithText) -> Outcome:
+    selector = text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return assert_gone(run, selector, f"text {p.text!r}", None)
+
+
+@_core(rt.RememberTextBySelector, "other")
+def _remember_text(run: RunContext, p: rt.RememberTextBySelector) -> Outcome:
+    node, outcome = find_one(run, p.nodeSelector)
+    if node is None:
+        return outcome
+    value = node.text or node.label or node.value
+    run.memory.remember(p.variable, value)
+    return "OK", f"remembered {p.variable} = {value!r}"
+
+
+@_core(rt.Wait, "other")
+def _wait(run: RunContext, p: rt.Wait) -> Outcome:
+    time.sleep(p.timeToWaitInSeconds)
+    run.session.invalidate()
+    run.session.settle()
+    return "OK", f"waited {p.timeToWaitInSeconds:g} s"
+
+
+@_core(rt.RunTrail, "other")
+def _run_trail(run: RunContext, p: rt.RunTrail) -> Outcome:
+    # the step engine runs sub-trails (trailblaze.engine.replay); a lone tool call has no calling trail
+    return "ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)"

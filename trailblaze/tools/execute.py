@@ -1,0 +1,162 @@
+"""Running one recorded-form tool on a device session (replay, `trailblaze tool`, the agent's delegate).
+
+The tool is looked up by name among the built-in `ToolDef`s (`trailblaze.tools.toolset`), else among the
+run's custom tools; its handler runs on a `trailblaze.tools.lookup.Run`. Element tools
+poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`), act at the
+centre of that node's visible part, and settle (every action goes through `DeviceSession.act`).
+Results start with a status word the model and the report can act on:
+
+- `OK` — done; a tap, long-press, swipe or key press that left the screen as it was says so
+  (`OK tapped … (no visible change)`, `ToolResult.no_change`, see `trailblaze.device.noop`);
+- `NOT_FOUND` — nothing matched before the timeout (names the selector and the 3 closest candidates);
+- `AMBIGUOUS` — several nodes matched and the selector has no `index` (lists them);
+- `NOT_VISIBLE` — an assertion's element did not show (or showed other text), or a tap's target is
+  covered by a dialog or the keyboard (docs/adr/0014-occlusion.md);
+- `TIMEOUT` — something that should go away did not;
+- `ERROR` — the tool itself cannot run (unknown tool, bad params), or the app's state refuses it
+  (typing with nothing focused: `ActionRefused` from the driver);
+- `UNSUPPORTED` — a Trailblaze tool this platform or this library cannot run (says why);
+- `NOT_INSTALLED` — `launchApp` named an app the device does not have (lists near-matching ids).
+
+Trail-level failures are results, never exceptions. A broken device raises `DeviceError`; an unknown
+`{{variable}}` raises `UsageError` (the trail or the command line is wrong, not the app).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pydantic import BaseModel, ValidationError
+
+from trailblaze.device.noop import NO_CHANGE
+from trailblaze.errors import ActionRefused
+from trailblaze.screen.patterns import PatternTooSlow
+from trailblaze.tools.lookup import Run, closest_nodes, covered_message
+from trailblaze.tools.memory import TEMPLATE_RE
+from trailblaze.tools.registry import TOOL_KINDS, builtin, unknown_tool_hint
+from trailblaze.tools.tooldef import Kind, Status
+
+if TYPE_CHECKING:
+    from trailblaze.device.session import DeviceSession
+    from trailblaze.llm.client import LLMClient
+    from trailblaze.tools.call import ToolCall
+    from trailblaze.tools.memory import Memory
+
+__all__ = [
+    "TOOL_KINDS",
+    "CustomTools",
+    "Kind",
+    "Status",
+    "ToolResult",
+    "closest_nodes",
+    "covered_message",
+    "run_recorded_tool",
+]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one tool: a status word plus a short explanation."""
+
+    status: Status
+    message: str
+    kind: Kind
+    no_change: bool = False
+    """An OK gesture or key press after which the settled screen was the same as before it."""
+    ai: bool = False
+    """The tool asked the LLM (`rememberText`, `assertWithAi`, …): an AI step even on replay."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "OK"
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.message}"
+
+
+class _CustomTool(Protocol):
+    def run(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: Any) -> ToolResult: ...
+
+
+class CustomTools(Protocol):
+    """The custom tools of a run by name (`trailblaze.tools.custom.ToolBox`)."""
+
+    def get(self, name: str) -> _CustomTool | None: ...
+
+    def unknown_hint(self, name: str) -> str | None: ...
+
+
+def run_recorded_tool(
+    session: DeviceSession,
+    call: ToolCall,
+    memory: Memory,
+    tools: CustomTools | None = None,
+    *,
+    llm: Callable[[], LLMClient] | None = None,
+    folder: Path | None = None,
+) -> ToolResult:
+    """Runs one recorded-form tool against `session` and reports how it went.
+
+    Args:
+        session: The device session (settle + cache discipline).
+        call: The tool as recorded; its `{{templates}}` are interpolated from `memory` here and the
+            call itself is left untouched.
+        memory: Variables, args and secrets; `rememberTextBySelector` writes into it.
+        tools: The run's custom tools (Python and YAML, docs/adr/0020-custom-tools.md), looked up
+            by name when `call` is not a built-in tool.
+        llm: Builds an LLM client for the catalog tools that ask one on every run (`rememberText`,
+            `assertWithAi`, …); without it they answer `UNSUPPORTED`.
+        folder: The folder of the trail the tool belongs to: relative paths in it (`web_navigate`'s
+            file URL) are read from there, as `runTrail` paths are; None: the working directory.
+
+    Returns:
+        A `ToolResult`; trail-level failures are non-OK results.
+
+    Raises:
+        DeviceError: The device failed (unreachable, protocol error).
+        UsageError: A template names an unknown variable.
+    """
+    tool = builtin(call.name)
+    if tool is None or tool.handler is None:
+        custom = tools.get(call.name) if tools is not None else None
+        if custom is not None:
+            return custom.run(session, call, memory, tools)
+        hint = tools.unknown_hint(call.name) if tools is not None else unknown_tool_hint(call.name)
+        return ToolResult("ERROR", hint or f"unknown tool {call.name!r}", "other")
+    kind = tool.kind
+    own = getattr(tool.params, "templates_at_run", False)  # e.g. mobile_maestro: per command, in its own scope
+    params = call.params if own else memory.interpolate(call.params, where=f"{call.name} params")
+    typed: BaseModel | None = call.validated_as(params)  # validated when the trail was read
+    if not isinstance(typed, tool.params):
+        try:
+            typed = tool.params.model_validate(params, strict=True)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or call.name
+            return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
+    handler = tool.handler
+    run = Run(session, memory, llm, secret_inputs=_uses_secret(call.params, memory), folder=folder)
+    try:
+        status, message = handler(run, typed)
+    except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
+        status, message = "ERROR", exc.message
+    except ActionRefused as exc:  # e.g. no on-screen keyboard: this tool fails, the device is fine
+        status, message = "ERROR", exc.message
+    no_change = status == "OK" and run.no_change
+    if no_change:
+        message = f"{message} {NO_CHANGE}"
+    return ToolResult(status, memory.redact(message), kind, no_change, ai=run.ai)
+
+
+def _uses_secret(params: Any, memory: Memory) -> bool:
+    """Whether any `{{template}}` in the params as written names a secret."""
+    if isinstance(params, str):
+        return any(memory.is_secret(m.group(2) or m.group(3)) for m in TEMPLATE_RE.finditer(params))
+    if isinstance(params, dict):
+        return any(_uses_secret(v, memory) for v in params.values())
+    if isinstance(params, (list, tuple)):
+        return any(_uses_secret(v, memory) for v in params)
+    return False

@@ -1,0 +1,403 @@
+"""Finding and acting on elements for the built-in tools: the run context (`Run`) and the lookups
+every element tool shares.
+
+Element tools poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`),
+act at the centre of that node's visible part, and settle (every action goes through `Run.act`).
+The read-compat lookups (`CompatQuery`) keep Maestro's matching for Trailblaze's older tools
+(docs/adr/0012-read-compat-tools.md).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from trailblaze.device.noop import act_and_compare
+from trailblaze.screen.patterns import full_match
+from trailblaze.screen.resolve import describe_selector, missing_attributes
+from trailblaze.screen.selector import NodeSelector
+from trailblaze.tools.assertions import TextMode, shown_text, text_matches
+from trailblaze.tools.tooldef import Outcome, RunContext
+
+if TYPE_CHECKING:
+    from trailblaze.device.driver import Driver
+    from trailblaze.device.session import DeviceSession
+    from trailblaze.llm.client import LLMClient
+    from trailblaze.screen.hierarchy import Hierarchy, Node, Rect
+    from trailblaze.tools.memory import Memory
+
+__all__ = [
+    "MAX_SCROLLS",
+    "CompatQuery",
+    "Run",
+    "app_area",
+    "assert_gone",
+    "assert_visible",
+    "candidates",
+    "closest_nodes",
+    "compat_query",
+    "covered_message",
+    "describe",
+    "find_compat",
+    "find_one",
+    "maestro_text",
+    "scroll_area",
+    "swipe_path",
+    "tap_at",
+    "tap_selector",
+    "text_selector",
+]
+
+MAX_SCROLLS = 20
+_LISTED = 5
+
+
+@dataclass
+class Run:
+    """The run context of one tool (`trailblaze.tools.tooldef.RunContext`): the device session, the
+    run's memory, and what the tool did that the result reports (no visible change, an LLM call)."""
+
+    session: DeviceSession
+    memory: Memory
+    llm: Callable[[], LLMClient] | None = None
+    no_change: bool = False
+    """The gesture / key press of this tool left the screen as it was."""
+    ai: bool = False
+    secret_inputs: bool = False
+    """A param of this tool was filled from a secret: what it reads back may be derived from it
+    (`SELECT hex('{{password}}')`), so probes show no values (the secret's spellings alone are redacted)."""
+    folder: Path | None = None
+    """The trail's folder: where relative paths are read from (None: the working directory)."""
+
+    def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None:
+        """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""
+        self.no_change = act_and_compare(self.session, action, point=point)
+
+    @property
+    def platform(self) -> str:
+        return self.session.info.platform
+
+    # --- element lookups handlers in other modules use through the context ---
+    def find_one(self, selector: NodeSelector) -> tuple[Node | None, Outcome]:
+        return find_one(self, selector)
+
+    def tap_node(self, node: Node, long_press: bool) -> Outcome:
+        return tap_at(self, node, long_press)
+
+    def assert_visible(self, selector: NodeSelector, expected: str | None, timeout_ms: int | None) -> Outcome:
+        return assert_visible(self, selector, expected, timeout_ms)
+
+    def maestro_text(self, text: str, *, ident: str | None = None, index: int | None = None) -> NodeSelector:
+        """Maestro's text lookup (text, label or hint; regex or literal; any case)."""
+        pattern = maestro_text(text, contains=False)[0]
+        return text_selector(self, pattern, ident=ident, index=index)
+
+    def describe(self, node: Node) -> str:
+        return describe(node)
+
+
+def describe(node: Node) -> str:
+    label = node.text or node.label or node.hint
+    out = node.short_class + (f' "{_clip(label)}"' if label else "")
+    if node.short_id:
+        out += f" (id {node.short_id})"
+    return out
+
+
+def _clip(text: str, limit: int = 40) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _point(node: Node) -> tuple[float, float]:
+    return node.center
+
+
+def _wanted(selector: NodeSelector) -> list[str]:
+    """The literal-ish strings a selector looks for, to rank near misses."""
+    out: list[str] = []
+    for branch in (selector.androidAccessibility, selector.androidMaestro, selector.iosMaestro):
+        if branch is None:
+            continue
+        for key, value in branch.model_dump(exclude_none=True).items():
+            if isinstance(value, str) and key.endswith("Regex") and key != "classNameRegex":
+                out.append(value.replace("\\", "").replace(".*", "").rsplit("/", 1)[-1])
+    return [w for w in out if w]
+
+
+def closest_nodes(wanted: list[str], hierarchy: Hierarchy) -> list[Node]:
+    """Visible app elements ranked by how much their text / label / hint / id resembles any of the
+    lower-cased `wanted` strings; elements with nothing to compare are left out, ties keep screen order."""
+    scored: list[tuple[float, int, Node]] = []
+    for node in hierarchy.visible_nodes():
+        if hierarchy.window_kind(node) != "app":
+            continue
+        names = [s.lower() for s in (node.text, node.label, node.hint, node.short_id) if s]
+        if not names:
+            continue
+        score = max((difflib.SequenceMatcher(None, w, n).ratio() for w in wanted for n in names), default=0.0)
+        scored.append((score, node.order, node))
+    scored.sort(key=lambda t: (-t[0], t[1]))
+    return [node for _, _, node in scored]
+
+
+def candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> str:
+    missing = missing_attributes(selector, hierarchy)
+    if missing:
+        return (
+            f"this device's dump has no attribute for {', '.join(missing)}, so the selector cannot match "
+            "here; select by text, id or class instead"
+        )
+    nodes = closest_nodes([w.lower() for w in _wanted(selector)], hierarchy)
+    if not nodes:
+        return "nothing with text or an id is on screen"
+    return "closest on screen: " + "; ".join(describe(n) for n in nodes[:limit])
+
+
+def find_one(run: RunContext, selector: NodeSelector) -> tuple[Node | None, Outcome]:
+    res = run.session.resolve(selector)
+    sel = describe_selector(selector)
+    if len(res.nodes) == 1:
+        return res.nodes[0], ("OK", "")
+    if not res.nodes:
+        return None, (
+            "NOT_FOUND",
+            f"no element matches {sel} after {res.waited_s:.1f} s; {candidates(selector, res.hierarchy)}",
+        )
+    listed = "; ".join(describe(n) for n in res.nodes[:_LISTED])
+    more = f" and {len(res.nodes) - _LISTED} more" if len(res.nodes) > _LISTED else ""
+    return None, (
+        "AMBIGUOUS",
+        f"{len(res.nodes)} elements match {sel}: {listed}{more}; make the selector more specific or add index",
+    )
+
+
+def tap_selector(run: RunContext, selector: NodeSelector, long_press: bool) -> Outcome:
+    node, outcome = find_one(run, selector)
+    return outcome if node is None else tap_at(run, node, long_press)
+
+
+def covered_message(node: Node) -> str:
+    """Why a tap on a covered node is refused, with what to do instead (`NOT_VISIBLE` follows)."""
+    cover = node.covered_by
+    assert cover is not None
+    x, y = node.center
+    if cover.kind == "keyboard":
+        hint = "hide the keyboard first (hideKeyboard) or scroll the element into view"
+    else:
+        hint = "dismiss it first, or act on an element inside it"
+    return f"{describe(node)} at ({x:.0f}, {y:.0f}) is covered by {cover.describe()}; {hint}"
+
+
+def tap_at(run: RunContext, node: Node, long_press: bool) -> Outcome:
+    if node.covered_by is not None:
+        return "NOT_VISIBLE", covered_message(node)
+    x, y = _point(node)
+    if long_press:
+        run.act(lambda d: d.long_press(x, y), (x, y))
+    else:
+        run.act(lambda d: d.tap(x, y), (x, y))
+    verb = "long-pressed" if long_press else "tapped"
+    return "OK", f"{verb} {describe(node)} at ({x:.0f}, {y:.0f})"
+
+
+def text_selector(
+    run: RunContext,
+    text: str | None,
+    *,
+    ident: str | None = None,
+    label: str | None = None,
+    enabled: bool | None = None,
+    selected: bool | None = None,
+    index: int | None = None,
+) -> NodeSelector:
+    """The platform's selector for the read-compat `…WithText` / `…WithAccessibilityText` tools."""
+    if run.platform == "ios":
+        ios: dict[str, Any] = {
+            "textRegex": text,
+            "resourceIdRegex": ident,
+            "accessibilityTextRegex": label,
+            "enabled": enabled,
+            "selected": selected,
+        }
+        return NodeSelector.model_validate(
+            {"iosMaestro": {k: v for k, v in ios.items() if v is not None}, "index": index}
+        )
+    android: dict[str, Any] = {
+        "textRegex": text,
+        "idRegex": ident,
+        "contentDescriptionRegex": label,
+        "enabled": enabled,
+        "selected": selected,
+    }
+    return NodeSelector.model_validate(
+        {"androidMaestro": {k: v for k, v in android.items() if v is not None}, "index": index}
+    )
+
+
+# --- assertions ------------------------------------------------------------------------------------
+
+
+def assert_visible(
+    run: RunContext,
+    selector: NodeSelector,
+    expected: str | None,
+    timeout_ms: int | None,
+    mode: TextMode | None = None,
+) -> Outcome:
+    def shows(nodes: list[Node]) -> bool:
+        if not nodes:
+            return False
+        return expected is None or any(text_matches(n, expected, mode) for n in nodes)
+
+    timeout = None if timeout_ms is None else timeout_ms / 1000
+    res = run.session.resolve(selector, timeout=timeout, until=shows)
+    sel = describe_selector(selector)
+    if shows(res.nodes):
+        node = next(n for n in res.nodes if expected is None or text_matches(n, expected, mode))
+        shown = f" showing {shown_text(node)!r}" if expected is not None else ""
+        return "OK", f"{describe(node)} is visible{shown}"
+    if res.nodes:
+        how = {"REGEX": "matching", "PREFIX": "starting with"}.get(mode or "", "")
+        return "NOT_VISIBLE", (
+            f"{describe(res.nodes[0])} matches {sel} but shows {shown_text(res.nodes[0])!r}, "
+            f"expected {how + ' ' if how else ''}{expected!r} (waited {res.waited_s:.1f} s)"
+        )
+    return "NOT_VISIBLE", (
+        f"no visible element matches {sel} after {res.waited_s:.1f} s; {candidates(selector, res.hierarchy)}"
+    )
+
+
+def assert_gone(run: RunContext, selector: NodeSelector, what: str, timeout_ms: int | None) -> Outcome:
+    timeout = None if timeout_ms is None else timeout_ms / 1000
+    res = run.session.resolve(selector, timeout=timeout, until=lambda nodes: not nodes)
+    if not res.nodes:
+        return "OK", f"{what} is not visible"
+    return "TIMEOUT", f"{what} is still visible after {res.waited_s:.1f} s: {describe(res.nodes[0])}"
+
+
+# --- gestures --------------------------------------------------------------------------------------
+
+
+def swipe_path(area: Rect, direction: str) -> tuple[float, float, float, float]:
+    """Finger path across the middle 50% of `area` in `direction`."""
+    cx, cy = area.center
+    dx, dy = area.width * 0.25, area.height * 0.25
+    if direction == "UP":
+        return cx, cy + dy, cx, cy - dy
+    if direction == "DOWN":
+        return cx, cy - dy, cx, cy + dy
+    if direction == "LEFT":
+        return cx + dx, cy, cx - dx, cy
+    return cx - dx, cy, cx + dx, cy
+
+
+def app_area(hierarchy: Hierarchy) -> Rect:
+    from trailblaze.screen.hierarchy import Rect
+
+    roots = [r for r in hierarchy.roots if hierarchy.window_kind(r) == "app" and r.visible_bounds.area > 0]
+    if not roots:
+        return hierarchy.screen
+    biggest = max(roots, key=lambda r: r.visible_bounds.area)
+    vb = biggest.visible_bounds
+    return Rect(vb.left, vb.top, vb.right, vb.bottom)
+
+
+def scroll_area(hierarchy: Hierarchy) -> Rect:
+    scrollables = [n for n in hierarchy.visible_nodes() if n.scrollable and hierarchy.window_kind(n) == "app"]
+    if not scrollables:
+        return app_area(hierarchy)
+    return max(scrollables, key=lambda n: n.visible_bounds.area).visible_bounds
+
+
+# --- read-compat: Trailblaze's Maestro-lowered tools (docs/adr/0012-read-compat-tools.md) ------------
+
+
+@dataclass(frozen=True)
+class CompatQuery:
+    """One read-compat lookup: Maestro's matching and picking on top of a Maestro-shaped selector."""
+
+    selector: NodeSelector
+    """The match set: text / label / hint (case-insensitive, regex or literal), id and state flags."""
+    shown: NodeSelector
+    """The same lookup with the raw values, for messages and near-miss ranking."""
+    index: int | None
+    exact: Callable[[Node], bool]
+
+    def pick(self, nodes: list[Node]) -> Node | None:
+        """The node Trailblaze would act on: the deepest matches, then the `index`-th of them
+        (top-to-bottom), or else the first preferring exact-case full matches, then clickable ones."""
+        inner = {id(a) for n in nodes for a in n.ancestors()}
+        deepest = [n for n in nodes if id(n) not in inner]
+        if self.index:
+            return deepest[self.index] if self.index < len(deepest) else None
+        ranked = sorted(deepest, key=lambda n: (not self.exact(n), not n.clickable))
+        return ranked[0] if ranked else None
+
+    def describe(self) -> str:
+        sel = describe_selector(self.shown)
+        return f"{sel} index={self.index}" if self.index else sel
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
+def maestro_text(text: str, *, contains: bool) -> tuple[str, Callable[[Node], bool]]:
+    """Maestro's text pattern for `text` and the exact-match test used to prefer among matches.
+
+    Maestro matches a value when the regex matches it whole or the value equals the pattern
+    literally, ignoring case; Trailblaze's `tapOnElementWithText` also accepts the literal text
+    anywhere inside a longer one.
+    """
+    literal = re.escape(text)
+    alts = [text, literal] if _compiles(text) and text != literal else [literal]
+    exact = "|".join(f"(?:{a})" for a in alts)
+    if contains:
+        alts.append(f".*{literal}.*")
+    pattern = "(?i:" + "|".join(f"(?:{a})" for a in alts) + ")"
+
+    def is_exact(node: Node) -> bool:
+        return any(full_match(exact, v, "text") for v in (node.text, node.label, node.hint) if v)
+
+    return pattern, is_exact
+
+
+def compat_query(
+    run: RunContext,
+    text: str | None,
+    *,
+    ident: str | None = None,
+    enabled: bool | None = None,
+    selected: bool | None = None,
+    index: int | None = None,
+    contains: bool = False,
+) -> CompatQuery:
+    pattern, exact = maestro_text(text, contains=contains) if text is not None else (None, lambda n: True)
+    return CompatQuery(
+        selector=text_selector(run, pattern, ident=ident, enabled=enabled, selected=selected),
+        shown=text_selector(run, text, ident=ident, enabled=enabled, selected=selected),
+        index=index,
+        exact=exact,
+    )
+
+
+def find_compat(run: RunContext, q: CompatQuery) -> tuple[Node | None, Outcome]:
+    res = run.session.resolve(q.selector, until=lambda nodes: q.pick(nodes) is not None)
+    node = q.pick(res.nodes)
+    if node is not None:
+        return node, ("OK", "")
+    found = f"{len(res.nodes)} match but there is no index {q.index}" if res.nodes else "nothing matches"
+    return None, (
+        "NOT_FOUND",
+        f"no element matches {q.describe()} after {res.waited_s:.1f} s ({found}); "
+        f"{candidates(q.shown, res.hierarchy)}",
+    )

@@ -1,0 +1,91 @@
+"""A Maestro flow as trail text: one step per command, each recording `mobile_maestro` for android and ios.
+
+`trailblaze replay FLOW.yaml` loads this text in memory; `trailblaze import maestro` writes it. Both
+run the same recordings, so a flow and its imported trail replay identically. The flow's `env`
+becomes the trail's `config.memory` (so `--memory NAME=value` overrides it, as Maestro's `-e` does),
+its `tags` the trail's tags, `onFlowStart` / `onFlowComplete` a first and a last step.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from trailblaze.common import yaml_lines as _yaml
+from trailblaze.tools.maestro.commands import normalize, summary
+from trailblaze.tools.maestro.flow import Flow
+from trailblaze.tools.maestro.select import describe
+
+__all__ = ["CLASSIFIERS", "TOOL", "flow_trail", "flow_trail_text"]
+
+TOOL = "mobile_maestro"
+CLASSIFIERS = ("android", "ios")
+"""A Maestro flow names no platform: its commands are recorded for both phone platforms."""
+
+
+def flow_trail(flow: Flow) -> dict[str, Any]:
+    """The trail (as YAML-ready data) that runs `flow`."""
+    config: dict[str, Any] = {
+        "id": flow.name or Path(flow.path).stem,
+        "title": flow.name or Path(flow.path).stem,
+    }
+    if flow.app_id:
+        config["target"] = flow.app_id
+    if flow.tags:
+        config["tags"] = list(flow.tags)
+    if flow.env:
+        config["memory"] = dict(flow.env)
+    config["skip"] = {"web": "a Maestro flow runs on android and ios"}
+    steps: list[dict[str, Any]] = []
+    if flow.on_start:
+        steps.append(_step("onFlowStart", flow.on_start))
+    for i, command in enumerate(flow.commands):
+        steps.append(
+            _agent_step(command) if i in flow.unconverted else _step(_text(flow.written[i]), [command])
+        )
+    if flow.on_complete:
+        steps.append(_step("onFlowComplete", flow.on_complete))
+    return {"config": config, "trail": steps}
+
+
+def _step(text: str, commands: list[Any]) -> dict[str, Any]:
+    recorded = [{TOOL: {"commands": commands}}]
+    return {"step": text, "recording": {c: copy.deepcopy(recorded) for c in CLASSIFIERS}}
+
+
+_SELECTING = frozenset(
+    {"tapOn", "doubleTapOn", "longPressOn", "assertVisible", "assertNotVisible", "copyTextFrom"}
+)
+
+
+def _text(command: Any) -> str:
+    """A step's text: the command's `label`, else the command in a few words, selectors in full."""
+    name, fields = normalize(command)
+    if name in _SELECTING and not fields.get("label") and "point" not in fields and set(fields) - {"text"}:
+        return f"{name} {describe(fields)}"
+    return summary(command)
+
+
+def _agent_step(command: Any) -> dict[str, Any]:
+    """A command that cannot run here, as a natural-language step the agent solves when recording."""
+    name, value = (
+        next(iter(command.items()))
+        if isinstance(command, dict) and len(command) == 1
+        else (str(command), None)
+    )
+    if isinstance(value, dict):
+        value = value.get("assertion") or value.get("text") or value.get("file") or None
+    if name in ("assertWithAI", "assertNoDefectsWithAI", "assertTrue") and value is not None:
+        return {"verify": str(value)}
+    if name == "assertNoDefectsWithAI":
+        return {
+            "verify": "The screen shows no visual defects (cut-off text, overlapping or misaligned elements)"
+        }
+    return {"step": f"Maestro `{name}`" + (f": {value}" if isinstance(value, (str, int, float)) else "")}
+
+
+def flow_trail_text(flow: Flow) -> str:
+    """`flow_trail` as block YAML, headed by a comment naming the flow it came from."""
+    head = f"# Converted from the Maestro flow {Path(flow.path).name} by `trailblaze import maestro`.\n"
+    return head + _yaml.dump_block(flow_trail(flow))

@@ -1,0 +1,16 @@
+"""The `mobile_maestro` tool: one definition in the tool model (trailblaze.tools.toolset)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from trailblaze.tools.maestro.params import MobileMaestro
+from trailblaze.tools.maestro.run import run_commands
+from trailblaze.tools.tooldef import RunContext, defines
+
+__all__ = ["mobile_maestro"]
+
+
+@defines(MobileMaestro, "action", source="catalog", platforms=frozenset(("android", "ios")))
+def mobile_maestro(run: RunContext, p: MobileMaestro) -> tuple[Any, str]:
+    return run_commands(run, list(p.commands))

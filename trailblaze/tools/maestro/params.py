@@ -1,0 +1,40 @@
+"""The recorded tool `mobile_maestro {commands: [...]}`: Maestro commands inside a trail, as Block's
+Trailblaze records them (its `MaestroTrailblazeTool`; values may be strings).
+
+A trail that records it loads only when every command is one trailblaze runs (`check`), so
+`trailblaze validate` refuses `evalScript` & co. with the command named. Templates in the commands
+(`${NAME}`, `{{name}}`) are replaced when each command runs, not when the tool is dispatched, so a
+`runFlow`'s own `env` and `${maestro.copiedText}` work (`templates_at_run`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field, field_validator
+
+from trailblaze.tools.maestro.commands import check
+from trailblaze.tools.params import RecordedToolParams
+
+__all__ = ["MobileMaestro"]
+
+
+class MobileMaestro(RecordedToolParams):
+    """Run Maestro commands (`tapOn`, `assertVisible`, `runFlow`, …) with Maestro's matching rules."""
+
+    tool_name = "mobile_maestro"
+    templates_at_run: ClassVar[bool] = True
+    commands: list[Any] = Field(min_length=1)
+
+    @field_validator("commands")
+    @classmethod
+    def _runnable(cls, value: list[Any]) -> list[Any]:
+        for i, item in enumerate(value):
+            problems = check(item)
+            if problems:
+                path, message = problems[0]
+                where = ".".join(str(p) for p in (i, *path))
+                raise ValueError(f"commands.{where}: {message}")
+        return value
+
+

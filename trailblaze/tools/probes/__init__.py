@@ -1,0 +1,9 @@
+"""App-state probes: recorded tools that read what an Android app stored (shared preferences, its
+SQLite database) and switch the device's network, through `run-as` and the device shell
+(docs/adr/0031-app-state-probes.md).
+
+`params` holds their typed params; `handlers` and `logs` make each one `ToolDef` with its handler
+(collected by `trailblaze.tools.registry`, run by `trailblaze.tools.execute`); `prefs` parses
+SharedPreferences XML, `sql` keeps queries read-only and reads sqlite3's output, `network` switches
+radios and restores them when the trail ends.
+"""

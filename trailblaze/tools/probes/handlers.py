@@ -1,0 +1,322 @@
+"""Running the app-state probes (params in `trailblaze.tools.probes.params`).
+
+Each handler answers `(status, message)` like the core handlers. They need a driver with a shell
+that reports exit codes (`SupportsShellStatus`, the Android driver); on iOS they answer
+`UNSUPPORTED` with what would be needed, and so does any other driver without one.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+from trailblaze.device.driver import ShellOutput, SupportsShellStatus
+from trailblaze.errors import DeviceError
+from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.probes import params as pp
+from trailblaze.tools.probes.prefs import PrefsError, parse_prefs, pref_text
+from trailblaze.tools.probes.sql import (
+    NO_SAFE_MODE,
+    QueryRows,
+    SqlRefused,
+    parse_rows,
+    read_only_sql,
+    sqlite_command,
+)
+from trailblaze.tools.tooldef import Kind, Offer, Outcome, Platform, RunContext, ToolDef, defines
+
+__all__ = ["ProbeContext"]
+
+_SHOWN_ROWS = 50
+_ANDROID: frozenset[Platform] = frozenset(("android",))
+_VERIFY: frozenset[Offer] = frozenset(("model", "verify", "mcp"))
+_IOS_NEEDS = {
+    "storage": (
+        "WebDriverAgent has no access to app storage/network settings; reading an iOS app's data "
+        "needs its container (`xcrun simctl get_app_container` on a Simulator, or a debug endpoint "
+        "built into the app)"
+    ),
+    "network": (
+        "WebDriverAgent has no access to app storage/network settings; switching the network on iOS "
+        "needs the host (Network Link Conditioner, or a proxy in front of the app)"
+    ),
+}
+
+
+ProbeContext = RunContext
+"""What a probe uses of the running tool: the one run context (`trailblaze.tools.tooldef`)."""
+
+
+class _Stop(Exception):
+    """Ends a probe early with its outcome."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.outcome: Outcome = (status, message)
+
+
+def _probe(
+    area: str, run: Callable[[ProbeContext, Any, SupportsShellStatus], Outcome]
+) -> Callable[[ProbeContext, Any], Outcome]:
+    def handler(ctx: ProbeContext, p: RecordedToolParams) -> Outcome:
+        driver = ctx.session.driver
+        if ctx.platform == "ios":
+            return "UNSUPPORTED", f"{p.tool_name}: {_IOS_NEEDS[area]}"
+        if not isinstance(driver, SupportsShellStatus):
+            return "UNSUPPORTED", f"{p.tool_name}: this {ctx.platform} driver has no device shell"
+        try:
+            return run(ctx, p, driver)
+        except _Stop as stop:
+            return stop.outcome
+
+    return handler
+
+
+def _app(ctx: ProbeContext, app_id: str | None) -> str:
+    if app_id:
+        return app_id
+    current = ctx.session.driver.current_app()
+    if current is None:
+        raise _Stop("ERROR", "no app is in the foreground; launch it first or pass appId")
+    return current
+
+
+def _probe_tool(
+    params: type[RecordedToolParams],
+    kind: Kind,
+    area: str,
+    run: Callable[[ProbeContext, Any, SupportsShellStatus], Outcome],
+) -> ToolDef:
+    """A probe's one definition: offered to the agent (and on `verify:` steps unless it changes
+    the device) and over MCP as it is, Android only, trailblaze's own."""
+    offered: frozenset[Offer] = frozenset(("model", "mcp")) if kind == "action" else _VERIFY
+    return defines(
+        params, kind, source="probe", offered_to=offered, platforms=_ANDROID, trailblaze="extension"
+    )(_probe(area, run))
+
+
+def _run_as_problem(answer: ShellOutput, app_id: str) -> Outcome | None:
+    """The outcome for a `run-as` that could not run the command at all, else None."""
+    text = answer.output.strip()
+    if "unknown package" in text:
+        return "NOT_FOUND", f"{app_id} is not installed on this device"
+    if "not debuggable" in text:
+        return "UNSUPPORTED", (
+            f"run-as refuses {app_id}: only a debuggable build (android:debuggable=true) lets a test "
+            "read its files; install the debug build"
+        )
+    if "exec failed" in text or "inaccessible or not found" in text:  # only sqlite3 can be missing
+        return "UNSUPPORTED", (
+            "this device has no sqlite3 to run as the app (production Android images lack it; "
+            "use an emulator or a userdebug build)"
+        )
+    return None
+
+
+def _prefs_file(name: str) -> str:
+    return name if name.endswith(".xml") else f"{name}.xml"
+
+
+def _list(shell: SupportsShellStatus, app_id: str, folder: str) -> list[str]:
+    answer = shell.shell_status(f"run-as {shlex.quote(app_id)} ls {folder}")
+    problem = _run_as_problem(answer, app_id)
+    if problem is not None:
+        raise _Stop(*problem)
+    if answer.exit_code != 0:
+        return []
+    return sorted(line.strip() for line in answer.output.splitlines() if line.strip())
+
+
+def _read_prefs_file(shell: SupportsShellStatus, app_id: str, file: str) -> dict[str, Any]:
+    answer = shell.shell_status(f"run-as {shlex.quote(app_id)} cat {shlex.quote('shared_prefs/' + file)}")
+    problem = _run_as_problem(answer, app_id)
+    if problem is not None:
+        raise _Stop(*problem)
+    if answer.exit_code != 0:
+        files = [f for f in _list(shell, app_id, "shared_prefs") if f.endswith(".xml")]
+        known = ", ".join(files) if files else "none yet (the app writes them when it first saves a setting)"
+        raise _Stop("NOT_FOUND", f"{app_id} has no shared_prefs/{file}; its preference files: {known}")
+    try:
+        return parse_prefs(answer.output)
+    except PrefsError as exc:
+        raise _Stop("ERROR", f"shared_prefs/{file} of {app_id} is not a preferences file: {exc}") from None
+
+
+def _read_prefs(ctx: ProbeContext, p: pp.ReadPrefs, shell: SupportsShellStatus) -> Outcome:
+    app_id = _app(ctx, p.appId)
+    if p.file is not None:
+        files = [_prefs_file(p.file)]
+    else:
+        files = [f for f in _list(shell, app_id, "shared_prefs") if f.endswith(".xml")]
+        if not files:
+            return "OK", f"{app_id} has no shared preferences yet"
+    found = {f.removesuffix(".xml"): _read_prefs_file(shell, app_id, f) for f in files}
+    return "OK", f"shared preferences of {app_id}: {json.dumps(found, ensure_ascii=False)}"
+
+
+def _assert_pref(ctx: ProbeContext, p: pp.AssertPref, shell: SupportsShellStatus) -> Outcome:
+    app_id = _app(ctx, p.appId)
+    file = _prefs_file(p.file)
+    values = _read_prefs_file(shell, app_id, file)
+    where = f"{file.removesuffix('.xml')}:{p.key}"
+    if p.key not in values:
+        keys = ", ".join(sorted(values)) or "none"
+        return "NOT_FOUND", f"no preference {where} in {app_id}; its keys: {keys}"
+    actual, expected = pref_text(values[p.key]), pref_text(p.value)
+    if _same(actual, expected):
+        return "OK", f"{where} = {actual!r}"
+    return "NOT_VISIBLE", f"{where} is {actual!r}, expected {expected!r}"
+
+
+def _same(actual: str, expected: str) -> bool:
+    if actual == expected:
+        return True
+    try:
+        return float(actual) == float(expected)
+    except ValueError:
+        return False
+
+
+def _query(ctx: ProbeContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> tuple[str, QueryRows]:
+    try:
+        sql = read_only_sql(p.sql)
+    except SqlRefused as exc:
+        raise _Stop("ERROR", f"{p.tool_name} refused the query: {exc}") from None
+    app_id = _app(ctx, p.appId)
+    answer = shell.shell_status(sqlite_command(app_id, p.db, sql))
+    if NO_SAFE_MODE in answer.output:  # an sqlite3 before 3.37: the allow-list alone guards it
+        answer = shell.shell_status(sqlite_command(app_id, p.db, sql, safe=False))
+    problem = _run_as_problem(answer, app_id)
+    if problem is not None:
+        raise _Stop(*problem)
+    if "unable to open database" in answer.output:
+        files = [f for f in _list(shell, app_id, "databases") if not f.endswith(("-journal", "-wal", "-shm"))]
+        known = ", ".join(files) if files else "none"
+        raise _Stop("NOT_FOUND", f"{app_id} has no database databases/{p.db}; its databases: {known}")
+    if answer.exit_code != 0:
+        message = " ".join(answer.output.split())
+        raise _Stop("ERROR", f"sqlite3 rejected the query on {p.db}: {message}")
+    return sql, parse_rows(answer.output)
+
+
+def _rows_json(result: QueryRows) -> str:
+    shown = result.rows[:_SHOWN_ROWS]
+    more = f" (first {_SHOWN_ROWS} of {len(result.rows)} rows)" if len(result.rows) > _SHOWN_ROWS else ""
+    body = json.dumps({"columns": result.columns, "rows": shown}, ensure_ascii=False)
+    return body + more
+
+
+_HIDDEN = "values hidden: the query uses a secret, and its result may be derived from it"
+
+
+def _query_database(ctx: ProbeContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> Outcome:
+    sql, result = _query(ctx, p, shell)
+    count = len(result.rows)
+    if ctx.secret_inputs:  # `hex('{{password}}')` is the secret in a spelling no redactor knows
+        return "OK", f"{count} row{'s' * (count != 1)} from {p.db} ({_HIDDEN})"
+    return "OK", f"{count} row{'s' * (count != 1)} from {p.db}: {_rows_json(result)}"
+
+
+def _cell(value: pp.Scalar | None) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return "" if value is None else str(value)
+
+
+def _assert_query(ctx: ProbeContext, p: pp.AssertQuery, shell: SupportsShellStatus) -> Outcome:
+    sql, result = _query(ctx, p, shell)
+    status, message = _compare_query(sql, p, result)
+    if ctx.secret_inputs:  # the verdict only: a value may be the secret in another spelling
+        shape = f"{len(result.rows)} row{'s' * (len(result.rows) != 1)}"
+        verdict = "matched" if status == "OK" else "did not match"
+        return status, f"{sql} returned {shape} that {verdict} the expected value ({_HIDDEN})"
+    return status, message
+
+
+def _compare_query(sql: str, p: pp.AssertQuery, result: QueryRows) -> Outcome:
+    if isinstance(p.expected, list):
+        wanted = [[_cell(v) for v in row] for row in p.expected]
+        got = result.rows
+        ok = len(wanted) == len(got) and all(
+            len(w) == len(g) and all(_same(a, b) for a, b in zip(g, w, strict=True))
+            for w, g in zip(wanted, got, strict=True)
+        )
+        if ok:
+            return "OK", f"{sql} returned the {len(got)} expected row{'s' * (len(got) != 1)}"
+        return "NOT_VISIBLE", f"{sql} returned {json.dumps(got[:_SHOWN_ROWS])}, expected {json.dumps(wanted)}"
+    expected = _cell(p.expected)
+    if len(result.rows) != 1 or len(result.rows[0]) != 1:
+        shape = f"{len(result.rows)} rows" if len(result.rows) != 1 else f"{len(result.rows[0])} columns"
+        return "NOT_VISIBLE", f"{sql} returned {shape}, expected one value {expected!r}: {_rows_json(result)}"
+    actual = result.rows[0][0]
+    if _same(actual, expected):
+        return "OK", f"{sql} = {actual!r}"
+    return "NOT_VISIBLE", f"{sql} = {actual!r}, expected {expected!r}"
+
+
+# --- network ------------------------------------------------------------------------------------
+
+_RADIOS = ("wifi", "data", "airplane")
+_SETTING = {"wifi": "wifi_on", "data": "mobile_data", "airplane": "airplane_mode_on"}
+
+
+def _radio_state(shell: SupportsShellStatus) -> dict[str, bool]:
+    """The radios now, from the global settings Android keeps them in (null reads as on for Wi-Fi
+    and data, off for airplane mode: the defaults)."""
+    command = "; ".join(f"settings get global {_SETTING[r]}" for r in _RADIOS)
+    lines = [line.strip() for line in shell.shell_status(command).output.splitlines()]
+    lines += ["null"] * (len(_RADIOS) - len(lines))
+    state: dict[str, bool] = {}
+    for radio, value in zip(_RADIOS, lines, strict=False):
+        state[radio] = value not in ("0", "false") if value != "null" else radio != "airplane"
+    return state
+
+
+def _switch(shell: SupportsShellStatus, radio: str, on: bool) -> ShellOutput:
+    word = "enable" if on else "disable"
+    if radio != "airplane":
+        return shell.shell_status(f"svc {radio} {word}")
+    answer = shell.shell_status(f"cmd connectivity airplane-mode {word}")
+    if answer.exit_code == 0:
+        return answer
+    # before Android 11 there is no `cmd connectivity airplane-mode`: set it and tell the system
+    flag, state = ("1", "true") if on else ("0", "false")
+    return shell.shell_status(
+        f"settings put global airplane_mode_on {flag} && "
+        f"am broadcast -a android.intent.action.AIRPLANE_MODE --ez state {state}",
+    )
+
+
+def _set_network(ctx: ProbeContext, p: pp.SetNetwork, shell: SupportsShellStatus) -> Outcome:
+    wanted = {
+        r: v for r, v in (("wifi", p.wifi), ("data", p.data), ("airplane", p.airplane)) if v is not None
+    }
+    before = _radio_state(shell)
+    for radio, on in wanted.items():
+        original = before[radio]
+        ctx.session.on_trail_end(f"setNetwork.{radio}", _restorer(shell, radio, original))
+        answer = _switch(shell, radio, on)
+        if answer.exit_code != 0:
+            said = " ".join(answer.output.split()) or f"exit code {answer.exit_code}"
+            return "ERROR", f"could not turn {radio} {'on' if on else 'off'}: {said}"
+    done = ", ".join(f"{r} {'on' if v else 'off'}" for r, v in wanted.items())
+    return "OK", f"network: {done} (restored when the trail ends)"
+
+
+def _restorer(shell: SupportsShellStatus, radio: str, on: bool) -> Callable[[], None]:
+    def restore() -> None:
+        answer = _switch(shell, radio, on)
+        if answer.exit_code != 0:
+            said = " ".join(answer.output.split())
+            raise DeviceError(f"could not restore {radio} {'on' if on else 'off'}: {said}")
+
+    return restore
+
+
+_read_prefs_tool = _probe_tool(pp.ReadPrefs, "other", "storage", _read_prefs)
+_assert_pref_tool = _probe_tool(pp.AssertPref, "assertion", "storage", _assert_pref)
+_query_database_tool = _probe_tool(pp.QueryDatabase, "other", "storage", _query_database)
+_assert_query_tool = _probe_tool(pp.AssertQuery, "assertion", "storage", _assert_query)
+_set_network_tool = _probe_tool(pp.SetNetwork, "action", "network", _set_network)
