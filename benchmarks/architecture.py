@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "trailblaze"
 sys.path.insert(0, str(ROOT))
 
-from tests.test_layering import _modules, import_graph  # noqa: E402  (the graph the layering test checks)
+from tests.test_layering import _TOP, TIERS, _modules, import_graph, package_of, package_violations  # noqa: E402
 
 
 def _layers(graph: dict[str, set[str]]) -> int:
@@ -60,7 +60,13 @@ def main() -> None:
     lines = sum(t.count("\n") for t in text.values())
     print(f"modules in trailblaze/ (all): {len(modules)}; at the top level: {len(top)}; subpackages: {len(packages)}")
     print(f"lines in trailblaze/: {lines}")
-    print(f"import layers (longest chain): {_layers(import_graph())}")
+    graph = import_graph()
+    edges = {(package_of(m), package_of(d)) for m, ds in graph.items() if m not in _TOP for d in ds} - {(p, p) for p in map(package_of, graph)}
+    print(f"import layers (longest chain): {_layers(graph)}")
+    print(
+        f"packages: {sum(len(t) for t in TIERS) - 1} in {len(TIERS)} tiers; package-level import edges: {len(edges)}; "
+        f"imports reaching up a tier: {len(package_violations(graph))}"
+    )
     print(f"`Kind = Literal[...]` definitions: {kinds}")
     print(f"*Context classes: {len(contexts)} ({', '.join(contexts)})")
     print(f"*Tool classes: {len(tool_classes)} ({', '.join(tool_classes)})")

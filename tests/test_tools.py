@@ -15,7 +15,7 @@ from trailblaze.tools.memory import Memory
 
 LLM_TOOLS = [
     "tap", "inputText", "eraseText", "hideKeyboard", "swipe", "scrollUntilTextIsVisible", "launchApp",
-    "pressBack", "pressKey", "assertVisible", "assertState", "assertNotVisibleWithText", "rememberText", "wait",
+    "pressBack", "pressKey", "assertVisible", "assertState", "assertNotVisibleWithText", "rememberElementText", "wait",
     "readPrefs", "assertPref", "queryDatabase", "assertQuery", "setNetwork", "readLogs", "assertLogContains",
     "objectiveStatus",
 ]  # fmt: skip
@@ -128,7 +128,7 @@ def test_secrets_record_as_templates_and_unknown_templates_are_errors(session: D
 
 def test_unknown_ref_is_not_found_and_flagged(session: DeviceSession) -> None:
     ctx = context(session)
-    for name, args in [("tap", {"ref": "zzz"}), ("assertVisible", {"ref": "[zzz]"}), ("rememberText", {"ref": "zzz", "variable": "v"})]:
+    for name, args in [("tap", {"ref": "zzz"}), ("assertVisible", {"ref": "[zzz]"}), ("rememberElementText", {"ref": "zzz", "variable": "v"})]:
         outcome = default_registry().call(name, args, ctx)
         assert outcome.result.status == "NOT_FOUND" and outcome.ref_not_found, name
         assert "not on the current screen" in outcome.result.message

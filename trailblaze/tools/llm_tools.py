@@ -503,7 +503,7 @@ DEFAULT_TOOLS: tuple[Tool, ...] = (
         records=("assertNotVisibleWithText",),
     ),
     Tool(
-        "rememberText",
+        "rememberElementText",
         "Store an element's text in memory.",
         RememberTextParams,
         _remember_text,
