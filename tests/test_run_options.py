@@ -117,3 +117,29 @@ def test_one_spec_text_is_parsed_once_per_process() -> None:
         parse_device_spec("nokia")
     with pytest.raises(UsageError):
         parse_device_spec("nokia")
+
+
+def test_the_pytest_plugin_builds_the_same_option_objects_from_its_settings() -> None:
+    """The plugin's settings (resolved once per session) give the trail runner the objects the CLI's
+    flags give the run functions: one device spec parsed per device, the replay and CI knobs."""
+    from pathlib import Path
+
+    from trailblaze.engine.options import DeviceChoice, RunOutput
+    from trailblaze.engine.replay import ReplayOptions
+    from trailblaze.output.ci_policy import CiPolicy
+    from trailblaze.pytest.plugin import TrailblazeConfig
+
+    config = TrailblazeConfig(
+        devices=("sim:android", "android:emulator-5554"), self_heal=True, artifacts="on",
+        output_dir=Path("out"), report_dir=None, latency="realistic", app_id="com.example",
+        launch_mode="CLEAR_STATE", write_back=False, trail_paths=(), element_timeout=2.5,
+        device_logs="always", screenshots="steps", retries=2, fail_on_flaky=True,
+    )  # fmt: skip
+    assert config.replay_options() == ReplayOptions(self_heal=True, write_back=False)
+    assert config.ci_policy() == CiPolicy(retries=2, fail_on_flaky=True)
+    assert config.run_output(Path("out/t1")) == RunOutput(run_dir="out/t1", screenshots="steps")
+    sim = config.device_choice("sim:android")
+    assert isinstance(sim, DeviceChoice) and (sim.latency, sim.element_timeout, sim.device_logs) == ("realistic", 2.5, "always")
+    assert config.device_choice("android:emulator-5554").latency is None  # a real device has no latency profile
+    with pytest.raises(UsageError, match="--trailblaze-screenshots"):
+        TrailblazeConfig(**{**vars(config), "screenshots": "some"}).run_output(None)

@@ -1190,8 +1190,8 @@ def mcp_command(
     """
     from pathlib import Path
 
-    from trailblaze.device.devices import open_device, session_options
     from trailblaze.device.session import DeviceSession
+    from trailblaze.engine.options import DeviceChoice
     from trailblaze.mcp.bench import Workbench
     from trailblaze.mcp.confine import Confinement
     from trailblaze.mcp.server import require_sdk, serve
@@ -1208,11 +1208,13 @@ def mcp_command(
     found = _secrets(secrets, secret_files)
 
     def open_session(spec: str) -> DeviceSession:
+        """`--device`, or a device the client picks (`use_device`): the spec parsed once, with the options
+        that fit it (a latency profile for a simulated one; the browser options for a web one)."""
         simulated = spec.strip().startswith("sim:")
-        browser = web if web.names() else None  # a device picked by use_device: the options fit web ones only
-        return open_device(
-            spec, latency=latency if simulated else None, web=browser, **session_options(element_timeout)
-        )
+        browser = web if web.names() else None
+        return DeviceChoice.parse(
+            spec, latency=latency if simulated else None, web=browser, element_timeout=element_timeout
+        ).open()
 
     session = open_session(device) if device is not None else None  # a bad --device fails before serving
     confinement = Confinement(Path(root), {device} if device is not None else set())

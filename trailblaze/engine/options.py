@@ -19,6 +19,7 @@ from trailblaze.output.ci_policy import CiPolicy
 
 if TYPE_CHECKING:
     from trailblaze.device.logs import DeviceLogMode
+    from trailblaze.device.session import DeviceSession
     from trailblaze.device.web_options import WebOptions
     from trailblaze.engine.shard import Shard
     from trailblaze.output.artifacts import ScreenshotMode
@@ -66,6 +67,12 @@ class DeviceChoice:
     @property
     def platform(self) -> str:
         return self.spec.platform
+
+    def open(self) -> DeviceSession:
+        """Opens the device with these options (a simulated one starts; closing the session stops it)."""
+        from trailblaze.device.devices import open_device, session_options
+
+        return open_device(self.spec, latency=self.latency, web=self.web, **session_options(self.element_timeout))
 
     def argv(self) -> list[str]:
         """`--device` and the browser options, as run.json keeps them."""

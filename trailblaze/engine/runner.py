@@ -239,12 +239,8 @@ def _open_run_dir(
 
 def _open_session(device: DeviceChoice, rundir: RunDir, created: bool, llms: _LLMs) -> DeviceSession:
     """The device; when it cannot be opened nothing ran, so a run directory this run created goes."""
-    from trailblaze.device.devices import open_device, session_options
-
     try:
-        return open_device(
-            device.spec, latency=device.latency, web=device.web, **session_options(device.element_timeout)
-        )
+        return device.open()
     except BaseException:
         llms.close()
         if created:

@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from trailblaze.engine.options import DeviceChoice, RunInputs, RunOutput
+from trailblaze.engine.replay import ReplayOptions
 from trailblaze.output.artifacts import screenshot_mode
+from trailblaze.output.ci_policy import CiPolicy
 from trailblaze.output.report import device_log_tail
 from trailblaze.output.rundir import RunDir
 from trailblaze.output.runlog import RUN_FILE, RunRecord, StepRecord, TrailRecord, load_run, write_run
@@ -30,6 +33,10 @@ if TYPE_CHECKING:
 __all__ = ["TrailResult", "TrailRunner", "reset_report_dir", "write_merged_report"]
 
 _PATH = str | os.PathLike[str]
+_REPLAY_DEFAULTS = ReplayOptions()
+_POLICY_DEFAULTS = CiPolicy()
+_NO_INPUTS = RunInputs()
+_OUTPUT_DEFAULTS = RunOutput(screenshots="failures")  # a passing test takes no screenshot
 
 
 @dataclass(frozen=True)
@@ -122,38 +129,45 @@ class TrailRunner:
         self,
         session: DeviceSession,
         *,
-        device: str,
+        device: str | DeviceChoice,
         llm_factory: Callable[[], LLMClient],
-        self_heal: bool = False,
-        write_back: bool = True,
-        secrets: Mapping[str, str] | None = None,
-        run_dir: Path | None = None,
+        replay: ReplayOptions = _REPLAY_DEFAULTS,
+        policy: CiPolicy = _POLICY_DEFAULTS,
+        inputs: RunInputs = _NO_INPUTS,
+        output: RunOutput = _OUTPUT_DEFAULTS,
         command: list[str] | None = None,
-        screenshots: str = "failures",
-        device_logs: DeviceLogMode = "on-failure",
-        retries: int = 0,
-        fail_on_flaky: bool = False,
     ) -> None:
+        """The plugin builds these objects once from its settings (`TrailblazeConfig`), as the CLI
+        builds them from its flags (docs/adr/0046-run-options.md).
+
+        Args:
+            device: The device's spec (its `device_logs` says when a step's app log is kept).
+            replay: `self_heal` and `write_back` of every replay (`--self-heal`).
+            policy: `retries` and `fail_on_flaky` (`--trailblaze-retries`, `--trailblaze-fail-on-flaky`).
+            inputs: The secrets every call gets (a call's own `secrets` go over them).
+            output: `run_dir` (None: no run directory) and which `screenshots` it keeps.
+        """
+        choice = DeviceChoice.parse(device) if isinstance(device, str) else device
         self.session = session
-        self.retries = retries
+        self.retries = policy.retries
         """Re-runs of a failed trail from its start (`--trailblaze-retries`)."""
-        self.fail_on_flaky = fail_on_flaky
+        self.fail_on_flaky = policy.fail_on_flaky
         """A trail item that passes only on a retry fails (`--trailblaze-fail-on-flaky`)."""
         self.flaky: list[TrailRecord] = []
         """The trails of this test that passed only on a retry (their failed attempts inside)."""
-        self.device_logs: DeviceLogMode = device_logs
+        self.device_logs: DeviceLogMode = choice.device_logs
         """When a step's app log is kept in the run directory (`--trailblaze-device-logs`)."""
-        self.device = device
-        self.self_heal = self_heal
-        self.write_back = write_back
-        self.secrets = dict(secrets or {})
+        self.device = choice.text
+        self.self_heal = replay.self_heal
+        self.write_back = replay.write_back
+        self.secrets = dict(inputs.secrets)
         self.llm_calls = 0
         """How many times a step needed the model (the `llm` fixture was asked for)."""
         self._llm_factory = llm_factory
-        self._run_dir_path = run_dir
+        self._run_dir_path = None if output.run_dir is None else Path(output.run_dir)
         self._command = command or ["pytest"]
         self._rundir: RunDir | None = None
-        self._screenshots = screenshot_mode(screenshots, "--trailblaze-screenshots")
+        self._screenshots = screenshot_mode(output.screenshots, "--trailblaze-screenshots")
 
     @property
     def run_dir(self) -> Path | None:

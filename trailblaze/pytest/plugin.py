@@ -36,8 +36,11 @@ if TYPE_CHECKING:
     from trailblaze.device.logs import DeviceLogMode
     from trailblaze.device.session import DeviceSession
     from trailblaze.device.web_options import WebOptions
+    from trailblaze.engine.options import DeviceChoice, RunOutput
+    from trailblaze.engine.replay import ReplayOptions
     from trailblaze.engine.shard import Shard
     from trailblaze.llm.client import LLMClient
+    from trailblaze.output.ci_policy import CiPolicy
     from trailblaze.pytest._devices import DevicePool
     from trailblaze.pytest._runner import TrailRunner
 
@@ -115,6 +118,40 @@ class TrailblazeConfig:
     a trail that passes only on a retry is flaky (`trailblaze.pytest._ci`)."""
     fail_on_flaky: bool = False
     """A flaky trail fails its test (`--trailblaze-fail-on-flaky`, ini `trailblaze_fail_on_flaky`)."""
+
+    # The run options objects the engine takes, as the CLI builds them from its flags (ADR 0046).
+    def device_choice(self, spec: str) -> DeviceChoice:
+        """`spec` (one device of the pool) with the options every device of this session gets."""
+        from trailblaze.engine.options import DeviceChoice
+
+        return DeviceChoice.parse(
+            spec,
+            latency=self.latency if spec.strip().startswith("sim:") else None,
+            web=self.web,
+            element_timeout=self.element_timeout,
+            device_logs=cast("DeviceLogMode", self.device_logs),
+            install=self.install,
+            reinstall=self.reinstall,
+        )
+
+    def replay_options(self) -> ReplayOptions:
+        from trailblaze.engine.replay import ReplayOptions
+
+        return ReplayOptions(self_heal=self.self_heal, write_back=self.write_back)
+
+    def ci_policy(self) -> CiPolicy:
+        from trailblaze.output.ci_policy import CiPolicy
+
+        return CiPolicy(retries=self.retries, fail_on_flaky=self.fail_on_flaky)
+
+    def run_output(self, run_dir: Path | None) -> RunOutput:
+        from trailblaze.engine.options import RunOutput
+        from trailblaze.output.artifacts import screenshot_mode
+
+        return RunOutput(
+            run_dir=None if run_dir is None else str(run_dir),
+            screenshots=screenshot_mode(self.screenshots, "--trailblaze-screenshots"),
+        )
 
     @property
     def artifacts_root(self) -> Path:
@@ -1036,19 +1073,17 @@ def trail_runner(
     )
     if directory is not None and directory.exists():
         shutil.rmtree(directory)  # a previous run of this test; this folder belongs to it alone
+    from trailblaze.engine.options import RunInputs
+
     runner = TrailRunner(
         device,
-        device=spec,
+        device=trailblaze_config.device_choice(spec),
         llm_factory=lambda: request.getfixturevalue("llm"),
-        self_heal=trailblaze_config.self_heal,
-        write_back=trailblaze_config.write_back,
-        secrets=trailblaze_secrets,
-        run_dir=directory,
+        replay=trailblaze_config.replay_options(),
+        policy=trailblaze_config.ci_policy(),
+        inputs=RunInputs(secrets=trailblaze_secrets),
+        output=trailblaze_config.run_output(directory),
         command=["pytest", item.nodeid],
-        screenshots=trailblaze_config.screenshots,
-        device_logs=cast("DeviceLogMode", trailblaze_config.device_logs),
-        retries=trailblaze_config.retries,
-        fail_on_flaky=trailblaze_config.fail_on_flaky,
     )
     yield runner
     runner.close()
