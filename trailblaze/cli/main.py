@@ -915,28 +915,24 @@ def _llm_options(f: Any) -> Any:
               help="The model for tools that ask one (rememberText, assertWithAi, …); without it they "
               "answer UNSUPPORTED. " + _PROVIDERS_HELP + ".")
 @_llm_options
+@_grouped("device", lambda **o: _device_choice(**o, device_logs="on-failure", trace=False, install=(), reinstall=False),
+          "device", "latency", "web", "element_timeout")
+@_grouped("model", _model_choice, "model", "llm_base_url", "llm_timeout", "llm_retries")
 @click.pass_context
 def tool_command(
     ctx: click.Context,
     tool_text: str,
-    device: str,
-    latency: str | None,
-    web: WebOptions,
+    device: DeviceChoice,
     memory: tuple[str, ...],
     secrets: tuple[str, ...],
     secret_files: tuple[str, ...],
-    element_timeout: float | None,
-    model: str | None,
-    llm_timeout: float | None,
-    llm_retries: int | None,
-    llm_base_url: str | None,
+    model: ModelChoice,
 ) -> None:
     """Run one recorded-form TOOL (YAML or JSON, e.g. 'pressBack' or '{inputText: {text: hi}}').
 
     `launchApp` starts the app from a clean state (CLEAR_STATE) unless its launchMode says
     FORCE_RESTART or RESUME, as in a replay and as the agent's and the MCP server's launchApp do.
     """
-    from trailblaze.device.devices import open_device, session_options
     from trailblaze.errors import UsageError
     from trailblaze.tools.discovery import toolbox_for
     from trailblaze.tools.execute import run_recorded_tool
@@ -950,14 +946,14 @@ def tool_command(
         raise UsageError("\n".join([*custom.problems, f"<tool>: {hint}"]))
     mem = Memory(_key_values(memory, "--memory"), secrets=_secrets(secrets, secret_files))
     llm = None
-    if model is not None:
+    if model.model is not None:
         from trailblaze.llm.models import build_llm, parse_model
 
-        spec = parse_model(model)
-        llm = functools.cache(lambda: build_llm(spec, base_url=llm_base_url, timeout=llm_timeout, retries=llm_retries))
-    with open_device(
-        device, latency=_latency_for(device, latency), web=web, **session_options(element_timeout)
-    ) as session:
+        spec = parse_model(model.model)
+        llm = functools.cache(
+            lambda: build_llm(spec, base_url=model.base_url, timeout=model.timeout, retries=model.retries)
+        )
+    with device.open() as session:
         result = run_recorded_tool(session, call, mem, custom.box, llm=llm)
     _echo(str(result))
     ctx.exit(0 if result.ok else 1)
