@@ -767,24 +767,26 @@ def _num(raw: Any) -> float:
         return 0.0
 
 
-def _ios_node(
-    type_name: str,
-    identifier: str,
-    name: str,
-    label: str,
-    value: str,
-    placeholder: str,
-    rect: Rect,
-    enabled: bool,
-    visible: bool,
-    accessible: bool,
-    focused: bool,
-    selected: bool,
-    parent: Node | None,
-    depth: int,
-    index: int,
-    out: list[Node],
-) -> Node:
+class _IosAttrs(NamedTuple):
+    """One element's attributes as WDA's XML or JSON source gives them (read once, both formats)."""
+
+    type_name: str
+    identifier: str
+    name: str
+    label: str
+    value: str
+    placeholder: str
+    rect: Rect
+    enabled: bool
+    visible: bool
+    accessible: bool
+    focused: bool
+    selected: bool
+
+
+def _ios_node(attrs: _IosAttrs, parent: Node | None, depth: int, index: int, out: list[Node]) -> Node:
+    (type_name, identifier, _name, label, value, placeholder, rect, enabled, visible, accessible, focused,
+     selected) = attrs  # fmt: skip
     cls = type_name if type_name.startswith(_XCUI) else _XCUI + type_name
     short = cls[len(_XCUI) :]
     textual = short in _IOS_TEXTUAL
@@ -836,18 +838,20 @@ def _build_ios_xml(app_el: Any, source: str | bytes) -> Hierarchy:
         traits = get("traits") or ""
         x, y, w, h = _num(get("x")), _num(get("y")), _num(get("width")), _num(get("height"))
         node = _ios_node(
-            get("type") or el.tag,
-            identifier,
-            name,
-            label,
-            get("value") or "",
-            get("placeholderValue") or "",
-            Rect(x, y, x + w, y + h),
-            _ios_flag(get("enabled"), True),
-            _ios_flag(get("visible"), True),
-            _ios_flag(get("accessible"), False),
-            _ios_flag(get("focused") or get("hasFocus"), False) or "Focused" in traits,
-            _ios_flag(get("selected"), False) or "Selected" in traits,
+            _IosAttrs(
+                get("type") or el.tag,
+                identifier,
+                name,
+                label,
+                get("value") or "",
+                get("placeholderValue") or "",
+                Rect(x, y, x + w, y + h),
+                _ios_flag(get("enabled"), True),
+                _ios_flag(get("visible"), True),
+                _ios_flag(get("accessible"), False),
+                _ios_flag(get("focused") or get("hasFocus"), False) or "Focused" in traits,
+                _ios_flag(get("selected"), False) or "Selected" in traits,
+            ),
             parent,
             depth,
             index,
@@ -888,18 +892,20 @@ def _parse_wda_json(body: bytes, source: str | bytes) -> Hierarchy:
             identifier = name if name != label else ""
         value = obj.get("value")
         node = _ios_node(
-            str(obj.get("type") or "Other"),
-            str(identifier or ""),
-            str(name),
-            str(label),
-            "" if value is None else str(value),
-            str(obj.get("placeholderValue") or ""),
-            Rect(x, y, x + w, y + h),
-            _ios_flag(obj.get("isEnabled"), True),
-            _ios_flag(obj.get("isVisible"), True),
-            _ios_flag(obj.get("isAccessible"), False),
-            _ios_flag(obj.get("isFocused") or obj.get("hasFocus"), False),
-            _ios_flag(obj.get("isSelected"), False) or "Selected" in str(obj.get("traits") or ""),
+            _IosAttrs(
+                str(obj.get("type") or "Other"),
+                str(identifier or ""),
+                str(name),
+                str(label),
+                "" if value is None else str(value),
+                str(obj.get("placeholderValue") or ""),
+                Rect(x, y, x + w, y + h),
+                _ios_flag(obj.get("isEnabled"), True),
+                _ios_flag(obj.get("isVisible"), True),
+                _ios_flag(obj.get("isAccessible"), False),
+                _ios_flag(obj.get("isFocused") or obj.get("hasFocus"), False),
+                _ios_flag(obj.get("isSelected"), False) or "Selected" in str(obj.get("traits") or ""),
+            ),
             parent,
             depth,
             index,
