@@ -69,12 +69,13 @@ def _device_choice(
     latency: str | None,
     web: WebOptions,
     element_timeout: float | None,
-    device_logs: str,
-    trace: bool,
-    install: tuple[str, ...],
-    reinstall: bool,
+    device_logs: str = "on-failure",
+    trace: bool = False,
+    install: tuple[str, ...] = (),
+    reinstall: bool = False,
 ) -> DeviceChoice:
-    """`--device` and its options, the spec parsed once for the whole run."""
+    """`--device` and its options, the spec parsed once for the whole run (`trailblaze tool` has only
+    the first four)."""
     from trailblaze.device.logs import DeviceLogMode
     from trailblaze.engine.options import DeviceChoice
 
@@ -915,8 +916,7 @@ def _llm_options(f: Any) -> Any:
               help="The model for tools that ask one (rememberText, assertWithAi, …); without it they "
               "answer UNSUPPORTED. " + _PROVIDERS_HELP + ".")
 @_llm_options
-@_grouped("device", lambda **o: _device_choice(**o, device_logs="on-failure", trace=False, install=(), reinstall=False),
-          "device", "latency", "web", "element_timeout")
+@_grouped("device", _device_choice, "device", "latency", "web", "element_timeout")
 @_grouped("model", _model_choice, "model", "llm_base_url", "llm_timeout", "llm_retries")
 @click.pass_context
 def tool_command(
@@ -1186,6 +1186,7 @@ def mcp_command(
     """
     from pathlib import Path
 
+    from trailblaze.device.devices import parse_device_spec
     from trailblaze.device.session import DeviceSession
     from trailblaze.engine.options import DeviceChoice
     from trailblaze.mcp.bench import Workbench
@@ -1206,7 +1207,7 @@ def mcp_command(
     def open_session(spec: str) -> DeviceSession:
         """`--device`, or a device the client picks (`use_device`): the spec parsed once, with the options
         that fit it (a latency profile for a simulated one; the browser options for a web one)."""
-        simulated = spec.strip().startswith("sim:")
+        simulated = parse_device_spec(spec).simulated  # cached: DeviceChoice.parse does not parse it again
         browser = web if web.names() else None
         return DeviceChoice.parse(
             spec, latency=latency if simulated else None, web=browser, element_timeout=element_timeout

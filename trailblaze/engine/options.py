@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.device.devices import DeviceSpec, parse_device_spec
 from trailblaze.engine.replay import ReplayOptions
@@ -68,11 +68,15 @@ class DeviceChoice:
     def platform(self) -> str:
         return self.spec.platform
 
-    def open(self) -> DeviceSession:
-        """Opens the device with these options (a simulated one starts; closing the session stops it)."""
+    def open(self, **session_args: Any) -> DeviceSession:
+        """Opens the device with these options (a simulated one starts; closing the session stops it).
+
+        `session_args` go to `DeviceSession` (the pytest `trailblaze_session_args` fixture's); the
+        element timeout wins over theirs."""
         from trailblaze.device.devices import open_device, session_options
 
-        return open_device(self.spec, latency=self.latency, web=self.web, **session_options(self.element_timeout))
+        options = {**session_args, **session_options(self.element_timeout)}
+        return open_device(self.spec, latency=self.latency, web=self.web, **options)
 
     def argv(self) -> list[str]:
         """`--device` and the browser options, as run.json keeps them."""

@@ -18,7 +18,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.engine.options import DeviceChoice, RecordOptions, RecordRun, ReplayRun, RunInputs
+from trailblaze.engine.options import (
+    DeviceChoice,
+    ModelChoice,
+    RecordOptions,
+    RecordRun,
+    ReplayRun,
+    RunInputs,
+)
 from trailblaze.engine.policy import AgentSettings, RecordPolicy, RerecordPolicy
 from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
 from trailblaze.engine.retries import clean_launch, run_with_retries
@@ -36,7 +43,6 @@ if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
     from trailblaze.engine.shard import Shard
     from trailblaze.llm.client import LLMClient
-    from trailblaze.output.artifacts import ScreenshotMode
     from trailblaze.output.rundir import RunDir
 
 __all__ = [
@@ -136,17 +142,8 @@ _STYLES = {"passed": "green", "passed-ai": "green", "passed-with-self-heal": "ye
 class _LLMs:
     """The command's LLM factory: clients are built on first need (never for a recorded trail)."""
 
-    def __init__(
-        self,
-        model: str | None,
-        timeout: float | None = None,
-        retries: int | None = None,
-        base_url: str | None = None,
-    ) -> None:
-        self.model = model
-        self.base_url = base_url
-        # None: the adapters' defaults (30 s per attempt, 2 retries)
-        self.timeout, self.retries = timeout, retries
+    def __init__(self, model: ModelChoice) -> None:
+        self.model = model  # its None fields keep the adapters' defaults (30 s per attempt, 2 retries)
         self.clients: list[LLMClient] = []
         self._ready: LLMClient | None = None
 
@@ -156,8 +153,8 @@ class _LLMs:
         if self._ready is not None:
             client, self._ready = self._ready, None
             return client
-        spec = resolve_model(self.model)
-        self.clients.append(build_llm(spec, base_url=self.base_url, timeout=self.timeout, retries=self.retries))
+        m = self.model
+        self.clients.append(build_llm(resolve_model(m.model), base_url=m.base_url, timeout=m.timeout, retries=m.retries))
         return self.clients[-1]
 
     def check(self, why: str) -> None:
@@ -214,27 +211,27 @@ def _agent_needed(trails: list[tuple[Path, Trail]], platform: str) -> str | None
     return None
 
 
-def _open_run_dir(
-    run_dir: str | None,
-    secrets: Mapping[str, str],
-    command: list[str],
-    device: str,
-    screenshots: ScreenshotMode = "steps",
-) -> tuple[RunDir, bool]:
+def _open_run_dir(run: ReplayRun | RecordRun) -> tuple[RunDir, bool]:
     """The run directory, and whether this run created it."""
     from trailblaze.errors import UsageError
     from trailblaze.output.rundir import RunDir, default_run_dir
 
+    run_dir, device = run.output.run_dir, run.device
     try:
         root = Path(run_dir) if run_dir else default_run_dir()
         existed = root.exists()
-        rundir = RunDir(root, Memory(secrets=secrets), command=command, device=device, screenshots=screenshots)
-        return rundir, not existed
+        rundir = RunDir(
+            root, Memory(secrets=run.inputs.secrets), command=run.command(), device=device.text,
+            screenshots=run.output.screenshots,
+        )  # fmt: skip
     except OSError as exc:
         where = run_dir if run_dir else "the default run directory under .trailblaze/runs"
         raise UsageError(
             f"cannot create {where} ({exc.strerror or exc}); pass --run-dir with a writable folder"
         ) from None
+    rundir.device_logs = device.device_logs
+    rundir.keep_trace = device.trace
+    return rundir, not existed
 
 
 def _open_session(device: DeviceChoice, rundir: RunDir, created: bool, llms: _LLMs) -> DeviceSession:
@@ -277,14 +274,12 @@ def run_record_command(run: RecordRun) -> int:
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
     _preflight(trails, device.platform, inputs, tools=False)
     why = _check_record_options(options, trails, device.platform)
-    llms = _LLMs(run.model.model, run.model.timeout, run.model.retries, run.model.base_url)
+    llms = _LLMs(run.model)
     why = why or ("--rerecord solves every step" if options.rerecord else _agent_needed(trails, device.platform))
     if why:
         llms.check(why)
     console = _console()
-    rundir, created = _open_run_dir(run.output.run_dir, inputs.secrets, run.command(), device.text, run.output.screenshots)
-    rundir.device_logs = device.device_logs
-    rundir.keep_trace = device.trace
+    rundir, created = _open_run_dir(run)
     root = rundir.root
     failed = 0
     session = _open_session(device, rundir, created, llms)
@@ -438,14 +433,12 @@ def run_replay_command(run: ReplayRun) -> int:
         check_writable(_report_target(report), "--report")
     if junit:
         check_writable(junit, "--junit")
-    llms = _LLMs(run.model.model, run.model.timeout, run.model.retries, run.model.base_url)
+    llms = _LLMs(run.model)
     why = _agent_needed(trails, device.platform)
     if why:
         llms.check(why)
     console = _console()
-    rundir, created = _open_run_dir(run.output.run_dir, inputs.secrets, run.command(), device.text, run.output.screenshots)
-    rundir.device_logs = device.device_logs
-    rundir.keep_trace = device.trace
+    rundir, created = _open_run_dir(run)
     root = rundir.root
     rundir.run.shard = str(shard) if shard is not None else None
     if not trails:  # more shards than trails: this job has nothing to do, and says so in its reports

@@ -8,42 +8,31 @@ session (one simulator per spec and process, never two).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
-    from trailblaze.device.web_options import WebOptions
+    from trailblaze.engine.options import DeviceChoice
 
 __all__ = ["DevicePool"]
 
 
 class DevicePool:
-    def __init__(
-        self,
-        latency: str | None,
-        session_args: Mapping[str, Any],
-        *,
-        install: Sequence[str] = (),
-        reinstall: bool = False,
-        web: WebOptions | None = None,
-    ) -> None:
-        self._latency = latency
+    """`choose` gives a spec's `DeviceChoice` (the session's settings applied to that device);
+    `session_args` go to every `DeviceSession` (the `trailblaze_session_args` fixture)."""
+
+    def __init__(self, choose: Callable[[str], DeviceChoice], session_args: Mapping[str, Any]) -> None:
+        self._choose = choose
         self._session_args = dict(session_args)
-        self._install = tuple(install)
-        """Apps installed on each device when it opens (`--trailblaze-install`)."""
-        self._reinstall = reinstall
-        self._web = web
-        """Browser options for the pool's web devices (the others open without them)."""
         self._open: dict[str, DeviceSession] = {}
         self._broken: dict[str, str] = {}
 
     def get(self, spec: str) -> DeviceSession:
         """The session for `spec`; a device that does not open fails the test with one line (and
         every later test on it, without trying again)."""
-        from trailblaze.device.devices import open_device, parse_device_spec
         from trailblaze.device.install import install_apps
         from trailblaze.errors import TrailblazeError
 
@@ -51,10 +40,10 @@ class DevicePool:
             return self._open[spec]
         if spec not in self._broken:
             try:
-                web = self._web if parse_device_spec(spec).platform == "web" else None
-                session = open_device(spec, latency=self._latency, web=web, **self._session_args)
+                choice = self._choose(spec)
+                session = choice.open(**self._session_args)
                 try:
-                    install_apps(session, self._install, reinstall=self._reinstall)
+                    install_apps(session, choice.install, reinstall=choice.reinstall)
                 except BaseException:
                     session.close()
                     raise

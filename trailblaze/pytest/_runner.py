@@ -16,7 +16,6 @@ import pytest
 
 from trailblaze.engine.options import DeviceChoice, RunInputs, RunOutput
 from trailblaze.engine.replay import ReplayOptions
-from trailblaze.output.artifacts import screenshot_mode
 from trailblaze.output.ci_policy import CiPolicy
 from trailblaze.output.report import device_log_tail
 from trailblaze.output.rundir import RunDir
@@ -167,7 +166,7 @@ class TrailRunner:
         self._run_dir_path = None if output.run_dir is None else Path(output.run_dir)
         self._command = command or ["pytest"]
         self._rundir: RunDir | None = None
-        self._screenshots = screenshot_mode(output.screenshots, "--trailblaze-screenshots")
+        self._screenshots = output.screenshots  # validated where the RunOutput was built
 
     @property
     def run_dir(self) -> Path | None:

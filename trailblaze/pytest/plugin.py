@@ -122,12 +122,14 @@ class TrailblazeConfig:
     # The run options objects the engine takes, as the CLI builds them from its flags (ADR 0046).
     def device_choice(self, spec: str) -> DeviceChoice:
         """`spec` (one device of the pool) with the options every device of this session gets."""
+        from trailblaze.device.devices import parse_device_spec
         from trailblaze.engine.options import DeviceChoice
 
+        parsed = parse_device_spec(spec)  # cached: DeviceChoice.parse below does not parse it again
         return DeviceChoice.parse(
             spec,
-            latency=self.latency if spec.strip().startswith("sim:") else None,
-            web=self.web,
+            latency=self.latency if parsed.simulated else None,
+            web=self.web if parsed.platform == "web" else None,  # the browser options fit web devices only
             element_timeout=self.element_timeout,
             device_logs=cast("DeviceLogMode", self.device_logs),
             install=self.install,
@@ -980,17 +982,9 @@ def trailblaze_device_pool(
     trailblaze_config: TrailblazeConfig, trailblaze_session_args: dict[str, Any]
 ) -> Iterator[DevicePool]:
     """Every device this process drives, opened on first use (`.get(spec)`) and closed at the end."""
-    from trailblaze.device.devices import session_options
     from trailblaze.pytest._devices import DevicePool
 
-    options = {**trailblaze_session_args, **session_options(trailblaze_config.element_timeout)}
-    pool = DevicePool(
-        trailblaze_config.latency,
-        options,
-        install=trailblaze_config.install,
-        reinstall=trailblaze_config.reinstall,
-        web=trailblaze_config.web,
-    )
+    pool = DevicePool(trailblaze_config.device_choice, trailblaze_session_args)
     try:
         yield pool
     finally:

@@ -772,7 +772,6 @@ class _IosAttrs(NamedTuple):
 
     type_name: str
     identifier: str
-    name: str
     label: str
     value: str
     placeholder: str
@@ -785,8 +784,7 @@ class _IosAttrs(NamedTuple):
 
 
 def _ios_node(attrs: _IosAttrs, parent: Node | None, depth: int, index: int, out: list[Node]) -> Node:
-    (type_name, identifier, _name, label, value, placeholder, rect, enabled, visible, accessible, focused,
-     selected) = attrs  # fmt: skip
+    (type_name, identifier, label, value, placeholder, rect, enabled, visible, accessible, focused, selected) = attrs
     cls = type_name if type_name.startswith(_XCUI) else _XCUI + type_name
     short = cls[len(_XCUI) :]
     textual = short in _IOS_TEXTUAL
@@ -841,7 +839,6 @@ def _build_ios_xml(app_el: Any, source: str | bytes) -> Hierarchy:
             _IosAttrs(
                 get("type") or el.tag,
                 identifier,
-                name,
                 label,
                 get("value") or "",
                 get("placeholderValue") or "",
@@ -895,7 +892,6 @@ def _parse_wda_json(body: bytes, source: str | bytes) -> Hierarchy:
             _IosAttrs(
                 str(obj.get("type") or "Other"),
                 str(identifier or ""),
-                str(name),
                 str(label),
                 "" if value is None else str(value),
                 str(obj.get("placeholderValue") or ""),
