@@ -16,8 +16,12 @@ import pytest
 DEBIAN_PACKAGES = {
     "chromium": ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"),
     "adb": ("adb",),
+    "nodejs": ("node",),
+    "npm": ("npm",),
 }
-"""Debian package → the program names that provide what the tests need, in order of preference."""
+"""Debian package → the program names that provide what the tests need, in order of preference.
+(Node.js and npm run the real Appium server, tests/appium_support.py, whose tests fail rather than
+skip without them: they are the Appium driver's only end-to-end proof.)"""
 
 
 def find(package: str, fallback: Path | None = None) -> str | None:

@@ -99,6 +99,8 @@ def test_debug_after_the_command_is_accepted(capsys: pytest.CaptureFixture[str])
     code, _, err = run(capsys, "tool", "pressBack", "--device", "sim:windows", "--debug")
     assert code == 2 and err.rstrip().endswith("error: unknown device 'sim:windows': use android[:SERIAL], "
                                                "android@HOST:PORT[:SERIAL], ios[:WDA_URL], ios@http://HOST:PORT, web[:URL], "
+                                               "appium:URL or appium:browserstack|saucelabs|lambdatest (with "
+                                               "--capabilities FILE), "
                                                "sim:android[:APP] or sim:ios[:APP]")
 
 

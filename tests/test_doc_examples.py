@@ -103,13 +103,18 @@ _PYPI = Elsewhere(
     ".ci/wheels, which builds every distribution and installs trailblaze[android,ios,web] from the wheels "
     "into a fresh venv (nothing is published, and tests have no network)"
 )
+_FARM = Elsewhere(
+    "tests/test_appium_farm_hubs.py, which sets the credentials and replays through a local stand-in of "
+    "each farm's hub (TRAILBLAZE_APPIUM_HUB) that checks them and proxies to simulated phones; no farm is "
+    "reachable here"
+)
 _SUITE = Elsewhere("the test suite, which .ci/run runs in full (`python -m pytest -n 2`)")
 _BUILD = Elsewhere("tests/test_packaging.py, which builds every distribution and runs twine check on them")
 _DEMO_SETUP = "trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html"
 
 PLAN: dict[str, Run | Mcp | Elsewhere] = {
     # docs: setup (its replay is also the replay --help example run below)
-    f'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/sim && {_DEMO_SETUP}': _CI,
+    f'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/appium -e ./drivers/sim && {_DEMO_SETUP}': _CI,
     "python -m pytest -n 2": _CI,
     # docs: try it without a phone
     "trailblaze snapshot --device sim:android": Run(shows='Button "Sign in"'),
@@ -324,9 +329,21 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     'pip install "trailblaze[android,ios]"': _PYPI,
     'pip install "trailblaze[android]==0.1.0"': _PYPI,
     "trailblaze --version": Run(shows="trailblaze, version "),
-    'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/sim': _CI,
-    "for project in . drivers/android drivers/ios drivers/web; do python -m build --no-isolation --outdir dist "
-    '"$project"; done': _BUILD,
+    'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/appium -e ./drivers/sim': _CI,
+    "for project in . drivers/android drivers/ios drivers/web drivers/appium drivers/sim; do python -m build "
+    '--no-isolation --outdir dist "$project"; done': _BUILD,
+    # docs: device farms and Appium (no farm and no global Appium install are reachable here)
+    'pip install "trailblaze[appium]"': _PYPI,
+    "trailblaze replay trails/ --device appium:http://127.0.0.1:4723 --capabilities pixel.yaml --secret password": Elsewhere(
+        "tests/test_appium_android.py, which replays every example trail through the real Appium server and its "
+        "UiAutomator2 driver (pinned in tests/appium) on the simulated phone, with a capabilities file like pixel.yaml"
+    ),
+    "export BROWSERSTACK_USERNAME=... BROWSERSTACK_ACCESS_KEY=...": _FARM,
+    "trailblaze replay trails/ --device appium:browserstack --capabilities farm.yaml --secret password": _FARM,
+    "pytest trails/ -n 4 --device appium:browserstack --trailblaze-capabilities farm.yaml": Elsewhere(
+        "tests/test_appium_farm_hubs.py::test_pytest_spreads_workers_over_the_farms_devices, with -n 2 against "
+        "the stand-in of BrowserStack's hub and two simulated devices"
+    ),
     "python -m twine check --strict dist/*": _BUILD,
 }
 

@@ -129,7 +129,8 @@ def test_a_bad_device_fails_before_serving_with_a_usage_error(capsys: pytest.Cap
     assert exited.value.code == 2
     assert capsys.readouterr().err.strip().splitlines() == [
         "error: unknown device 'toaster': use android[:SERIAL], android@HOST:PORT[:SERIAL], ios[:WDA_URL], "
-        "ios@http://HOST:PORT, web[:URL], sim:android[:APP] or sim:ios[:APP]"
+        "ios@http://HOST:PORT, web[:URL], appium:URL or appium:browserstack|saucelabs|lambdatest (with "
+        "--capabilities FILE), sim:android[:APP] or sim:ios[:APP]"
     ]
 
 

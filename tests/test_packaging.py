@@ -25,9 +25,10 @@ from tests.cli_support import trailblaze
 from trailblaze.__about__ import __version__
 
 ROOT = Path(__file__).resolve().parents[1]
-DRIVERS = {"android": "trailblaze_android", "ios": "trailblaze_ios", "web": "trailblaze_web", "sim": "trailblaze_sim"}
+DRIVERS = {"android": "trailblaze_android", "ios": "trailblaze_ios", "web": "trailblaze_web",
+           "appium": "trailblaze_appium", "sim": "trailblaze_sim"}  # fmt: skip
 ENTRY_POINTS = {"android": "trailblaze.drivers", "ios": "trailblaze.drivers", "web": "trailblaze.drivers",
-                "sim": "trailblaze.simulators"}  # fmt: skip
+                "appium": "trailblaze.drivers", "sim": "trailblaze.simulators"}  # fmt: skip
 
 
 def _pyproject(folder: Path) -> dict[str, Any]:
@@ -56,10 +57,10 @@ def test_the_version_is_in_one_place_and_everything_agrees_with_it() -> None:
 
 def test_the_extras_name_every_driver_and_provider_and_dev_needs_no_index() -> None:
     extras = _pyproject(ROOT)["optional-dependencies"]
-    assert {"android", "ios", "web", "sim", "mcp", "openai", "bedrock", "vertex", "all", "dev"} <= set(extras)
+    assert {"android", "ios", "web", "appium", "sim", "mcp", "openai", "bedrock", "vertex", "all", "dev"} <= set(extras)
     (everything,) = [Requirement(r) for r in extras["all"]]
     assert everything.name == "trailblaze"
-    assert everything.extras == {"android", "ios", "web", "sim", "mcp", "openai", "bedrock", "vertex"}
+    assert everything.extras == {"android", "ios", "web", "appium", "sim", "mcp", "openai", "bedrock", "vertex"}
     # a checkout installs the drivers from drivers/* (README's setup command): dev must not name them,
     # or `pip install -e ".[dev]"` would look for them on the package index
     assert not [r for r in extras["dev"] if Requirement(r).name.startswith("trailblaze")]
@@ -112,7 +113,7 @@ def test_build_makes_an_sdist_and_wheel_of_every_distribution_that_twine_checks(
         [sys.executable, "-m", "twine", "check", "--strict", *map(str, sorted(dist.iterdir()))],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 10, checked.stdout + checked.stderr
+    assert checked.returncode == 0 and checked.stdout.count("PASSED") == 2 * (1 + len(DRIVERS)), checked.stdout + checked.stderr
 
     main = _metadata(dist / f"trailblaze-{__version__}-py3-none-any.whl")
     assert main["Version"] == __version__ and main["License-Expression"] == "Apache-2.0"
@@ -168,3 +169,32 @@ def test_the_guides_pin_this_version() -> None:
     ]
     assert {name for name, _ in pins} >= {"ci.md", "install.md"}
     assert {version for _, version in pins} == {__version__}
+
+
+def _distributions_of(text: str) -> set[str]:
+    """The folders a shell `for project in . drivers/a drivers/b; do` builds."""
+    (line,) = [m[1] for m in re.finditer(r"for project in ([^;]+); do", text)]
+    return {word for word in line.split() if word != "."}
+
+
+def test_every_distribution_an_extra_names_is_built_released_and_installed() -> None:
+    """An extra that names a distribution the release does not publish lets anyone register that
+    name on PyPI and run their code on every machine that installs the extra (issue 38 item 1):
+    the extras, the release workflow, .ci/wheels and the drivers/ folders name the same list."""
+    extras = _pyproject(ROOT)["optional-dependencies"]
+    named = {
+        Requirement(r).name.removeprefix("trailblaze-")
+        for values in extras.values()
+        for r in values
+        if Requirement(r).name.startswith("trailblaze-")
+    }
+    folders = {p.name for p in (ROOT / "drivers").iterdir() if (p / "pyproject.toml").is_file()}
+    release = _distributions_of((ROOT / ".github" / "workflows" / "release.yml").read_text("utf-8"))
+    wheels_script = (ROOT / ".ci" / "wheels").read_text("utf-8")
+    assert named == folders == set(DRIVERS)
+    assert release == _distributions_of(wheels_script) == {f"drivers/{name}" for name in DRIVERS}
+    installed = re.search(r"for driver in ([a-z ]+); do", wheels_script)
+    assert installed is not None and set(installed[1].split()) == set(DRIVERS)
+    guide = (ROOT / "docs" / "guides" / "install.md").read_text("utf-8")
+    for name in DRIVERS:
+        assert f"trailblaze-{name}" in guide, f"docs/guides/install.md names no trusted publisher for trailblaze-{name}"

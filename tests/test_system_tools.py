@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_ci_installs_every_package_the_tests_need() -> None:
     script = (ROOT / ".ci" / "run").read_text()
-    installed = set(re.findall(r"apt-get install -y -qq (\S+)", script))
+    installed = {name for line in re.findall(r"apt-get install -y -qq ([^>\n]+)", script) for name in line.split()}
     assert installed == set(DEBIAN_PACKAGES)
 
 

@@ -12,9 +12,11 @@ TrailblazeError
 ├── TrailFailed                exit 1  a trail ran and did not pass
 │   ├── StepFailed             exit 1  one step failed (tool, selector, candidates)
 │   └── ActionRefused          exit 1  the app's state refuses an action (no on-screen keyboard)
+│       └── DeviceUnsupported  exit 1  the connection cannot do it at all (a farm refuses shell): UNSUPPORTED
 └── InfrastructureError        exit 3  nothing wrong with the trail: the world around it broke
     ├── DeviceError            exit 3  device unreachable, protocol error, driver missing
-    │   └── AppNotInstalledError        launchApp of a missing app (tools answer NOT_INSTALLED, exit 1)
+    │   ├── AppNotInstalledError        launchApp of a missing app (tools answer NOT_INSTALLED, exit 1)
+    │   └── SessionLost                 a remote (Appium) session died: its trail errs, the run goes on
     └── LLMError               exit 3  model endpoint unreachable, auth, rate limit exhausted
 ```
 """
@@ -29,9 +31,11 @@ __all__ = [
     "ActionRefused",
     "AppNotInstalledError",
     "DeviceError",
+    "DeviceUnsupported",
     "InfrastructureError",
     "LLMError",
     "Problem",
+    "SessionLost",
     "StepFailed",
     "TrailConflictError",
     "TrailFailed",
@@ -109,6 +113,12 @@ class ActionRefused(TrailFailed):
     on-screen keyboard). A driver raises it; the tool fails (exit 1), it is not infrastructure (exit 3)."""
 
 
+class DeviceUnsupported(ActionRefused):
+    """The device cannot do this at all through the connection it was opened with: a device farm
+    refuses shell commands, or Appium runs without the insecure feature a probe needs. A driver raises
+    it with the reason and the fix; the tool answers `UNSUPPORTED` (the step fails, exit 1)."""
+
+
 class InfrastructureError(TrailblazeError):
     """The device or the model endpoint failed; the trail itself may be fine."""
 
@@ -117,6 +127,12 @@ class InfrastructureError(TrailblazeError):
 
 class DeviceError(InfrastructureError):
     """The device could not be reached or answered with a protocol error."""
+
+
+class SessionLost(DeviceError):
+    """A remote device session (Appium: a local server, a grid, a device farm) ended in the middle of
+    a trail: the farm's idle timeout, a crashed driver, a dropped connection. That trail ends in error;
+    the run goes on with the next trail, which opens a new session."""
 
 
 class AppNotInstalledError(DeviceError):

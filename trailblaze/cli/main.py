@@ -37,7 +37,8 @@ class _Group(click.Group):
 
 _DEVICE_HELP = (
     "android[:SERIAL], android@HOST:PORT[:SERIAL] (a remote adb server), ios[:WDA_URL], ios@http://HOST:PORT, "
-    "web[:URL] (a browser), sim:android[:APP] or sim:ios[:APP] (APP: demo, demo@restyled, demo@v2 or a spec file)."
+    "web[:URL] (a browser), appium:URL or appium:browserstack|saucelabs[:REGION]|lambdatest (with --capabilities), "
+    "sim:android[:APP] or sim:ios[:APP] (APP: demo, demo@restyled, demo@v2 or a spec file)."
 )
 _LATENCIES = ("zero", "realistic")  # trailblaze_sim.faults.LATENCY_PROFILES (a plugin: not imported)
 
@@ -73,9 +74,10 @@ def _device_choice(
     trace: bool = False,
     install: tuple[str, ...] = (),
     reinstall: bool = False,
+    appium_session: str | None = None,
 ) -> DeviceChoice:
     """`--device` and its options, the spec parsed once for the whole run (`trailblaze tool` has only
-    the first four)."""
+    the first four and the Appium session mode)."""
     from trailblaze.device.logs import DeviceLogMode
     from trailblaze.engine.options import DeviceChoice
 
@@ -88,6 +90,7 @@ def _device_choice(
         trace=_trace(trace),
         install=install,
         reinstall=reinstall,
+        appium_session=appium_session,
     )
 
 
@@ -163,6 +166,7 @@ _run_groups = (
     _grouped(
         "device", _device_choice,
         "device", "latency", "web", "element_timeout", "device_logs", "trace", "install", "reinstall",
+        "appium_session",
     ),
     _grouped("inputs", _run_inputs, "memory", "args", "secrets", "secret_files"),
     _grouped("model", _model_choice, "model", "llm_base_url", "llm_timeout", "llm_retries"),
@@ -221,7 +225,37 @@ def _web_options(f: Any) -> Any:
     return collect
 
 
+def _appium_options(f: Any) -> Any:
+    """`--capabilities FILE` joins `--device appium:...` (one spec text: `appium:SERVER#FILE`), and
+    `--appium-session` picks per-trail or shared sessions."""
+
+    @functools.wraps(f)
+    def collect(*args: Any, device: str | None, capabilities: str | None, **kwargs: Any) -> Any:
+        from trailblaze.device.devices import with_capabilities
+
+        if device is None:  # `mcp` without --device: use_device names its own
+            if capabilities is not None:
+                raise click.BadParameter("--capabilities needs --device appium:...", param_hint="'--capabilities'")
+            return f(*args, device=None, **kwargs)
+        return f(*args, device=with_capabilities(device, capabilities), **kwargs)
+
+    collect = click.option(
+        "--appium-session",
+        type=click.Choice(["per-trail", "shared"]),
+        default=None,
+        help="Appium devices: a new session per trail (default on a device farm: each trail its own video "
+        "and status) or one shared by every trail (default on an Appium URL).",
+    )(collect)
+    return click.option(
+        "--capabilities",
+        default=None,
+        metavar="FILE",
+        help="Appium devices: the W3C capabilities (YAML or JSON; FILE[N] picks one set of a list).",
+    )(collect)
+
+
 def _device_options(f: Any) -> Any:
+    f = _appium_options(f)
     f = _web_options(f)
     f = click.option(
         "--latency",
@@ -740,7 +774,13 @@ def devices_command() -> None:
 @click.option("--set-of-mark", "set_of_mark", is_flag=True, help="Draw the refs on the saved screenshot.")
 @_debug_option
 def snapshot_command(
-    device: str, latency: str | None, web: WebOptions, screenshot_path: str | None, raw: bool, set_of_mark: bool
+    device: str,
+    latency: str | None,
+    web: WebOptions,
+    appium_session: str | None,
+    screenshot_path: str | None,
+    raw: bool,
+    set_of_mark: bool,
 ) -> None:
     """Print what the device shows: the compact view the agent reads (or the raw dump)."""
 
@@ -754,7 +794,7 @@ def snapshot_command(
         check_writable(screenshot_path, "--screenshot")
     elif set_of_mark:
         raise UsageError("--set-of-mark draws on the saved screenshot; add --screenshot FILE.png")
-    with open_device(device, latency=_latency_for(device, latency), web=web) as session:
+    with open_device(device, latency=_latency_for(device, latency), web=web, appium_session=appium_session) as session:
         spec = parse_device_spec(device)
         if spec.platform == "web" and spec.target is None:  # a blank page: nothing to show
             raise UsageError(
@@ -916,7 +956,7 @@ def _llm_options(f: Any) -> Any:
               help="The model for tools that ask one (rememberText, assertWithAi, …); without it they "
               "answer UNSUPPORTED. " + _PROVIDERS_HELP + ".")
 @_llm_options
-@_grouped("device", _device_choice, "device", "latency", "web", "element_timeout")
+@_grouped("device", _device_choice, "device", "latency", "web", "element_timeout", "appium_session")
 @_grouped("model", _model_choice, "model", "llm_base_url", "llm_timeout", "llm_retries")
 @click.pass_context
 def tool_command(
@@ -1153,6 +1193,7 @@ def replay_command(
 @click.option("--latency", type=click.Choice(_LATENCIES), default=None,
               help="How slow a sim:* device is: zero (default) or realistic.")
 @_web_options
+@_appium_options
 @click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
               help="Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio; every request "
               "needs 'Authorization: Bearer TOKEN' (generated and printed at start unless --token).")
@@ -1168,6 +1209,7 @@ def mcp_command(
     device: str | None,
     latency: str | None,
     web: WebOptions,
+    appium_session: str | None,
     http_port: int | None,
     token: str | None,
     root: str,
@@ -1207,10 +1249,14 @@ def mcp_command(
     def open_session(spec: str) -> DeviceSession:
         """`--device`, or a device the client picks (`use_device`): the spec parsed once, with the options
         that fit it (a latency profile for a simulated one; the browser options for a web one)."""
-        simulated = parse_device_spec(spec).simulated  # cached: DeviceChoice.parse does not parse it again
+        parsed = parse_device_spec(spec)  # cached: DeviceChoice.parse does not parse it again
         browser = web if web.names() else None
         return DeviceChoice.parse(
-            spec, latency=latency if simulated else None, web=browser, element_timeout=element_timeout
+            spec,
+            latency=latency if parsed.simulated else None,
+            web=browser,
+            element_timeout=element_timeout,
+            appium_session=appium_session if parsed.appium is not None else None,
         ).open()
 
     session = open_session(device) if device is not None else None  # a bad --device fails before serving

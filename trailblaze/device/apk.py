@@ -1,6 +1,9 @@
 """What an APK file says about itself: the package name in its `AndroidManifest.xml`, plain text
 or compiled (AXML), and the input methods it declares. Used by `--install` (which package to
-reinstall) and the Android simulator's package manager and input-method registry."""
+reinstall) and the Android simulator's package manager and input-method registry.
+
+`manifest_elements` walks either form as (is_start, element, attributes by local name); a compiled
+manifest's attribute values keep their types (text, an integer such as `versionCode`, a boolean)."""
 
 from __future__ import annotations
 
@@ -11,10 +14,14 @@ import zipfile
 from collections.abc import Iterator
 from xml.etree import ElementTree
 
-__all__ = ["input_method_services", "manifest_package", "read_manifest"]
+__all__ = ["ManifestElement", "input_method_services", "manifest_elements", "manifest_package", "read_manifest"]
 
 _ANDROID_NS = "{http://schemas.android.com/apk/res/android}"
 _INPUT_METHOD_ACTION = "android.view.InputMethod"
+_TYPE_STRING, _TYPE_INT_DEC, _TYPE_INT_HEX, _TYPE_BOOLEAN = 0x03, 0x10, 0x11, 0x12
+
+ManifestElement = tuple[bool, str, dict[str, object]]
+"""(is_start, element name, attributes by local name) of one start or end element."""
 
 
 def read_manifest(data: bytes) -> bytes:
@@ -37,13 +44,13 @@ def input_method_services(manifest: bytes) -> list[str]:
     if manifest.lstrip().startswith(b"<"):
         return _text_input_methods(manifest)
     found: list[str] = []
-    service: str | None = None
+    service: object = None
     try:
         for start, name, attrs in _binary_elements(manifest):
             if name == "service":
                 service = attrs.get("name") if start else None
             elif start and name == "action" and service and attrs.get("name") == _INPUT_METHOD_ACTION:
-                found.append(service)
+                found.append(str(service))
     except (struct.error, IndexError):
         return found
     return list(dict.fromkeys(found))
@@ -63,9 +70,29 @@ def _text_input_methods(manifest: bytes) -> list[str]:
     return found
 
 
-def _binary_elements(data: bytes) -> Iterator[tuple[bool, str, dict[str, str]]]:
-    """(is_start, element name, string attributes by local name) of each start / end element of a
-    compiled manifest, in document order."""
+def manifest_elements(manifest: bytes) -> Iterator[ManifestElement]:
+    """Every start and end element of a manifest, text or compiled, in document order.
+
+    Raises:
+        struct.error / IndexError: a compiled manifest that is cut short or malformed.
+        ElementTree.ParseError: a text manifest that is not XML.
+    """
+    if not manifest.lstrip().startswith(b"<"):
+        yield from _binary_elements(manifest)
+        return
+
+    def walk(node: ElementTree.Element) -> Iterator[ManifestElement]:
+        yield True, node.tag, {k.removeprefix(_ANDROID_NS): v for k, v in node.attrib.items()}
+        for child in node:
+            yield from walk(child)
+        yield False, node.tag, {}
+
+    yield from walk(ElementTree.fromstring(manifest))
+
+
+def _binary_elements(data: bytes) -> Iterator[ManifestElement]:
+    """(is_start, element name, attributes by local name with typed values) of each start / end
+    element of a compiled manifest, in document order."""
     if struct.unpack_from("<H", data, 0)[0] != 0x0003:
         return
     strings = _string_pool(data, 8)
@@ -77,15 +104,19 @@ def _binary_elements(data: bytes) -> Iterator[tuple[bool, str, dict[str, str]]]:
         if ctype == 0x0102:  # XML start element
             name_idx = struct.unpack_from("<I", data, pos + 20)[0]
             attr_start, attr_size, attr_count = struct.unpack_from("<HHH", data, pos + 24)
-            attrs: dict[str, str] = {}
+            attrs: dict[str, object] = {}
             for k in range(attr_count):
                 at = pos + header_size + attr_start + k * attr_size
                 _ns, attr_name, raw = struct.unpack_from("<IIi", data, at)
                 value_type, value = struct.unpack_from("<BI", data, at + 15)
                 if raw >= 0:
                     attrs[strings[attr_name]] = strings[raw]
-                elif value_type == 0x03:  # a string-typed value
+                elif value_type == _TYPE_STRING:
                     attrs[strings[attr_name]] = strings[value]
+                elif value_type in (_TYPE_INT_DEC, _TYPE_INT_HEX):
+                    attrs[strings[attr_name]] = value
+                elif value_type == _TYPE_BOOLEAN:
+                    attrs[strings[attr_name]] = value != 0
             yield True, strings[name_idx], attrs
         elif ctype == 0x0103:  # XML end element
             yield False, strings[struct.unpack_from("<I", data, pos + 20)[0]], {}
@@ -97,7 +128,8 @@ def _binary_manifest_package(data: bytes) -> str | None:
     try:
         for start, name, attrs in _binary_elements(data):
             if start and name == "manifest":
-                return attrs.get("package")
+                package = attrs.get("package")
+                return str(package) if package is not None else None
     except (struct.error, IndexError):
         return None
     return None

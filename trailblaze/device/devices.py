@@ -3,12 +3,15 @@
 Specs: `android[:SERIAL]`, `ios[:WDA_URL]`, `web[:URL]`, `sim:android[:APP]`, `sim:ios[:APP]` where APP
 is a bundled app name with an optional variant (`demo`, `demo@restyled`) or a path to an app spec YAML;
 and remote devices: `android@HOST:PORT[:SERIAL]` (a device on the adb server at HOST:PORT, e.g. a
-device farm's) and `ios@http://HOST:PORT` (a WebDriverAgent on another host).
+device farm's) and `ios@http://HOST:PORT` (a WebDriverAgent on another host); and Appium:
+`appium:URL#CAPS` or `appium:PRESET#CAPS` (a farm: `browserstack`, `saucelabs[:REGION]`, `lambdatest`)
+where CAPS is a capabilities file (`trailblaze.device.capabilities`), `FILE[N]` for one set of a list.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -18,17 +21,26 @@ from trailblaze.device.web_options import ENV as _WEB_ENV
 from trailblaze.errors import UsageError
 
 if TYPE_CHECKING:
+    from trailblaze.device.capabilities import CapabilitySet
     from trailblaze.device.driver import DeviceListing, DriverPlugin
     from trailblaze.device.session import DeviceSession
     from trailblaze.device.web_options import WebOptions
 
-__all__ = ["DeviceSpec", "list_devices", "load_driver_plugin", "open_device", "parse_device_spec", "session_options"]
+__all__ = [
+    "DeviceSpec",
+    "list_devices",
+    "load_driver_plugin",
+    "open_device",
+    "parse_device_spec",
+    "session_options",
+    "with_capabilities",
+]
 
 _GROUP = "trailblaze.drivers"
 # The extra that installs each driver (a checkout installs them from drivers/*).
 _DISTRIBUTIONS = {
     p: f"""trailblaze-{p}: pip install "trailblaze[{p}]" (from a checkout: pip install -e ./drivers/{p})"""
-    for p in ("android", "ios", "web")
+    for p in ("android", "ios", "web", "appium")
 }
 
 
@@ -40,8 +52,18 @@ class DeviceSpec:
     """Serial or WDA URL for a real device; app name/path for a simulated one."""
     adb_server: tuple[str, int] | None = None
     """`android@HOST:PORT`: the adb server the device is on (else `ANDROID_ADB_SERVER_*`, 127.0.0.1:5037)."""
+    appium: CapabilitySet | None = None
+    """`appium:SERVER#CAPS`: the device is an Appium session with these capabilities on `target` (an
+    Appium URL or a farm preset); `platform` is the capabilities' platformName."""
+
+    @property
+    def driver(self) -> str:
+        """The `trailblaze.drivers` plugin that opens it (`appium` for an Appium device)."""
+        return "appium" if self.appium is not None else self.platform
 
     def __str__(self) -> str:
+        if self.appium is not None:
+            return f"appium:{self.target}#{self.appium.source}"
         if self.adb_server is not None:
             host, port = self.adb_server
             head = f"android@{f'[{host}]' if ':' in host else host}:{port}"
@@ -52,6 +74,7 @@ class DeviceSpec:
 
 _FORMS = (
     "use android[:SERIAL], android@HOST:PORT[:SERIAL], ios[:WDA_URL], ios@http://HOST:PORT, web[:URL], "
+    "appium:URL or appium:browserstack|saucelabs|lambdatest (with --capabilities FILE), "
     "sim:android[:APP] or sim:ios[:APP]"
 )
 
@@ -64,6 +87,8 @@ def parse_device_spec(spec: str) -> DeviceSpec:
     text = spec.strip()
     if text.startswith(("android@", "ios@")):
         return _remote(spec, text)
+    if text.startswith("appium:"):
+        return _appium(spec, text[len("appium:") :])
     simulated = text.startswith("sim:")
     if simulated:
         text = text[4:]
@@ -113,6 +138,47 @@ def _remote(spec: str, text: str) -> DeviceSpec:
     return DeviceSpec("android", False, serial or None, (host, port))
 
 
+_SERVER = re.compile(r"^(https?://\S+|[a-z][a-z0-9-]*(:[a-z0-9-]+)?)$")
+
+
+def _appium(spec: str, rest: str) -> DeviceSpec:
+    """`appium:SERVER#CAPS`: SERVER an Appium URL or a farm preset word, CAPS a capabilities file."""
+    from trailblaze.device.capabilities import select_capabilities
+
+    server, hash_, caps = rest.partition("#")
+    if not server or not _SERVER.match(server):
+        raise UsageError(
+            f"device {spec!r}: use appium:URL (e.g. appium:http://127.0.0.1:4723) or a farm preset "
+            "(appium:browserstack, appium:saucelabs[:REGION], appium:lambdatest)"
+        )
+    if not hash_ or not caps:
+        raise UsageError(
+            f"device {spec!r} needs its capabilities: pass --capabilities FILE (YAML or JSON with at least "
+            "`platformName: Android` or iOS; under pytest --trailblaze-capabilities FILE)"
+        )
+    chosen = select_capabilities(caps)
+    return DeviceSpec(chosen.platform, False, server, appium=chosen)
+
+
+def with_capabilities(device: str, capabilities: str | None) -> str:
+    """The spec `--device` and `--capabilities` name together: `appium:SERVER#FILE`.
+
+    Raises:
+        UsageError: capabilities for a device that is not an Appium one.
+    """
+    text = device.strip()
+    if capabilities is None:
+        return text
+    if not text.startswith("appium:"):
+        raise UsageError(
+            f"--capabilities is for Appium devices, not {device!r}: use --device appium:URL "
+            "(or appium:browserstack, appium:saucelabs, appium:lambdatest), or drop --capabilities"
+        )
+    if "#" in text:
+        raise UsageError(f"--device {device!r} already names its capabilities (#...): drop --capabilities")
+    return f"{text}#{capabilities}"
+
+
 def load_driver_plugin(platform: str) -> DriverPlugin:
     """The plugin registered for `platform` under the `trailblaze.drivers` entry-point group."""
     for ep in entry_points(group=_GROUP):
@@ -155,6 +221,7 @@ def open_device(
     latency: str | None = None,
     env: Mapping[str, str] | None = None,
     web: WebOptions | None = None,
+    appium_session: str | None = None,
     **session_options: Any,
 ) -> DeviceSession:
     """Connects to the device a `--device` spec names and wraps it in a `DeviceSession`.
@@ -172,6 +239,7 @@ def open_device(
         env: Environment to read connection settings from (default `os.environ`).
         web: The browser options of a `web` device (`--browser`, `--viewport`, …), over the
             environment's `TRAILBLAZE_*` defaults; `UsageError` when given for another device.
+        appium_session: An Appium device's session mode (`per-trail`, `shared`; None: its default).
         **session_options: Passed to `DeviceSession` (`settle_timeout`, `resolve_timeout`, …).
 
     Raises:
@@ -185,9 +253,14 @@ def open_device(
     parsed = spec if isinstance(spec, DeviceSpec) else parse_device_spec(spec)
     if web is not None:
         web.require_web(str(spec))
-    plugin = load_driver_plugin(parsed.platform)
+    plugin = load_driver_plugin(parsed.driver)
     if not parsed.simulated:
         options = plugin_options(os.environ if env is None else env)
+        if parsed.appium is not None:
+            options["capabilities"] = parsed.appium.text
+            options["capabilities_source"] = parsed.appium.source
+            if appium_session is not None:
+                options["session"] = appium_session
         if web is not None:  # the command line wins over the environment
             options.update(web.plugin_options())
         if parsed.adb_server is not None:  # the spec's server wins over the environment's

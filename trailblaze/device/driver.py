@@ -35,6 +35,7 @@ __all__ = [
     "SupportsElementWait",
     "SupportsIdle",
     "SupportsOpenUrl",
+    "SupportsRemoteSession",
     "AppLog",
     "ShellOutput",
     "SupportsAppLogs",
@@ -230,6 +231,26 @@ class SupportsTrace(Protocol):
 
     def stop_trace(self, path: str | None) -> None:
         """Ends the trail's trace, writing it to `path` (None: discard it)."""
+        ...
+
+
+@runtime_checkable
+class SupportsRemoteSession(Protocol):
+    """A device reached through a remote session that a trail can own (Appium: a local server, a
+    Selenium Grid, a device farm). The engine tells it where each top-level trail starts and ends, so
+    a farm's session is named after the trail, marked passed or failed, and linked from the report."""
+
+    def begin_trail(self, name: str) -> None:
+        """A trail called `name` starts: name the session after it (a new session when the driver
+        opens one per trail, or when the previous one died)."""
+        ...
+
+    def end_trail(self, passed: bool, reason: str | None) -> str | None:
+        """The trail ended: mark the session passed or failed on the farm (`reason`: the failure).
+
+        Returns:
+            The farm's page for this session (video, logs), or None when it gives none.
+        """
         ...
 
 

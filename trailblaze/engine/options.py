@@ -42,6 +42,9 @@ class DeviceChoice:
     trace: bool = False
     install: tuple[str, ...] = ()
     reinstall: bool = False
+    appium_session: str | None = None
+    """`per-trail` or `shared` (one Appium session for every trail on the device); None: per trail
+    on a device farm, shared on an Appium URL (`TRAILBLAZE_APPIUM_SESSION` overrides)."""
 
     @classmethod
     def parse(
@@ -55,14 +58,22 @@ class DeviceChoice:
         trace: bool = False,
         install: tuple[str, ...] = (),
         reinstall: bool = False,
+        appium_session: str | None = None,
     ) -> DeviceChoice:
-        """Parses `--device` once; a latency profile is only for a simulated device."""
+        """Parses `--device` once; a latency profile is only for a simulated device, a session mode
+        only for an Appium one."""
         spec = parse_device_spec(text)
         if latency is not None and not spec.simulated:
             raise UsageError(
                 f"only a simulated device has a latency profile, not {text!r}; drop --latency or use sim:..."
             )
-        return cls(spec, text, latency, web, element_timeout, device_logs, trace, tuple(install), reinstall)
+        if appium_session is not None and spec.appium is None:
+            raise UsageError(
+                f"only an Appium device has sessions to share, not {text!r}; drop the Appium session option"
+            )
+        return cls(
+            spec, text, latency, web, element_timeout, device_logs, trace, tuple(install), reinstall, appium_session
+        )
 
     @property
     def platform(self) -> str:
@@ -76,11 +87,14 @@ class DeviceChoice:
         from trailblaze.device.devices import open_device, session_options
 
         options = {**session_args, **session_options(self.element_timeout)}
-        return open_device(self.spec, latency=self.latency, web=self.web, **options)
+        return open_device(
+            self.spec, latency=self.latency, web=self.web, appium_session=self.appium_session, **options
+        )
 
     def argv(self) -> list[str]:
         """`--device` and the browser options, as run.json keeps them."""
-        return ["--device", self.text, *(self.web.args() if self.web is not None else [])]
+        session = ["--appium-session", self.appium_session] if self.appium_session else []
+        return ["--device", self.text, *session, *(self.web.args() if self.web is not None else [])]
 
     def timeout_argv(self) -> list[str]:
         return [] if self.element_timeout is None else ["--element-timeout", f"{self.element_timeout:g}"]

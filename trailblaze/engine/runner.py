@@ -415,7 +415,7 @@ def run_replay_command(run: ReplayRun) -> int:
         DeviceError / LLMError: the device or the model endpoint failed (exit 3), after the reports.
     """
     from trailblaze.common.files import check_writable
-    from trailblaze.errors import InfrastructureError, UsageError
+    from trailblaze.errors import InfrastructureError, SessionLost, UsageError
 
     device, inputs, policy, shard = run.device, run.inputs, run.policy, run.shard
     junit, report = run.output.junit, run.output.report
@@ -483,6 +483,10 @@ def run_replay_command(run: ReplayRun) -> int:
                     rundir=rundir,
                     before_retry=_retry_printer(console, session, trail, policy.retries),
                 )
+            except SessionLost as exc:  # that trail errs; the next one opens a new remote session
+                broken = exc
+                console.print(f"  [red]{_escape(exc.message)}[/]")
+                continue
             except InfrastructureError as exc:
                 broken = exc
                 console.print(f"  [red]{_escape(exc.message)}[/]")

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from trailblaze.common.files import write_text
-from trailblaze.device.driver import SupportsTrace
+from trailblaze.device.driver import SupportsRemoteSession, SupportsTrace
 from trailblaze.engine.policy import EnginePolicy
 from trailblaze.errors import InfrastructureError, TrailblazeError, TrailConflictError, UsageError
 from trailblaze.output.observer import MemoryRecorder, RunObserver
@@ -461,6 +461,10 @@ def run_engine(
     folder = observer.trail_folder(record)
     error: str | None = None
     tracer = engine.session.driver if within is None and folder is not None else None
+    remote = engine.session.driver if within is None and proof_of is None else None
+    if isinstance(remote, SupportsRemoteSession):
+        # A farm's session is named after the trail (a new one when the driver opens one per trail)
+        remote.begin_trail(record.title or record.id or Path(record.path).stem)
     if isinstance(tracer, SupportsTrace):
         tracer.start_trace()
     try:
@@ -504,10 +508,22 @@ def run_engine(
                 tracer.stop_trace(str(folder / "trace.zip") if keep else None)
             except TrailblazeError:
                 pass  # a browser that died already failed the trail with its own error
+        if isinstance(remote, SupportsRemoteSession):
+            record.session_url = _mark_session(remote, record, error)
         observer.end_trail(record, error, started, memory=engine.memory, sub=within is not None)
         if within is None:  # the device state a trail changed (setNetwork) goes back as it was
             _end_trail(engine.session, quiet=record.status in ("error", "interrupted"))
     return record
+
+
+def _mark_session(remote: SupportsRemoteSession, record: TrailRecord, error: str | None) -> str | None:
+    """Marks the remote session passed or failed; a session that died cannot be marked (its trail
+    already carries the error), so that is not a second failure."""
+    passed = record.status.startswith("passed") or record.status == "skipped"
+    try:
+        return remote.end_trail(passed, None if passed else error)
+    except TrailblazeError:
+        return None
 
 
 def _end_trail(session: DeviceSession, *, quiet: bool) -> None:

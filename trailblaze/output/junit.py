@@ -161,8 +161,8 @@ def _outcome(trail: TrailRecord) -> str:
 
 
 def _ci_properties(trail: TrailRecord) -> list[tuple[str, str]]:
-    """Retries and quarantine, when they apply: `trailblaze.attempts`, `trailblaze.flaky`,
-    `trailblaze.quarantine`."""
+    """Retries, quarantine and the farm's session page, when they apply: `trailblaze.attempts`,
+    `trailblaze.flaky`, `trailblaze.quarantine`, `trailblaze.session_url`."""
     props: list[tuple[str, str]] = []
     if trail.attempts:
         flaky = trail.status.startswith("passed")
@@ -172,6 +172,8 @@ def _ci_properties(trail: TrailRecord) -> list[tuple[str, str]]:
         ]
     if trail.quarantine:
         props.append(("trailblaze.quarantine", trail.quarantine))
+    if trail.session_url:
+        props.append(("trailblaze.session_url", trail.session_url))
     return props
 
 

@@ -528,6 +528,12 @@ class _Page:
             yield f"<div><dt>{esc(name)}</dt><dd>{esc(value)}</dd></div>"
         if trail.directory:
             yield f"<div><dt>Artifacts</dt><dd>{self._file_link(trail.directory, trail.directory)}</dd></div>"
+        if trail.session_url and trail.session_url.startswith("https://"):
+            url = esc(trail.session_url)
+            yield (
+                f'<div><dt>Farm session</dt><dd><a href="{url}" rel="noopener noreferrer" target="_blank">'
+                f"{url}</a> (video and device logs on the farm)</dd></div>"
+            )
         yield "</dl>\n"
         if trail.error and trail.status == "skipped":
             yield f'<div class="note-box"><strong>Skipped:</strong> {esc(trail.error)}</div>\n'

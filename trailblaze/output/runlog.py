@@ -204,6 +204,9 @@ class TrailRecord(_Model):
     the last attempt). A trail that passed with earlier attempts is flaky (`trailblaze.output.ci_policy`)."""
     quarantine: str | None = None
     """`config.quarantine` (or the pytest marker): why this trail's failure does not fail the build."""
+    session_url: str | None = None
+    """The device farm's page for the Appium session this trail ran in (video, device logs), when
+    the farm gives one (`trailblaze.device.driver.SupportsRemoteSession`)."""
 
 
 StepRecord.model_rebuild()

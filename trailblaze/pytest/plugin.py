@@ -118,6 +118,9 @@ class TrailblazeConfig:
     a trail that passes only on a retry is flaky (`trailblaze.pytest._ci`)."""
     fail_on_flaky: bool = False
     """A flaky trail fails its test (`--trailblaze-fail-on-flaky`, ini `trailblaze_fail_on_flaky`)."""
+    appium_session: str | None = None
+    """Appium devices' session mode (`--trailblaze-appium-session`, ini `trailblaze_appium_session`):
+    `per-trail` or `shared`; None: per trail on a device farm, shared on an Appium URL."""
 
     # The run options objects the engine takes, as the CLI builds them from its flags (ADR 0046).
     def device_choice(self, spec: str) -> DeviceChoice:
@@ -134,6 +137,7 @@ class TrailblazeConfig:
             device_logs=cast("DeviceLogMode", self.device_logs),
             install=self.install,
             reinstall=self.reinstall,
+            appium_session=self.appium_session if parsed.appium is not None else None,
         )
 
     def replay_options(self) -> ReplayOptions:
@@ -182,7 +186,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trailblaze_devices",
         metavar="SPEC",
         help="device for trails and the `driver` fixture: android[:SERIAL], android@HOST:PORT[:SERIAL], "
-        "ios[:WDA_URL], ios@http://HOST:PORT, sim:android[:APP], sim:ios[:APP]; repeat to form a pool for "
+        "ios[:WDA_URL], ios@http://HOST:PORT, appium:URL or appium:browserstack|saucelabs|lambdatest (with "
+        "--trailblaze-capabilities), sim:android[:APP], sim:ios[:APP]; repeat to form a pool for "
         "`-n N` (default sim:android)",
     )
     group.addoption(
@@ -323,9 +328,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="a flaky trail (passed only on a retry) fails its test",
     )
+    from trailblaze.pytest._appium import add_appium_options
     from trailblaze.pytest._web import add_web_options
 
     add_web_options(group, parser)
+    add_appium_options(group, parser)
     parser.addini("trailblaze_devices", "device pool used when --device is not given", type="linelist")
     parser.addini(
         "trailblaze_each_device", "run every trail on every device of the pool", type="bool", default=False
@@ -472,8 +479,10 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         raise pytest.UsageError(
             f"trailblaze_device_logs = {device_logs!r}: use one of {', '.join(_DEVICE_LOGS)}"
         )
+    from trailblaze.pytest._appium import appium_pool, appium_session
     from trailblaze.pytest._web import web_settings
 
+    devices = appium_pool(config, [str(d).strip() for d in devices])
     _check_specs(devices)
     base = config.invocation_params.dir
     report = option("trailblaze_report")
@@ -509,6 +518,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         fail_on_flaky=bool(
             config.getini("trailblaze_fail_on_flaky") if option("trailblaze_fail_on_flaky") is None else True
         ),
+        appium_session=appium_session(config),
     )
 
 
@@ -660,7 +670,11 @@ def pool_problem(pool: tuple[str, ...], workers: int) -> str | None:
 
 
 def _simulated(pool: tuple[str, ...]) -> set[str]:
-    return {spec for spec in pool if spec.startswith("sim:")}
+    """The specs any number of workers can share: simulators (one each) and farm presets (the farm
+    gives each worker's session a device of its own)."""
+    from trailblaze.pytest._appium import shareable
+
+    return {spec for spec in pool if spec.startswith("sim:") or shareable(spec)}
 
 
 def worker_device_spec(config: pytest.Config) -> str:

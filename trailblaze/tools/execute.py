@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from trailblaze.device.noop import NO_CHANGE
-from trailblaze.errors import ActionRefused
+from trailblaze.errors import ActionRefused, DeviceUnsupported
 from trailblaze.screen.patterns import PatternTooSlow
 from trailblaze.tools.lookup import Run, closest_nodes, covered_message
 from trailblaze.tools.memory import TEMPLATE_RE
@@ -143,6 +143,8 @@ def run_recorded_tool(
         status, message = handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
         status, message = "ERROR", exc.message
+    except DeviceUnsupported as exc:  # e.g. a farm refuses shell: the tool cannot run on this connection
+        status, message = "UNSUPPORTED", exc.message
     except ActionRefused as exc:  # e.g. no on-screen keyboard: this tool fails, the device is fine
         status, message = "ERROR", exc.message
     no_change = status == "OK" and run.no_change

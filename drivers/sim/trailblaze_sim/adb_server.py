@@ -5,7 +5,8 @@ One listening socket speaks the adb host protocol (hex4-length requests, `OKAY`/
 (`host:tport:serial:`, `host:tport:any`, legacy `host:transport:`/`transport-any`), `host-serial:`
 device queries, forwards. Once a socket is switched to a device it carries one local service:
 `shell:` (v1, output then close), `shell,v2,…:` (packets), `sync:` (an in-memory file system),
-`tcp:9008` (the uiautomator2 server, `u2_server.U2Service`, served in-process on that socket).
+`tcp:9008` (the uiautomator2 server, `u2_server.U2Service`, served in-process on that socket) and
+`tcp:6790` (Appium's UiAutomator2 server while `am instrument -w` runs it, `trailblaze_sim.appium`).
 
 The u2 server is either already running (`u2_preinstalled=True`: `u2.jar` is on the device and
 `/ping` answers) or the device is fresh: the client pushes the jar over `sync:` and launches it with
@@ -25,7 +26,7 @@ import select
 import socket
 import struct
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Literal
@@ -39,11 +40,16 @@ from trailblaze_sim.android_shell import (
     split_command,
     u2_jar_bytes,
 )
+from trailblaze_sim.appium.instrumentation import InstrumentationRun
+from trailblaze_sim.appium.phone import AppiumPhone
 from trailblaze_sim.faults import Conditions
 from trailblaze_sim.model import SimDevice
 from trailblaze_sim.u2_server import SocketReader, U2Service
 
 __all__ = ["ADB_SERVER_VERSION", "DEVICE_FEATURES", "U2_PORT", "AndroidSimServer"]
+
+Service = Callable[[SocketReader], None]
+"""What serves one connection to a device-side port."""
 
 ADB_SERVER_VERSION = 41
 U2_PORT = 9008
@@ -76,6 +82,8 @@ class _DeviceState:
     shell: AndroidShell
     u2_resident: bool
     """The u2 server was already running before any client came (the preinstalled path)."""
+    appium: AppiumPhone
+    """Appium's helper apps and the UiAutomator2 server instrumentation (device port 6790)."""
     launches: int = 0
     """`app_process … com.wetest.uia2.Main` streams currently open."""
     kills: int = 0
@@ -141,14 +149,16 @@ class AndroidSimServer:
             if u2_preinstalled:
                 fs.write(U2_JAR_PATH, u2_jar_bytes(), 0o100644)
             u2 = U2Service(dev, cond)
+            shell = AndroidShell(dev, fs, u2)
             state = _DeviceState(
                 device=dev,
                 conditions=cond,
                 transport_id=i,
                 fs=fs,
                 u2=u2,
-                shell=AndroidShell(dev, fs, u2),
+                shell=shell,
                 u2_resident=u2_preinstalled,
+                appium=AppiumPhone(dev, shell, u2, cond),
             )
             state.shell.u2_alive = lambda st=state: st.u2_alive  # type: ignore[misc]
             state.shell.kill_u2 = lambda st=state: self._kill_u2(st)  # type: ignore[misc]
@@ -271,8 +281,9 @@ class AndroidSimServer:
             else:
                 state = self._states.get(forward.serial)
                 port = _tcp_port(forward.remote)
-                if state is not None and port is not None and self._device_port_open(state, port):
-                    state.u2.serve(reader)
+                serve = self._device_service(state, port) if state is not None and port is not None else None
+                if serve is not None:
+                    serve(reader)
         except (OSError, _Closed):
             pass
         finally:
@@ -556,6 +567,10 @@ class AndroidSimServer:
             self._close_forward(fwd)
 
     def _close_forward(self, fwd: _Forward) -> None:
+        try:
+            fwd.listener.shutdown(socket.SHUT_RDWR)  # wakes its accept() now rather than at its timeout
+        except OSError:
+            pass
         fwd.listener.close()
         if fwd.thread is not None and fwd.thread is not threading.current_thread():
             fwd.thread.join(timeout=1)
@@ -580,12 +595,13 @@ class AndroidSimServer:
             self._sync(state, reader)
         elif service.startswith("tcp:"):
             port = _tcp_port(service)
-            if port is None or not self._device_port_open(state, port):
+            serve = self._device_service(state, port) if port is not None else None
+            if serve is None:
                 # adbd could not connect to the device-side port: the stream closes at once
                 _fail(sock, "closed")
                 return
             sock.sendall(b"OKAY")
-            state.u2.serve(reader)
+            serve(reader)
         elif service == "root:":
             sock.sendall(b"OKAY" + b"adbd is already running as root\n")
         elif service.startswith("host:"):
@@ -597,11 +613,22 @@ class AndroidSimServer:
         else:
             _fail(sock, "closed")
 
-    def _device_port_open(self, state: _DeviceState, port: int) -> bool:
-        return port == U2_PORT and state.u2_alive and not state.conditions.offline
+    @staticmethod
+    def _device_service(state: _DeviceState, port: int) -> Service | None:
+        """What listens on device port `port`: u2's server on 9008, Appium's UiAutomator2 server on
+        6790 while its instrumentation runs; None when the port is closed."""
+        if state.conditions.offline:
+            return None
+        if port == U2_PORT and state.u2_alive:
+            return state.u2.serve
+        return state.appium.service(port)
 
     def _shell_v1(self, state: _DeviceState, command: str, reader: SocketReader) -> None:
         sock = reader.sock
+        run = state.appium.instrument_stream(command)
+        if run is not None:
+            self._instrumentation(run, reader, v2=False)
+            return
         if _is_u2_launch(command):
             self._u2_launch(state, command, reader)
             return
@@ -642,11 +669,15 @@ class AndroidSimServer:
             lines = "".join(format_entry(e, req.format) + "\n" for e in entries if req.wants(e))
             if lines:
                 sock.sendall(out(lines))
-            if _peer_closed(sock, 0.1):
+            if _peer_closed(sock, 0.02):  # a phone's logcat prints a line as soon as it is written
                 return
 
     def _shell_v2(self, state: _DeviceState, command: str, reader: SocketReader) -> None:
         sock = reader.sock
+        run = state.appium.instrument_stream(command)
+        if run is not None:
+            self._instrumentation(run, reader, v2=True)
+            return
         follow = _logcat_follow(command)
         if follow is not None:
             self._logcat_follow(state, follow, reader, v2=True)
@@ -659,6 +690,25 @@ class AndroidSimServer:
                 packets += struct.pack("<BI", ident, len(chunk)) + chunk
         packets += struct.pack("<BIB", 3, 1, result.rc & 0xFF)
         sock.sendall(packets)
+
+    def _instrumentation(self, run: InstrumentationRun, reader: SocketReader, *, v2: bool) -> None:
+        """`am instrument -w`: the stream stays open while the instrumentation runs, then carries
+        am's last words and exit code; hanging up ends the instrumentation."""
+        sock = reader.sock
+
+        def out(text: str) -> bytes:
+            data = text.encode()
+            return struct.pack("<BI", 1, len(data)) + data if v2 and data else data
+
+        sock.sendall(b"OKAY" + out(run.banner()))
+        try:
+            while not run.wait(0.02):
+                if self._stopping.is_set() or _peer_closed(sock, 0.03):
+                    return
+        finally:
+            run.finish(crashed=True)  # no-op when it ended on its own
+        text, rc = run.result()
+        sock.sendall(out(text) + (struct.pack("<BIB", 3, 1, rc & 0xFF) if v2 else b""))
 
     def _u2_launch(self, state: _DeviceState, command: str, reader: SocketReader) -> None:
         """`CLASSPATH=… app_process / com.wetest.uia2.Main`: the u2 server lives while this stream does."""

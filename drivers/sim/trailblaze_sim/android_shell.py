@@ -16,7 +16,7 @@ import shlex
 import stat
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -261,6 +261,8 @@ class AndroidShell:
         """Whether the uiautomator2 server process runs (the adb server knows; `ps` shows it)."""
         self.kill_u2: Callable[[], None] = lambda: None
         """Ends the uiautomator2 server process (`kill` of its pid; the adb server owns it)."""
+        self.extra_processes: Callable[[], list[tuple[str, int, int, str]]] = lambda: []
+        """(user, pid, parent pid, name) of processes an add-on runs (Appium's helper apps), for `ps`."""
         self._commands: dict[str, Handler] = {
             "echo": self._echo,
             "true": lambda a, i: _ok(),
@@ -307,6 +309,11 @@ class AndroidShell:
             "exec": lambda a, i: self._run_simple(a, i, raw=False) if a else _ok(),
         }
         self._commands.update(probe_commands(device, self._commands, ShellResult))
+
+    def wrap_commands(self, wrap: Callable[[Mapping[str, Handler]], Mapping[str, Handler]]) -> None:
+        """Let an add-on (`trailblaze_sim.appium`) answer commands; `wrap` gets the current handlers
+        to fall back to and returns the ones it replaces or adds."""
+        self._commands.update(wrap(dict(self._commands)))
 
     # --- interpreter -------------------------------------------------------------------
 
@@ -620,7 +627,9 @@ class AndroidShell:
         if service == "input_method":
             shown = "true" if self.device.keyboard_shown() else "false"
             ime = self.settings[("secure", "default_input_method")]
-            return _ok(f"  mCurMethodId={ime}\n  mInputShown={shown}\n")
+            # the service's mInputShown, then the input method's own mIsInputViewShown (appium-adb
+            # sends Escape to hide the keyboard only when that one says it is shown)
+            return _ok(f"  mCurMethodId={ime}\n  mInputShown={shown}\n  mIsInputViewShown={shown}\n")
         if not service:
             return _ok(
                 "Currently running services:\n  activity\n  battery\n  display\n  input_method\n  package\n"
@@ -859,6 +868,8 @@ class AndroidShell:
                     self.u2.screen_on = True
                 elif name in ("SLEEP", "223") and self.u2 is not None:
                     self.u2.screen_on = False
+                elif name in ("ESCAPE", "111"):
+                    self.device.hide_keyboard()  # the input method closes on Escape
                 elif name in _KEYCODE_NUMBERS or name.isdigit():
                     from trailblaze_sim.u2_server import keycode_char
 
@@ -921,7 +932,7 @@ class AndroidShell:
             rows.append(("shell", _U2_PID, 2301, "app_process"))
         for app in self._running():
             rows.append(("u0_a190", self.pid_of(app), 312, app.app_id))
-        return rows
+        return rows + self.extra_processes()
 
     def _press(self, key: Key) -> None:
         if self.u2 is not None:

@@ -37,7 +37,7 @@ from trailblaze_sim.android_xml import (
 from trailblaze_sim.faults import Conditions, RequestKind
 from trailblaze_sim.model import Key, SimDevice, device_pause, device_time, wait_until_still
 
-__all__ = ["SocketReader", "U2Service", "find_nodes", "obj_info"]
+__all__ = ["SocketReader", "U2Service", "find_nodes", "obj_info", "read_http_request"]
 
 NOT_FOUND = "androidx.test.uiautomator.UiObjectNotFoundException"
 _WAIT_POLL_S = 0.05
@@ -409,7 +409,7 @@ class U2Service:
         """Serve HTTP requests on an already-switched `tcp:9008` stream until the client closes."""
         sock = reader.sock
         while True:
-            request = _read_http_request(reader)
+            request = read_http_request(reader)
             if request is None:
                 return
             method, path, headers, body = request
@@ -997,7 +997,8 @@ def _error(rid: Any, code: int, message: str, data: str | None) -> dict[str, Any
     return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": message, "data": data}}
 
 
-def _read_http_request(reader: SocketReader) -> tuple[str, str, dict[str, str], bytes] | None:
+def read_http_request(reader: SocketReader) -> tuple[str, str, dict[str, str], bytes] | None:
+    """One HTTP/1.1 request off the stream: (method, path, lower-cased headers, body); None at EOF."""
     line = reader.read_line()
     if line is None:
         return None

@@ -1318,3 +1318,7 @@ class _Handler_(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+
+# What Appium's XCUITest driver answers in front of WDA registers itself into _ROUTES: last, because
+# it wraps routes defined above.
+from trailblaze_sim import wda_appium as _wda_appium  # noqa: E402, F401

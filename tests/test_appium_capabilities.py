@@ -1,0 +1,123 @@
+"""Appium devices as specs (`appium:SERVER#CAPS`) and capabilities files: the forms a person writes,
+the normalisation Appium expects, and a one-line `file:line:col` error for each mistake."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trailblaze.device.capabilities import load_capabilities, select_capabilities
+from trailblaze.device.devices import parse_device_spec, with_capabilities
+from trailblaze.errors import TrailFileError, UsageError
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, "utf-8")
+    return str(path)
+
+
+def test_keys_get_the_appium_prefix_and_the_platform_picks_the_automation(tmp_path: Path) -> None:
+    path = _write(tmp_path, "caps.yaml", "platformName: Android\ndeviceName: Pixel 8\nappium:udid: emulator-5554\n")
+    (caps,) = load_capabilities(path)
+    assert caps.platform == "android" and caps.source == path
+    assert caps.as_dict() == {
+        "platformName": "Android",
+        "appium:deviceName": "Pixel 8",
+        "appium:udid": "emulator-5554",
+        "appium:automationName": "UiAutomator2",
+    }
+    assert caps.label == "Pixel 8"
+    ios = _write(tmp_path, "ios.json", json.dumps({"platformName": "iOS", "bstack:options": {"x": 1}}))
+    (one,) = load_capabilities(ios)
+    assert one.platform == "ios"
+    assert one.as_dict() == {"platformName": "iOS", "bstack:options": {"x": 1}, "appium:automationName": "XCUITest"}
+
+
+def test_a_list_and_the_w3c_form_give_one_set_per_device(tmp_path: Path) -> None:
+    matrix = _write(tmp_path, "m.yaml", "- {platformName: Android, deviceName: A}\n- {platformName: iOS, deviceName: B}\n")
+    sets = load_capabilities(matrix)
+    assert [(s.source, s.platform, s.label) for s in sets] == [
+        (f"{matrix}[1]", "android", "A"),
+        (f"{matrix}[2]", "ios", "B"),
+    ]
+    w3c = _write(
+        tmp_path,
+        "w3c.json",
+        json.dumps({"capabilities": {"alwaysMatch": {"platformName": "Android"}, "firstMatch": [{"deviceName": "X"}, {}]}}),
+    )
+    assert [s.as_dict().get("appium:deviceName") for s in load_capabilities(w3c)] == ["X", None]
+    assert select_capabilities(f"{matrix}[2]").platform == "ios"
+    with pytest.raises(UsageError, match=r"holds 2 capability sets .*\[N\] \(1-2\).*--trailblaze-each-device"):
+        select_capabilities(matrix)
+    with pytest.raises(UsageError, match=r"holds 2 capability set\(s\)"):
+        select_capabilities(f"{matrix}[3]")
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("deviceName: Pixel\n", "1:1", "no platformName: add `platformName: Android`"),
+        ("platformName: Windows\n", "1:15", "'Windows' is not a phone platform: use Android or iOS"),
+        ("platformName: Android\nudid: x\nappium:udid: y\n", "3:1", "'appium:udid' is given twice"),
+        ("[1, 2]\n", "1:2", "each item of the list must be a mapping"),
+        ("platformName: [Android\n", "2:1", "YAML syntax error"),
+        ("{}\n", "1:1", "no capabilities"),
+        ("platformName: Android\nappium:app: ${TB_CAPS_MISSING_VAR}/app.apk\n", "2:13", "${TB_CAPS_MISSING_VAR} is not set"),
+    ],
+)
+def test_a_bad_file_says_where_and_how_to_fix_it(tmp_path: Path, text: str, where: str, message: str) -> None:
+    path = _write(tmp_path, "caps.yaml", text)
+    with pytest.raises(TrailFileError) as raised:
+        load_capabilities(path)
+    line = raised.value.message
+    assert "\n" not in line and line.startswith(f"{path}:{where}: "), line
+    assert message in line
+
+
+def test_env_references_fill_values_and_credentials_become_secrets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trailblaze.common.redact import scrub
+
+    monkeypatch.setenv("TB_FARM_USER", "someone")
+    monkeypatch.setenv("TB_FARM_KEY", "k3y-Very-Secret")
+    path = _write(
+        tmp_path,
+        "caps.yaml",
+        "platformName: Android\nlt:options:\n  username: ${TB_FARM_USER}\n  accessKey: ${TB_FARM_KEY}\n",
+    )
+    (caps,) = load_capabilities(path)
+    assert caps.as_dict()["lt:options"] == {"username": "someone", "accessKey": "k3y-Very-Secret"}
+    assert scrub("key=k3y-Very-Secret user=someone") == "key={{TB_FARM_KEY}} user=someone"
+
+
+def test_a_spec_joins_server_and_capabilities(tmp_path: Path) -> None:
+    path = _write(tmp_path, "caps.yaml", "platformName: iOS\n")
+    text = with_capabilities("appium:http://127.0.0.1:4723", path)
+    assert text == f"appium:http://127.0.0.1:4723#{path}"
+    spec = parse_device_spec(text)
+    assert (spec.platform, spec.driver, spec.target, spec.simulated) == ("ios", "appium", "http://127.0.0.1:4723", False)
+    assert str(spec) == text
+    farm = parse_device_spec(f"appium:saucelabs:eu-central-1#{path}")
+    assert farm.target == "saucelabs:eu-central-1" and farm.driver == "appium"
+    assert with_capabilities("sim:android", None) == "sim:android"
+
+
+@pytest.mark.parametrize(
+    ("device", "caps", "message"),
+    [
+        ("appium:http://127.0.0.1:4723", None, "needs its capabilities: pass --capabilities FILE"),
+        ("appium:", "x.yaml", "use appium:URL"),
+        ("appium:Bad Name", "x.yaml", "use appium:URL"),
+        ("sim:android", "x.yaml", "--capabilities is for Appium devices"),
+        ("appium:http://h:1#a.yaml", "b.yaml", "already names its capabilities"),
+        ("appium:http://127.0.0.1:4723", "/nonexistent/caps.yaml", "no such trail file: /nonexistent/caps.yaml"),
+    ],
+)
+def test_bad_appium_specs_get_one_line_with_the_fix(device: str, caps: str | None, message: str) -> None:
+    with pytest.raises(UsageError) as raised:
+        parse_device_spec(with_capabilities(device, caps))
+    assert message in raised.value.message and "\n" not in raised.value.message
