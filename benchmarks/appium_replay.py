@@ -106,6 +106,7 @@ def _line(name: str, seconds: float, counts: Counter[str]) -> str:
     total = sum(counts.values())
     sources = counts["GET /session/:id/source"]
     acting = sum(n for k, n in counts.items() if k.endswith(("/actions", "/keys", "/click", "/value")))
+    acting += counts["POST /session/:id/execute/sync"]  # the launch: mobile: clearApp / activateApp
     return (
         f"{name:<8} {seconds:6.2f} s  {total:3d} commands ({sources:2d} page sources, {acting:2d} actions/keys/clicks, "
         f"{total - sources - acting:2d} other)  per action: {sources / _ACTIONS:.2f} source + {acting / _ACTIONS:.2f} action"
@@ -141,6 +142,8 @@ def _profile(appium: AppiumServer, caps: dict[str, object], caps_path: Path, tmp
     print(f"[{label}] library ÷ raw {lib[0] / raw[0]:.2f}")
     print("  " + _line("raw", *raw))
     print("  " + _line("library", *lib))
+    for name, (_, counts) in (("raw", raw), ("library", lib)):
+        print(f"    {name} by route: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items())))
 
 
 def main() -> None:

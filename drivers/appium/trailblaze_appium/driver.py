@@ -318,14 +318,20 @@ class AppiumDriver:
     def launch_app(self, app_id: str, mode: LaunchMode = "FORCE_RESTART") -> None:
         d = self._session()
         what = f"launching {app_id} ({mode})"
-        if not self._installed(app_id):
-            raise AppNotInstalledError(app_id, self._known_apps(), where=self._conn.display)
-        with self._guard(what):
-            if mode == "CLEAR_STATE":
-                self._clear(d, app_id)
-            elif mode == "FORCE_RESTART":
-                d.execute_script("mobile: terminateApp", self._app_args(app_id))
-            d.execute_script("mobile: activateApp", self._app_args(app_id))
+        try:
+            with self._guard(what):
+                if mode == "CLEAR_STATE":
+                    self._clear(d, app_id)
+                elif mode == "FORCE_RESTART":
+                    d.execute_script("mobile: terminateApp", self._app_args(app_id))
+                d.execute_script("mobile: activateApp", self._app_args(app_id))
+        except SessionLost:
+            raise
+        except DeviceError as exc:
+            # Asked only when the launch failed: a launch that works costs no extra command on a farm
+            if not self._installed(app_id):
+                raise AppNotInstalledError(app_id, self._known_apps(), where=self._conn.display) from exc
+            raise
 
     def _clear(self, d: WebDriver, app_id: str) -> None:
         if self._platform == "android":
