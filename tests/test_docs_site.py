@@ -136,7 +136,7 @@ def test_the_readme_is_short_and_every_section_links_to_its_page() -> None:
     assert len(text.splitlines()) <= 200
     sections = re.split(r"^## ", text, flags=re.MULTILINE)[1:]
     titles = [s.split("\n", 1)[0] for s in sections]
-    assert titles[:6] == ["Setup", "Replay", "Record", "pytest", "CI", "MCP"]
+    assert titles[:7] == ["Setup", "Replay", "Record", "pytest", "CI", "Device farms and Appium", "MCP"]
     for section in sections:
         links = re.findall(r"\]\((docs/[^)#]+)", section)
         assert links, f"README section {section.splitlines()[0]!r} links to no page"

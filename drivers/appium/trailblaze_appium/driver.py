@@ -108,6 +108,9 @@ class AppiumDriver:
         return _SessionGuard(self, what)
 
     def begin_trail(self, name: str) -> None:
+        from trailblaze.common.redact import scrub
+
+        name = scrub(name)  # what goes to a farm is a request: no secret in it
         self._trails += 1
         farm = self._conn.farm
         if self._d is not None and (self._mode == "shared" or self._trails == 1):
@@ -123,8 +126,10 @@ class AppiumDriver:
         farm = self._conn.farm
         if farm is None or self._d is None:
             return None
+        from trailblaze.common.redact import scrub
+
         driver = self._d
-        script, args = farm.status_script(passed, reason)
+        script, args = farm.status_script(passed, scrub(reason) if reason else reason)
         with self._guard("marking the session passed" if passed else "marking the session failed"):
             driver.execute_script(script, *args)
             page = farm.page_script()
