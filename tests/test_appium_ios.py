@@ -115,3 +115,32 @@ def test_the_syslog_is_the_apps_log(session: DeviceSession) -> None:
         log = driver.app_log(BUNDLE, mark)
         lines, mark = lines + log.lines, log.mark
     assert all(BUNDLE in line or "Demo" in line for line in lines)
+
+
+def test_mcp_authors_a_trail_through_appium(phone: WdaSimServer, tmp_path: Path) -> None:
+    """`trailblaze mcp --device appium:URL --capabilities FILE`: a coding agent drives the device by refs
+    through Appium and the trail it saves replays through Appium."""
+    import sys
+
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    from tests.mcp_support import Client, _env, author_sign_in
+
+    caps = _caps(tmp_path)
+    trail = tmp_path / "login.trail.yaml"
+    args = ["-m", "trailblaze", "mcp", "--device", f"appium:{phone.url}", "--capabilities", str(caps), "--secret", "password"]
+
+    async def author() -> str:
+        params = StdioServerParameters(command=sys.executable, args=args, env=_env(), cwd=str(tmp_path))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await author_sign_in(Client(session), trail, typed_password="{{password}}")
+
+    saved = anyio.run(author)
+    assert "login.trail.yaml" in saved and "iosMaestro" in trail.read_text("utf-8")
+    replayed = trailblaze(
+        "replay", str(trail), "--device", f"appium:{phone.url}", "--capabilities", str(caps),
+        "--secret", "password=hunter2", cwd=tmp_path,
+    )  # fmt: skip
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
