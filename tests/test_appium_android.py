@@ -240,3 +240,45 @@ def test_a_server_that_refuses_shell_makes_the_probes_unsupported(
         allowed = trailblaze("tool", "{readPrefs: {appId: dev.trailblaze.demo}}", "--device", _device(insecure, caps))
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
     assert allowed.stdout.startswith("OK")
+
+
+def test_install_and_launch_permissions_need_no_shell_through_appium(
+    phones: AndroidSimServer, session: DeviceSession, tmp_path: Path
+) -> None:
+    """`--install` is `mobile: installApp`, `launchApp`'s permissions are `mobile: changePermissions`:
+    both work on a server that refuses the insecure shell (as every farm does)."""
+    import zipfile
+
+    import adbutils
+
+    from trailblaze.tools.execute import run_recorded_tool
+    from trailblaze.tools.memory import Memory
+    from trailblaze.trail.model import ToolCall
+
+    camera, notify = "android.permission.CAMERA", "android.permission.POST_NOTIFICATIONS"
+    apk = tmp_path / "demo.apk"
+    with zipfile.ZipFile(apk, "w") as z:  # the demo's build: its launcher activity and two permissions
+        z.writestr(
+            "AndroidManifest.xml",
+            '<?xml version="1.0"?>\n<manifest xmlns:android="http://schemas.android.com/apk/res/android" '
+            f'package="{PKG}" android:versionCode="3"><uses-permission android:name="{camera}"/>'
+            f'<uses-permission android:name="{notify}"/><application><activity android:name=".MainActivity">'
+            '<intent-filter><action android:name="android.intent.action.MAIN"/>'
+            '<category android:name="android.intent.category.LAUNCHER"/></intent-filter></activity>'
+            "</application></manifest>",
+        )
+        z.writestr("classes.dex", b"dex\n035\x00")
+    assert session.driver.install_app(str(apk)) == PKG  # type: ignore[attr-defined]
+    adb = adbutils.AdbClient(host="127.0.0.1", port=phones.port).device(SERIALS[1])
+
+    def granted() -> dict[str, bool]:
+        out = str(adb.shell(f"dumpsys package {PKG}"))
+        return {line.split(":")[0].strip(): "granted=true" in line for line in out.splitlines() if "granted=" in line}
+
+    launch = {"appId": PKG, "launchMode": "CLEAR_STATE", "permissions": {"all": "deny", "camera": "allow"}}
+    result = run_recorded_tool(session, ToolCall(name="launchApp", params=launch), Memory())
+    assert result.status == "OK", result.message
+    assert granted() == {camera: True, notify: False}
+    launch["permissions"] = {"all": "allow"}
+    assert run_recorded_tool(session, ToolCall(name="launchApp", params=launch), Memory()).status == "OK"
+    assert granted() == {camera: True, notify: True}

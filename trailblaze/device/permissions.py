@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
 
 from trailblaze.device.driver import SupportsShellStatus
 
-__all__ = ["SHORT_NAMES", "PermissionRefused", "check_permission_key", "set_permissions"]
+__all__ = ["SHORT_NAMES", "PermissionRefused", "SupportsPermissions", "check_permission_key", "set_permissions"]
 
 _P = "android.permission."
 SHORT_NAMES: dict[str, tuple[str, ...]] = {
@@ -40,6 +41,20 @@ class PermissionRefused(Exception):
     """A permission could not be set; the message says which and what pm answered."""
 
 
+@runtime_checkable
+class SupportsPermissions(Protocol):
+    """A driver that changes runtime permissions with its own commands rather than a device shell
+    (Appium's `mobile: changePermissions`, which a server allows without the insecure shell)."""
+
+    def requested_permissions(self, app_id: str) -> list[str]:
+        """The runtime permissions `app_id` requests."""
+        ...
+
+    def change_permission(self, app_id: str, permission: str, grant: bool) -> str | None:
+        """Grants or revokes one permission; the device's refusal in one line, None when done."""
+        ...
+
+
 def check_permission_key(key: str) -> str:
     """`key` if it names a permission (`all`, a short name, a dotted name), else ValueError."""
     if key == "all" or key in SHORT_NAMES or re.fullmatch(r"[A-Za-z][\w]*(\.[\w]+)+", key):
@@ -50,8 +65,13 @@ def check_permission_key(key: str) -> str:
     )
 
 
-def set_permissions(shell: SupportsShellStatus, app_id: str, wanted: Mapping[str, str]) -> list[str]:
+def set_permissions(
+    shell: SupportsShellStatus | SupportsPermissions, app_id: str, wanted: Mapping[str, str]
+) -> list[str]:
     """Grants / revokes what `wanted` asks for; returns one `PERMISSION allow|deny` per change.
+
+    A driver with its own permission commands (`SupportsPermissions`) uses them; otherwise `pm grant`
+    / `pm revoke` run in the device shell.
 
     Raises:
         PermissionRefused: a named permission pm refused (those `all` expands to are best effort:
@@ -68,9 +88,8 @@ def set_permissions(shell: SupportsShellStatus, app_id: str, wanted: Mapping[str
     done: list[str] = []
     for name, (value, named) in plan.items():
         verb = "grant" if value == "allow" else "revoke"
-        answer = shell.shell_status(f"pm {verb} {shlex.quote(app_id)} {shlex.quote(name)}")
-        if answer.exit_code != 0:
-            said = " ".join(answer.output.split())
+        said = _change(shell, app_id, name, value == "allow")
+        if said is not None:
             if "Unknown package" in said or named:
                 raise PermissionRefused(f"pm {verb} {app_id} {name} failed: {said[-200:]}")
             continue
@@ -78,7 +97,17 @@ def set_permissions(shell: SupportsShellStatus, app_id: str, wanted: Mapping[str
     return done
 
 
-def _requested(shell: SupportsShellStatus, app_id: str) -> list[str]:
+def _change(shell: SupportsShellStatus | SupportsPermissions, app_id: str, name: str, grant: bool) -> str | None:
+    if isinstance(shell, SupportsPermissions):
+        return shell.change_permission(app_id, name, grant)
+    verb = "grant" if grant else "revoke"
+    answer = shell.shell_status(f"pm {verb} {shlex.quote(app_id)} {shlex.quote(name)}")
+    return None if answer.exit_code == 0 else " ".join(answer.output.split())
+
+
+def _requested(shell: SupportsShellStatus | SupportsPermissions, app_id: str) -> list[str]:
     """The runtime permissions the package requests or holds, from `dumpsys package`."""
+    if isinstance(shell, SupportsPermissions):
+        return shell.requested_permissions(app_id)
     out = shell.shell_status(f"dumpsys package {shlex.quote(app_id)}").output
     return list(dict.fromkeys(_REQUESTED.findall(out)))

@@ -432,6 +432,33 @@ class AppiumDriver:
         digits = code.strip().split()[0] if code.strip() else "0"
         return ShellOutput(int(digits) if digits.isdigit() else 1, body)
 
+    # --- permissions (trailblaze.device.permissions.SupportsPermissions) --------------------------------
+    def requested_permissions(self, app_id: str) -> list[str]:
+        """`mobile: getPermissions` (UiAutomator2: what `dumpsys package` lists as requested)."""
+        if self._platform != "android":
+            raise DeviceUnsupported(f"launchApp permissions: an iOS device has none to set ({self._conn.display})")
+        with self._guard(f"reading the permissions of {app_id}"):
+            found = self._session().execute_script(
+                "mobile: getPermissions", {"type": "requested", "appPackage": app_id}
+            )
+        return [str(p) for p in found or []]
+
+    def change_permission(self, app_id: str, permission: str, grant: bool) -> str | None:
+        """`mobile: changePermissions`: Appium runs `pm grant`/`revoke` itself, so no insecure shell."""
+        if self._platform != "android":
+            raise DeviceUnsupported(f"launchApp permissions: an iOS device has none to set ({self._conn.display})")
+        try:
+            with self._guard(f"changing {permission} of {app_id}"):
+                self._session().execute_script(
+                    "mobile: changePermissions",
+                    {"permissions": permission, "appPackage": app_id, "action": "grant" if grant else "revoke"},
+                )
+        except SessionLost:
+            raise
+        except DeviceError as exc:
+            return exc.message
+        return None
+
     # --- logs (SupportsAppLogs) ------------------------------------------------------------------------
     def _read_log(self) -> None:
         kind = "logcat" if self._platform == "android" else "syslog"

@@ -595,7 +595,10 @@ class AndroidShell:
                 "    firstInstallTime=2024-01-01 00:00:00\n"
                 "    lastUpdateTime=2024-01-01 00:00:00\n"
                 "    signatures=PackageSignatures{5d6e7f8 version:2, signatures:[a1b2c3d4], past signatures:[]}\n"
-                "    runtime permissions:\n"
+                # What appium-adb's getReqPermissions reads (`mobile: getPermissions`), as Android 14 lists it
+                "    requested permissions:\n"
+                + "".join(f"      {perm}\n" for perm, _ in self.pm.permissions(app.app_id))
+                + "    runtime permissions:\n"
                 + "".join(
                     f"      {perm}: granted={'true' if held else 'false'}, flags=[ {'USER_SET' if held else ''} ]\n"
                     for perm, held in self.pm.permissions(app.app_id)
