@@ -67,7 +67,10 @@ def _replay(session: DeviceSession, tmp_path: Path, mode: str) -> tuple[RunDir, 
 
 
 def _images(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix in (".jpg", ".png", ".webp"))
+    """The screenshots kept (a trail's storyboard is made from them, not taken)."""
+    return sorted(
+        p for p in root.rglob("*") if p.suffix in (".jpg", ".png", ".webp") and not p.name.startswith("storyboard.")
+    )
 
 
 def test_steps_keeps_the_devices_jpeg_after_every_step(android: DeviceSession, tmp_path: Path) -> None:

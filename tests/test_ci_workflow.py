@@ -69,7 +69,9 @@ def test_the_android_job_boots_an_emulator_installs_the_app_and_replays_inside_i
         names.index("Enable KVM (hardware acceleration for the emulator)"),
         _steps(job, EMULATOR_ACTION),
     )
-    assert EMULATOR_ACTION == "reactivecircus/android-emulator-runner@v2"
+    # pinned to the commit of release v2.37.0 (a tag can be moved; tests/test_workflow_audit.py)
+    assert EMULATOR_ACTION == "reactivecircus/android-emulator-runner@e89f39f1abbbd05b1113a29cf4db69e7540cae5a"
+    assert "uses: reactivecircus/android-emulator-runner@e89f39f1abbbd05b1113a29cf4db69e7540cae5a # v2.37.0" in text
     assert kvm < job["steps"].index(emulator)
     assert "udevadm trigger --name-match=kvm" in _named(job, "Enable KVM")["run"]
     # API level and ABI are inputs of the action, set in one place (the job's env)
@@ -96,7 +98,7 @@ def test_the_ios_job_builds_webdriveragent_on_a_macos_simulator() -> None:
     assert job["env"]["TRAILBLAZE_DEVICE"] == "ios:http://127.0.0.1:8100"
     assert "YOUR_APP_SCHEME" in _named(job, "Build the app under test (FILL IN your scheme)")["run"]
     assert "xcrun simctl install booted" in _named(job, "Install the app")["run"]
-    (wda,) = [s for s in _steps(job, "actions/checkout") if s.get("with")]
+    (wda,) = [s for s in _steps(job, "actions/checkout") if "repository" in s.get("with", {})]
     assert wda["with"]["repository"] == "appium/WebDriverAgent"
     start = _named(job, "Build and start WebDriverAgent")["run"]
     assert "xcodebuild build-for-testing" in start and "-scheme WebDriverAgentRunner" in start

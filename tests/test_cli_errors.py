@@ -244,13 +244,18 @@ def no_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("no_api_key")
-def test_no_api_key_is_exit_3_before_the_device(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_no_api_key_is_checked_before_the_device(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """An unrecorded step with no model is the trail's problem (exit 2, issue 40); a record that needs
+    the model and has no key is the endpoint's (exit 3)."""
     trail = tmp_path / "t.trail.yaml"
     trail.write_text(STEP + "        - pressBack\n  - verify: the inbox is shown\n")
     code, _, err = run(capsys, "replay", str(trail), "--device", NO_DEVICE, "--run-dir", str(tmp_path / "run"))
-    assert code == 3
-    assert one_line(err).startswith(f"error: {trail} step 2 has no android recording, so the agent must run: no API key")
-    assert "ANTHROPIC_API_KEY" in err and not (tmp_path / "run").exists()
+    assert code == 2
+    assert one_line(err).startswith(
+        f"error: {trail} step 2 has no android recording, and no model is configured to solve it (no API key"
+    )
+    assert f"record it: trailblaze record {trail} --device {NO_DEVICE}, or pass a key: set `ANTHROPIC_API_KEY`" in err
+    assert not (tmp_path / "run").exists()
     code, _, err = run(capsys, "record", str(LOGIN), "--device", NO_DEVICE, "--rerecord", "--secret", "password=xxxx")
     assert code == 3 and "--rerecord solves every step, so the agent must run: no API key" in one_line(err)
 

@@ -128,7 +128,8 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     # docs: record
     "export ANTHROPIC_API_KEY=…": Run(),
     "trailblaze record trails/login.trail.yaml --device sim:android --secret password=hunter2": Run(
-        shows="5/5 steps passed"  # all recorded already: record replays them
+        # the model records the last step; a fully recorded trail would have nothing to record
+        shows="5/5 steps passed", given="verify unrecorded"
     ),
     "trailblaze record login.trail.md --device sim:android --secret password=hunter2": Run(
         shows="login.trail.yaml was updated"  # the sibling .yaml; the .md is never changed
@@ -247,6 +248,11 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     ),
     "trailblaze validate trails/": Run(shows="all valid"),
     "trailblaze validate trails/login.trail.yaml": Run(shows="1 file checked, all valid"),
+    "trailblaze validate trails/ --platform ios": Run(shows="recorded for android and ios"),
+    "trailblaze record trails/login.trail.yaml --device sim:android --resume --secret password=hunter2": Elsewhere(
+        "tests/test_record_resume.py, which stops a record part-way and resumes it from its draft (here no "
+        "record has stopped, so there is no draft to resume)"
+    ),
     "trailblaze sim ios --port 18100 --app demo@v2": Run(shows="http://127.0.0.1:18100"),
     "trailblaze report .trailblaze/runs/20250101-120000 -o report.html --junit junit.xml": Run(
         shows="junit:  junit.xml"
@@ -260,7 +266,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze tool '{tapOnElementBySelector: {nodeSelector: {androidAccessibility: "
     '{resourceIdRegex: ".*sign_in"}}}}\' --device sim:android': Run(shows="OK tapped"),
     "ANTHROPIC_API_KEY=... trailblaze record trails/login.trail.yaml --device sim:android "
-    "--secret password=hunter2": Run(shows="5/5 steps passed"),
+    "--secret password=hunter2": Run(shows="5/5 steps passed", given="verify unrecorded"),
     "trailblaze record trails/login.trail.yaml --device android --rerecord --secret password": Run(
         shows="verified by replay"
     ),
@@ -282,6 +288,9 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     # docs/guides/ci.md and install.md
     "trailblaze init --app-id com.example.app": Run(shows="created .github/workflows/trailblaze.yml"),
     "trailblaze init --app-id com.example.app --ios": Run(shows="next: trailblaze validate trails"),
+    "trailblaze init --app-id com.example.app --ios --pip-spec git+https://github.com/you/trailblaze@main": Run(
+        shows="next for iOS"
+    ),
     "trailblaze init --app-id com.example.app --platform ios --shards 4": Run(shows="--device ios"),
     "export TRAILBLAZE_DEVICE=sim:android": Run(),
     _CI_SHARD.format(1, 1, 1): Run(shows="1 trail: 1 passed"),
@@ -299,6 +308,12 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         shows="wrote imported/login.trail.yaml", given="maestro flows"
     ),
     "trailblaze replay imported/ --device sim:android": Run(shows="6 passed", given="maestro flows"),
+    "trailblaze replay tests/data/maestro/scripts/scripts.yaml --device sim:android --env DOMAIN=example.com": Run(
+        shows="1 trail: 1 passed", given="maestro flows"
+    ),
+    "python benchmarks/maestro_hostile.py": Elsewhere(
+        "tests/test_maestro_scripts.py, which builds the same tree of flows and times its refusal (under 2 s)"
+    ),
     # docs/contributing.md, contributing-tools.md, guides/simulator.md
     "python3 -m venv .venv && . .venv/bin/activate": _CI,
     "ruff check .": _CI,
@@ -668,6 +683,9 @@ def _project(folder: Path, *, runs: bool, given: set[str], run_dir: Path) -> Pat
         shutil.copytree(ROOT / "tests" / "data" / "web" / "todomvc", folder / "tests" / "data" / "web" / "todomvc")
     if "maestro flows" in given:
         shutil.copytree(ROOT / "tests" / "data" / "maestro" / "flows", folder / "tests" / "data" / "maestro" / "flows")
+        shutil.copytree(
+            ROOT / "tests" / "data" / "maestro" / "scripts", folder / "tests" / "data" / "maestro" / "scripts"
+        )
     for shard in ("1", "2", "3") if "shard runs" in given else ():
         shutil.copytree(run_dir, folder / "shards" / shard)
     shutil.copy(ROOT / "trails" / "conftest.py", folder / "trails")

@@ -145,3 +145,16 @@ def test_the_readme_is_short_and_every_section_links_to_its_page() -> None:
     assert "![" in text and (ROOT / "docs" / "images" / "report.png").stat().st_size < 300_000
     for history in ("was 4.74 s", "flock"):  # the history and the fine print live on their pages
         assert history not in text
+
+
+def test_adr_titles_follow_one_form_and_the_template_is_in_the_nav() -> None:
+    """`# NNNN — Title`, NNNN the file's own number (issue 40); the template is listed first under
+    Decisions by what it is, not by its `NNNN — …` placeholder title."""
+    hook = reference_hook()
+    for path in sorted((ROOT / "docs" / "adr").glob("[0-9][0-9][0-9][0-9]-*.md")):
+        title = next(line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("# "))
+        number = "NNNN" if path.name == hook.ADR_TEMPLATE else path.name[:4]
+        assert re.fullmatch(rf"# {number} — \S.*", title), f"{path.name}: {title!r}"
+    nav = hook.decisions_nav(ROOT / "docs")
+    assert nav[0] == {hook.ADR_TEMPLATE_TITLE: f"adr/{hook.ADR_TEMPLATE}"}
+    assert nav[1:] == sorted(nav[1:]) and f"adr/{hook.ADR_TEMPLATE}" not in nav[1:]

@@ -25,7 +25,7 @@ def test_android_closed_port_says_how_to_start_a_server() -> None:
     with pytest.raises(DeviceError) as err:
         load_driver_plugin("android").open(None, {"adb_host": "127.0.0.1", "adb_port": str(port)})
     msg = err.value.message
-    assert f"no adb server at 127.0.0.1:{port}" in msg and "trailblaze sim android" in msg
+    assert f"no adb server at 127.0.0.1:{port}" in msg and "--device sim:android" in msg
     assert "\n" not in msg
     with pytest.raises(DeviceError, match="no adb server"):
         load_driver_plugin("android").list_devices({"adb_port": str(port)})

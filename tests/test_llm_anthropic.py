@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from trailblaze.common.flags import PYTEST
 from trailblaze.errors import LLMError
 from trailblaze.llm.anthropic import (
     DEFAULT_MODEL,
@@ -233,8 +234,12 @@ def test_timeout_names_the_options_that_raise_it(api: FakeMessagesAPI) -> None:
     with _client(api, timeout=0.2, max_retries=1) as llm, pytest.raises(LLMTimeoutError) as info:
         llm.complete(_agent_request())
     message = str(info.value)
-    assert "after 1 retry" in message and "--llm-timeout" in message and "--llm-retries" in message
-    assert "--trailblaze-llm-timeout" in message and len(api.requests) == 2
+    assert "after 1 retry" in message and "--llm-timeout SECONDS or --llm-retries N" in message
+    assert "--trailblaze-" not in message and len(api.requests) == 2
+    # the pytest plugin's client names pytest's options (issue 40): the CLI's would be refused there
+    with _client(api, timeout=0.2, max_retries=0, flags=PYTEST) as llm, pytest.raises(LLMTimeoutError) as info:
+        llm.complete(_agent_request())
+    assert "raise --trailblaze-llm-timeout SECONDS or --trailblaze-llm-retries N" in str(info.value)
 
 
 def test_default_limits_wait_at_most_two_minutes_for_a_dead_endpoint() -> None:

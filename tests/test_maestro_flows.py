@@ -52,16 +52,22 @@ def test_flows_replay_as_flows_and_as_imported_trails_identically(platform: str,
     }  # fmt: skip
     assert all(status == "passed" for steps in flow_results.values() for _, status, _ in steps)
     assert sum(len(steps) for steps in flow_results.values()) >= 90
-    assert (as_flows / "inbox.png").read_bytes().startswith(b"\x89PNG")  # control.yaml's takeScreenshot
+    # control.yaml's takeScreenshot: in its trail's folder of the run directory
+    shot = next((as_flows / ".trailblaze" / "runs").rglob("inbox.png"))
+    assert shot.read_bytes().startswith(b"\x89PNG")
 
     trails = tmp_path / "trails"
     imported = _trailblaze("import", "maestro", str(flows), "--out", str(trails), cwd=tmp_path)
     assert imported.returncode == 0, imported.stdout + imported.stderr
     assert "not converted" not in imported.stdout
-    assert sorted(p.name for p in trails.iterdir()) == [
-        "compose.trail.yaml", "control.trail.yaml", "inbox.trail.yaml", "login.trail.yaml",
-        "settings.trail.yaml", "sign_in.trail.yaml",
-    ]  # fmt: skip
+    assert sorted(p.relative_to(trails).as_posix() for p in trails.rglob("*.trail.yaml")) == [
+        "compose.trail.yaml",
+        "control.trail.yaml",
+        "inbox.trail.yaml",
+        "login.trail.yaml",
+        "settings.trail.yaml",
+        "subflows/sign_in.trail.yaml",
+    ]  # fmt: skip (the flows' sub-folders are kept)
     as_trails = tmp_path / "as-trails"
     as_trails.mkdir()
     again = _trailblaze("replay", str(trails), "--device", f"sim:{platform}", cwd=as_trails)

@@ -13,12 +13,13 @@ import pytest
 from PIL import Image
 
 from tests.device_support import Rig, rig
+from trailblaze.common.redact import Redactor
 from trailblaze.mcp.bench import Workbench
 from trailblaze.mcp.confine import Confinement
-from trailblaze.mcp.mask import Unmaskable, secret_boxes
 from trailblaze.mcp.server import call_tool
 from trailblaze.mcp.surface import mcp_tools
 from trailblaze.screen.hierarchy import Rect
+from trailblaze.screen.mask import Unmaskable, secret_boxes
 from trailblaze.tools.memory import Memory
 
 PASSWORD = "hunter2-pixels"
@@ -105,5 +106,5 @@ def test_a_secret_with_no_bounds_on_screen_refuses_the_screenshot() -> None:
     )
     hierarchy = parse_hierarchy(xml, "android", width=100, height=200)
     with pytest.raises(Unmaskable, match="holds a secret"):
-        secret_boxes(hierarchy, [PASSWORD])
-    assert secret_boxes(hierarchy, ["something else"]) == []
+        secret_boxes(hierarchy, Redactor({"password": PASSWORD}).scrub)
+    assert secret_boxes(hierarchy, Redactor({"other": "something else"}).scrub) == []

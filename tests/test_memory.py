@@ -16,8 +16,37 @@ def test_interpolates_every_template_form() -> None:
 
 
 def test_unknown_variable_is_a_usage_error_naming_the_fix() -> None:
-    with pytest.raises(UsageError, match=r"unknown variable \{\{missing\}\} in inputText.text: pass --memory missing="):
+    with pytest.raises(UsageError) as info:
         Memory().interpolate("{{missing}}", where="inputText.text")
+    assert info.value.message == (
+        "unknown variable {{missing}} in inputText.text: pass --secret missing=VALUE "
+        "(or --memory / --arg missing=VALUE), or set it in config.memory"
+    )
+
+
+def test_the_fix_names_the_options_of_the_front_end_in_use() -> None:
+    """pytest spells the secret option `--trailblaze-secret`; the MCP server takes it when it starts
+    (issue 40): a hint never names an option the front end in use would refuse."""
+    from trailblaze.common.flags import MCP, PYTEST
+
+    def fix(memory: Memory, template: str) -> str:
+        with pytest.raises(UsageError) as info:
+            memory.interpolate(template, where="inputText.text")
+        return info.value.message.split(": ", 1)[1]
+
+    assert fix(Memory(flags=PYTEST), "{{password}}") == (
+        "pass --trailblaze-secret password=VALUE (or password=VALUE to trail_runner.replay() in a Python test), "
+        "or set it in config.memory"
+    )
+    assert fix(Memory(flags=PYTEST), "{{secrets.password}}") == "pass --trailblaze-secret password=VALUE"
+    assert "--secret" not in fix(Memory(flags=PYTEST), "{{password}}").replace("--trailblaze-secret", "")
+    assert fix(Memory(flags=MCP), "{{password}}") == (
+        "pass --secret password=VALUE to `trailblaze mcp` (restart the server with it), or set it in config.memory"
+    )
+    assert fix(Memory(flags=MCP), "{{args.user}}") == "set it in config.args"
+    # a sub-trail's variables keep the front end's spelling
+    sub = Memory(flags=PYTEST).for_subtrail({}, {}, {})
+    assert "--trailblaze-secret" in fix(sub, "{{password}}")
 
 
 def test_scoped_lookup_does_not_fall_through() -> None:

@@ -120,7 +120,7 @@ def test_a_recording_that_does_not_replay_after_a_relaunch_is_not_written(
     assert "re-record --step 3" in out
     assert "recorded 6 steps · NOT verified: step 3 did not replay; nothing was written" in out
     assert "7/7 steps passed, 1 not verified by the proof replay," in out
-    assert "was not changed; the rejected recording" in out and "+      - tapOnElementBySelector:" in out
+    assert "archive.trail.yaml not changed; the rejected recording" in out and "+      - tapOnElementBySelector:" in out
 
     log = run_log(run)
     [rec] = log["trails"]

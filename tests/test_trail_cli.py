@@ -30,7 +30,10 @@ def test_validate_examples_pass_with_a_note_on_the_secret() -> None:
     assert code == 0, out
     count = len(list((ROOT / "trails").glob("**/*.trail.yaml")))  # the web trails in trails/web/ too
     lines = out.strip().splitlines()
-    assert lines[-1] == f"{count} files checked, all valid, 1 note on values to pass at run time"
+    assert lines[-1] == (
+        f"{count} files checked, all valid, recorded for android ({count - 1}), ios ({count - 1}), web (1), "
+        "1 note on values to pass at run time"
+    )
     # the secret the examples type is a note (it comes from --secret at run time), said once
     assert [line for line in lines if ": note: " in line] == [
         f"{ROOT / 'trails' / 'archive-message.trail.yaml'}:33:19: note: {{{{password}}}} has no value "
@@ -66,7 +69,10 @@ def test_validate_reports_each_problem_with_position(tmp_path: Path) -> None:
         == f"{bad}:3:5: a trail item takes exactly one of `step:` and `verify:`, found both; split it into two items"
     )
     assert lines[1].startswith(f"{bad}:7:30: `direction` in `swipe` must be one of UP, DOWN, LEFT or RIGHT")
-    assert lines[-1] == "2 files checked, 1 invalid with 2 problems"
+    assert lines[-1] == (
+        "2 files checked, 1 invalid with 2 problems, "
+        "1 other YAML file looked at and not a trail or a Maestro flow (notes.yaml)"
+    )
     assert "Traceback" not in out
 
 

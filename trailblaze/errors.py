@@ -74,9 +74,11 @@ class Problem:
     line: int
     column: int
     message: str
+    file: str | None = None
+    """The file that holds the problem when it is not the one loaded (a Maestro sub-flow)."""
 
     def format(self, path: str) -> str:
-        return f"{path}:{self.line}:{self.column}: {self.message}"
+        return f"{self.file or path}:{self.line}:{self.column}: {self.message}"
 
 
 class TrailFileError(UsageError):

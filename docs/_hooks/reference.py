@@ -3,8 +3,8 @@
 `mkdocs build` calls `on_files`, which adds five pages that exist in no file of the repository:
 the CLI reference (the click commands of `trailblaze.cli.main`), the tool catalog (the recorded tools of
 `trailblaze.tools.recorded` and the agent's tool registry), the trail file format (the JSON Schema
-of `trailblaze.trail.schema`), the pytest options and ini keys (the plugin's `pytest_addoption`, run
-against a parser that only collects) and the MCP tools (`trailblaze.mcp.surface`). Each page is
+of `trailblaze.trail.schema`), the pytest options, ini keys and fixtures (the plugin's `pytest_addoption`,
+run against a parser that only collects, and its fixtures with the objects they give) and the MCP tools (`trailblaze.mcp.surface`). Each page is
 also a plain function of this module (`PAGES`), so tests can read what the site will say.
 """
 
@@ -318,7 +318,114 @@ def pytest_page() -> str:
         default = kwargs.get("default")
         shown = "" if default in (None, "", []) else _code(default)
         out.append(f"| {_code(name)} | {kwargs.get('type') or 'string'} | {shown} | {_cell(text)} |")
-    return "\n".join(out) + "\n"
+    return "\n".join(out + ["", *fixtures_section()]) + "\n"
+
+
+# --- pytest fixtures -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fixture:
+    name: str
+    scope: str
+    returns: str
+    doc: str
+
+
+def pytest_fixtures() -> list[Fixture]:
+    """The plugin's fixtures, read from its source: every function decorated with `pytest.fixture`."""
+    import ast
+    import inspect
+
+    from trailblaze.pytest import plugin
+
+    found = []
+    for node in ast.parse(inspect.getsource(plugin)).body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if ast.unparse(target) != "pytest.fixture":
+                continue
+            scope = "function"
+            for keyword in decorator.keywords if isinstance(decorator, ast.Call) else []:
+                if keyword.arg == "scope" and isinstance(keyword.value, ast.Constant):
+                    scope = str(keyword.value.value)
+            returns = ast.unparse(node.returns) if node.returns is not None else ""
+            returns = re.sub(r"^(Iterator|Generator)\[(.+?)(, .*)?\]$", r"\2", returns)
+            found.append(Fixture(node.name, scope, returns, _first_paragraph(ast.get_docstring(node) or "")))
+    return found
+
+
+def _first_paragraph(doc: str) -> str:
+    return " ".join(doc.split("\n\n", 1)[0].split())
+
+
+def _members(cls: type, *, fields: bool = False) -> list[tuple[str, str, str]]:
+    """(name, signature or type, first paragraph of the docstring) of a class's public methods and
+    properties (and, with `fields`, its dataclass fields)."""
+    import dataclasses
+    import inspect
+
+    rows = []
+    if fields and dataclasses.is_dataclass(cls):
+        said = _attribute_docs(cls)
+        rows += [(f.name, str(f.type), said.get(f.name, "")) for f in dataclasses.fields(cls)]
+    for name, member in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(member, property):
+            returns = member.fget.__annotations__.get("return", "") if member.fget else ""
+            rows.append((name, str(returns), _first_paragraph(inspect.getdoc(member) or "")))
+        elif inspect.isfunction(member):
+            signature = str(inspect.signature(member)).replace("(self, ", "(").replace("(self)", "()")
+            signature = signature.replace("'", "")  # the annotations are strings (`from __future__`)
+            rows.append((f"{name}()", signature, _first_paragraph(inspect.getdoc(member) or "")))
+    return rows
+
+
+def _attribute_docs(cls: type) -> dict[str, str]:
+    """The string literal under each annotated attribute of the class body: its documentation."""
+    import ast
+    import inspect
+    import textwrap
+
+    body = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
+    docs: dict[str, str] = {}
+    statements = body.body if isinstance(body, ast.ClassDef) else []
+    for node, after in zip(statements, statements[1:], strict=False):
+        said = after.value.value if isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant) else None
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(said, str):
+            docs[node.target.id] = _first_paragraph(said)
+    return docs
+
+
+def _member_table(title: str, rows: list[tuple[str, str, str]]) -> list[str]:
+    # types as plain text: a `|` escaped for the table would show its backslash inside a code span
+    out = [title, "", "| member | type or signature | what |", "| --- | --- | --- |"]
+    out += [f"| {_code(name)} | {_cell(kind)} | {_cell(doc)} |" for name, kind, doc in rows]
+    return [*out, ""]
+
+
+def fixtures_section() -> list[str]:
+    """The fixtures, and the objects the two that drive the device give: `TrailRunner` (its `replay`
+    and `record` return a `TrailResult`, its `tool` a `ToolResult`) and the `Driver`."""
+    from trailblaze.device.driver import Driver
+    from trailblaze.pytest._runner import TrailResult, TrailRunner
+    from trailblaze.tools.execute import ToolResult
+
+    out = ["## Fixtures", "", "Read from the plugin's source; override any of them in `conftest.py`.", "",
+           "| fixture | scope | gives | what |", "| --- | --- | --- | --- |"]  # fmt: skip
+    out += [f"| {_code(f.name)} | {f.scope} | {_cell(f.returns)} | {_cell(f.doc)} |" for f in pytest_fixtures()]
+    out.append("")
+    out += _member_table("### `trail_runner`: `TrailRunner`", _members(TrailRunner))
+    out += _member_table("### `TrailResult` (from `replay` and `record`)", _members(TrailResult, fields=True))
+    out += _member_table("### `ToolResult` (from `tool`)", _members(ToolResult, fields=True))
+    out += _member_table(
+        "### `driver`: `Driver`",
+        [row for row in _members(Driver) if not row[0].startswith("__")],
+    )
+    return out
 
 
 # --- MCP ---------------------------------------------------------------------------------------------
@@ -364,12 +471,22 @@ PAGES: dict[str, Callable[[], str]] = {
 }
 
 
+ADR_TEMPLATE = "0000-template.md"
+ADR_TEMPLATE_TITLE = "Writing a decision (the template)"
+
+
+def decisions_nav(docs_dir: Path) -> list[Any]:
+    """The "Decisions" section: how to write one (the template, named as such: its own title is the
+    `NNNN — …` placeholder), then every ADR in number order."""
+    adrs = sorted(p.name for p in (docs_dir / "adr").glob("[0-9][0-9][0-9][0-9]-*.md") if p.name != ADR_TEMPLATE)
+    return [{ADR_TEMPLATE_TITLE: f"adr/{ADR_TEMPLATE}"}, *(f"adr/{name}" for name in adrs)]
+
+
 def on_config(config: Any) -> Any:
-    """Fills the nav's empty "Decisions" section with every ADR, in number order."""
-    adrs = sorted(p.name for p in (Path(config.docs_dir) / "adr").glob("[0-9][0-9][0-9][0-9]-*.md"))
+    """Fills the nav's empty "Decisions" section: the template, then every ADR in number order."""
     for entry in config.nav:
         if isinstance(entry, dict) and entry.get("Decisions") == []:
-            entry["Decisions"] = [f"adr/{name}" for name in adrs]
+            entry["Decisions"] = decisions_nav(Path(config.docs_dir))
     return config
 
 

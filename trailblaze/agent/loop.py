@@ -295,10 +295,20 @@ class Agent:
         return tuple(messages)
 
     def capture(self) -> Screen:
-        """The current screen: hierarchy, compact view and (optionally) the annotated screenshot."""
+        """The current screen: hierarchy, compact view and (optionally) the annotated screenshot, in
+        which every element that shows a secret is black (the model gets it, the run directory keeps it).
+        A secret the mask cannot place (`Unmaskable`) sends no picture that turn."""
+        from trailblaze.screen.mask import Unmaskable, mask_shown_secrets
+
         hierarchy = self.session.screen()
         view = compact_view(hierarchy)
-        image = model_image(self.session.screenshot(), view, hierarchy) if self.screenshots else None
+        image = None
+        if self.screenshots:
+            try:
+                shot = mask_shown_secrets(self.session.screenshot(), hierarchy, lambda t: str(self.memory.redact(t)))
+                image = model_image(shot, view, hierarchy)
+            except Unmaskable:
+                pass  # the compact view still describes the screen, its text redacted
         return Screen(hierarchy, view, image)
 
 

@@ -7,21 +7,46 @@ With `ios` the iOS job does the same on a macOS runner: it boots a simulator, in
 `simctl` and builds and starts WebDriverAgent with `xcodebuild`. A last job merges every shard's run
 directory into one HTML report and one JUnit file. What the user must fill in (the app's build, its
 path, the iOS scheme) is marked `FILL IN`. The workflow installs the pinned
-`trailblaze[android]==<this version>`, so CI runs the trailblaze that wrote it. docs/guides/ci.md.
+`trailblaze[android]==<this version>`, so CI runs the trailblaze that wrote it, or what `pip_spec`
+names (`pip_requirement`: a version, a wheel or sdist path, or a URL). docs/guides/ci.md.
+
+The workflow passes zizmor's audits (tests/test_workflow_audit.py): the token may only read the
+repository (`permissions: contents: read`), every action is pinned to the full commit SHA of a release
+(`ACTIONS`; a tag can be moved to other code, a commit cannot) with the version in a comment, and
+checkouts keep no credentials in `.git/config` for later steps or artifacts to leak.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
 from trailblaze.__about__ import __version__
+from trailblaze.errors import UsageError
 
-__all__ = ["ANDROID_API_LEVEL", "ANDROID_ABI", "EMULATOR_ACTION", "github_workflow"]
+__all__ = [
+    "ACTIONS",
+    "ANDROID_API_LEVEL",
+    "ANDROID_ABI",
+    "EMULATOR_ACTION",
+    "github_workflow",
+    "pip_requirement",
+]
 
 Platform = Literal["android", "ios"]
 
-EMULATOR_ACTION = "reactivecircus/android-emulator-runner@v2"
+ACTIONS = {
+    "actions/checkout": ("11d5960a326750d5838078e36cf38b85af677262", "v4.4.0"),
+    "actions/setup-python": ("a26af69be951a213d495a4c3e4e4022e16d87065", "v5.6.0"),
+    "actions/setup-java": ("cf277c60eb25467037889841efdb72551f06f6c3", "v4.9.1"),
+    "actions/upload-artifact": ("ea165f8d65b6e75b540449e92b4886f43607fa02", "v4.6.2"),
+    "actions/download-artifact": ("d3f86a106a0bac45b974a628896c90dbdf5c8093", "v4.3.0"),
+    "reactivecircus/android-emulator-runner": ("e89f39f1abbbd05b1113a29cf4db69e7540cae5a", "v2.37.0"),
+}
+"""Each action the workflow uses → (the commit its release tag points to, that tag)."""
+
+EMULATOR_ACTION = "reactivecircus/android-emulator-runner@" + ACTIONS["reactivecircus/android-emulator-runner"][0]
 """The ecosystem's standard action that creates, boots and tears down an Android emulator."""
 ANDROID_API_LEVEL = "34"
 ANDROID_ABI = "x86_64"
@@ -47,6 +72,10 @@ on:
   pull_request:
   workflow_dispatch:
 
+# The token only reads the repository: no job writes to it (artifacts need no token permission).
+permissions:
+  contents: read
+
 jobs:
 """
 
@@ -57,16 +86,23 @@ _SECRETS = """\
 """
 
 _SETUP = """\
-      - uses: actions/setup-python@v5
+      - uses: @USES:actions/setup-python@
         with:
           python-version: "3.12"
       - name: Install trailblaze
         run: pip install "@SPEC@"
 """
 
+# The merge job checks the repository out only to install a wheel or sdist kept in it (--pip-spec PATH).
+_CHECKOUT = """\
+      - uses: @USES:actions/checkout@
+        with:
+          persist-credentials: false
+"""
+
 _UPLOAD = """\
       - name: Keep the shard's run directory (screenshots of failures, report, JUnit)
-        uses: actions/upload-artifact@v4
+        uses: @USES:actions/upload-artifact@
         if: always()
         with:
           name: trailblaze-@PLATFORM@-shard-${{ matrix.shard }}
@@ -96,11 +132,13 @@ _ANDROID = (
     + _SECRETS
     + """\
     steps:
-      - uses: actions/checkout@v4
+      - uses: @USES:actions/checkout@
+        with:
+          persist-credentials: false
       # FILL IN: build the app under test, or download the APK another workflow built, e.g.
-      #   - uses: actions/download-artifact@v4
+      #   - uses: @USES:actions/download-artifact@
       #     with: {name: app-debug, path: app/build/outputs/apk/debug}
-      - uses: actions/setup-java@v4
+      - uses: @USES:actions/setup-java@
         with:
           distribution: temurin
           java-version: "17"
@@ -115,7 +153,7 @@ _ANDROID = (
           sudo udevadm control --reload-rules
           sudo udevadm trigger --name-match=kvm
       - name: Replay shard ${{ matrix.shard }}/@SHARDS@ on an emulator
-        uses: @EMULATOR_ACTION@
+        uses: @USES:reactivecircus/android-emulator-runner@
         with:
           api-level: ${{ env.ANDROID_API_LEVEL }}
           arch: ${{ env.ANDROID_ABI }}
@@ -152,7 +190,9 @@ _IOS = (
     + _SECRETS
     + """\
     steps:
-      - uses: actions/checkout@v4
+      - uses: @USES:actions/checkout@
+        with:
+          persist-credentials: false
 """
     + _SETUP
     + """\
@@ -166,11 +206,12 @@ _IOS = (
       - name: Install the app on the simulator
         run: xcrun simctl install booted "$APP_PATH"
       - name: Check out WebDriverAgent
-        uses: actions/checkout@v4
+        uses: @USES:actions/checkout@
         with:
           repository: appium/WebDriverAgent
           ref: ${{ env.WDA_REF }}
           path: WebDriverAgent
+          persist-credentials: false
       - name: Build and start WebDriverAgent
         run: |
           xcodebuild build-for-testing -project WebDriverAgent/WebDriverAgent.xcodeproj -scheme WebDriverAgentRunner -destination "platform=iOS Simulator,name=$IOS_SIMULATOR" -derivedDataPath wda-build CODE_SIGNING_ALLOWED=NO
@@ -189,18 +230,18 @@ _REPORT = """\
     if: always()
     runs-on: ubuntu-latest
     steps:
-      - uses: actions/setup-python@v5
+@REPORT_CHECKOUT@      - uses: @USES:actions/setup-python@
         with:
           python-version: "3.12"
       - name: Install trailblaze
-        run: pip install "trailblaze==@VERSION@"
-      - uses: actions/download-artifact@v4
+        run: pip install "@REPORT_SPEC@"
+      - uses: @USES:actions/download-artifact@
         with:
           pattern: trailblaze-*-shard-*
           path: shards
       - name: Merge the shards into one report
         run: trailblaze report --merge shards/* -o report.html --junit junit.xml
-      - uses: actions/upload-artifact@v4
+      - uses: @USES:actions/upload-artifact@
         if: always()
         with:
           name: trailblaze-report
@@ -210,32 +251,76 @@ _REPORT = """\
 """
 
 
-def github_workflow(platforms: Sequence[Platform], shards: int) -> str:
+def github_workflow(platforms: Sequence[Platform], shards: int, pip_spec: str | None = None) -> str:
     """`.github/workflows/trailblaze.yml`: one sharded replay job per platform, then the merge job.
 
-    `platforms` holds `android`, `ios` or both (written in that order); `shards` is each job's matrix size.
+    `platforms` holds `android`, `ios` or both (written in that order); `shards` is each job's matrix
+    size; `pip_spec` is what the jobs install instead of this version (see `pip_requirement`).
+
+    Raises:
+        UsageError: `pip_spec` is not a version, a path or a URL that can go into the workflow.
     """
     jobs: list[Platform] = [p for p in ("android", "ios") if p in platforms]
     devices = " and ".join({"android": "an Android emulator", "ios": "an iOS simulator"}[p] for p in jobs)
-    text = _HEAD + "".join(_job(p) for p in jobs) + _REPORT
-    return (
+    text = _HEAD + "".join(_job(p, pip_spec) for p in jobs) + _REPORT
+    text = (
         text.replace("@DEVICES@", devices)
         .replace("@NEEDS@", ", ".join(jobs))
         .replace("@SHARD_LIST@", ", ".join(str(i) for i in range(1, shards + 1)))
         .replace("@SHARDS@", str(shards))
+        .replace("@REPORT_SPEC@", pip_requirement(pip_spec, None))
+        .replace("@REPORT_CHECKOUT@", _CHECKOUT if _is_path(pip_spec) else "")
         .replace("@VERSION@", __version__)
     )
+    for action, (commit, tag) in ACTIONS.items():
+        text = text.replace(f"@USES:{action}@", f"{action}@{commit} # {tag}")
+    return text
 
 
-def _job(platform: Platform) -> str:
+_VERSION = re.compile(r"\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?")
+# No quote, `$`, backslash, brace or space: the spec lands inside `run: pip install "…"`, where any of
+# them could end the string or start a shell or GitHub expression.
+_SAFE = re.compile(r"[A-Za-z0-9._~:/?#@&+,;=%-]+")
+
+
+def pip_requirement(pip_spec: str | None, extra: Platform | None) -> str:
+    """What `pip install` is given for trailblaze (with the driver `extra`, if any).
+
+    `pip_spec` None is this version (`trailblaze[android]==0.1.0`); a version pins that one; a URL
+    (`git+https://…@main`, `https://…/x.whl`) becomes a direct reference (`trailblaze[android] @ URL`);
+    anything else is a local wheel or sdist path, given its extras (`dist/x.whl[android]`).
+
+    Raises:
+        UsageError: `pip_spec` is empty or holds a character that is not safe in the workflow.
+    """
+    extras = f"[{extra}]" if extra else ""
+    if pip_spec is None:
+        return f"trailblaze{extras}=={__version__}"
+    if _VERSION.fullmatch(pip_spec):
+        return f"trailblaze{extras}=={pip_spec}"
+    if not _SAFE.fullmatch(pip_spec):
+        raise UsageError(
+            f"--pip-spec {pip_spec!r}: give a version (0.2.0), a wheel or sdist path "
+            "(dist/trailblaze-0.2.0-py3-none-any.whl) or a URL (git+https://github.com/you/trailblaze@main), "
+            "without spaces, quotes, $, braces or backslashes"
+        )
+    if "://" in pip_spec:
+        return f"trailblaze{extras} @ {pip_spec}"
+    return pip_spec + extras
+
+
+def _is_path(pip_spec: str | None) -> bool:
+    return pip_spec is not None and "://" not in pip_spec and not _VERSION.fullmatch(pip_spec)
+
+
+def _job(platform: Platform, pip_spec: str | None) -> str:
     template = _ANDROID if platform == "android" else _IOS
     # iOS installs with `simctl` before WebDriverAgent starts: trailblaze cannot install on iOS from the host
     install = ' --install "$APP_APK"' if platform == "android" else ""
     return (
         template.replace("@REPLAY@", _REPLAY.replace("@INSTALL@", install))
         .replace("@PLATFORM@", platform)
-        .replace("@SPEC@", f"trailblaze[{platform}]=={__version__}")
-        .replace("@EMULATOR_ACTION@", EMULATOR_ACTION)
+        .replace("@SPEC@", pip_requirement(pip_spec, platform))
         .replace("@API@", ANDROID_API_LEVEL)
         .replace("@ABI@", ANDROID_ABI)
     )

@@ -140,6 +140,7 @@ def _record_options(
     no_verify: bool,
     keep_unverified: bool,
     ask: str,
+    resume: bool,
 ) -> RecordOptions:
     from trailblaze.agent.ask import AskMode, asker_for
     from trailblaze.engine.options import RecordOptions
@@ -153,6 +154,7 @@ def _record_options(
         verify=not no_verify,
         keep_unverified=keep_unverified,
         ask=asker_for(cast("AskMode", ask)),
+        resume=resume,
     )
 
 
@@ -319,7 +321,8 @@ _EX = "\b\nExamples:\n"
     "init",
     short_help="Scaffold trails/, conftest.py, pytest settings and a CI workflow.",
     epilog=_EX + "  trailblaze init --app-id dev.trailblaze.demo\n"
-    + "  trailblaze init my-app --app-id com.example.app --platform ios --shards 4",
+    + "  trailblaze init my-app --app-id com.example.app --platform ios --shards 4\n"
+    + "  trailblaze init --app-id com.example.app --ios --pip-spec git+https://github.com/you/trailblaze@main",
 )
 @click.argument("folder", default=".", type=click.Path(file_okay=False, path_type=str))
 @click.option("--app-id", required=True, metavar="ID", help="The app's Android package name or iOS bundle id.")
@@ -329,8 +332,11 @@ _EX = "\b\nExamples:\n"
               help="How many machines the CI workflow splits the trails over (per platform).")
 @click.option("--ios", is_flag=True,
               help="Also replay on an iOS simulator in CI: a macOS job that builds WebDriverAgent with xcodebuild.")
+@click.option("--pip-spec", metavar="SPEC", default=None,
+              help="What the CI workflow installs: a version (0.2.0), a wheel or sdist path, or a URL "
+              "(git+https://...@main). Default: this trailblaze's version.")
 @_debug_option
-def init_command(folder: str, app_id: str, platform: str, shards: int, ios: bool) -> None:
+def init_command(folder: str, app_id: str, platform: str, shards: int, ios: bool, pip_spec: str | None) -> None:
     """Scaffold a project in FOLDER (default: here): trails/ with an example trail for the app, a
     conftest.py, pytest settings in pyproject.toml, .github/workflows/trailblaze.yml and a .gitignore
     for the run directories. Never overwrites a file.
@@ -344,7 +350,7 @@ def init_command(folder: str, app_id: str, platform: str, shards: int, ios: bool
     from trailblaze.cli.scaffold import GITIGNORE, Platform, pytest_settings, scaffold
 
     kind = cast(Platform, platform)
-    scaffolded = scaffold(Path(folder), app_id, kind, shards, ios=ios)
+    scaffolded = scaffold(Path(folder), app_id, kind, shards, ios=ios, pip_spec=pip_spec)
     for done in scaffolded:
         shown = Path(folder) / done.path
         if done.written:
@@ -360,8 +366,12 @@ def init_command(folder: str, app_id: str, platform: str, shards: int, ios: bool
     workflow = Path(folder) / ".github" / "workflows" / "trailblaze.yml"
     if any(done.written and done.path.name == "trailblaze.yml" for done in scaffolded):
         _echo(f"fill in the lines marked FILL IN in {workflow}: how CI builds the app under test and where it lands")
+    example = Path(folder) / "trails" / "example.trail.yaml"
     _echo(f"next: trailblaze validate {Path(folder) / 'trails'}; record steps with "
-          f"`trailblaze record {Path(folder) / 'trails' / 'example.trail.yaml'} --device {platform}`")
+          f"`trailblaze record {example} --device {platform}`")
+    if ios and platform != "ios":
+        _echo("next for iOS: start WebDriverAgent on a simulator or iPhone and record the same steps there: "
+              f"`trailblaze record {example} --device ios` (docs/guides/real-devices.md)")
 
 
 def _text_of(path: Any) -> str:
@@ -377,23 +387,27 @@ def _text_of(path: Any) -> str:
     epilog=_EX + "  trailblaze validate trails/\n  trailblaze validate trails/login.trail.yaml",
 )
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--platform", type=click.Choice(["android", "ios", "web"]), default=None,
+              help="Check for this platform only, and that every step has a recording for it.")
 @_debug_option
 @click.pass_context
-def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
+def validate_command(ctx: click.Context, paths: tuple[str, ...], platform: str | None) -> None:
     """Check trail files (folders: every *.trail.yaml / trail.yaml below) as replay does before the device.
 
     The same checks as `replay` / `record` run before they touch a device, for android and ios: the
     file loads, every recorded tool exists, every {{template}} has a value. A value that comes from
-    the command line (--secret, --arg, --memory) is printed as a note, not an error.
+    the command line (--secret, --arg, --memory) is printed as a note, not an error. With --platform,
+    a step with no recording for that platform is a problem too (replay would need a model for it).
     """
     from pathlib import Path
 
     from trailblaze.engine.check import fact_warnings
-    from trailblaze.engine.preflight import validate_trails
+    from trailblaze.engine.preflight import PLATFORMS, recorded_platforms, unrecorded, validate_trails
     from trailblaze.errors import TrailFileError
     from trailblaze.trail.model import Trail, find_trail_files, load_trail
 
-    files, missing = find_trail_files(paths)
+    passed_over: list[Path] = []  # counted and named: a flow the sniffer missed is seen, not skipped
+    files, missing = find_trail_files(paths, passed_over=passed_over)
     for path in missing:
         _echo(f"{path}: no such file or directory")
     bad: set[Path] = set()
@@ -412,7 +426,9 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
             problems += 1
             _echo(f"{file}: {exc.message}")
     notes = tool_problems = 0
-    for finding in validate_trails(loaded):  # exactly replay's preflight (trailblaze/engine/preflight.py)
+    platforms = (platform,) if platform else PLATFORMS
+    found = validate_trails(loaded, platforms=platforms)  # exactly replay's preflight (engine/preflight.py)
+    for finding in [*found, *(unrecorded(loaded, platform) if platform else [])]:
         if finding.needs_value:
             notes += 1
             _echo(f"{finding.where}: note: {finding.message}")
@@ -439,6 +455,9 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
     else:
         searched = ", ".join(p for p in paths if p not in missing)
         summary.append(f"no *.trail.yaml, *.trail.md, trail.yaml or blaze.yaml found{f' in {searched}' if searched else ''}")
+    summary += [recorded for recorded in [recorded_platforms(loaded)] if recorded]
+    if passed_over:
+        summary.append(_passed_over_text(passed_over))
     if notes:
         summary.append(f"{notes} note{'s' * (notes != 1)} on values to pass at run time")
     if warnings:
@@ -447,6 +466,12 @@ def validate_command(ctx: click.Context, paths: tuple[str, ...]) -> None:
         summary.append(f"{len(missing)} path{'s' * (len(missing) != 1)} not found")
     _echo(", ".join(summary))
     ctx.exit(EXIT_USAGE if bad or tool_problems or missing or not files else 0)
+
+
+def _passed_over_text(paths: list[Any]) -> str:
+    names = ", ".join(p.name for p in paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+    count = len(paths)
+    return f"{count} other YAML file{'s' * (count != 1)} looked at and not a trail or a Maestro flow ({names})"
 
 
 @cli.command(
@@ -516,13 +541,14 @@ def check_command(ctx: click.Context, paths: tuple[str, ...], runs_dir: str, run
     ctx.exit(EXIT_USAGE if missing or not files else 1 if weak else 0)
 
 
-def _echo(text: str, *, err: bool = False) -> None:
+def _echo(text: str, *, err: bool = False, label: str = "") -> None:
     """`click.echo` for text that may come from a trail file or a device: secrets redacted (an error can
-    quote the screen, and the screen the secret), control characters made visible."""
+    quote the screen, and the screen the secret), control characters made visible. `label` is the
+    program's own word before it (`error: `), printed as it is: a secret equal to it stays unnamed."""
     from trailblaze.common.printable import printable
     from trailblaze.common.redact import scrub
 
-    click.echo(printable(scrub(text)), err=err)
+    click.echo(label + printable(scrub(text)), err=err)
 
 
 @cli.group("import", short_help="Convert tests of other tools into trails (Maestro flows).")
@@ -710,7 +736,7 @@ def report_command(run_dirs: tuple[str, ...], output: str | None, junit_path: st
     html_path = write_html_report(directory, output)
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB)")
     if junit_path:
-        click.echo(f"junit:  {write_junit(run, junit_path)}")
+        click.echo(f"junit:  {write_junit(run, junit_path, run_dir=directory)}")
 
 
 def _merge_reports(paths: list[str], output: str | None, junit_path: str | None) -> None:
@@ -740,7 +766,7 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None)
     click.echo(f"merged {runs} run{'s' * (runs != 1)}: {n} trail{'s' * (n != 1)} ({summary})")
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB)")
     if junit_path:
-        click.echo(f"junit:  {write_junit(merged.run, junit_path)}")
+        click.echo(f"junit:  {write_junit(merged.run, junit_path, run_dir=merged.root)}")
 
 
 @cli.command("devices", short_help="List connected devices.")
@@ -809,7 +835,10 @@ def snapshot_command(
         else:
             _echo(view.text)
         if screenshot_path:
-            png = as_png(session.screenshot())  # the option promises a PNG; a device may send JPEG
+            from trailblaze.screen.mask import mask_shown_secrets
+
+            # the option promises a PNG (a device may send JPEG); a shown secret is black, as in a run's
+            png = as_png(mask_shown_secrets(session.screenshot(), hierarchy))
             if set_of_mark:
                 png = draw_set_of_mark(png, view, hierarchy.scale)
             try:
@@ -1036,7 +1065,8 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 )
 @click.argument("trails", nargs=-1, required=True, type=click.Path(path_type=str))
 @_device_options
-@click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
+@click.option("--memory", "--env", "-e", "memory", multiple=True, metavar="K=V",
+              help="A memory variable ({{K}}; a Maestro flow's ${K}, as Maestro's --env / -e); repeatable.")
 @click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
 @_secret_options
 @click.option("--model", default=None, callback=_model_spec, metavar="PROVIDER:MODEL", help=_MODEL_HELP)
@@ -1050,6 +1080,9 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @click.option("--no-verify", is_flag=True, help="Write new recordings without the proof replay.")
 @click.option("--keep-unverified", is_flag=True,
               help="Write new recordings even when the proof replay fails (marked unverified).")
+@click.option("--resume", is_flag=True,
+              help="Continue from the draft a record that stopped part-way kept (FILE.draft): its steps replay "
+              "with no model calls; the whole trail is still proven before it is written.")
 @click.option("--ask", "ask", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Let the agent ask you questions (askUser) on the terminal; auto: when stdin is a terminal.")
 @_element_timeout_option
@@ -1067,6 +1100,7 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
     _grouped(
         "options", _record_options,
         "max_llm_calls", "no_screenshots", "rerecord", "steps", "from_step", "no_verify", "keep_unverified", "ask",
+        "resume",
     ),
 )  # fmt: skip
 def record_command(
@@ -1102,7 +1136,8 @@ def record_command(
 @click.option("--report", "report_path", type=click.Path(path_type=str),
               help="Write the HTML report to this .html file (or report.html in this folder).")
 @click.option("--tags", default="", metavar="T,...", help="Only trails whose config.tags include one of these.")
-@click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
+@click.option("--memory", "--env", "-e", "memory", multiple=True, metavar="K=V",
+              help="A memory variable ({{K}}; a Maestro flow's ${K}, as Maestro's --env / -e); repeatable.")
 @click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
 @_secret_options
 @click.option("--model", default=None, callback=_model_spec, metavar="PROVIDER:MODEL",
@@ -1228,6 +1263,7 @@ def mcp_command(
     """
     from pathlib import Path
 
+    from trailblaze.common.flags import MCP
     from trailblaze.device.devices import parse_device_spec
     from trailblaze.device.session import DeviceSession
     from trailblaze.engine.options import DeviceChoice
@@ -1262,7 +1298,7 @@ def mcp_command(
     session = open_session(device) if device is not None else None  # a bad --device fails before serving
     confinement = Confinement(Path(root), {device} if device is not None else set())
     bench = Workbench(
-        Memory(secrets=found), session=session, open_session=open_session, secrets=found, confinement=confinement
+        Memory(secrets=found, flags=MCP), session=session, open_session=open_session, secrets=found, confinement=confinement
     )
     serve(bench, http_port=http_port, token=token, announce=lambda line: click.echo(line, err=True))
 
@@ -1335,13 +1371,13 @@ def _main(argv: list[str] | None) -> Any:
             _echo(_usage_line(exc), err=True)
         sys.exit(EXIT_USAGE)
     except click.ClickException as exc:
-        _echo(f"error: {exc.format_message()}", err=True)
+        _echo(exc.format_message(), err=True, label="error: ")
         sys.exit(EXIT_USAGE if exc.exit_code == 2 else exc.exit_code)
     except TrailblazeError as exc:
 
         if debug:
             _print_traceback()
-        _echo(f"error: {exc.message}" if "\n" not in exc.message else exc.message, err=True)
+        _echo(exc.message, err=True, label="" if "\n" in exc.message else "error: ")
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
@@ -1350,6 +1386,6 @@ def _main(argv: list[str] | None) -> Any:
         if debug:
             _print_traceback()
         else:
-            _echo(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
+            _echo(f"{type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True, label="internal error: ")
         sys.exit(EXIT_INFRA)
     sys.exit(code if isinstance(code, int) else 0)

@@ -34,14 +34,22 @@ class Scaffolded:
 
 
 def scaffold(
-    folder: Path, app_id: str, platform: Platform = "android", shards: int = 2, *, ios: bool = False
+    folder: Path,
+    app_id: str,
+    platform: Platform = "android",
+    shards: int = 2,
+    *,
+    ios: bool = False,
+    pip_spec: str | None = None,
 ) -> list[Scaffolded]:
     """Writes the project files under `folder` (created if missing), skipping every file that exists.
 
-    The workflow replays on `platform`'s device, and with `ios` on an iOS simulator too.
+    The workflow replays on `platform`'s device, and with `ios` on an iOS simulator too (the example
+    trail then launches the app on both); it installs `pip_spec` (`ci_workflow.pip_requirement`).
 
     Raises:
-        UsageError: `app_id` is not an app id, `shards` is not 1..256, or `folder` cannot be written.
+        UsageError: `app_id` is not an app id, `shards` is not 1..256, `pip_spec` cannot go into the
+            workflow, or `folder` cannot be written.
     """
     if not _APP_ID.fullmatch(app_id):
         raise UsageError(
@@ -50,12 +58,13 @@ def scaffold(
         )
     if not 1 <= shards <= 256:
         raise UsageError(f"--shards {shards}: use 1 to 256 shards")
-    platforms: list[Platform] = [platform, "ios"] if ios else [platform]
+    platforms: list[Platform] = list(dict.fromkeys([platform, "ios"] if ios else [platform]))
+    workflow = github_workflow(platforms, shards, pip_spec)  # refuses a bad spec before any file is written
     files = {
-        Path("trails") / "example.trail.yaml": _trail(app_id, platform),
+        Path("trails") / "example.trail.yaml": _trail(app_id, platforms),
         Path("conftest.py"): _CONFTEST,
         Path("pyproject.toml"): pytest_settings(app_id, platform),
-        Path(".github") / "workflows" / "trailblaze.yml": github_workflow(platforms, shards),
+        Path(".github") / "workflows" / "trailblaze.yml": workflow,
         Path(".gitignore"): GITIGNORE,
     }
     done: list[Scaffolded] = []
@@ -119,7 +128,12 @@ def _create(target: Path, text: str) -> bool:
     return True
 
 
-def _trail(app_id: str, platform: Platform) -> str:
+def _trail(app_id: str, platforms: list[Platform]) -> str:
+    platform = platforms[0]
+    launch = "".join(
+        f"      {p}:\n        - launchApp:\n            appId: {app_id}\n            launchMode: CLEAR_STATE\n"
+        for p in platforms
+    )
     return f"""\
 # An example trail, made by `trailblaze init`. Add steps in plain language, then let the agent
 # record them on a device:
@@ -133,11 +147,7 @@ config:
 trail:
   - step: Launch the app with a clean state
     recording:
-      {platform}:
-        - launchApp:
-            appId: {app_id}
-            launchMode: CLEAR_STATE
-  # - step: Type user@example.com into the Email field
+{launch}  # - step: Type user@example.com into the Email field
   # - verify: The home screen is shown
 """
 

@@ -10,6 +10,12 @@ import os
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_ERASE_CHARACTERS",
+    "MAX_FLOW_COMMANDS",
+    "MAX_FLOW_DEPTH",
+    "MAX_RANDOM_TEXT",
+    "MAX_REPEAT_TIMES",
+    "MAX_TAP_REPEAT",
     "MAX_EXPANDED_STEPS",
     "MAX_NODES",
     "MAX_RUNTRAIL_DEPTH",
@@ -26,6 +32,19 @@ would exhaust Python's stack near 100, and each level nests run.json four levels
 MAX_EXPANDED_STEPS = 10_000
 """Steps of a trail with every `runTrail` expanded: a trail calling the next twice, 20 deep, is a
 million steps; a real suite is a few hundred."""
+MAX_FLOW_DEPTH = 16
+"""Maestro flow files running each other (`runFlow: file`), each file counted once."""
+MAX_FLOW_COMMANDS = 10_000
+"""Maestro commands of a flow with every `runFlow` / `retry` file read in: counted while expanding, so a
+few kilobytes of files each running the next twenty times fail in milliseconds, not after gigabytes."""
+MAX_REPEAT_TIMES = 1_000
+"""`repeat: times:`; a real flow repeats a few times, a hostile one a billion."""
+MAX_TAP_REPEAT = 100
+"""`tapOn: repeat:`."""
+MAX_RANDOM_TEXT = 1_000
+"""`inputRandomText` / `inputRandomNumber` `length`: characters typed."""
+MAX_ERASE_CHARACTERS = 10_000
+"""`eraseText`: characters erased (Maestro erases 50 by default)."""
 MAX_TRAIL_BYTES_ENV = "TRAILBLAZE_MAX_TRAIL_BYTES"
 _DEFAULT_MAX_BYTES = 1024 * 1024  # parsing pure-Python YAML runs at ~1 MB/s at worst
 

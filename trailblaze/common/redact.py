@@ -3,9 +3,11 @@
 Every secret a run uses is registered here (`register_secrets`) for the rest of the process, and
 every path by which text leaves the process calls `scrub` on it just before: the file writers
 (`trailblaze.common.files.write_text` / `atomic_write_text`: run.json, hierarchy dumps, LLM transcripts,
-the HTML report, JUnit XML, trail files), the console (`ScrubbingStream`, the CLI's error line),
-the pytest failure text and captured output, and the body of every LLM request. A field that a
-writer forgets is still covered, because the writer's output is scrubbed, not its fields.
+the HTML report, JUnit XML, trail files), the console (each value `record` / `replay` print, the
+CLI's error line), the pytest failure text and captured output, and the body of every LLM request. A
+field that a writer forgets is still covered, because the writer's output is scrubbed, not its fields.
+The console is the exception: its values are scrubbed, not its own words (a table header, `error:`),
+so a secret equal to one of them (`status`) does not point itself out.
 
 A secret is matched in every spelling the written formats give it, and in mixtures of them: plain,
 XML / HTML escaped (`&amp;`, `&#196;`, `&#xC4;`, `&Auml;`), JSON escaped (`\\"`, `\\u00c4`, surrogate
@@ -27,7 +29,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Mapping
-from typing import Any, NamedTuple, TextIO
+from typing import Any, NamedTuple
 
 import ahocorasick
 
@@ -36,7 +38,6 @@ from trailblaze.errors import UsageError
 __all__ = [
     "MIN_SECRET_LENGTH",
     "Redactor",
-    "ScrubbingStream",
     "check_secret",
     "forget_secrets",
     "has_secrets",
@@ -391,27 +392,3 @@ def scrub(text: str) -> str:
 def scrub_value(value: Any) -> Any:
     """A deep copy of a JSON-like value with every registered secret redacted."""
     return _PROCESS.scrub_value(value)
-
-
-class ScrubbingStream:
-    """A text stream that scrubs what is written to it (the console of record / replay)."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        self._stream.write(scrub(text))
-        return len(text)
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def isatty(self) -> bool:
-        return self._stream.isatty()
-
-    def fileno(self) -> int:
-        return self._stream.fileno()
-
-    @property
-    def encoding(self) -> str:
-        return getattr(self._stream, "encoding", "utf-8")

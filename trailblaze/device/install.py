@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.device.driver import SupportsInstall
 from trailblaze.errors import UsageError
 
@@ -14,7 +15,9 @@ if TYPE_CHECKING:
 __all__ = ["install_apps"]
 
 
-def install_apps(session: DeviceSession, paths: Sequence[str], *, reinstall: bool = False) -> list[str]:
+def install_apps(
+    session: DeviceSession, paths: Sequence[str], *, reinstall: bool = False, flags: Flags = CLI
+) -> list[str]:
     """Installs every app file in `paths` on the session's device; returns their ids.
 
     Raises:
@@ -24,7 +27,8 @@ def install_apps(session: DeviceSession, paths: Sequence[str], *, reinstall: boo
     driver = session.driver
     if not paths:
         if reinstall:
-            raise UsageError("--reinstall reinstalls the apps of --install: add --install PATH")
+            given, install = flags.reinstall or CLI.reinstall, flags.install or CLI.install
+            raise UsageError(f"{given} reinstalls the apps of {install}: add {install} PATH")
         return []
     if not isinstance(driver, SupportsInstall):
         platform = session.info.platform
@@ -34,5 +38,5 @@ def install_apps(session: DeviceSession, paths: Sequence[str], *, reinstall: boo
             if platform == "ios"
             else "install it on the device first"
         )
-        raise UsageError(f"--install: this {platform} driver cannot install apps from the host; {how}")
+        raise UsageError(f"{flags.install or CLI.install}: this {platform} driver cannot install apps from the host; {how}")
     return [driver.install_app(path, reinstall=reinstall) for path in paths]

@@ -25,6 +25,7 @@ from trailblaze.screen.resolve import resolve as resolve_selector
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
+    from pathlib import Path
     from types import TracebackType
 
     from trailblaze.device.driver import DeviceInfo, Driver
@@ -146,6 +147,10 @@ class DeviceSession:
         requests (WebDriverAgent) this does nothing: the two would only run one after the other."""
         self._shooter: ThreadPoolExecutor | None = None
         self.app_logs = AppLogs(driver)
+        self.files_dir: Path | None = None
+        """Where the running trail's files go (its folder in the run directory, set by the run
+        directory at each step): a tool that writes a file the flow names (`takeScreenshot`) writes
+        it there; None: the working directory."""
         self.info: DeviceInfo = self._timed(lambda: driver.info)
         if isinstance(driver, SupportsIdle):
             # Tells a device whose actions wait for idle themselves (WDA) the bound to use.

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.device.devices import DeviceSpec, parse_device_spec
 from trailblaze.engine.replay import ReplayOptions
 from trailblaze.errors import UsageError
@@ -124,6 +125,9 @@ class RunInputs:
     memory: Mapping[str, str] = field(default_factory=dict)
     args: Mapping[str, str] = field(default_factory=dict)
     secrets: Mapping[str, str] = field(default_factory=dict)
+    flags: Flags = CLI
+    """How the front end that gives these spells its options, for the run's hints (`--secret` or
+    `--trailblaze-secret`; docs/adr/0055-front-end-flags.md)."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,9 @@ class RecordOptions:
     """Write new recordings even when the proof replay fails (marked `unverified`)."""
     ask: Callable[[str], str] | None = None
     """Answers the agent's `askUser` questions (a person at the terminal); None: the tool is not offered."""
+    resume: bool = False
+    """`--resume`: start from the recordings a record that stopped part-way kept in the trail's draft
+    (`trailblaze.engine.record_draft`); those steps replay with no model call."""
 
 
 @dataclass(frozen=True)
@@ -215,5 +222,6 @@ class RecordRun(_Run):
             "trailblaze", "record", *self.paths, *self.device.argv(), *self.device.timeout_argv(), *self.model.argv(),
             *(f"--step={n}" for n in r.steps), *([f"--from={r.from_step}"] if r.from_step else []),
             *(["--no-verify"] if not r.verify else []), *(["--keep-unverified"] if r.keep_unverified else []),
+            *(["--resume"] if r.resume else []),
             *self.output.argv(),
         ]  # fmt: skip

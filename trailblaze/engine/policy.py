@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from trailblaze.common.flags import CLI, Flags
+
 __all__ = [
     "AgentSettings",
     "EnginePolicy",
@@ -65,10 +67,13 @@ class EnginePolicy:
         """A step the agent solved (not healed) passed as a recorded step or as an AI step."""
         return "passed-ai"
 
-    def failure_hint(self, index: int) -> str:
-        """What to do about a recording that failed (step `index`, -1 for the trailhead)."""
+    def failure_hint(self, index: int, flags: Flags = CLI) -> str:
+        """What to do about a recording that failed (step `index`, -1 for the trailhead), in the
+        options of the front end that runs it (`flags`)."""
+        if index >= 0 and flags.self_heal:
+            return f"run with {flags.self_heal} to let the agent repair this step, or re-record it"
         if index >= 0:
-            return "run with --self-heal to let the agent repair this step, or re-record it"
+            return "re-record this step"
         return "the trailhead must replay (it is never healed): fix or re-record it"
 
     def for_subtrail(self) -> EnginePolicy:
@@ -97,7 +102,7 @@ class ProofPolicy(EnginePolicy):
 
     write_back: bool = False
 
-    def failure_hint(self, index: int) -> str:
+    def failure_hint(self, index: int, flags: Flags = CLI) -> str:
         number = "the trailhead" if index < 0 else f"--step {index + 1}"
         return (
             f"the new recording does not replay after a relaunch: re-record {number}, or start the "
@@ -126,8 +131,8 @@ class RecordPolicy(EnginePolicy):
     def agent_status(self) -> Literal["passed", "passed-ai"]:
         return "passed"
 
-    def failure_hint(self, index: int) -> str:
-        return "run with --rerecord to record this step again"
+    def failure_hint(self, index: int, flags: Flags = CLI) -> str:
+        return f"run with {flags.rerecord} to record this step again" if flags.rerecord else "record this step again"
 
     def for_subtrail(self) -> EnginePolicy:
         return RecordPolicy(agent=self.agent)

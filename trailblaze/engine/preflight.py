@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze.common import yaml_lines as _yaml
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.common.limits import MAX_EXPANDED_STEPS, MAX_RUNTRAIL_DEPTH
 from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.tools.custom import ToolBox
@@ -32,10 +33,13 @@ from trailblaze.trail.variables import build_memory
 __all__ = [
     "PLATFORMS",
     "Finding",
+    "agent_anywhere",
     "agent_step",
     "check_trails",
     "find_problems",
     "may_be_skipped",
+    "recorded_platforms",
+    "unrecorded",
     "unknown_tool_hint",
     "uses_custom_tools",
     "validate_trails",
@@ -79,6 +83,7 @@ def check_trails(
     args: Mapping[str, str],
     secrets: Mapping[str, str],
     tools: bool = True,
+    flags: Flags = CLI,
 ) -> None:
     """Raises `UsageError` listing, one `file:line:col: message` line each, what would stop the run.
 
@@ -89,21 +94,27 @@ def check_trails(
         args: `--arg` values.
         secrets: `--secret` values (only their names are used).
         tools: Also flag tools with no implementation (off under self-heal, which repairs such a step).
+        flags: How the front end spells the options the hints name (trailblaze.common.flags).
     """
-    found = find_problems(trails, platform=platform, memory=memory, args=args, secrets=secrets, tools=tools)
+    found = find_problems(
+        trails, platform=platform, memory=memory, args=args, secrets=secrets, tools=tools, flags=flags
+    )
     if found:
         raise UsageError("\n".join(str(f) for f in found))
 
 
-def validate_trails(trails: Sequence[tuple[Path, Trail]]) -> list[Finding]:
-    """What `replay` / `record` would refuse before the device, on any platform, with no values given.
+def validate_trails(
+    trails: Sequence[tuple[Path, Trail]], *, platforms: Sequence[str] = PLATFORMS, flags: Flags = CLI
+) -> list[Finding]:
+    """What `replay` / `record` would refuse before the device, on `platforms`, with no values given.
 
-    `trailblaze validate` runs this: the same checks as `check_trails`, for android and ios, with
-    no `--secret` / `--arg` / `--memory`, so a template those give is a `needs_value` finding.
+    `trailblaze validate` runs this: the same checks as `check_trails`, for every platform (or the
+    one asked for), with no `--secret` / `--arg` / `--memory`, so a template those give is a
+    `needs_value` finding.
     """
     seen: dict[str, Finding] = {}
-    for platform in PLATFORMS:
-        for finding in find_problems(trails, platform=platform, memory={}, args={}, secrets={}):
+    for platform in platforms:
+        for finding in find_problems(trails, platform=platform, memory={}, args={}, secrets={}, flags=flags):
             # a v1 `tools:` list runs on both platforms, a missing value is missing on both: say it once
             seen.setdefault(finding.message if finding.needs_value else str(finding), finding)
     return list(seen.values())
@@ -117,12 +128,14 @@ def find_problems(
     args: Mapping[str, str],
     secrets: Mapping[str, str],
     tools: bool = True,
+    flags: Flags = CLI,
 ) -> list[Finding]:
     """Everything `check_trails` reports, as findings (see `check_trails` for the arguments)."""
     found: list[Finding] = []
     missing: _Missing = {}
     reported: set[str] = set()
     used: set[str] = set()  # every template name the recordings use
+    flow_missing: _Missing = {}  # a Maestro flow's `${NAME}`: given by `--env` or the flow's `env:`
     for file, trail in trails:
         text = trail.source_text
         if text is None:
@@ -146,12 +159,18 @@ def find_problems(
         sub_found = _subtrail_problems(file, doc, recorded, platform, tools, secrets, missing, len(trail.steps))
         found += [f for f in sub_found if f not in found]
         try:
-            mem = build_memory(trail, memory, args, secrets)
+            mem = build_memory(trail, memory, args, secrets, flags=flags)
         except UsageError as exc:  # a required `config.args` entry with no --arg
             where, _, message = exc.message.partition(": config.args.")
             found.append(Finding(where, f"config.args.{message}", needs_value=True))
             continue
         if _agent_may_run(trail, platform):
+            continue
+        if trail.flow_templates is not None:  # a Maestro flow: located in the flow or sub-flow itself
+            for name, where in trail.flow_templates:
+                used.add(name)
+                if mem.lookup(name, None) is None:
+                    _note_missing(flow_missing, f"${{{name}}}", where)
             continue
         remembered = {t.params.get("variable") for t in recorded if isinstance(t.params, dict)}
         for tool in recorded:
@@ -167,8 +186,11 @@ def find_problems(
     given = {**{n: "--memory" for n in memory}, **{n: "--arg" for n in args}, **{n: "--secret" for n in secrets}}
     for template, (where, places) in missing.items():
         count = len(places)
-        how = _how_to_give(template) + _unused_hint(template, given, used)
+        how = _how_to_give(template, flags) + _unused_hint(template, given, used)
         found.append(Finding(where, f"{template} has no value{_more(count)}; {how}", needs_value=True))
+    for template, (where, places) in flow_missing.items():
+        how = f"pass --env {template[2:-1]}=VALUE, or set it in the flow's env:"
+        found.append(Finding(where, f"{template} has no value{_more(len(places))}; {how}", needs_value=True))
     return found
 
 
@@ -431,17 +453,10 @@ def _parsed(text: str) -> _yaml.YamlDocument:
     return _yaml.parse_document(text)
 
 
-def _how_to_give(template: str) -> str:
+def _how_to_give(template: str, flags: Flags) -> str:
     match = TEMPLATE_RE.fullmatch(template)
     assert match is not None
-    scope, name = match.group(1), match.group(2) or match.group(3)
-    if scope == "args":
-        return f"pass --arg {name}=VALUE, or set it in config.args"
-    if scope == "secrets":
-        return f"pass --secret {name}=VALUE"
-    if scope == "memory":
-        return f"pass --memory {name}=VALUE, or set it in config.memory"
-    return f"pass --secret {name}=VALUE (or --memory / --arg {name}=VALUE), or set it in config.memory"
+    return flags.give(match.group(2) or match.group(3), match.group(1))
 
 
 def _at(file: Path, doc: _yaml.YamlDocument, path: _YPath, *, key: bool = False) -> str:
@@ -534,3 +549,57 @@ def agent_step(trail: Trail, platform: str) -> str | None:
         if step.recording_for(platform) is None:
             return f"step {i + 1} has no {platform} recording"
     return None
+
+
+def agent_anywhere(trail: Trail, platform: str, seen: frozenset[str] = frozenset()) -> bool:
+    """A step the agent solves on `platform` in the trail or in a `runTrail` trail it runs: a record
+    of it has work to do."""
+    if agent_step(trail, platform) is not None:
+        return True
+    if trail.source_text is None or trail.path is None:
+        return False
+    for tool in _recorded_tools(_parsed(trail.source_text).data, platform):
+        written = tool.params.get("path") if tool.name == "runTrail" and isinstance(tool.params, dict) else None
+        if not isinstance(written, str):
+            continue
+        target = resolve_subtrail_path(trail.path, written)
+        key = trail_key(target)
+        if key in seen or not target.is_file():
+            continue
+        try:
+            sub = load_trail(target)
+        except (TrailFileError, UsageError):
+            return True  # the record says what is wrong with it
+        if agent_anywhere(sub, platform, seen | {key}):
+            return True
+    return False
+
+
+def unrecorded(trails: Sequence[tuple[Path, Trail]], platform: str, flags: Flags = CLI) -> list[Finding]:
+    """`FILE: step 3 has no ios recording; record it: …` for every trail a replay on `platform` would
+    hand to the agent for want of a recording (`validate --platform`): with no model configured,
+    that replay stops with exit 2."""
+    found = []
+    for file, trail in trails:
+        why = agent_step(trail, platform)
+        if why is not None and why.endswith(f"has no {platform} recording"):
+            found.append(Finding(str(file), f"{why}; record it: {flags.record_trail(str(file), platform)}"))
+    return found
+
+
+def recorded_platforms(trails: Sequence[tuple[Path, Trail]]) -> str:
+    """`recorded for android and ios`, or `recorded for android (2), ios (1)` when the trails differ;
+    empty when none has a recording (a v1 `tools:` recording, for any platform, counts as none)."""
+    counts: dict[str, int] = {}
+    for _, trail in trails:
+        keys = {k for s in trail.steps for k in (s.recording or {})}
+        if trail.trailhead is not None:
+            keys |= set(trail.trailhead.recording or {})
+        for family in {k.split("-")[0] for k in keys} & set(PLATFORMS):
+            counts[family] = counts.get(family, 0) + 1
+    if not counts:
+        return ""
+    names = [p for p in PLATFORMS if p in counts]
+    if all(counts[p] == len(trails) for p in names):
+        return "recorded for " + " and ".join(names)
+    return "recorded for " + ", ".join(f"{p} ({counts[p]})" for p in names)

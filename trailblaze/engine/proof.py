@@ -152,13 +152,15 @@ def finish_recording(
     device: str,
     on_step: Callable[[StepRecord], None] | None = None,
     subtrails: SubTrails | None = None,
+    resumed: int = 0,
 ) -> str | None:
     """After a record run: prove the new recordings by replay, then write them (or not).
 
     `before` is the file's text when the record started; `memory` builds a fresh memory for the
     proof (what the record run remembered must not leak into it). `subtrails` are the `runTrail`
     trails the record run loaded: their new recordings are proven and written (or not) with the
-    trail's own (ADR 0021).
+    trail's own (ADR 0021). `resumed` steps got their recordings from a draft (`record --resume`):
+    they replayed in the record run, and are new to the file all the same.
 
     Returns:
         The summary line (`recorded 5 steps · verified by replay in 3.1 s`), or None when the run
@@ -169,10 +171,13 @@ def finish_recording(
         UsageError: the file could not be written.
     """
     subs = subtrails if subtrails is not None else {}
-    recorded = sum(s.recording_written for s in _all_steps(record))
+    solved = sum(s.recording_written for s in _all_steps(record))
+    recorded = solved + resumed
     if record.status != "passed" or not recorded:
         return None
     what = f"recorded {recorded} step{'s' * (recorded != 1)}"
+    if resumed:
+        what += f" ({resumed} from the draft)"
     problem = None if options.verify else "not verified (--no-verify)"
     if problem is None and (why := start_problem(trail, session.info.classifier, subs)) is not None:
         problem = f"not verified: {why}"

@@ -18,6 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.engine.options import (
     DeviceChoice,
     ModelChoice,
@@ -27,6 +28,7 @@ from trailblaze.engine.options import (
     RunInputs,
 )
 from trailblaze.engine.policy import AgentSettings, RecordPolicy, RerecordPolicy
+from trailblaze.engine.record_draft import not_changed_text, nothing_to_record, resumed_text
 from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
 from trailblaze.engine.retries import clean_launch, run_with_retries
 from trailblaze.engine.steps import StepEngine, run_engine, start_record
@@ -42,7 +44,8 @@ if TYPE_CHECKING:
 
     from trailblaze.device.session import DeviceSession
     from trailblaze.engine.shard import Shard
-    from trailblaze.llm.client import LLMClient
+    from trailblaze.errors import UsageError
+    from trailblaze.llm.client import LLMAuthError, LLMClient
     from trailblaze.output.rundir import RunDir
 
 __all__ = [
@@ -73,6 +76,7 @@ def record_trail(
     device: str = "",
     on_summary: Callable[[str], None] | None = None,
     on_proof_step: Callable[[StepRecord], None] | None = None,
+    flags: Flags = CLI,
 ) -> TrailRecord:
     """Record one trail file on `session`: replay what is recorded, solve the rest, prove, then save.
 
@@ -80,6 +84,7 @@ def record_trail(
         on_summary: Called with the line saying what was recorded and whether the proof replay
             verified it (`recorded 5 steps · verified by replay in 3.1 s`).
         on_proof_step: Called after every step of the proof replay.
+        flags: How the calling front end spells the options its hints name (trailblaze.common.flags).
 
     Returns:
         The trail's record (status `passed` or `failed`, every step with its status; `verification`
@@ -92,9 +97,17 @@ def record_trail(
     """
     trail = load_trail(path)
     before = trail.source_text
-    mem = build_memory(trail, memory, args, secrets)
+    mem = build_memory(trail, memory, args, secrets, flags=flags)
     # recording only: a replay does not pay for importing the proof (and mutation) machinery
     from trailblaze.engine.proof import ProofOptions, chosen_steps, finish_recording
+    from trailblaze.engine.record_draft import drop_draft, keep_draft, resume_draft
+
+    if options.resume and (options.rerecord or options.steps or options.from_step is not None):
+        from trailblaze.errors import UsageError
+
+        raise UsageError("--resume continues a plain record from its draft; drop --rerecord / --step / --from")
+    # the draft's steps replay like recorded ones: no model call for what an earlier record paid for
+    resumed = resume_draft(trail, session.info.platform) if options.resume else []
 
     solve = chosen_steps(trail, session.info.platform, options.steps, options.from_step)
     if solve is not None and options.rerecord:
@@ -108,20 +121,35 @@ def record_trail(
     engine = StepEngine(
         trail, session, mem, policy, llm_factory=llm_factory, observer=rundir, on_step=on_step, subtrails=subtrails
     )
-    run_engine(trail, record, engine)
+    drafts = not options.rerecord and solve is None  # a draft holds what a plain record solved
+    try:
+        run_engine(trail, record, engine)
+    except BaseException:  # the model endpoint, the device or Ctrl-C stopped it: keep what was paid for
+        if drafts:
+            keep_draft(trail, record, resumed)
+            if rundir is not None:
+                rundir.write()
+        raise
+    if record.status != "passed":
+        if drafts:
+            keep_draft(trail, record, resumed)
+        return record
     line = finish_recording(
         trail,
         record,
         before,
         session,
-        memory=lambda: build_memory(trail, memory, args, secrets),
+        memory=lambda: build_memory(trail, memory, args, secrets, flags=flags),
         llm_factory=llm_factory,
         options=ProofOptions(verify=options.verify, keep_unverified=options.keep_unverified),
         rundir=rundir,
         device=device,
         on_step=on_proof_step,
         subtrails=subtrails,
+        resumed=len(resumed),
     )
+    if record.verification in ("verified", "skipped", "unverified") and trail.path is not None:
+        drop_draft(trail.path)  # written: the draft is spent
     if line is not None and on_summary is not None:
         on_summary(line)
     return record
@@ -157,12 +185,21 @@ class _LLMs:
         self.clients.append(build_llm(resolve_model(m.model), base_url=m.base_url, timeout=m.timeout, retries=m.retries))
         return self.clients[-1]
 
-    def check(self, why: str) -> None:
-        """Builds the first client now: a missing API key fails before the device is touched."""
+    def check(self, why: str, unrecorded: Callable[[LLMAuthError], UsageError] | None = None) -> None:
+        """Builds the first client now: a missing API key fails before the device is touched.
+
+        `unrecorded`: the agent is needed only because a step has no recording for the device, so no
+        key configured is the trail's problem (exit 2, with how to record it), not the endpoint's.
+        """
         from trailblaze.errors import LLMError
+        from trailblaze.llm.client import LLMAuthError
 
         try:
             self._ready = self()
+        except LLMAuthError as exc:
+            if unrecorded is not None:
+                raise unrecorded(exc) from None
+            raise type(exc)(f"{why}, so the agent must run: {exc.message}") from exc
         except LLMError as exc:  # every LLMError subclass takes just the message
             raise type(exc)(f"{why}, so the agent must run: {exc.message}") from exc
 
@@ -197,18 +234,33 @@ def _preflight(trails: list[tuple[Path, Trail]], platform: str, inputs: RunInput
     from trailblaze.engine.preflight import check_trails
 
     check_trails(
-        trails, platform=platform, memory=inputs.memory, args=inputs.args, secrets=inputs.secrets, tools=tools
-    )
+        trails, platform=platform, memory=inputs.memory, args=inputs.args, secrets=inputs.secrets, tools=tools,
+        flags=inputs.flags,
+    )  # fmt: skip
 
 
-def _agent_needed(trails: list[tuple[Path, Trail]], platform: str) -> str | None:
+def _agent_needed(trails: list[tuple[Path, Trail]], platform: str) -> tuple[Path, str] | None:
+    """The first trail with a step the agent must solve on `platform`, and why (`step 3 has no ios recording`)."""
     from trailblaze.engine.preflight import agent_step
 
     for file, trail in trails:
         why = agent_step(trail, platform)
         if why:
-            return f"{file} {why}"
+            return file, why
     return None
+
+
+def _unrecorded_fix(
+    needed: tuple[Path, str], device: DeviceChoice, flags: Flags
+) -> Callable[[LLMAuthError], UsageError] | None:
+    """How replay explains a step with no recording and no model: record it, or pass a key (None: the
+    step is `recordable: false`, the agent's by design)."""
+    from trailblaze.engine.no_model import no_model_error
+
+    file, why = needed
+    if not why.endswith(f"has no {device.platform} recording"):
+        return None
+    return partial(no_model_error, f"{file} {why}", str(file), device.text, flags=flags)
 
 
 def _open_run_dir(run: ReplayRun | RecordRun) -> tuple[RunDir, bool]:
@@ -274,11 +326,24 @@ def run_record_command(run: RecordRun) -> int:
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
     _preflight(trails, device.platform, inputs, tools=False)
     why = _check_record_options(options, trails, device.platform)
+    console = _console()
+    resumed = _resume_drafts(trails, device.platform) if options.resume else {}
+    if not why and not options.rerecord:  # a trail with nothing to solve is not recorded again
+        todo = _to_record(trails, device, resumed)
+        for file, _ in trails:
+            if file not in todo:
+                console.print(_escape(nothing_to_record(file, device.platform, device.text)))
+        trails = [(file, trail) for file, trail in trails if file in todo]
+        files = [file for file, _ in trails]
+        if not files:
+            return 0
     llms = _LLMs(run.model)
-    why = why or ("--rerecord solves every step" if options.rerecord else _agent_needed(trails, device.platform))
+    if not why and not options.rerecord:
+        needed = _agent_needed(trails, device.platform)
+        why = f"{needed[0]} {needed[1]}" if needed else None
+    why = why or ("--rerecord solves every step" if options.rerecord else None)
     if why:
         llms.check(why)
-    console = _console()
     rundir, created = _open_run_dir(run)
     root = rundir.root
     failed = 0
@@ -291,26 +356,37 @@ def run_record_command(run: RecordRun) -> int:
             console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device.text)}")
             if notes.get(file):
                 console.print(f"  [dim]note: {_escape(str(notes[file]))}[/]")
+            if resumed.get(file):
+                console.print(f"  [dim]{_escape(resumed_text(file, resumed[file]))}[/]")
             summary: list[str] = []
-            record = record_trail(
-                file,
-                session,
-                llms,
-                memory=inputs.memory,
-                args=inputs.args,
-                secrets=inputs.secrets,
-                options=options,
-                rundir=rundir,
-                on_step=lambda rec: console.print(_step_line(rec)),
-                device=device.text,
-                on_summary=summary.append,
-                on_proof_step=_proof_printer(console),
-            )
+            try:
+                record = record_trail(
+                    file,
+                    session,
+                    llms,
+                    memory=inputs.memory,
+                    args=inputs.args,
+                    secrets=inputs.secrets,
+                    options=options,
+                    rundir=rundir,
+                    on_step=lambda rec: console.print(_step_line(rec)),
+                    device=device.text,
+                    on_summary=summary.append,
+                    on_proof_step=_proof_printer(console),
+                    flags=inputs.flags,
+                )
+            except BaseException:  # the error follows; first what became of the file and the paid steps
+                this = rundir.run.trails[-1] if rundir.run.trails else None
+                if this is not None and this.path == str(file):
+                    console.print(f"  [yellow]{_escape(not_changed_text(file, this, device.text))}[/]")
+                raise
             failed += record.status != "passed"
             if record.error:
                 console.print(f"  [red]{_escape(record.error)}[/]")
                 _print_device_log(console, record, root)
             _print_recording(console, file, record, summary)
+            if record.status != "passed" and record.verification != "failed":  # a refused proof says so below
+                console.print(f"  [yellow]{_escape(not_changed_text(file, record, device.text))}[/]")
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -336,18 +412,42 @@ def run_record_command(run: RecordRun) -> int:
 
 def _models(usage: UsageTotals) -> str:
     """` (openai:gpt-4.1)`: who answered, and how often with text instead of a tool call."""
-    said = [", ".join(usage.models)] if usage.models else []
+    said = [", ".join(_escape(m) for m in usage.models)] if usage.models else []
     if usage.text_answers:
         said.append(f"{usage.text_answers} answered with text instead of a tool call")
     return f" ({'; '.join(said)})" if said else ""
 
 
+def _resume_drafts(trails: list[tuple[Path, Trail]], platform: str) -> dict[Path, list[int]]:
+    """`--resume`: each trail's draft put back into the loaded trail (before the device: a draft that
+    covers every step needs no model); at least one of the trails must have a draft."""
+    from trailblaze.engine.record_draft import resume_draft
+
+    resumed = {file: resume_draft(trail, platform, required=False) for file, trail in trails}
+    if not any(resumed.values()):
+        resume_draft(trails[0][1], platform)  # says there is no draft to resume
+    return resumed
+
+
+def _to_record(trails: list[tuple[Path, Trail]], device: DeviceChoice, resumed: Mapping[Path, list[int]]) -> set[Path]:
+    """The trails a record has work on: a step the agent solves (there or in a `runTrail` trail), or a
+    draft's recordings to prove."""
+    from trailblaze.engine.preflight import agent_anywhere
+
+    return {file for file, trail in trails if resumed.get(file) or agent_anywhere(trail, device.platform)}
+
+
 def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail]], platform: str) -> str | None:
-    """Usage errors of --step / --from / --keep-unverified, before the device; why the agent must run."""
+    """Usage errors of --step / --from / --keep-unverified / --resume, before the device; why the agent must run."""
     from trailblaze.errors import UsageError
 
     if options.keep_unverified and not options.verify:
         raise UsageError("--keep-unverified keeps recordings the proof replay rejected; it needs the proof (drop --no-verify)")
+    if options.resume and (options.rerecord or options.steps or options.from_step is not None):
+        other = "--rerecord" if options.rerecord else "--step" if options.steps else "--from"
+        raise UsageError(
+            f"--resume continues a record from the steps its draft kept; {other} solves steps again: drop one of them"
+        )
     if not options.steps and options.from_step is None:
         return None
     flags = "--step" if options.steps else "--from"
@@ -386,8 +486,8 @@ def _print_recording(console: Console, file: Path, record: TrailRecord, summary:
     if not record.heal_diff:
         return
     if record.verification == "failed":
-        where = f" (kept as {record.directory}/recording.diff in the run directory)" if record.directory else ""
-        console.print(f"  [bold]{_escape(str(recordings_file(file)))} was not changed; the rejected recording{where}:[/]")
+        where = f" (kept as {_escape(record.directory)}/recording.diff in the run directory)" if record.directory else ""
+        console.print(f"  [bold]{_escape(str(recordings_file(file)))} not changed; the rejected recording{where}:[/]")
     else:
         console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
     console.print(_diff_markup(record.heal_diff))
@@ -434,9 +534,9 @@ def run_replay_command(run: ReplayRun) -> int:
     if junit:
         check_writable(junit, "--junit")
     llms = _LLMs(run.model)
-    why = _agent_needed(trails, device.platform)
-    if why:
-        llms.check(why)
+    needed = _agent_needed(trails, device.platform)
+    if needed:
+        llms.check(f"{needed[0]} {needed[1]}", _unrecorded_fix(needed, device, inputs.flags))
     console = _console()
     rundir, created = _open_run_dir(run)
     root = rundir.root
@@ -463,7 +563,7 @@ def run_replay_command(run: ReplayRun) -> int:
             trail,
             session,
             options=run.replay,
-            memory=build_memory(trail, inputs.memory, inputs.args, inputs.secrets),
+            memory=build_memory(trail, inputs.memory, inputs.args, inputs.secrets, flags=inputs.flags),
             llm_factory=llms,
             rundir=rundir,
             device=device.text,
@@ -514,8 +614,8 @@ def run_replay_command(run: ReplayRun) -> int:
                 _print_interrupted(console, root, report)
     _summary(console, rundir, root)
     result = verdict(rundir.run, policy, root)
-    for line in result.lines:
-        console.print(_escape(line))
+    for line in result.lines:  # their values are redacted already, their labels are the program's
+        console.print(_markup(line))
     if broken is not None:
         raise broken
     return result.code
@@ -596,8 +696,8 @@ def _never_started(
 
 def _print_interrupted(console: Console, root: Path, report: str | None) -> None:
     """After Ctrl-C: where what ran so far is kept (run.json is complete, the step that ran is marked)."""
-    html = f"report {_report_target(report)}" if report else f"report: trailblaze report {root}"
-    console.print(f"[yellow]interrupted (Ctrl-C)[/] — run directory {root}; {html}")
+    html = f"report {_escape(str(_report_target(report)))}" if report else f"report: trailblaze report {_escape(str(root))}"
+    console.print(f"[yellow]interrupted (Ctrl-C)[/] — run directory {_escape(str(root))}; {html}")
 
 
 def _write_reports(console: Console, rundir: RunDir, junit: str | None, report: str | None) -> None:
@@ -605,7 +705,7 @@ def _write_reports(console: Console, rundir: RunDir, junit: str | None, report: 
     from trailblaze.output.report import write_html_report
 
     if junit:
-        console.print(f"junit:  {_escape(str(write_junit(rundir.run, junit)))}")
+        console.print(f"junit:  {_escape(str(write_junit(rundir.run, junit, run_dir=rundir.root)))}")
     if report:
         console.print(f"report: {_escape(str(write_html_report(rundir.root, _report_target(report))))}")
 
@@ -677,12 +777,11 @@ def _console() -> Console:
 
     from rich.console import Console
 
-    from trailblaze.common.redact import ScrubbingStream
-
-    # every line the command prints passes the process's redactor (secrets in any spelling); text
-    # from a trail or the device is escaped as markup, and no `:name:` of it may become an emoji
-    # (`root:x:0:0` printed as `root❌0:0`)
-    return Console(file=ScrubbingStream(sys.stdout), highlight=False, soft_wrap=True, emoji=False)  # type: ignore[arg-type]
+    # The console is not scrubbed as a whole: a secret equal to one of its own words (`status`) would
+    # point out which word is secret. Every value from a trail, the device or a run log goes in
+    # through `_escape`, which redacts it; no `:name:` of it may become an emoji (`root:x:0:0`
+    # printed as `root❌0:0`).
+    return Console(file=sys.stdout, highlight=False, soft_wrap=True, emoji=False)
 
 
 def _install(console: Console, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:
@@ -707,6 +806,8 @@ _INTERRUPTED = "interrupted (Ctrl-C)"
 
 
 def _step_line(rec: StepRecord) -> str:
+    from trailblaze.common.redact import scrub
+
     number = "trailhead" if rec.index < 0 else f"{rec.index + 1:>2}"
     if rec.status == "skipped":
         what = "skipped"
@@ -721,23 +822,32 @@ def _step_line(rec: StepRecord) -> str:
         what = f"{'healed, ' if rec.mode == 'self-heal' else ''}recorded {n} tool{'s' * (n != 1)}"
     for sub in rec.subtrails:  # runTrail: which trail ran, and how far it got
         done = sum(s.status.startswith("passed") for s in sub.steps)
-        what += f" (runTrail {Path(sub.path).name}: {done}/{len(sub.steps)} steps passed)"
+        what += f" (runTrail {_escape(Path(sub.path).name)}: {done}/{len(sub.steps)} steps passed)"
     calls = f", {rec.usage.llm_calls} LLM calls" if rec.usage.llm_calls else ""
     seconds = f"{rec.duration_ms / 1000:.1f} s"
-    text = rec.text if len(rec.text) <= 70 else rec.text[:69] + "…"
+    full = scrub(rec.text)  # before it is cut: a secret cut in two is no longer found
+    text = full if len(full) <= 70 else full[:69] + "…"
     status: str = rec.status if rec.status not in ("passed", "skipped") else ""
     mark = _MARKS.get(rec.status, "?")
     if rec.status == "failed" and (rec.error or "").startswith(_INTERRUPTED):  # stopped, not broken
         status, mark = "interrupted", "[yellow]■[/]"
     label = f"{status}, " if status else ""
     return (
-        f"  {mark} {number} {rec.kind:<6} {_escape(text)}  "
+        f"  {mark} {number} {rec.kind:<6} {_markup(text)}  "
         f"[dim]{label}{what}{calls}, {seconds}[/]"
     )
 
 
 def _escape(text: str) -> str:
-    """Text from a trail, the device or a run log as rich markup: control characters made visible."""
+    """Text from a trail, the device or a run log as rich markup: every registered secret redacted (in
+    any spelling), control characters made visible."""
+    from trailblaze.common.redact import scrub
+
+    return _markup(scrub(text))
+
+
+def _markup(text: str) -> str:
+    """Text already redacted as rich markup (control characters made visible)."""
     from rich.markup import escape
 
     from trailblaze.common.printable import printable

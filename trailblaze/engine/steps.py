@@ -170,7 +170,7 @@ class StepEngine:
             recorded = self._recorded_tools(step, rec.index)
             if recorded is None:
                 rec.mode = "agent"
-                self._solve(rec, step, text, None)
+                self._solve(rec, step, text, None, device=record.device)
             elif not recorded:
                 rec.mode, rec.status = "noop", "passed"
             else:
@@ -319,10 +319,12 @@ class StepEngine:
             return
         if rec.candidates and "closest on screen" not in result.message:
             error += "; closest on screen: " + "; ".join(rec.candidates[:3])
-        error += "; " + self.policy.failure_hint(rec.index)
+        error += "; " + self.policy.failure_hint(rec.index, self.memory.flags)
         rec.error = self.memory.redact(error)
 
-    def _solve(self, rec: StepRecord, step: TrailStep | None, text: str, failure: _Failure | None) -> None:
+    def _solve(
+        self, rec: StepRecord, step: TrailStep | None, text: str, failure: _Failure | None, *, device: str = ""
+    ) -> None:
         if self.llm_factory is None:
             rec.status = "failed"
             why = (
@@ -338,7 +340,7 @@ class StepEngine:
             from trailblaze.engine.heal import seed_text
 
             objective = f"{text}\n\n{seed_text(failure.done, failure.call, failure.result)}"
-        agent = self.agent
+        agent = self._agent_for(step, failure, device)
         result = agent.run_step(objective, verify=verify, stated=text)
         if result.status == "COMPLETED" and agent.completed and agent.completed[-1] == objective:
             agent.completed[-1] = text  # the next step's reminder names the step, not the heal note
@@ -374,6 +376,20 @@ class StepEngine:
         # Replay reaches this point only when self-heal is on or the device had no recording.
         if self.policy.writes() and tools:  # never manufacture `[]` (a deliberate no-op)
             self._write(rec, step, tools)
+
+    def _agent_for(self, step: TrailStep | None, failure: _Failure | None, device: str) -> Agent:
+        """The agent; a replay of an unrecorded step with no model configured is the trail's problem."""
+        from trailblaze.engine.no_model import no_model_error
+        from trailblaze.llm.client import LLMAuthError
+
+        try:
+            return self.agent
+        except LLMAuthError as exc:
+            unrecorded = failure is None and self.policy.name == "replay" and (step is None or step.recordable)
+            if not unrecorded or not self.trail.path:
+                raise
+            why = f"it has no {self.family} recording"
+            raise no_model_error(why, self.trail.path, device or self.family, exc, self.memory.flags) from None
 
     def _write(self, rec: StepRecord, step: TrailStep | None, tools: list[ToolCall]) -> None:
         if step is None:

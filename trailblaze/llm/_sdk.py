@@ -16,6 +16,7 @@ import time
 from types import ModuleType
 from typing import Any, ClassVar, Self
 
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.common.redact import scrub, scrub_value
 from trailblaze.errors import LLMError
 from trailblaze.llm import pricing
@@ -44,10 +45,13 @@ endpoint costs at most 3 x 30 s + 1.5 s = 91.5 s, not the SDK's 5 x 60 s (ADR 00
 LOCAL_PLACEHOLDER_KEY = "trailblaze-local-no-key"
 """Sent when no key is configured and the base URL is loopback (a local fake, proxy or model server)."""
 
-_HOW_TO_WAIT_LONGER = (
-    "raise --llm-timeout SECONDS or --llm-retries N "
-    "(pytest: --trailblaze-llm-timeout / --trailblaze-llm-retries), or check the endpoint"
-)
+
+
+def _how_to_wait_longer(flags: Flags) -> str:
+    # a front end with no such options (MCP builds no model) still gets the CLI's spelling
+    timeout, retries = flags.llm_timeout or CLI.llm_timeout, flags.llm_retries or CLI.llm_retries
+    return f"raise {timeout} or {retries}, or check the endpoint"
+
 
 # What a 200 answer that is not the expected shape raises while it is read.
 _SHAPE_ERRORS = (AttributeError, KeyError, TypeError, ValueError, IndexError)
@@ -65,7 +69,7 @@ class SDKLLM:
     wire_format: ClassVar[str]
     """What a good answer is, for the malformed-answer message (`a Messages API message`)."""
     base_url_hint: ClassVar[str]
-    """Where the endpoint is configured, for connection errors."""
+    """Where the endpoint is configured, for connection errors; `{flag}` is the front end's base-URL option."""
     credential_hint: ClassVar[str]
     """Where the credential is configured, for 401/403."""
 
@@ -74,6 +78,8 @@ class SDKLLM:
     timeout: float
     max_retries: int
     _secrets: tuple[str, ...] = ()
+    flags: Flags = CLI
+    """How the front end that built this client spells the options its errors name (`build_llm`'s)."""
     _client: Any
     """The SDK client (`anthropic.Anthropic`, `openai.OpenAI`, ...)."""
 
@@ -172,8 +178,12 @@ class SDKLLM:
             detail = detail[:119] + "…"
         return LLMError(
             f"malformed answer from model endpoint {self.base_url} (not {self.wire_format}: {detail}); "
-            f"check that {self.base_url_hint} points at the right API and that no proxy cuts answers short"
+            f"check that {self.endpoint_hint()} points at the right API and that no proxy cuts answers short"
         )
+
+    def endpoint_hint(self) -> str:
+        """`ANTHROPIC_BASE_URL` (or --llm-base-url): where the endpoint is set, in the front end's options."""
+        return self.base_url_hint.format(flag=self.flags.llm_base_url or CLI.llm_base_url)
 
     def _clean(self, error: LLMError) -> LLMError:
         error.message = " ".join(scrub(str(redact(error.message, self._secrets))).split())
@@ -188,13 +198,14 @@ def _translate(exc: Exception, sdk: ModuleType, llm: SDKLLM) -> LLMError:
     after = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
     if isinstance(exc, sdk.APITimeoutError):
         return LLMTimeoutError(
-            f"model endpoint {base_url} timed out (no answer within {timeout:g} s){after}; {_HOW_TO_WAIT_LONGER}"
+            f"model endpoint {base_url} timed out (no answer within {timeout:g} s){after}; "
+            f"{_how_to_wait_longer(llm.flags)}"
         )
     if isinstance(exc, sdk.APIConnectionError):
         cause = exc.__cause__
         detail = f"{type(cause).__name__}: {cause}" if cause else getattr(exc, "message", str(exc))
         return LLMConnectionError(
-            f"cannot reach model endpoint {base_url} ({detail}){after}; check {llm.base_url_hint} and the network"
+            f"cannot reach model endpoint {base_url} ({detail}){after}; check {llm.endpoint_hint()} and the network"
         )
     if isinstance(exc, sdk.APIStatusError):
         kind = getattr(exc, "type", None)
@@ -208,7 +219,7 @@ def _translate(exc: Exception, sdk: ModuleType, llm: SDKLLM) -> LLMError:
         if isinstance(exc, sdk.RateLimitError):
             return LLMRateLimitError(
                 f"model endpoint {base_url} kept rate-limiting ({what}{said}){after}; "
-                "wait, lower concurrency or raise --llm-retries N (pytest: --trailblaze-llm-retries)"
+                f"wait, lower concurrency or raise {llm.flags.llm_retries or CLI.llm_retries}"
             )
         if exc.status_code in (400, 404, 413, 422):
             return LLMBadRequestError(f"model endpoint {base_url} refused the request ({what}{said})")

@@ -16,6 +16,7 @@ import os
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.errors import UsageError
 from trailblaze.llm._sdk import DEFAULT_RETRIES, DEFAULT_TIMEOUT, LOCAL_PLACEHOLDER_KEY, SDKLLM
 from trailblaze.llm.client import (
@@ -104,7 +105,7 @@ class AnthropicLLM(_ClaudeLLM):
     """
 
     provider = "anthropic"
-    base_url_hint = "`ANTHROPIC_BASE_URL` (or --llm-base-url)"
+    base_url_hint = "`ANTHROPIC_BASE_URL` (or {flag})"
     credential_hint = "`ANTHROPIC_API_KEY`"
 
     def __init__(
@@ -117,8 +118,11 @@ class AnthropicLLM(_ClaudeLLM):
         timeout: float = DEFAULT_TIMEOUT,
         http_client: httpx2.Client | None = None,
         default_headers: dict[str, str] | None = None,
+        flags: Flags = CLI,
     ) -> None:
         import anthropic
+
+        self.flags = flags
 
         self.model = model or _env_model("anthropic") or DEFAULT_MODEL
         self.base_url = (base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
@@ -165,7 +169,7 @@ class BedrockLLM(_ClaudeLLM):
     """
 
     provider = "bedrock"
-    base_url_hint = "`ANTHROPIC_BEDROCK_BASE_URL` (or --llm-base-url) and `AWS_REGION`"
+    base_url_hint = "`ANTHROPIC_BEDROCK_BASE_URL` (or {flag}) and `AWS_REGION`"
     credential_hint = "the AWS credentials (`AWS_ACCESS_KEY_ID` / `AWS_PROFILE`) and their Bedrock permissions"
 
     def __init__(
@@ -175,8 +179,11 @@ class BedrockLLM(_ClaudeLLM):
         base_url: str | None = None,
         max_retries: int = DEFAULT_RETRIES,
         timeout: float = DEFAULT_TIMEOUT,
+        flags: Flags = CLI,
     ) -> None:
         import anthropic
+
+        self.flags = flags
 
         _require("boto3", "bedrock")
         self.model, self.max_retries, self.timeout = model, max_retries, timeout
@@ -232,7 +239,7 @@ class VertexLLM(_ClaudeLLM):
     """
 
     provider = "vertex"
-    base_url_hint = "`ANTHROPIC_VERTEX_BASE_URL` (or --llm-base-url) and `CLOUD_ML_REGION`"
+    base_url_hint = "`ANTHROPIC_VERTEX_BASE_URL` (or {flag}) and `CLOUD_ML_REGION`"
     credential_hint = "`GOOGLE_OAUTH_ACCESS_TOKEN` or the Application Default Credentials and their Vertex permissions"
 
     def __init__(
@@ -242,8 +249,11 @@ class VertexLLM(_ClaudeLLM):
         base_url: str | None = None,
         max_retries: int = DEFAULT_RETRIES,
         timeout: float = DEFAULT_TIMEOUT,
+        flags: Flags = CLI,
     ) -> None:
         import anthropic
+
+        self.flags = flags
 
         _require("google.auth", "vertex")
         self.model, self.max_retries, self.timeout = model, max_retries, timeout

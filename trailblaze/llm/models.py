@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.errors import UsageError
 from trailblaze.llm.client import LLMClient
 from trailblaze.llm.pricing import PROVIDERS
@@ -77,8 +78,11 @@ def build_llm(
     base_url: str | None = None,
     timeout: float | None = None,
     retries: int | None = None,
+    flags: Flags = CLI,
 ) -> LLMClient:
-    """The client for `spec`; `None` options keep the adapter's defaults (30 s, 2 retries).
+    """The client for `spec`; `None` options keep the adapter's defaults (30 s, 2 retries). Its
+    errors name the options of the front end that builds it (`flags`: `--llm-timeout` or
+    `--trailblaze-llm-timeout`).
 
     Raises:
         UsageError: the provider's optional package is missing (`pip install 'trailblaze[openai]'`).
@@ -87,6 +91,7 @@ def build_llm(
     limits: dict[str, Any] = {
         k: v for k, v in (("timeout", timeout), ("max_retries", retries)) if v is not None
     }
+    limits["flags"] = flags
     if spec.provider == "openai":
         from trailblaze.llm.openai import OpenAILLM
 

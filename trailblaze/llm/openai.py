@@ -29,6 +29,7 @@ import os
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.errors import UsageError
 from trailblaze.llm._sdk import DEFAULT_RETRIES, DEFAULT_TIMEOUT, LOCAL_PLACEHOLDER_KEY, SDKLLM
 from trailblaze.llm.client import (
@@ -89,7 +90,7 @@ class OpenAILLM(SDKLLM):
 
     provider = "openai"
     wire_format = "a Chat Completions answer"
-    base_url_hint = "--llm-base-url (or `OPENAI_BASE_URL`)"
+    base_url_hint = "{flag} (or `OPENAI_BASE_URL`)"
     credential_hint = "`OPENAI_API_KEY`"
 
     def __init__(
@@ -101,7 +102,9 @@ class OpenAILLM(SDKLLM):
         max_retries: int = DEFAULT_RETRIES,
         timeout: float = DEFAULT_TIMEOUT,
         http_client: httpx2.Client | None = None,
+        flags: Flags = CLI,
     ) -> None:
+        self.flags = flags
         try:
             import openai
         except ImportError:
@@ -114,7 +117,7 @@ class OpenAILLM(SDKLLM):
         if key is None:
             if not is_loopback_url(self.base_url):
                 raise LLMAuthError(
-                    f"no API key for {self.base_url}: set `OPENAI_API_KEY`, or point --llm-base-url "
+                    f"no API key for {self.base_url}: set `OPENAI_API_KEY`, or point {flags.llm_base_url or CLI.llm_base_url} "
                     "at a local OpenAI-compatible server (Ollama, vLLM)"
                 )
             key = LOCAL_PLACEHOLDER_KEY

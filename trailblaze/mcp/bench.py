@@ -161,12 +161,12 @@ class Workbench:
     def screenshot(self, *, marks: bool) -> Reply:
         def shoot(session: DeviceSession) -> Reply:
             from trailblaze.agent.loop import model_image
-            from trailblaze.mcp.mask import Unmaskable, mask_secrets
+            from trailblaze.screen.mask import Unmaskable, mask_secrets
 
             hierarchy = session.settle()
             view = _view(hierarchy)
-            try:  # secure fields and elements showing a secret are painted over (trailblaze.mcp.mask)
-                shot = mask_secrets(session.screenshot(), hierarchy, self.memory.secret_values)
+            try:  # secure fields and elements showing a secret are painted over (trailblaze.screen.mask)
+                shot = mask_secrets(session.screenshot(), hierarchy, self._redact)
             except Unmaskable as exc:
                 return answer(
                     "ERROR",
@@ -325,7 +325,7 @@ class Workbench:
             return loaded
 
         def replay(session: DeviceSession) -> Reply:
-            memory = build_memory(loaded, secrets=self._secrets)
+            memory = build_memory(loaded, secrets=self._secrets, flags=self.memory.flags)
             record = replay_trail(loaded, session, memory=memory)
             return self._with_screen(_replay_reply(record))
 
@@ -338,7 +338,7 @@ class Workbench:
         if isinstance(loaded, Reply):
             return loaded
         file = Path(loaded.path or "")
-        findings = validate_trails([(file, loaded)])
+        findings = validate_trails([(file, loaded)], flags=self.memory.flags)
         problems = [str(f) for f in findings if not f.needs_value]
         notes = [f"note: {f} (this server has it)" if self._covers(f.message) else f"note: {f}"
                  for f in findings if f.needs_value]  # fmt: skip

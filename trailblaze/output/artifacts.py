@@ -4,7 +4,8 @@ background worker that takes and writes them (docs/adr/0024-artifacts-off-the-cr
 - `ScreenshotMode`: `steps` (a picture after every step, and before the first), `failures` (only a
   failing step's), `off` (none). Hierarchy dumps are kept in every mode: the replay has them anyway.
 - Screenshots are stored as the device sends them (`image_ext` names the file by its bytes): a JPEG
-  from uiautomator2 is not decoded and re-encoded as PNG.
+  from uiautomator2 is not decoded and re-encoded as PNG. Only a picture that shows a secret is
+  decoded, blacked out there and encoded again, in its own format (`trailblaze.screen.mask`).
 - `Background` runs capture and write jobs one after another on one thread, so the replay does not
   wait for a screenshot round trip or a file write; the session's `before_action` hook makes the next
   device action wait for a screenshot still in flight, so the picture never shows the next screen.

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from trailblaze.common.redact import scrub
 from trailblaze.output.runlog import RunRecord, TrailRecord
 
 __all__ = ["CiPolicy", "Heal", "Verdict", "heals", "is_blocking", "is_flaky", "is_passing", "verdict"]
@@ -93,21 +94,25 @@ def heals(run: RunRecord) -> list[Heal]:
 
 def verdict(run: RunRecord, policy: CiPolicy, root: Path | None = None) -> Verdict:
     """The exit code the run earns under `policy`, and the summary lines naming every flaky,
-    quarantined and healed trail (paths under `root`, the run directory, when given)."""
+    quarantined and healed trail (paths under `root`, the run directory, when given).
+
+    The lines' values (trail names, errors, step text, paths) are redacted here, their labels
+    (`flaky:`, `healed:`) are not: a secret equal to a label must not point itself out."""
     lines: list[str] = []
     failing = [t for t in run.trails if is_blocking(t)]
     flaky = [t for t in run.trails if is_flaky(t)]
     for trail in flaky:
-        first = trail.attempts[0].error or "failed"
+        first = scrub(trail.attempts[0].error or "failed")
         n = len(trail.attempts) + 1
-        lines.append(f"flaky: {label(trail)} passed on attempt {n} of {n}; attempt 1 failed: {first}")
+        lines.append(f"flaky: {scrub(label(trail))} passed on attempt {n} of {n}; attempt 1 failed: {first}")
     for trail in run.trails:
         if trail.quarantine:
-            lines.append(f"quarantined: {label(trail)} {trail.status} ({trail.quarantine})")
+            lines.append(f"quarantined: {scrub(label(trail))} {trail.status} ({scrub(trail.quarantine)})")
     healed = heals(run)
     for heal in healed:
         where = heal.diff if root is None or heal.diff is None else str(root / heal.diff)
-        lines.append(f"healed: {heal.trail} step {heal.step} ({heal.text}) — diff {where or 'not written'}")
+        shown = f"{scrub(heal.trail)} step {heal.step} ({scrub(heal.text)})"
+        lines.append(f"healed: {shown} — diff {scrub(where) if where else 'not written'}")
     over_budget = policy.max_heals is not None and len(healed) > policy.max_heals
     if over_budget:
         lines.append(

@@ -97,7 +97,21 @@ def _failure_text(trail: TrailRecord, step: StepRecord | None) -> tuple[str, str
     return _one_line(error), f"{trail.path}\n{error}"
 
 
-def _testcase(parent: ET.Element, trail: TrailRecord) -> None:
+def _storyboard_path(trail: TrailRecord, run_dir: Path | None) -> str | None:
+    """Where a CI system finds the trail's storyboard: relative to the working directory (the CI
+    workspace) when it is below it, else absolute; as run.json names it when the run directory is unknown."""
+    if not trail.storyboard:
+        return None
+    if run_dir is None:
+        return trail.storyboard
+    target = (run_dir / trail.storyboard).resolve()
+    try:
+        return target.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(target)
+
+
+def _testcase(parent: ET.Element, trail: TrailRecord, run_dir: Path | None = None) -> None:
     case = ET.SubElement(
         parent,
         "testcase",
@@ -122,6 +136,9 @@ def _testcase(parent: ET.Element, trail: TrailRecord) -> None:
         *_ci_properties(trail),
     ):
         ET.SubElement(props, "property", {"name": name, "value": _clean(value)})
+    storyboard = _storyboard_path(trail, run_dir)
+    if storyboard is not None:
+        ET.SubElement(props, "property", {"name": "trailblaze.storyboard", "value": _clean(storyboard)})
     outcome = _outcome(trail)
     if outcome == "quarantined":
         message, _ = _failure_text(trail, _failed_step(trail))
@@ -147,7 +164,9 @@ def _testcase(parent: ET.Element, trail: TrailRecord) -> None:
         ET.SubElement(case, "skipped", {"message": _clean(_one_line(trail.error or "skipped"))})
     _reruns(case, trail)
     out = ET.SubElement(case, "system-out")
-    out.text = _clean(_system_out(trail))
+    # the attachment line Jenkins' and GitLab's JUnit readers turn into a link on the test
+    attachment = f"[[ATTACHMENT|{storyboard}]]\n" if storyboard is not None else ""
+    out.text = _clean(_system_out(trail) + attachment)
 
 
 def _outcome(trail: TrailRecord) -> str:
@@ -198,8 +217,12 @@ def rerun_texts(trail: TrailRecord) -> list[tuple[str, str, str]]:
     return out
 
 
-def junit_xml(run: RunRecord, *, suite_name: str = "trailblaze") -> str:
-    """The run as a JUnit XML document (see `write_junit` for its shape)."""
+def junit_xml(
+    run: RunRecord, *, suite_name: str = "trailblaze", run_dir: str | os.PathLike[str] | None = None
+) -> str:
+    """The run as a JUnit XML document (see `write_junit` for its shape); `run_dir` is where the run's
+    artifact paths are relative to (the storyboards' links)."""
+    base = Path(run_dir) if run_dir is not None else None
     outcomes = [_outcome(t) for t in run.trails]
     root = ET.Element("testsuites")
     attrs = {
@@ -226,7 +249,7 @@ def junit_xml(run: RunRecord, *, suite_name: str = "trailblaze") -> str:
     ):
         ET.SubElement(props, "property", {"name": name, "value": _clean(value)})
     for trail in run.trails:
-        _testcase(suite, trail)
+        _testcase(suite, trail, base)
     ET.SubElement(suite, "system-out").text = ""
     ET.SubElement(suite, "system-err").text = ""
     scrub_tree(root)  # values only: a secret equal to `testcase` must not rename the tags
@@ -234,7 +257,13 @@ def junit_xml(run: RunRecord, *, suite_name: str = "trailblaze") -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(run: RunRecord, path: str | os.PathLike[str], *, suite_name: str = "trailblaze") -> Path:
+def write_junit(
+    run: RunRecord,
+    path: str | os.PathLike[str],
+    *,
+    suite_name: str = "trailblaze",
+    run_dir: str | os.PathLike[str] | None = None,
+) -> Path:
     """Writes the run as JUnit XML (atomically) and returns the path.
 
     Shape: a `<testsuites>` root holding **one `<testsuite>` for the whole run** (not one per trail
@@ -253,6 +282,9 @@ def write_junit(run: RunRecord, path: str | os.PathLike[str], *, suite_name: str
     - a retried trail (`--retries`) keeps its earlier attempts as `<flakyFailure>` (it passed in the
       end: flaky) or `<rerunFailure>` (it failed every attempt) elements, the Surefire convention
       pytest-rerunfailures also writes, plus `trailblaze.attempts` / `trailblaze.flaky` properties;
+    - a trail with a storyboard (`trailblaze.output.storyboard`) names it in a `trailblaze.storyboard`
+      property and an `[[ATTACHMENT|path]]` line in its `<system-out>`, relative to the working
+      directory when it is below it (`run_dir`: the run directory the run's paths are relative to);
     - `passed`, `passed-with-self-heal`, `passed-ai` → a pass. The exact status is kept in the
       case's `<properties>` (`trailblaze.status`, plus counts of healed and AI steps) and in its
       `<system-out>`, which lists every step with its status, mode and time.
@@ -272,7 +304,7 @@ def write_junit(run: RunRecord, path: str | os.PathLike[str], *, suite_name: str
     from trailblaze.errors import UsageError
 
     target = Path(path)
-    document = junit_xml(run, suite_name=suite_name)
+    document = junit_xml(run, suite_name=suite_name, run_dir=run_dir)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(target, document.encode("utf-8"))

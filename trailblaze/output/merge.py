@@ -107,6 +107,7 @@ def rebase_trail(trail: TrailRecord, sub: str, *, confine: Path | None = None) -
 
     trail = trail.model_copy(deep=True)
     trail.directory = join(trail.directory) or ("" if sub in ("", ".") else sub)
+    trail.storyboard = join(trail.storyboard)
     for step in trail.steps:
         step.screenshot_before = join(step.screenshot_before)
         step.screenshot_after = join(step.screenshot_after)

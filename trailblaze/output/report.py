@@ -174,6 +174,10 @@ def device_log_tail(step: StepRecord, run_dir: Path) -> list[str]:
     return [head, *(f"      {line}" for line in shown)]
 
 
+_MAX_STORYBOARD = 8_000_000
+"""Bytes: a storyboard larger than this is linked, not embedded (a report stays one file a browser opens)."""
+
+
 class _Images:
     """Screenshots read from the run directory, downscaled and encoded once per distinct content
     (a step's "after" is usually the next step's "before")."""
@@ -497,7 +501,9 @@ class _Page:
             f'<span class="spacer"></span>{self._step_strip(number, trail)}'
             f'<span class="dur">{esc(_dur(trail.duration_ms, trail.status))}</span></summary>\n'
         )
-        yield '<div class="trail-body">\n<dl class="facts small">'
+        yield '<div class="trail-body">\n'
+        yield from self._storyboard(trail)
+        yield '<dl class="facts small">'
         facts: list[tuple[str, str]] = [
             ("Path", trail.path),
             ("Id", trail.id or "—"),
@@ -678,6 +684,27 @@ class _Page:
             yield from self._step(number, j, step, sub, prefix=prefix)
         yield "</div>\n</section>\n"
         self.trail_dir = caller.directory
+
+    def _storyboard(self, trail: TrailRecord) -> Iterator[str]:
+        """The trail's animated storyboard (trailblaze.output.storyboard), embedded like the screenshots."""
+        if not trail.storyboard:
+            return
+        rel = self._locate(trail.storyboard)
+        path = artifact_path(self.run_dir, rel)
+        try:
+            data = path.read_bytes() if path is not None and path.stat().st_size <= _MAX_STORYBOARD else None
+        except OSError:
+            data = None
+        link = self._file_link(rel, "file")
+        if data is None:
+            yield f'<p class="storyboard muted">Storyboard: {link}</p>\n'
+            return
+        mime = "image/webp" if rel.endswith(".webp") else "image/gif"
+        uri = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        yield (
+            f'<figure class="storyboard"><img src="{uri}" alt="Storyboard of {esc(_trail_name(trail))}: '
+            f'every step\'s screenshot and status"><figcaption>Storyboard · {link}</figcaption></figure>\n'
+        )
 
     def _shots(self, step: StepRecord) -> Iterator[str]:
         shots = [("Before", step.screenshot_before), ("After", step.screenshot_after)]
@@ -901,6 +928,9 @@ white-space:nowrap}
 .step-grid{display:flex;gap:20px;align-items:flex-start}
 .step-grid>.info{flex:1;min-width:0}
 @media (max-width:900px){.step-grid{flex-direction:column}.step-grid>.info{width:100%}}
+.storyboard{margin:4px 0 12px}
+.storyboard img{display:block;width:240px;height:auto;border:1px solid var(--line);border-radius:6px}
+.storyboard figcaption{font-size:12px;color:var(--muted);margin-top:3px}
 .shots{display:flex;gap:12px;margin:10px 0;flex:none}
 .shot{margin:0;width:240px}
 .shot img{display:block;width:240px;height:auto;border:1px solid var(--line);border-radius:6px;background:#eee}

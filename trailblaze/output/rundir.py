@@ -33,7 +33,9 @@ replay pays one screenshot per step, not two); `run.json` then names the same fi
 Nothing written here contains a secret value: tool params keep their `{{templates}}`, every text
 file is written through `trailblaze.common.files.write_text` / `atomic_write_text`, which scrub every
 registered secret in any spelling (`trailblaze.common.redact`, ADR 0017), and images in transcripts are
-replaced by the name of the file that holds them.
+replaced by the name of the file that holds them. A screenshot is written with every element of its dump
+that shows a secret blacked out (`trailblaze.screen.mask`), so the report, a merged report and anything
+else made from these files never shows one either.
 """
 
 from __future__ import annotations
@@ -139,6 +141,8 @@ class RunDir:
         self._last_after: _Capture | None = None
         self._stack: list[tuple[TrailRecord, StepRecord, Path]] = []
         self._work = Background()
+        self._boards = Background()
+        """Storyboards are encoded on a worker of their own: a screenshot job never queues behind one."""
         self._shot: _Shot | None = None
         """The screenshot taken last (maybe still in flight): the next action waits for it."""
         self._frozen: dict[int, str] = {}
@@ -271,6 +275,7 @@ class RunDir:
                 _quietly(session.app_logs.start)
             session.app_logs.mark_step(record.index)
         if session is not None:
+            session.files_dir = self._trail_dir
             # With `steps`, the step's picture is requested with the dump its settle takes anyway (on a
             # device that serves both at once): a step pays max(dump, screenshot), not the sum. Off
             # again once the step's "after" is taken, so the run directory leaves the session as it was.
@@ -324,9 +329,25 @@ class RunDir:
         trail.status = status  # type: ignore[assignment]
         trail.error = self._redact(error) if error else None
         trail.duration_ms = (time.monotonic() - started) * 1000
-        self.write()
+        self.write()  # the step screenshots have landed
+        if any(trail is t for t in self.run.trails):  # not a proof replay or a runTrail's sub-trail
+            self._storyboard(trail)
+
+    def _storyboard(self, trail: TrailRecord) -> None:
+        """Encodes the trail's storyboard from its stored screenshots while the next trail runs."""
+        from trailblaze.output.storyboard import frames_of, write_storyboard
+
+        if self._shooting == "off" or not frames_of(trail):
+            return
+
+        def job() -> None:
+            trail.storyboard = write_storyboard(self.root, trail)
+
+        self._boards.submit(job)
 
     def finish(self, *, interrupted: bool = False) -> None:
+        self._boards.wait()  # run.json names every storyboard that was made
+        self._boards.close()
         self.run.finished_at = now_iso()
         self.run.status = "interrupted" if interrupted else "finished"
         if interrupted:
@@ -463,17 +484,21 @@ class RunDir:
 
         self._work.submit(write_dump)
         rel = self._rel_dir()
-        shot = self._screenshot(session, folder, f"{rel}/{stem}") if shoot else None
+        shot = self._screenshot(session, hierarchy, folder, f"{rel}/{stem}") if shoot else None
         return f"{rel}/{stem}.{ext}", shot
 
-    def _screenshot(self, session: DeviceSession, folder: Path, rel_stem: str) -> _Shot:
-        """Takes a screenshot in the background into `rel_stem`.<the image's own extension>."""
+    def _screenshot(self, session: DeviceSession, hierarchy: Hierarchy, folder: Path, rel_stem: str) -> _Shot:
+        """Takes a screenshot in the background into `rel_stem`.<the image's own extension>, every
+        element of `hierarchy` (the dump it shows) that shows a secret blacked out before it is written."""
+        from trailblaze.screen.mask import mask_shown_secrets
+
         shot = _Shot()
         name = rel_stem.rsplit("/", 1)[-1]
 
         def take() -> None:
             try:
-                data = session.screenshot()
+                # Unmaskable (a secret with no bounds) lands as no picture: better none than a leak
+                data = mask_shown_secrets(session.screenshot(), hierarchy, self._redact_text)
                 ext = image_ext(data)
                 (folder / f"{name}.{ext}").write_bytes(data)
                 shot.landed(f"{rel_stem}.{ext}")

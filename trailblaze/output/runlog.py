@@ -207,6 +207,12 @@ class TrailRecord(_Model):
     session_url: str | None = None
     """The device farm's page for the Appium session this trail ran in (video, device logs), when
     the farm gives one (`trailblaze.device.driver.SupportsRemoteSession`)."""
+    storyboard: str | None = None
+    """The trail's animated storyboard (`<directory>/storyboard.webp`, relative to the run directory),
+    made from the stored step screenshots; None when no step has one (`trailblaze.output.storyboard`)."""
+    draft: str | None = None
+    """Record only, when the trail file was not changed: the draft beside it that keeps the recordings
+    this run paid for (`record --resume` continues from it; `trailblaze.engine.record_draft`)."""
 
 
 StepRecord.model_rebuild()

@@ -33,6 +33,7 @@ class DevicePool:
     def get(self, spec: str) -> DeviceSession:
         """The session for `spec`; a device that does not open fails the test with one line (and
         every later test on it, without trying again)."""
+        from trailblaze.common.flags import PYTEST
         from trailblaze.device.install import install_apps
         from trailblaze.errors import TrailblazeError
 
@@ -43,7 +44,7 @@ class DevicePool:
                 choice = self._choose(spec)
                 session = choice.open(**self._session_args)
                 try:
-                    install_apps(session, choice.install, reinstall=choice.reinstall)
+                    install_apps(session, choice.install, reinstall=choice.reinstall, flags=PYTEST)
                 except BaseException:
                     session.close()
                     raise

@@ -160,6 +160,8 @@ class TrailRunner:
         self.self_heal = replay.self_heal
         self.write_back = replay.write_back
         self.secrets = dict(inputs.secrets)
+        self.flags = inputs.flags
+        """How the hints of this runner's trails spell options (the plugin's: `--trailblaze-secret`, …)."""
         self.llm_calls = 0
         """How many times a step needed the model (the `llm` fixture was asked for)."""
         self._llm_factory = llm_factory
@@ -212,7 +214,7 @@ class TrailRunner:
 
         trail = load_trail(path)
         every_secret = {**self.secrets, **(secrets or {})}
-        mem = build_memory(trail, memory, args, every_secret)
+        mem = build_memory(trail, memory, args, every_secret, flags=self.flags)
         heal = self.self_heal if self_heal is None else self_heal
         self.session.invalidate()
         rundir = self._open_rundir(mem)
@@ -222,7 +224,7 @@ class TrailRunner:
                 trail,
                 self.session,
                 options=ReplayOptions(self_heal=heal, write_back=self.write_back),
-                memory=build_memory(trail, memory, args, every_secret),  # each attempt starts afresh
+                memory=build_memory(trail, memory, args, every_secret, flags=self.flags),  # each attempt afresh
                 llm_factory=self._llm,
                 rundir=rundir,
                 device=self.device,
@@ -252,6 +254,7 @@ class TrailRunner:
         verify: bool = True,
         keep_unverified: bool = False,
         ask: Callable[[str], str] | None = None,
+        resume: bool = False,
         **memory: str,
     ) -> TrailResult:
         """Records a trail: replays what is recorded for this device, solves the rest with `llm`, then
@@ -265,7 +268,8 @@ class TrailRunner:
                 `unverified`); otherwise a failed proof saves nothing and the result is `failed`.
 
         `ask` answers the model's `askUser` questions (question in, one-line answer out); without it
-        the tool is not offered.
+        the tool is not offered. A record that stops part-way keeps what the model solved in a draft
+        beside the trail; `resume=True` starts from it (`record --resume`).
 
         Raises:
             UsageError / TrailFileError: the file does not load, or `steps` / `from_step` are invalid.
@@ -289,9 +293,11 @@ class TrailRunner:
                 verify=verify,
                 keep_unverified=keep_unverified,
                 ask=ask,
+                resume=resume,
             ),
             rundir=self._open_rundir(Memory(secrets=merged)),
             device=self.device,
+            flags=self.flags,
         )
         return TrailResult(record, self.run_dir)
 
@@ -311,7 +317,7 @@ class TrailRunner:
         call = parse_tool(tool) if isinstance(tool, str) else tool
         self.session.invalidate()
         custom = toolbox_for(None).box
-        return run_recorded_tool(self.session, call, Memory(memory, secrets=self.secrets), custom)
+        return run_recorded_tool(self.session, call, Memory(memory, secrets=self.secrets, flags=self.flags), custom)
 
     def close(self) -> None:
         """Finishes the run directory (writes its final `run.json`) and puts back the device state
@@ -382,5 +388,5 @@ def write_merged_report(root: Path, *, command: list[str], shard: str | None = N
             merged.trails.append(rebase_trail(trail, sub))
             merged.usage.add(trail.usage)
     write_run(merged, root)
-    write_junit(merged, root / "junit.xml", suite_name="trailblaze (pytest)")
+    write_junit(merged, root / "junit.xml", suite_name="trailblaze (pytest)", run_dir=root)
     return write_html_report(root)

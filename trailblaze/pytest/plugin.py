@@ -694,7 +694,7 @@ def worker_device_spec(config: pytest.Config) -> str:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, is_flow_file
+    from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
     from trailblaze.trail.discovery import is_trail_name
 
     if is_trail_name(file_path.name):
@@ -702,7 +702,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
             return None
     elif not file_path.name.endswith(FLOW_SUFFIXES) or not _collectable(parent.config, file_path):
         return None
-    elif not is_flow_file(file_path):  # a Maestro flow is a trail too (docs/adr/0049-maestro-flows.md)
+    elif flow_file_kind(file_path) == "other":  # a Maestro flow is a trail too (docs/adr/0049-maestro-flows.md)
         return None
     from trailblaze.pytest._items import TrailFile
 
@@ -892,9 +892,11 @@ def _scrub_report(report: pytest.TestReport) -> None:
 
 
 def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
-    """Saves the screenshot and hierarchy of a failed test; a dead device is noted, not raised."""
+    """Saves the screenshot and hierarchy of a failed test (every element of the dump that shows a
+    secret blacked out of the picture); a dead device is noted, not raised."""
     from trailblaze.common.files import write_text
     from trailblaze.common.images import image_ext
+    from trailblaze.screen.mask import mask_shown_secrets
 
     directory.mkdir(parents=True, exist_ok=True)
     saved: list[str] = []
@@ -905,7 +907,7 @@ def _capture_failure(session: DeviceSession, directory: Path) -> list[str]:
         dump = directory / ("failure.json" if hierarchy.format == "wda-json" else "failure.xml")
         write_text(dump, text)
         saved.append(str(dump))
-        data = session.screenshot()
+        data = mask_shown_secrets(session.screenshot(), hierarchy)
         shot = directory / f"failure.{image_ext(data)}"
         shot.write_bytes(data)
         saved.append(str(shot))
@@ -1038,6 +1040,7 @@ def llm(trailblaze_config: TrailblazeConfig) -> Iterator[LLMClient]:
     `trail_runner` asks for it only when a step needs it, so fully recorded trails never build a
     client. Override it in `conftest.py` with `trailblaze.testing.ScriptedLLM` / `FunctionLLM`.
     """
+    from trailblaze.common.flags import PYTEST
     from trailblaze.llm.models import build_llm, resolve_model
 
     settings = trailblaze_config
@@ -1046,6 +1049,7 @@ def llm(trailblaze_config: TrailblazeConfig) -> Iterator[LLMClient]:
         base_url=settings.llm_base_url,
         timeout=settings.llm_timeout,
         retries=settings.llm_retries,
+        flags=PYTEST,  # its errors name --trailblaze-llm-timeout, not the CLI's --llm-timeout
     )
     try:
         yield client
@@ -1081,6 +1085,7 @@ def trail_runner(
     )
     if directory is not None and directory.exists():
         shutil.rmtree(directory)  # a previous run of this test; this folder belongs to it alone
+    from trailblaze.common.flags import PYTEST
     from trailblaze.engine.options import RunInputs
 
     runner = TrailRunner(
@@ -1089,7 +1094,7 @@ def trail_runner(
         llm_factory=lambda: request.getfixturevalue("llm"),
         replay=trailblaze_config.replay_options(),
         policy=trailblaze_config.ci_policy(),
-        inputs=RunInputs(secrets=trailblaze_secrets),
+        inputs=RunInputs(secrets=trailblaze_secrets, flags=PYTEST),  # its hints name pytest's options
         output=trailblaze_config.run_output(directory),
         command=["pytest", item.nodeid],
     )

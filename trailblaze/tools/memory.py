@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.common.redact import Redactor, register_secrets, scrub_value
 from trailblaze.errors import UsageError
 
@@ -29,7 +30,11 @@ class Memory:
         *,
         args: Mapping[str, str] | None = None,
         secrets: Mapping[str, str] | None = None,
+        flags: Flags = CLI,
     ) -> None:
+        self.flags = flags
+        """How the front end that built this run spells the options a hint names (`--secret` or
+        `--trailblaze-secret`, …): the run's hints ask it (trailblaze.common.flags)."""
         self._memory: dict[str, str] = dict(memory or {})
         self._args: dict[str, str] = dict(args or {})
         self._secrets: dict[str, str] = dict(secrets or {})
@@ -68,7 +73,7 @@ class Memory:
     ) -> Memory:
         """A sub-trail's variables (`runTrail`): its own memory and args, this run's secrets, and
         `secret_args` (args whose value came from a secret) kept secret too."""
-        return Memory(memory, args=args, secrets={**self._secrets, **secret_args})
+        return Memory(memory, args=args, secrets={**self._secrets, **secret_args}, flags=self.flags)
 
     # --- templates ---------------------------------------------------------------------------------
     def interpolate(self, value: Any, *, where: str = "tool params") -> Any:
@@ -86,10 +91,7 @@ class Memory:
             scope, name = (m.group(1), m.group(2)) if m.group(2) else (None, m.group(3))
             found = self.lookup(name, scope)
             if found is None:
-                raise UsageError(
-                    f"unknown variable {m.group(0)} in {where}: pass --memory {name}=..., "
-                    f"--arg {name}=... or --secret {name}=..., or set it in config.memory"
-                )
+                raise UsageError(f"unknown variable {m.group(0)} in {where}: {self.flags.give(name, scope)}")
             return found
 
         return TEMPLATE_RE.sub(sub, text)

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, is_flow_file
+from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
 from trailblaze.trail._parts import CLASSIFIER_RE, classifier_lineage
 
 __all__ = [
@@ -36,6 +36,7 @@ SKIPPED_DIRS = frozenset({"build", "node_modules"})
 _FAMILIES = ("android", "ios", "web")
 _FOLDER_FILES = ("trail.yaml", "blaze.yaml")
 YAML_SUFFIX = ".trail.yaml"
+_TOOL_SUFFIXES = (".tool.yaml", ".tool.yml")  # a project's YAML tools: known, not passed over
 MARKDOWN_SUFFIX = ".trail.md"
 
 
@@ -90,8 +91,14 @@ def folder_trail_id(path: Path) -> str | None:
     return path.resolve().parent.name or None
 
 
-def walk_trails(root: Path, classifier: str | None) -> list[Path]:
-    """The trail files below `root`, sorted, one per folder trail (see the module docstring)."""
+def walk_trails(root: Path, classifier: str | None, *, passed_over: list[Path] | None = None) -> list[Path]:
+    """The trail files below `root`, sorted, one per folder trail (see the module docstring).
+
+    A `.yaml` that cannot be read (no permission, a dangling symlink, not UTF-8) may be a flow, so it
+    is returned for the loader to say why; it is never passed over in silence. The other `.yaml` /
+    `.yml` files looked at and found to be neither trail nor flow are added to `passed_over`, so
+    `validate` can count and name them.
+    """
     found: list[Path] = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
@@ -99,8 +106,11 @@ def walk_trails(root: Path, classifier: str | None) -> list[Path]:
         names = set(files)
         chosen = pick_folder_trail(names, classifier)
         for name in sorted(names):
-            if name.endswith(FLOW_SUFFIXES) and not is_trail_name(name) and is_flow_file(here / name):
-                found.append(here / name)  # a Maestro flow (docs/adr/0049-maestro-flows.md)
+            if name.endswith(FLOW_SUFFIXES) and not is_trail_name(name):
+                if flow_file_kind(here / name) != "other":
+                    found.append(here / name)  # a Maestro flow (docs/adr/0049-maestro-flows.md)
+                elif passed_over is not None and not name.endswith(_TOOL_SUFFIXES):
+                    passed_over.append(here / name)
                 continue
             if not is_trail_name(name) or (here / name).is_dir():
                 continue

@@ -96,6 +96,8 @@ class Trail(BaseModel):
     _note: str | None = PrivateAttr(default=None)
     _from_flow: bool = PrivateAttr(default=False)
     """Converted in memory from a Maestro flow (`trailblaze.tools.maestro`): never saved over that flow."""
+    _flow_templates: list[tuple[str, str]] | None = PrivateAttr(default=None)
+    _flow_notes: list[str] = PrivateAttr(default_factory=list)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trail):
@@ -113,6 +115,17 @@ class Trail(BaseModel):
     def note(self) -> str | None:
         """Something to tell the user about how the file was read (a `.trail.md` whose `.trail.yaml` won)."""
         return self._note
+
+    @property
+    def flow_templates(self) -> list[tuple[str, str]] | None:
+        """A Maestro flow's `${NAME}` uses that no `env:` around them gives, each with the
+        `file:line:col` in the flow or sub-flow that holds it; None for a trail read from trail text."""
+        return self._flow_templates
+
+    @property
+    def flow_notes(self) -> list[str]:
+        """`file:line:col: note: …` for what a Maestro flow writes that trailblaze does not act on."""
+        return list(self._flow_notes)
 
     @property
     def source_text(self) -> str | None:
@@ -313,8 +326,13 @@ def _flow_trail(text: str, name: str) -> Trail:
     from trailblaze.tools.maestro.convert import flow_trail_text
     from trailblaze.tools.maestro.flow import read_flow
 
-    trail = loads_trail(flow_trail_text(read_flow(text, name, _seen=(os.path.abspath(name),))), name)
+    flow = read_flow(text, name)
+    trail = loads_trail(flow_trail_text(flow), name)
     trail._from_flow = True
+    trail._flow_templates = flow.templates
+    trail._flow_notes = flow.notes
+    if flow.notes:
+        trail._note = "; ".join(n.split(": note: ", 1)[-1] for n in flow.notes)
     return trail
 
 
@@ -338,21 +356,25 @@ def is_trail_file(path: Path) -> bool:
 
 
 def find_trail_files(
-    paths: Iterable[str | os.PathLike[str]], classifier: str | None = None
+    paths: Iterable[str | os.PathLike[str]],
+    classifier: str | None = None,
+    *,
+    passed_over: list[Path] | None = None,
 ) -> tuple[list[Path], list[str]]:
     """The trail files named by `paths` (folders searched recursively, sorted) and the paths that do not exist.
 
     A file named explicitly is taken whatever its name. In a folder, hidden and `build/` folders are
     skipped, and a folder holding `trail.yaml`, `blaze.yaml` or `<classifier>.trail.yaml` files is one
     trail: the file for `classifier` (a device classifier or a platform, closest first) is taken, or
-    every one of them when `classifier` is None (`validate`).
+    every one of them when `classifier` is None (`validate`). The `.yaml` files in those folders that
+    are neither trail nor flow are added to `passed_over` when it is given.
     """
     found: list[Path] = []
     missing: list[str] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found += walk_trails(path, classifier)
+            found += walk_trails(path, classifier, passed_over=passed_over)
         elif path.is_file() or os.path.lexists(path):  # a FIFO or a symlink loop: load_trail says which
             found.append(path)
         else:

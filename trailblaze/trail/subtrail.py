@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from trailblaze.common.limits import MAX_RUNTRAIL_DEPTH
+from trailblaze.common.project import project_of
 from trailblaze.errors import UsageError
 from trailblaze.tools.memory import TEMPLATE_RE, Memory
 from trailblaze.trail.model import ToolCall, Trail, load_trail
@@ -51,17 +52,6 @@ def resolve_subtrail_path(caller_path: str | os.PathLike[str] | None, path: str)
     if target.is_absolute() or caller_path is None:
         return target
     return Path(caller_path).parent / target
-
-
-def project_of(trail_path: str | os.PathLike[str]) -> Path:
-    """The project a trail belongs to: the folder of the nearest `pyproject.toml` or `.git` at or above
-    it (as custom tools find theirs), else the folder above the trail's own, so the `../flows/` of a
-    loose folder of trails still resolve."""
-    folder = Path(os.path.realpath(trail_path)).parent
-    for candidate in (folder, *folder.parents):
-        if (candidate / "pyproject.toml").is_file() or (candidate / ".git").exists():
-            return candidate
-    return folder.parent
 
 
 def outside_project(top: str | os.PathLike[str], written: str, target: Path) -> str | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from trailblaze.common import yaml_lines as _yaml
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.errors import UsageError
 from trailblaze.tools.memory import Memory
 from trailblaze.trail.model import Trail
@@ -17,21 +18,27 @@ def build_memory(
     memory: Mapping[str, str] | None = None,
     args: Mapping[str, str] | None = None,
     secrets: Mapping[str, str] | None = None,
+    *,
+    flags: Flags = CLI,
 ) -> Memory:
     """The run's variables: `config.memory` / `config.args` overridden by the command line.
 
     A declared arg is either a plain value or Trailblaze's typed form `{type: string, default: …}`,
     where leaving out `default` makes the arg required.
 
+    `flags` is how the front end spells the options its hints name (trailblaze.common.flags).
+
     Raises:
         UsageError: a required arg (declared without a default) was not passed with `--arg`.
     """
     given = dict(args or {})
-    base_memory, base_args = declared_values(trail, given)
-    return Memory({**base_memory, **(memory or {})}, args={**base_args, **given}, secrets=secrets)
+    base_memory, base_args = declared_values(trail, given, flags)
+    return Memory({**base_memory, **(memory or {})}, args={**base_args, **given}, secrets=secrets, flags=flags)
 
 
-def declared_values(trail: Trail, given: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+def declared_values(
+    trail: Trail, given: Mapping[str, str], flags: Flags = CLI
+) -> tuple[dict[str, str], dict[str, str]]:
     """The trail's `config.memory` and the defaults of its `config.args`.
 
     Raises:
@@ -46,9 +53,10 @@ def declared_values(trail: Trail, given: Mapping[str, str]) -> tuple[dict[str, s
         elif declared.get("default") is not None:
             base_args[name] = _arg_text(declared["default"])
         elif name not in given:
+            passing = flags.passing(name, "args")
             raise UsageError(
                 f"{_arg_position(trail, name)}: config.args.{name} has no default and no value was given; "
-                f"pass --arg {name}=VALUE (or give it a `default:`)"
+                + (f"{passing} (or give it a `default:`)" if passing else "give it a `default:`")
             )
     return base_memory, base_args
 

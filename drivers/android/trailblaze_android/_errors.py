@@ -16,8 +16,8 @@ __all__ = ["adb_server_hint", "translate", "translating"]
 
 def adb_server_hint(host: str, port: int) -> str:
     return (
-        f"no adb server at {host}:{port}: start one with `adb start-server` "
-        "or a simulator with `trailblaze sim android`"
+        f"no adb server at {host}:{port}: start one with `adb start-server`, "
+        "or use the simulated phone: --device sim:android"
     )
 
 

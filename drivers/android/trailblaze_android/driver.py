@@ -29,6 +29,7 @@ from trailblaze.device.query import ElementQuery, u2_selector
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.screen.hierarchy import DumpCache, Hierarchy
 from trailblaze_android._errors import translating
+from trailblaze_android.adb_server import stop_if_started
 from trailblaze_android.logcat import AppLogReader
 
 if TYPE_CHECKING:
@@ -300,27 +301,28 @@ class AndroidPlugin:
     def open(self, target: str | None, options: Mapping[str, str]) -> AndroidDriver:
         """Connects to `target` (an adb serial; the only device when None) through uiautomator2."""
         host, port = _address(options)
-        with translating("connecting", "", host, port):
-            import adbutils
-            import uiautomator2
+        with stop_if_started(host, port):  # no phone: the adb server adbutils started goes again
+            with translating("connecting", "", host, port):
+                import adbutils
+                import uiautomator2
 
-            client = adbutils.AdbClient(host=host, port=port)
-            online = [d.serial for d in client.device_list() if d.serial]
-        serial = target or _only_device(online, host, port)
-        if serial not in online:
-            listed = ", ".join(online) or "none"
-            raise DeviceError(
-                f"no android device {serial!r} on adb server {host}:{port} (connected: {listed}); "
-                f"check `adb -P {port} devices`"
-            )
-        with translating("starting uiautomator2", serial, host, port):
-            device = uiautomator2.connect(client.device(serial))
+                client = adbutils.AdbClient(host=host, port=port)
+                online = [d.serial for d in client.device_list() if d.serial]
+            serial = target or _only_device(online, host, port)
+            if serial not in online:
+                listed = ", ".join(online) or "none"
+                raise DeviceError(
+                    f"no android device {serial!r} on adb server {host}:{port} (connected: {listed}); "
+                    f"check `adb -P {port} devices`"
+                )
+            with translating("starting uiautomator2", serial, host, port):
+                device = uiautomator2.connect(client.device(serial))
         return AndroidDriver(device, serial, host, port)
 
     def list_devices(self, options: Mapping[str, str]) -> list[DeviceListing]:
         """Every device the adb server knows, with its state."""
         host, port = _address(options)
-        with translating("listing devices", "", host, port):
+        with stop_if_started(host, port, always=True), translating("listing devices", "", host, port):
             import adbutils
 
             client = adbutils.AdbClient(host=host, port=port)
@@ -343,8 +345,8 @@ class AndroidPlugin:
 def _only_device(online: list[str], host: str, port: int) -> str:
     if not online:
         raise DeviceError(
-            f"no android device on adb server {host}:{port}: connect a phone, start an emulator, "
-            "or run `trailblaze sim android`"
+            f"no android device on adb server {host}:{port}: connect a phone or start an emulator, "
+            "or use the simulated phone: --device sim:android"
         )
     if len(online) > 1:
         raise UsageError(f"{len(online)} android devices connected ({', '.join(online)}): pass --device android:SERIAL")

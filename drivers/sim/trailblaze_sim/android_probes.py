@@ -4,7 +4,8 @@ airplane mode, and a data dir the shell user cannot read.
 As on a device, an app's files (`/data/data/<pkg>`, see `trailblaze_sim.app_data`) are readable
 only through `run-as <pkg>` (a plain `cat` is `Permission denied`), whose commands run in the data
 dir with the app's rights: `cat`, `ls`, `id`, `pwd` and `sqlite3` (the emulator image's sqlite3:
-list mode with `-header`, `-separator`, `-newline`, `-nullvalue`, `-readonly`). Wi-Fi, mobile
+list mode with `-header`, `-separator`, `-newline`, `-nullvalue`, `-readonly`; read-only, and no
+attached database, so no other file of the host is read or written). Wi-Fi, mobile
 data and airplane mode change the device's `NetworkState`, which the app reacts to (`device.online`);
 `settings get|put global wifi_on|mobile_data|airplane_mode_on` read and write the same state.
 
@@ -198,7 +199,7 @@ class _Probes(Generic[R]):
     def _query(self, path: Path, sql: str, header: bool, options: dict[str, str]) -> R:
         sep, newline, null = options["-separator"], options["-newline"], options["-nullvalue"]
         out: list[str] = []
-        db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+        db = _confined(path)
         try:
             for statement in _statements(sql):
                 cursor = db.execute(statement)
@@ -241,6 +242,23 @@ class _Probes(Generic[R]):
                 self._set(radio, args[3] not in ("0", "false"))
                 return self._ok()
         return self._fallback("settings", args, stdin)
+
+
+def _confined(path: Path) -> sqlite3.Connection:
+    """The app's database, read-only, with no other database reachable from it.
+
+    The adb port takes no authentication, so these statements may come from any local process:
+    `ATTACH` (and `VACUUM INTO`, which attaches its target) would read or create any file of the
+    host. A device's sqlite3 refuses them under `-safe`, which the `queryDatabase` probe passes.
+    """
+    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    db.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+    db.set_authorizer(_deny_attach)
+    return db
+
+
+def _deny_attach(action: int, *_: object) -> int:
+    return sqlite3.SQLITE_DENY if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH) else sqlite3.SQLITE_OK
 
 
 def _text(value: object) -> str:

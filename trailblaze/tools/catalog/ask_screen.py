@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from trailblaze.common.images import image_media_type
 from trailblaze.llm.client import ImageBlock, LLMRequest, Message, TextBlock, ToolSpec
 from trailblaze.screen.compact import compact_view
+from trailblaze.screen.mask import Unmaskable, mask_shown_secrets
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
@@ -60,7 +61,17 @@ def ask_screen(llm: LLMClient, session: DeviceSession, prompt: str, *, verdict: 
     """Asks `prompt` about the settled screen; raises `LLMError` when the call fails."""
     hierarchy = session.settle()
     view = compact_view(hierarchy)
-    shot = session.screenshot()  # the device's bytes: JPEG from uiautomator2, PNG from WebDriverAgent
+    # the device's bytes (JPEG from uiautomator2, PNG from WebDriverAgent), a shown secret blacked out;
+    # a secret the mask cannot place sends the view's (redacted) text alone
+    try:
+        shot: bytes | None = mask_shown_secrets(session.screenshot(), hierarchy)
+    except Unmaskable:
+        shot = None
+    picture = (
+        [ImageBlock(media_type=image_media_type(shot), data_base64=base64.b64encode(shot).decode("ascii"))]
+        if shot is not None
+        else []
+    )
     tool = _VERDICT if verdict else _ANSWER
     question = f"Is this true of the screen? {prompt}" if verdict else prompt
     request = LLMRequest(
@@ -68,10 +79,7 @@ def ask_screen(llm: LLMClient, session: DeviceSession, prompt: str, *, verdict: 
         tools=(tool,),
         tool_choice=tool.name,
         messages=(
-            Message.user(
-                ImageBlock(media_type=image_media_type(shot), data_base64=base64.b64encode(shot).decode("ascii")),
-                TextBlock(text=f"View hierarchy:\n{view.text}\n\n{question}"),
-            ),
+            Message.user(*picture, TextBlock(text=f"View hierarchy:\n{view.text}\n\n{question}")),
         ),
         max_tokens=512,
         metadata={"purpose": "catalog-" + tool.name},

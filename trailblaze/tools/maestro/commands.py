@@ -13,8 +13,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from trailblaze.common.limits import MAX_ERASE_CHARACTERS, MAX_RANDOM_TEXT, MAX_REPEAT_TIMES, MAX_TAP_REPEAT
+
 __all__ = [
+    "AI_COMMANDS",
+    "ANDROID_KEYCODES",
     "CONTAINERS",
+    "SCRIPT_COMMANDS",
     "REFUSED",
     "SUPPORTED",
     "as_bool",
@@ -48,6 +53,9 @@ _SHORTHAND: dict[str, str | None] = {
     "inputRandomPersonName": None, "back": None, "hideKeyboard": None, "scroll": None,
     "pasteText": None, "waitForAnimationToEnd": None, "swipe": None, "scrollUntilVisible": None,
     "extendedWaitUntil": None, "repeat": None, "retry": None,
+    "evalScript": "script", "runScript": "file", "assertTrue": "condition",
+    "assertWithAI": "assertion", "assertNoDefectsWithAI": None, "extractTextWithAI": "query",
+    "setPermissions": None, "addMedia": "files", "clearKeychain": None,
 }  # fmt: skip
 
 _FIELDS: dict[str, frozenset[str]] = {
@@ -90,7 +98,21 @@ _FIELDS: dict[str, frozenset[str]] = {
     "runFlow": _COMMON | {"file", "commands", "env", "when"},
     "repeat": _COMMON | {"times", "while", "commands"},
     "retry": _COMMON | {"maxRetries", "file", "commands", "env"},
+    "evalScript": _COMMON | {"script"},
+    "runScript": _COMMON | {"file", "env", "when", "source"},
+    "assertTrue": _COMMON | {"condition"},
+    "assertWithAI": _COMMON | {"assertion"},
+    "assertNoDefectsWithAI": _COMMON,
+    "extractTextWithAI": _COMMON | {"query", "outputVariable"},
+    "setPermissions": _COMMON | {"appId", "permissions"},
+    "clearKeychain": _COMMON,
+    "addMedia": _COMMON | {"files"},
 }
+_FIELDS["inputText"] = _FIELDS["inputText"] | {"id"}  # Maestro reads and ignores it (a note says so)
+
+AI_COMMANDS = frozenset({"assertWithAI", "assertNoDefectsWithAI", "extractTextWithAI"})
+"""Commands that ask the run's model on every run (marked AI, counted as LLM calls)."""
+SCRIPT_COMMANDS = frozenset({"evalScript", "runScript", "assertTrue"})
 
 SUPPORTED: frozenset[str] = frozenset(_FIELDS)
 """The Maestro commands trailblaze runs."""
@@ -98,32 +120,31 @@ SUPPORTED: frozenset[str] = frozenset(_FIELDS)
 CONTAINERS = frozenset({"runFlow", "repeat", "retry"})
 """Commands that hold a command list of their own."""
 
-_NO_JS = "trailblaze runs no JavaScript; do the check with assertVisible / a `when:` condition, or write a trail step"
-_AI = "an AI command; import the flow (`trailblaze import maestro`) and write it as a natural-language `- verify:` step"
 REFUSED: dict[str, str] = {
-    "evalScript": _NO_JS,
-    "runScript": _NO_JS,
-    "assertTrue": _NO_JS,
-    "assertWithAI": _AI,
-    "assertNoDefectsWithAI": _AI,
-    "extractTextWithAI": _AI,
     "setLocation": "trailblaze has no location simulation",
     "travel": "trailblaze has no location simulation",
-    "addMedia": "trailblaze cannot add media to the device's gallery",
     "startRecording": "trailblaze does not record the screen (reports keep a screenshot per step)",
     "stopRecording": "trailblaze does not record the screen (reports keep a screenshot per step)",
     "setAirplaneMode": "airplane mode is not driven here; use the `setNetwork` tool in a trail",
     "toggleAirplaneMode": "airplane mode is not driven here; use the `setNetwork` tool in a trail",
-    "clearKeychain": "trailblaze has no access to the iOS keychain",
     "openBrowser": "opening a browser app is not supported; use openLink",
-    "action": "the legacy `action:` form is not supported; write the command itself (back, hideKeyboard, …)",
     "setOrientation": "trailblaze does not rotate the device",
-    "setPermissions": "set permissions with launchApp's `permissions`",
     "assertScreenshot": "screenshot comparison is not supported",
 }
 """Maestro commands trailblaze refuses, each with the reason (validate and replay say it, exit 2)."""
 
 _KEYS = {"enter": "ENTER", "backspace": "BACKSPACE", "home": "HOME", "back": "BACK", "tab": "TAB"}
+ANDROID_KEYCODES = {
+    "lock": 276, "volume up": 24, "volume down": 25, "remote dpad up": 19, "remote dpad down": 20,
+    "remote dpad left": 21, "remote dpad right": 22, "remote dpad center": 23,
+    "remote media play pause": 85, "remote media stop": 86, "remote media next": 87,
+    "remote media previous": 88, "remote media rewind": 89, "remote media fast forward": 90,
+    "escape": 111, "power": 26, "remote system navigation up": 280, "remote system navigation down": 281,
+    "remote button a": 96, "remote button b": 97, "remote menu": 82, "tv input": 178,
+    "tv input hdmi 1": 243, "tv input hdmi 2": 244, "tv input hdmi 3": 245,
+}  # fmt: skip
+"""Every other key name Maestro knows (its `KeyCode`), as the Android key code it sends."""
+_ACTIONS = frozenset({"back", "hideKeyboard", "scroll", "clearKeychain", "pasteText"})
 _SWIPE_DIRECTIONS = frozenset({"UP", "DOWN", "LEFT", "RIGHT"})
 _SIMPLE_VAR = re.compile(r"\$\{([^}]*)\}")
 _NAME = re.compile(r"^\s*[A-Za-z_][\w-]*\s*$|^\s*maestro\.copiedText\s*$")
@@ -153,12 +174,16 @@ def normalize(item: Any) -> tuple[str, dict[str, Any]]:
         )
     ((name, value),) = item.items()
     name = str(name)
+    if name == "action" and isinstance(value, str) and value in _ACTIONS:
+        return value, {}  # Maestro's older `- action: back` form
     if value is None:
         return name, {}
     if isinstance(value, dict):
         return name, dict(value)
     if isinstance(value, list) and name in ("runFlow", "retry", "repeat"):
         raise ValueError(f"{name} takes fields (`commands:` …), not a bare list")
+    if isinstance(value, list) and name == "addMedia":
+        return name, {"files": value}
     field = _SHORTHAND.get(name)
     if field is None:
         if name in SUPPORTED:
@@ -254,7 +279,6 @@ def check(item: Any) -> list[Problem]:
                 ((*at, key), f"{name}: selecting by `{key}` is not supported; select by text or id")
             )
     problems += [((*at, *p), m) for p, m in _check_fields(name, fields)]
-    problems += [((*at, *p), m) for p, m in _check_templates(fields)]
     return problems
 
 
@@ -265,6 +289,8 @@ _SELECTOR_COMMANDS = frozenset(
 
 def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
     if name in _SELECTOR_COMMANDS:
+        if name in ("tapOn", "doubleTapOn", "longPressOn"):
+            yield from _cap(fields, "repeat", MAX_TAP_REPEAT, f"{name}: repeat", "tap fewer times")
         if name in ("tapOn", "doubleTapOn", "longPressOn") and "point" in fields:
             point = fields["point"]
             if not _is_template(point) and (not isinstance(point, str) or not _POINT.match(point)):
@@ -278,10 +304,47 @@ def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
             yield ("arguments",), "launchApp: arguments is a mapping of name → value"
     elif name == "pressKey":
         key = fields.get("key")
-        if not isinstance(key, str) or key_code(key) is None:
-            yield ("key",), f"pressKey: key {key!r} is not supported; use Enter, Backspace, Home, Back or Tab"
+        if not isinstance(key, str) or (
+            key_code(key) is None and key.strip().lower() not in ANDROID_KEYCODES
+        ):
+            yield (
+                ("key",),
+                f"pressKey: {key!r} is not a key Maestro knows (Enter, Backspace, Home, Back, Tab, Volume Up, Remote Dpad Down, …)",
+            )
     elif name in ("inputText",) and "text" not in fields:
         yield (), "inputText needs text"
+    elif name in ("inputRandomText", "inputRandomNumber"):
+        yield from _cap(fields, "length", MAX_RANDOM_TEXT, f"{name}: length", "type fewer characters")
+    elif name == "eraseText":
+        yield from _cap(
+            fields, "charactersToErase", MAX_ERASE_CHARACTERS, "eraseText", "erase fewer characters"
+        )
+    elif name == "evalScript" and (
+        fields.get("script") is None or isinstance(fields["script"], (dict, list))
+    ):
+        yield (), "evalScript needs a script (`- evalScript: ${output.count = 1}`)"
+    elif name == "runScript":
+        if not isinstance(fields.get("file"), str):
+            yield (), "runScript needs file (a .js file beside the flow)"
+        if "env" in fields and not isinstance(fields["env"], dict):
+            yield ("env",), "runScript: env is a mapping of name → value"
+        if "when" in fields:
+            yield from ((("when", *p), m) for p, m in check_condition(fields["when"], name))
+    elif name == "assertTrue" and fields.get("condition") is None:
+        yield (), "assertTrue needs a condition (`- assertTrue: ${output.count > 0}`)"
+    elif name == "assertWithAI" and not isinstance(fields.get("assertion"), str):
+        yield (), "assertWithAI needs assertion (what must be true of the screen)"
+    elif name == "extractTextWithAI" and not isinstance(fields.get("query"), str):
+        yield (), "extractTextWithAI needs query (what to read from the screen)"
+    elif name == "setPermissions" and not isinstance(fields.get("permissions"), dict):
+        yield (
+            ("permissions",),
+            "setPermissions: permissions is a mapping of permission → allow / deny / unset",
+        )
+    elif name == "addMedia":
+        files = fields.get("files")
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+            yield (), "addMedia lists the media files to add (`- addMedia: [photo.png]`)"
     elif name == "swipe":
         yield from _check_swipe(fields)
     elif name == "scrollUntilVisible":
@@ -372,8 +435,17 @@ def _check_container(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
         and not _is_template(fields["times"])
     ):
         yield ("times",), f"repeat: times is a number, found {fields['times']!r}"
+    if name == "repeat":
+        yield from _cap(fields, "times", MAX_REPEAT_TIMES, "repeat: times", "repeat fewer times")
     if "env" in fields and not isinstance(fields["env"], dict):
         yield ("env",), f"{name}: env is a mapping of name → value"
+
+
+def _cap(fields: dict[str, Any], key: str, limit: int, what: str, fix: str) -> Iterator[Problem]:
+    """A number past trailblaze's bound for it: a hostile flow must not loop or type for hours."""
+    value = as_int(fields.get(key)) if fields.get(key) is not None else None
+    if value is not None and value > limit:
+        yield (key,), f"{what} {value:,} is more than {limit:,}; {fix}"
 
 
 def check_condition(value: Any, name: str) -> Iterator[Problem]:
@@ -389,25 +461,6 @@ def check_condition(value: Any, name: str) -> Iterator[Problem]:
             if str(sub).lower() not in ("android", "ios", "web"):
                 yield (key,), f"{name}: platform is Android, iOS or Web, found {sub!r}"
         elif key == "true":
-            if as_bool(sub) is None:
-                yield (key,), f"{name}: `true:` with an expression ({sub!r}) is not supported: {_NO_JS}"
+            pass  # a literal, `${NAME}` or a JavaScript expression: evaluated when the condition is met
         elif key not in ("label", "optional"):
             yield (key,), f"{name}: a condition has no field `{key}`"
-
-
-def _check_templates(fields: Any, path: tuple[str | int, ...] = ()) -> Iterator[Problem]:
-    """`${…}` holding JavaScript (anything but a variable name) cannot be evaluated here."""
-    if isinstance(fields, str):
-        for m in _SIMPLE_VAR.finditer(fields):
-            if not _NAME.match(m.group(1)):
-                yield (
-                    path,
-                    f"`{m.group(0)}` is a JavaScript expression: {_NO_JS}; only `${{NAME}}` variables are replaced",
-                )
-    elif isinstance(fields, dict):
-        for k, v in fields.items():
-            if k != "commands":  # nested commands report their own
-                yield from _check_templates(v, (*path, k))
-    elif isinstance(fields, list):
-        for i, v in enumerate(fields):
-            yield from _check_templates(v, (*path, i))

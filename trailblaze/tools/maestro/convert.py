@@ -9,6 +9,7 @@ its `tags` the trail's tags, `onFlowStart` / `onFlowComplete` a first and a last
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -87,5 +88,7 @@ def _agent_step(command: Any) -> dict[str, Any]:
 
 def flow_trail_text(flow: Flow) -> str:
     """`flow_trail` as block YAML, headed by a comment naming the flow it came from."""
-    head = f"# Converted from the Maestro flow {Path(flow.path).name} by `trailblaze import maestro`.\n"
+    # the name is escaped: a file name holding a newline must not end the comment and write YAML
+    shown = json.dumps(Path(flow.path).name, ensure_ascii=True)
+    head = f"# Converted from the Maestro flow {shown} by `trailblaze import maestro`.\n"
     return head + _yaml.dump_block(flow_trail(flow))

@@ -20,7 +20,7 @@ from trailblaze.common.text_files import read_trail_text
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.tools.maestro.convert import flow_trail_text
 from trailblaze.tools.maestro.flow import read_flow
-from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, is_flow_file
+from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
 
 __all__ = ["Imported", "import_flow", "import_maestro_paths", "trail_path"]
 
@@ -37,22 +37,29 @@ class Imported:
     """`file:line:col: problem` of each command left for the agent."""
 
 
-def trail_path(flow: Path, out: Path | None) -> Path:
-    """Where the trail of `flow` goes: `<stem>.trail.yaml` in `out`, or beside the flow."""
-    return (out if out is not None else flow.parent) / f"{flow.stem}.trail.yaml"
+def trail_path(flow: Path, out: Path | None, base: Path | None = None) -> Path:
+    """Where the trail of `flow` goes: `<stem>.trail.yaml` beside the flow, or in `out` under the
+    flow's sub-folder of `base` (the folder named on the command line), so two `login.yaml` in two
+    folders never write one trail."""
+    if out is None:
+        return flow.parent / f"{flow.stem}.trail.yaml"
+    sub = flow.parent.relative_to(base) if base is not None and flow.is_relative_to(base) else Path()
+    return out / sub / f"{flow.stem}.trail.yaml"
 
 
-def import_flow(flow: Path, out: Path | None = None, *, force: bool = False) -> Imported:
+def import_flow(
+    flow: Path, out: Path | None = None, *, force: bool = False, base: Path | None = None
+) -> Imported:
     """Writes the trail of the Maestro flow at `flow`.
 
     Raises:
         UsageError: the file cannot be read, or the trail cannot be written.
         TrailFileError: the file is not a Maestro flow, or its header is broken.
     """
-    target = trail_path(flow, out)
+    target = trail_path(flow, out, base)
     name = os.fspath(flow)
     text = read_trail_text(name)
-    parsed = read_flow(text, name, lenient=True, _seen=(os.path.abspath(name),))
+    parsed = read_flow(text, name, lenient=True)
     done = Imported(
         flow,
         target,
@@ -60,6 +67,11 @@ def import_flow(flow: Path, out: Path | None = None, *, force: bool = False) -> 
         steps=len(parsed.commands),
         not_converted=list(parsed.unconverted.values()),
     )
+    if target.is_symlink() and not target.exists() and not force:
+        raise UsageError(
+            f"{target} is a symlink to {os.readlink(target)}, which does not exist; writing the trail would "
+            "create that file: remove the link, or pass --force to write it"
+        )
     if target.exists() and not force:
         return done
     try:
@@ -77,23 +89,29 @@ def import_maestro_paths(
     """The `trailblaze import maestro` command: imports every flow named or found below `paths`,
     printing what it wrote, skipped and could not convert; the exit code (0, or 2 for a path that is
     no flow or a file that could not be read)."""
-    flows: list[Path] = []
+    flows: list[tuple[Path, Path | None]] = []
     code = 0
     for path in paths:
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.name.endswith(FLOW_SUFFIXES) and is_flow_file(p))
-            flows += [p for p in found if not any(part.startswith(".") for part in p.relative_to(path).parts)]
+            found = sorted(
+                p for p in path.rglob("*") if p.name.endswith(FLOW_SUFFIXES) and flow_file_kind(p) != "other"
+            )
+            flows += [
+                (p, path)
+                for p in found
+                if not any(part.startswith(".") for part in p.relative_to(path).parts)
+            ]
             if not found:
                 echo(f"{path}: no Maestro flow in this folder")
                 code = 2
         elif path.exists():
-            flows.append(path)
+            flows.append((path, None))
         else:
             echo(f"{path}: no such file or directory")
             code = 2
-    for flow in flows:
+    for flow, base in flows:
         try:
-            done = import_flow(flow, out, force=force)
+            done = import_flow(flow, out, force=force, base=base)
         except TrailblazeError as exc:
             echo(exc.message)
             code = 2

@@ -36,5 +36,3 @@ class MobileMaestro(RecordedToolParams):
                 where = ".".join(str(p) for p in (i, *path))
                 raise ValueError(f"commands.{where}: {message}")
         return value
-
-

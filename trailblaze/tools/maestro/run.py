@@ -13,7 +13,7 @@ value of that iteration. Trailblaze `{{templates}}` work too.
 
 from __future__ import annotations
 
-import random
+import os
 import re
 import string
 import time
@@ -27,7 +27,17 @@ from trailblaze.device.permissions import PermissionRefused, set_permissions
 from trailblaze.device.settle import same_screen
 from trailblaze.errors import ActionRefused, AppNotInstalledError, UsageError
 from trailblaze.screen.patterns import PatternTooSlow
-from trailblaze.tools.maestro.commands import CONTAINERS, as_bool, as_int, check, key_code, normalize, summary
+from trailblaze.tools.maestro.commands import (
+    ANDROID_KEYCODES,
+    CONTAINERS,
+    as_bool,
+    as_int,
+    check,
+    key_code,
+    normalize,
+    summary,
+)
+from trailblaze.tools.maestro.scripts import SEED_ENV, ScriptError, Scripts, scripts_for, truthy
 from trailblaze.tools.maestro.select import Query, query
 from trailblaze.tools.tooldef import Outcome
 
@@ -42,7 +52,10 @@ __all__ = ["COPIED_TEXT", "run_commands"]
 COPIED_TEXT = "maestro.copiedText"
 """The memory name of the text `copyTextFrom` read (`${maestro.copiedText}`, pasted by `pasteText`)."""
 
-_VAR = re.compile(r"\$\{\s*([^}]*?)\s*\}")
+_VAR = re.compile(r"(?<!\\)\$\{([^$]*)\}")
+"""Maestro's `${…}`: everything up to the last `}` before the next `$` (a backslash before `$` keeps it as written)."""
+_ESCAPED = re.compile(r"\\(\$\{[^$]*\})")
+_NAME = re.compile(r"\s*([A-Za-z_][\w-]*)\s*")
 _MAX_SWIPES = 20
 _MAX_WHILE = 100
 _CONDITION_TIMEOUT_S = 2.0
@@ -67,6 +80,15 @@ class _Runner:
     def session(self) -> DeviceSession:
         return self.ctx.session
 
+    def scripts(self) -> Scripts:
+        """The run's JavaScript context; the first use says the seed of the run's random values."""
+        found, new = scripts_for(self.ctx.memory, self.ctx.platform)
+        if new:
+            self.notes.append(
+                f"random values seeded with {found.seed} ({SEED_ENV}={found.seed} repeats them)"
+            )
+        return found
+
     def run_list(self, commands: list[Any], env: dict[str, str]) -> Outcome:
         messages: list[str] = []
         for item in commands:
@@ -83,13 +105,16 @@ class _Runner:
         name, fields = normalize(item)
         optional = as_bool(fields.get("optional")) is True
         try:
-            if name not in CONTAINERS:
+            if name not in CONTAINERS and name not in _RAW:
                 fields = self._substitute(fields, env)
             status, message = _COMMANDS[name](self, fields, env)
-        except (ActionRefused, PatternTooSlow) as exc:
+        except (ActionRefused, PatternTooSlow, ScriptError) as exc:
             status, message = "ERROR", exc.message
         except ValueError as exc:
             status, message = "ERROR", f"{name}: {exc}"
+        if self.notes:
+            message = "; ".join([*self.notes, message])
+            self.notes.clear()
         if status != "OK" and optional:
             return "OK", f"optional {summary(item)} did not pass ({status} {message}); continued"
         return status, message
@@ -97,12 +122,34 @@ class _Runner:
     # --- variables ---------------------------------------------------------------------------------
     def _substitute(self, value: Any, env: dict[str, str]) -> Any:
         if isinstance(value, str):
-            text = _VAR.sub(lambda m: self._lookup(m.group(1), env), value)
+            text = _VAR.sub(lambda m: self._evaluate(m.group(1), env), value)
+            text = _ESCAPED.sub(lambda m: m.group(1), text)
             return self.ctx.memory.interpolate(text, where="a Maestro command")
         if isinstance(value, dict):
             return {k: v if k == "commands" else self._substitute(v, env) for k, v in value.items()}
         if isinstance(value, list):
             return [self._substitute(v, env) for v in value]
+        return value
+
+    def _evaluate(self, source: str, env: dict[str, str], where: str = "") -> str:
+        """The text of `${source}`: a variable's value, or the JavaScript evaluated as Maestro does."""
+        if not source.strip():
+            return ""
+        plain = _NAME.fullmatch(source)
+        if plain is not None and (
+            plain.group(1) in env or self.ctx.memory.lookup(plain.group(1)) is not None
+        ):
+            return self._lookup(plain.group(1), env)
+        return self.script(source, env, where or f"`${{{source.strip()}}}`")
+
+    def script(self, source: str, env: dict[str, str], where: str) -> str:
+        """`source` run in the run's JavaScript context, with `env` and the run's values as globals."""
+        scripts = self.scripts()
+        copied = self.ctx.memory.lookup(COPIED_TEXT)
+        if copied is not None:
+            scripts.set_copied_text(copied)
+        value = scripts.evaluate(source, where, lambda n: env.get(n, self.ctx.memory.lookup(n)))
+        self.notes.extend(scripts.drain())
         return value
 
     def _lookup(self, name: str, env: dict[str, str]) -> str:
@@ -113,7 +160,7 @@ class _Runner:
             if name == COPIED_TEXT:
                 raise _Unknown("${maestro.copiedText} is empty: run copyTextFrom before using it")
             raise _Unknown(
-                f"unknown variable ${{{name}}}: set it in the flow's env or pass --memory {name}=..."
+                f"unknown variable ${{{name}}}: pass --env {name}=VALUE, or set it in the flow's env:"
             )
         return found
 
@@ -132,18 +179,21 @@ class _Runner:
         near = "; ".join(self.ctx.describe(n) for n in texts[:3])
         return status, f"no element matches {q.shown} after {waited:.1f} s" + (
             f"; on screen: {near}" if near else ""
-        )
+        ) + (f"; {q.hint}" if q.hint else "")
 
     def timeout(self, fields: dict[str, Any], key: str = "timeout") -> float | None:
         ms = as_int(fields.get(key)) if fields.get(key) is not None else None
         return None if ms is None else max(ms, 0) / 1000
 
-    def condition(self, cond: dict[str, Any]) -> bool:
+    def condition(self, cond: dict[str, Any], env: dict[str, str] | None = None) -> bool:
         platform = cond.get("platform")
         if platform is not None and str(platform).lower() != self.ctx.platform:
             return False
-        if "true" in cond and as_bool(cond["true"]) is not True:
-            return False
+        if "true" in cond:
+            value = cond["true"]
+            text = str(value).lower() if isinstance(value, bool) else self._substitute(str(value), env or {})
+            if not truthy(text):
+                return False
         if cond.get("visible") is not None:
             node, _, _ = self.find(self._query(cond["visible"]), _CONDITION_TIMEOUT_S)
             if node is None:
@@ -277,7 +327,8 @@ def _wait_gone(r: _Runner, q: Query, timeout: float | None) -> Outcome:
     node = q.pick(res.nodes)
     if node is None:
         return "OK", f"no element matches {q.shown}"
-    return "TIMEOUT", f"{r.ctx.describe(node)} ({q.shown}) is still visible after {res.waited_s:.1f} s"
+    hint = f"; {q.hint}" if q.hint else ""
+    return "TIMEOUT", f"{r.ctx.describe(node)} ({q.shown}) is still visible after {res.waited_s:.1f} s{hint}"
 
 
 def _assert_not_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
@@ -293,6 +344,88 @@ def _extended_wait(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcom
             return r.not_found(q, waited, hierarchy, "TIMEOUT")
         return "OK", f"{r.ctx.describe(node)} is visible"
     return _wait_gone(r, r._query(f["notVisible"]), timeout)
+
+
+def _eval_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    script = str(f["script"])
+    value = r._substitute(script, env) if "${" in script else r.script(script, env, "evalScript")
+    return "OK", f"evaluated: {value}"
+
+
+def _run_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    when = f.get("when")
+    if isinstance(when, dict) and not r.condition(when, env):
+        return "OK", f"skipped runScript {f['file']} (its `when` does not hold)"
+    source = f.get("source")
+    name = str(f["file"])
+    if not isinstance(source, str):  # a hand-written `mobile_maestro`: the script beside the trail
+        from trailblaze.common.text_files import read_trail_text
+
+        source = read_trail_text(str((r.ctx.folder or Path()) / name))
+    own = {str(k): str(r._substitute(str(v), env)) for k, v in (f.get("env") or {}).items()}
+    r.script(source, {**env, **own}, name)
+    return "OK", f"ran {name}"
+
+
+def _assert_true(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    written = f["condition"]
+    value = str(written).lower() if isinstance(written, bool) else r._substitute(str(written), env)
+    if truthy(value):
+        return "OK", f"assertTrue {written!s} holds"
+    return "ERROR", f"assertTrue {written!s} is false (it gave {value!r})"
+
+
+def _ai(kind: str) -> Handler:
+    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+        if r.ctx.llm is None:
+            return "UNSUPPORTED", (
+                f"{kind} asks a model on every run and none is configured; pass --model PROVIDER:MODEL "
+                "(or set ANTHROPIC_API_KEY)"
+            )
+        from trailblaze.tools.catalog.ask_screen import ask_screen
+
+        r.ctx.ai = True
+        # an LLM failure is infrastructure (LLMError, exit 3), as in the agent: it propagates
+        if kind == "extractTextWithAI":
+            answer = ask_screen(r.ctx.llm(), r.session, str(f["query"]))
+            variable = str(f.get("outputVariable") or "aiOutput")
+            r.scripts().evaluate(
+                f"output[{variable!r}] = __tb_value", "extractTextWithAI", {"__tb_value": answer.value}.get
+            )
+            return "OK", f"AI: {variable} = {answer.value!r}"
+        prompt = str(f.get("assertion") or _NO_DEFECTS)
+        answer = ask_screen(r.ctx.llm(), r.session, prompt, verdict=True)
+        return ("OK" if answer.passed else "NOT_VISIBLE"), f"AI: {answer.explanation or prompt}"
+
+    return handler
+
+
+_NO_DEFECTS = "The screen shows no visual defects (cut-off text, overlapping or misaligned elements)"
+
+
+def _set_permissions(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    app = _app(f, "setPermissions")
+    driver = r.session.driver
+    if r.ctx.platform == "ios" or not isinstance(driver, SupportsShellStatus):
+        return (
+            "UNSUPPORTED",
+            f"setPermissions: this {r.ctx.platform} driver cannot change an app's permissions",
+        )
+    try:
+        changes = set_permissions(driver, app, {str(k): str(v) for k, v in f["permissions"].items()})
+    except PermissionRefused as exc:
+        return "ERROR", str(exc)
+    return "OK", f"permissions of {app}: {', '.join(changes) or 'none changed'}"
+
+
+def _add_media(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    return "UNSUPPORTED", f"addMedia: this {r.ctx.platform} driver cannot add media to the device's gallery"
+
+
+def _clear_keychain(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    if r.ctx.platform == "ios":
+        return "UNSUPPORTED", "clearKeychain: trailblaze has no access to the iOS keychain"
+    return "OK", "clearKeychain: Android has no keychain to clear"
 
 
 def _copy_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
@@ -323,6 +456,7 @@ def _paste_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
 
 def _random(kind: str) -> Handler:
     def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+        random = r.scripts().rng  # seeded per run: a failure's values come back with its seed
         length = as_int(f.get("length")) or 8
         if kind == "text":
             text = "".join(random.choices(string.ascii_lowercase, k=length))
@@ -345,6 +479,13 @@ def _erase_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
 
 def _press_key(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     key: Any = key_code(str(f["key"]))
+    if key is None:  # a key the drivers do not name: Android takes its key code
+        code = ANDROID_KEYCODES.get(str(f["key"]).strip().lower())
+        driver = r.session.driver
+        if code is None or r.ctx.platform != "android" or not isinstance(driver, SupportsShellStatus):
+            return "UNSUPPORTED", f"pressKey {f['key']}: this {r.ctx.platform} driver has no such key"
+        r.ctx.act(lambda d: driver.shell_status(f"input keyevent {code}"))
+        return "OK", f"pressed {f['key']} (key code {code})"
     r.ctx.act(lambda d: d.press_key(key))
     return "OK", f"pressed {key}"
 
@@ -485,8 +626,27 @@ def _take_screenshot(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outc
     from trailblaze.common.files import atomic_write
 
     name = str(f["path"])
-    target = Path(name if name.endswith(".png") else f"{name}.png")
-    png = _as_png(r.session.screenshot())
+    if any(secret in name for secret in r.ctx.memory.secret_values):
+        return "ERROR", "takeScreenshot: the path holds a secret's value; name the file without it"
+    written = Path(name if name.endswith(".png") else f"{name}.png")
+    base = r.session.files_dir or Path()
+    target = base / written
+    if written.is_absolute() or not os.path.realpath(target).startswith(os.path.realpath(base) + os.sep):
+        return "ERROR", (
+            f"takeScreenshot {name}: outside the run's folder {base}; give a relative path without `..`"
+        )
+    from trailblaze.screen.mask import Unmaskable, mask_shown_secrets
+
+    hierarchy = r.session.screen()  # the dump the picture shows: where a secret is, to black it out
+    try:
+        png = _as_png(
+            mask_shown_secrets(r.session.screenshot(), hierarchy, lambda t: str(r.ctx.memory.redact(t)))
+        )
+    except Unmaskable as exc:
+        return (
+            "ERROR",
+            f"takeScreenshot: {name} not saved: {exc}, so it cannot be masked; move it off the screen first",
+        )
     try:
         if target.parent != Path():
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -522,8 +682,10 @@ def _from_file(r: _Runner, f: dict[str, Any]) -> dict[str, Any]:
         return f
     from trailblaze.tools.maestro.flow import load_flow
 
-    path = (r.ctx.folder or Path()) / str(f["file"])
-    sub = load_flow(path)  # TrailFileError (exit 2) names the sub-flow's own problem
+    folder = r.ctx.folder or Path()
+    path = folder / str(f["file"])
+    # the trail's project bounds its sub-flows as a flow's do (`top`: a file in the trail's folder)
+    sub = load_flow(path, top=folder / "trail")  # TrailFileError (exit 2) names the sub-flow's own problem
     return {
         **f,
         "commands": [*sub.on_start, *sub.commands, *sub.on_complete],
@@ -533,7 +695,7 @@ def _from_file(r: _Runner, f: dict[str, Any]) -> dict[str, Any]:
 
 def _run_flow(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     when = f.get("when")
-    if isinstance(when, dict) and not r.condition(when):
+    if isinstance(when, dict) and not r.condition(when, env):
         return "OK", f"skipped {f.get('label') or 'runFlow'} (its `when` does not hold)"
     f = _from_file(r, f)
     return r.run_list(f.get("commands") or [], _scoped(env, f, r))
@@ -548,7 +710,7 @@ def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     while True:
         if times is not None and count >= times:
             break
-        if isinstance(cond, dict) and not r.condition(cond):
+        if isinstance(cond, dict) and not r.condition(cond, env):
             break
         if times is None and count >= _MAX_WHILE:
             return "TIMEOUT", f"repeat: its `while` still held after {_MAX_WHILE} rounds"
@@ -603,4 +765,15 @@ _COMMANDS: dict[str, Handler] = {
     "runFlow": _run_flow,
     "repeat": _repeat,
     "retry": _retry,
+    "evalScript": _eval_script,
+    "runScript": _run_script,
+    "assertTrue": _assert_true,
+    "assertWithAI": _ai("assertWithAI"),
+    "assertNoDefectsWithAI": _ai("assertNoDefectsWithAI"),
+    "extractTextWithAI": _ai("extractTextWithAI"),
+    "setPermissions": _set_permissions,
+    "addMedia": _add_media,
+    "clearKeychain": _clear_keychain,
 }
+_RAW = frozenset({"evalScript", "runScript", "assertTrue"})
+"""Commands whose scripts are evaluated by their handler, once (not substituted before it)."""

@@ -27,7 +27,7 @@ from trailblaze.tools.maestro.commands import as_bool, as_int
 if TYPE_CHECKING:
     from trailblaze.screen.hierarchy import Node
 
-__all__ = ["Query", "query", "text_pattern"]
+__all__ = ["Query", "query", "regex_hint", "text_pattern"]
 
 _RELATIONS = ("below", "above", "leftOf", "rightOf", "childOf", "containsChild")
 _STATES = ("enabled", "checked", "focused", "selected")
@@ -43,6 +43,46 @@ def text_pattern(text: str) -> str:
     return f"(?is:(?:{text})|(?:{literal}))" if text != literal else f"(?is:{literal})"
 
 
+_META = ".^$*+?()[]{}|\\"
+
+
+def regex_hint(text: str) -> str | None:
+    """Why a failing text selector may not mean what it looks like: Maestro matches `text` as a
+    regular expression, so `Sign out?` also matches "Sign out". None when `text` has no regex
+    character (or is no valid regex, so it only matches as written)."""
+    at = next((i for i, c in enumerate(text) if c in _META), None)
+    if at is None:
+        return None
+    try:
+        re.compile(text)
+    except re.error:
+        return None
+    char, before = text[at], text[at - 1] if at > 0 else ""
+    what = {
+        "?": f"makes the `{before}` optional" if before else "makes what comes before it optional",
+        "*": f"repeats the `{before}` any number of times, none included"
+        if before
+        else "repeats what comes before it",
+        "+": f"repeats the `{before}`" if before else "repeats what comes before it",
+        ".": "matches any character",
+        "(": "starts a group (the parentheses are not matched)",
+        ")": "ends a group (the parentheses are not matched)",
+        "[": "starts a set of characters, any one of which matches",
+        "]": "ends a set of characters",
+        "{": "starts a repeat count",
+        "}": "ends a repeat count",
+        "|": "means or",
+        "^": "anchors at the start",
+        "$": "anchors at the end",
+        "\\": "escapes the next character",
+    }[char]
+    literal = "".join(f"\\{c}" if c in _META else c for c in text)
+    return (
+        f"'{text}' is a regular expression (Maestro matches text as one): `{char}` {what}; "
+        f"write `{literal}` to match it literally"
+    )
+
+
 @dataclass(frozen=True)
 class Query:
     """One Maestro selector for one platform: what `trailblaze.screen.resolve` matches, then how to pick."""
@@ -52,6 +92,8 @@ class Query:
     deepest: bool
     shown: str
     size: tuple[int | None, int | None, int] = (None, None, 0)
+    hint: str | None = None
+    """Said when the selector fails: its text is a regular expression (`regex_hint`)."""
     """Maestro's `width` / `height` (pixels) and `tolerance`: the element's size within it."""
     """The selector as the flow wrote it, for messages."""
 
@@ -91,6 +133,7 @@ def query(fields: dict[str, Any], platform: str) -> Query:
         deepest="text" in fields or "id" in fields,
         shown=describe(fields),
         size=(_number(fields, "width"), _number(fields, "height"), _number(fields, "tolerance") or 0),
+        hint=regex_hint(str(fields["text"])) if fields.get("text") is not None else None,
     )
 
 

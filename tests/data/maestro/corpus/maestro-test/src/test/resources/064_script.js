@@ -1,0 +1,5 @@
+output.sharedResult = 'Main'
+output.mainFlow = {
+  result: 'Main'
+}
+output.fileName = MAESTRO_FILENAME

@@ -1,0 +1,1 @@
+output.resultWithParameters = 'Hello, ' + parameter + '!'

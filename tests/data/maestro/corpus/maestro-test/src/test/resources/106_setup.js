@@ -1,0 +1,1 @@
+output.setup_subflow_result = 'setup subflow';

@@ -1,0 +1,1 @@
+output.teardown_subflow_result = 'teardown subflow';

@@ -1,0 +1,104 @@
+"""How each front end spells the options a hint tells the person to pass (docs/adr/0055-front-end-flags.md).
+
+The engine, the tools and the LLM adapters are shared by the CLI, the pytest plugin and the MCP
+server, and their hints name options: `pass --secret password=VALUE`. pytest spells that option
+`--trailblaze-secret`, and the MCP server takes it when it starts. So a hint never writes a flag
+itself: it asks the `Flags` of the run, which each front end picks (`CLI`, `PYTEST`, `MCP`) and hands
+down with the run's inputs (`RunInputs.flags`, then the run's `Memory`). A phrase is None where that
+front end has no such option.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CLI", "MCP", "PYTEST", "Flags"]
+
+
+@dataclass(frozen=True)
+class Flags:
+    """One front end's spelling of every option a hint may name; `{name}`, `{spec}`, `{file}` are filled in."""
+
+    front_end: str
+    """`cli`, `pytest` or `mcp`."""
+    secret: str
+    """Gives a secret: `--secret {name}=VALUE`."""
+    other_values: str | None
+    """Gives a plain value instead of a secret (memory or arg): `--memory / --arg {name}=VALUE`."""
+    memory: str | None
+    arg: str | None
+    model: str | None
+    llm_base_url: str | None
+    llm_timeout: str | None
+    llm_retries: str | None
+    self_heal: str | None
+    rerecord: str | None
+    install: str | None = "--install"
+    reinstall: str | None = "--reinstall"
+    record: str = "trailblaze record {file} --device {spec}"
+    """Records a trail's missing steps; every front end records through the CLI (or the MCP tools)."""
+
+    def give(self, name: str, scope: str | None = None) -> str:
+        """How to give `{{name}}` (`{{args.name}}`, … by `scope`) a value: `pass --secret name=VALUE, …`."""
+        if scope == "secrets":
+            return f"pass {self.secret.format(name=name)}"
+        if scope in ("args", "memory"):
+            passing = self.passing(name, scope)
+            return f"{passing}, or set it in config.{scope}" if passing else f"set it in config.{scope}"
+        other = f" (or {self.other_values.format(name=name)})" if self.other_values else ""
+        return f"pass {self.secret.format(name=name)}{other}, or set it in config.memory"
+
+    def passing(self, name: str, scope: str) -> str | None:
+        """`pass --arg name=VALUE` for `args` (`memory`, `secrets`); None when this front end cannot."""
+        phrase = {"args": self.arg, "memory": self.memory, "secrets": self.secret}[scope]
+        return f"pass {phrase.format(name=name)}" if phrase else None
+
+    def record_trail(self, file: str, spec: str) -> str:
+        return self.record.format(file=file, spec=spec)
+
+
+CLI = Flags(
+    front_end="cli",
+    secret="--secret {name}=VALUE",
+    other_values="--memory / --arg {name}=VALUE",
+    memory="--memory {name}=VALUE",
+    arg="--arg {name}=VALUE",
+    model="--model PROVIDER:MODEL",
+    llm_base_url="--llm-base-url",
+    llm_timeout="--llm-timeout SECONDS",
+    llm_retries="--llm-retries N",
+    self_heal="--self-heal",
+    rerecord="--rerecord",
+)
+
+PYTEST = Flags(
+    front_end="pytest",
+    secret="--trailblaze-secret {name}=VALUE",
+    other_values="{name}=VALUE to trail_runner.replay() in a Python test",
+    memory="{name}=VALUE to trail_runner.replay() in a Python test",
+    arg="args={{'{name}': VALUE}} to trail_runner.replay() in a Python test",
+    model="--trailblaze-model PROVIDER:MODEL",
+    llm_base_url="--trailblaze-llm-base-url",
+    llm_timeout="--trailblaze-llm-timeout SECONDS",
+    llm_retries="--trailblaze-llm-retries N",
+    self_heal="--self-heal",
+    rerecord="trail_runner.record(PATH, rerecord=True)",
+    install="--trailblaze-install",
+    reinstall="--trailblaze-reinstall",
+)
+
+MCP = Flags(
+    front_end="mcp",
+    secret="--secret {name}=VALUE to `trailblaze mcp` (restart the server with it)",
+    other_values=None,
+    memory=None,
+    arg=None,
+    model=None,  # the MCP client is the model
+    llm_base_url=None,
+    llm_timeout=None,
+    llm_retries=None,
+    self_heal=None,
+    rerecord=None,
+    install=None,  # the server installs nothing
+    reinstall=None,
+)
