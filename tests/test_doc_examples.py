@@ -347,6 +347,10 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/appium -e ./drivers/sim': _CI,
     "for project in . drivers/android drivers/ios drivers/web drivers/appium drivers/sim; do python -m build "
     '--no-isolation --outdir dist "$project"; done': _BUILD,
+    "trailblaze replay flow.yaml --device web": Elsewhere(
+        "tests/test_maestro_web_flows.py, which replays a Maestro web flow (`url:`) of the vendored TodoMVC "
+        "page in the system Chromium"
+    ),
     # docs: device farms and Appium (no farm and no global Appium install are reachable here)
     'pip install "trailblaze[appium]"': _PYPI,
     "trailblaze replay trails/ --device appium:http://127.0.0.1:4723 --capabilities pixel.yaml --secret password": Elsewhere(

@@ -201,7 +201,9 @@ def missing_attributes(selector: NodeSelector, hierarchy: Hierarchy) -> list[str
 
 
 def _android_maestro(sel: AndroidMaestroSelector) -> list[Predicate]:
-    preds: list[Predicate] = [lambda n: n.platform == "android"]
+    # Maestro's web driver matches text and ids as its Android one does: a Maestro web flow (`url:`)
+    # selects the page's elements with this branch too.
+    preds: list[Predicate] = [lambda n: n.platform in ("android", "web")]
     if sel.idRegex is not None:
         preds.append(_id_matcher(sel.idRegex, "idRegex"))
     if sel.textRegex is not None:

@@ -22,7 +22,8 @@ __all__ = ["CLASSIFIERS", "TOOL", "flow_trail", "flow_trail_text"]
 
 TOOL = "mobile_maestro"
 CLASSIFIERS = ("android", "ios")
-"""A Maestro flow names no platform: its commands are recorded for both phone platforms."""
+"""A Maestro flow names no platform: its commands are recorded for both phone platforms (a web flow,
+`url:`, for the browser)."""
 
 
 def flow_trail(flow: Flow) -> dict[str, Any]:
@@ -37,22 +38,29 @@ def flow_trail(flow: Flow) -> dict[str, Any]:
         config["tags"] = list(flow.tags)
     if flow.env:
         config["memory"] = dict(flow.env)
-    config["skip"] = {"web": "a Maestro flow runs on android and ios"}
+    if flow.web:
+        why = "a Maestro web flow (url:) runs in a browser: use --device web"
+        config["skip"] = {"android": why, "ios": why}
+    else:
+        config["skip"] = {"web": "a Maestro flow runs on android and ios"}
+    classifiers = ("web",) if flow.web else CLASSIFIERS
     steps: list[dict[str, Any]] = []
     if flow.on_start:
-        steps.append(_step("onFlowStart", flow.on_start))
+        steps.append(_step("onFlowStart", flow.on_start, classifiers))
     for i, command in enumerate(flow.commands):
         steps.append(
-            _agent_step(command) if i in flow.unconverted else _step(_text(flow.written[i]), [command])
+            _agent_step(command)
+            if i in flow.unconverted
+            else _step(_text(flow.written[i]), [command], classifiers)
         )
     if flow.on_complete:
-        steps.append(_step("onFlowComplete", flow.on_complete))
+        steps.append(_step("onFlowComplete", flow.on_complete, classifiers))
     return {"config": config, "trail": steps}
 
 
-def _step(text: str, commands: list[Any]) -> dict[str, Any]:
+def _step(text: str, commands: list[Any], classifiers: tuple[str, ...]) -> dict[str, Any]:
     recorded = [{TOOL: {"commands": commands}}]
-    return {"step": text, "recording": {c: copy.deepcopy(recorded) for c in CLASSIFIERS}}
+    return {"step": text, "recording": {c: copy.deepcopy(recorded) for c in classifiers}}
 
 
 _SELECTING = frozenset(

@@ -61,6 +61,9 @@ class Flow:
     `env:` or the command line (`--env NAME=VALUE`) must."""
     notes: list[str] = field(default_factory=list)
     """`file:line:col: what trailblaze does not act on` (an unknown header key, an ignored field)."""
+    web: bool = False
+    """A Maestro web flow (`url:` and no `appId:`): it runs in a browser (`--device web`), and its
+    `launchApp` opens the URL."""
 
 
 def load_flow(path: str | os.PathLike[str], *, top: str | os.PathLike[str] | None = None) -> Flow:
@@ -169,10 +172,13 @@ class _Reader:
         env = _env(config)
         flow = Flow(
             path=path,
-            app_id=str(config["appId"]) if config.get("appId") is not None else None,
+            # a web flow's `url:` is its app: `launchApp` opens it (the web driver launches URLs)
+            app_id=str(config["appId"]) if config.get("appId") is not None
+            else str(config["url"]) if config.get("url") is not None else None,
             name=str(config["name"]) if config.get("name") is not None else None,
             tags=[str(t) for t in config.get("tags") or []] if isinstance(config.get("tags"), list) else [],
             env=env,
+            web=config.get("url") is not None and config.get("appId") is None,
         )
         self._add(file.own)
         chain = (os.path.realpath(path),)
@@ -262,14 +268,6 @@ def _parse_file(text: str, path: str) -> _File:
     if not isinstance(header.data, dict):
         file.own.append(
             file.problem((), "the flow's header is a mapping (`appId: com.example.app`)", header=True)
-        )
-    if "url" in config and "appId" not in config:
-        file.own.append(
-            file.problem(
-                ("url",),
-                "Maestro web flows (`url:`) are not supported; trailblaze's web trails use web_* tools",
-                header=True,
-            )
         )
     for key in config:
         if key not in _HEADER_KEYS:

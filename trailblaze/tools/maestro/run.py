@@ -226,6 +226,8 @@ def _app(fields: dict[str, Any], name: str) -> str:
 
 def _launch_app(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     app = _app(f, "launchApp")
+    if "://" in app and r.ctx.platform != "web":
+        return "UNSUPPORTED", f"launchApp {app}: a Maestro web flow (`url:`) runs in a browser: use --device web"
     if f.get("arguments"):
         return "UNSUPPORTED", "launchApp arguments: this driver cannot pass launch arguments to the app"
     if as_bool(f.get("clearKeychain")) is True and r.ctx.platform == "ios":
