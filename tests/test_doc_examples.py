@@ -347,6 +347,10 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/appium -e ./drivers/sim': _CI,
     "for project in . drivers/android drivers/ios drivers/web drivers/appium drivers/sim; do python -m build "
     '--no-isolation --outdir dist "$project"; done': _BUILD,
+    "python benchmarks/appium_replay.py": Elsewhere(
+        "hand: a benchmark (about a minute: the real Appium server on the simulated phone) that prints figures; "
+        "here only `--help` runs"
+    ),
     "trailblaze replay flow.yaml --device web": Elsewhere(
         "tests/test_maestro_web_flows.py, which replays a Maestro web flow (`url:`) of the vendored TodoMVC "
         "page in the system Chromium"
@@ -417,6 +421,7 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
         ("report_picture.py", "--width"),
         ("maestro_corpus.py", "--list"),
         ("startup.py", "--runs"),
+        ("appium_replay.py", "--farm-ms"),
     ],
 )
 def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:
