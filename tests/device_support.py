@@ -12,11 +12,25 @@ from trailblaze.device.devices import load_driver_plugin
 from trailblaze.device.driver import Driver
 from trailblaze.device.session import DeviceSession
 from trailblaze_sim.device import SimulatedDevice
-from trailblaze_sim.faults import Conditions
+from trailblaze_sim.faults import Conditions, FaultKind, RequestKind
 from trailblaze_sim.model import SimClock
 from trailblaze_sim.runtime import Simulator, start_simulator
 
 PKG = "dev.trailblaze.demo"
+
+
+@dataclass
+class Arming(Conditions):
+    """Conditions that deal `armed` (a fault) to the next request of `armed_kind` once it is set."""
+
+    armed: FaultKind | None = None
+    armed_kind: RequestKind = "action"
+
+    def before_request(self, kind: RequestKind) -> FaultKind | None:
+        fault = super().before_request(kind)
+        if fault is None and self.armed is not None and kind == self.armed_kind:
+            fault, self.armed = self.armed, None
+        return fault
 
 
 @dataclass

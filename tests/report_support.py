@@ -447,3 +447,45 @@ def build_run_dir(run_dir: Path) -> RunRecord:
     )
     write_run(run, run_dir)
     return run
+
+
+def build_many_trails(run_dir: Path, trails: int) -> None:
+    """Writes a run of `trails` trails: the five of `build_run_dir`, over and over, each in a folder of
+    its own (hard links to the first five's captures), as a run of a large suite leaves it."""
+    import os
+    import tempfile
+
+    template = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}-", dir=run_dir.parent))
+    models = build_run_dir(template).trails
+    run_dir.mkdir(parents=True, exist_ok=True)
+    records = []
+    for n in range(trails):
+        model = models[n % len(models)]
+        text = model.model_dump_json()
+        if model.directory:
+            folder = f"{n + 1:04d}-{model.directory.split('-', 1)[1]}"
+            for source in (template / model.directory).rglob("*"):
+                target = run_dir / folder / source.relative_to(template / model.directory)
+                if source.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    os.link(source, target)
+            text = text.replace(f'"{model.directory}/', f'"{folder}/').replace(
+                f'"directory":"{model.directory}"', f'"directory":"{folder}"'
+            )
+        records.append(TrailRecord.model_validate_json(text))
+    run = RunRecord(
+        run_id=run_dir.name,
+        started_at="2025-05-02T10:15:00Z",
+        finished_at="2025-05-02T11:15:00Z",
+        command=["trailblaze", "replay", "trails/", "--device", "sim:android"],
+        device="sim:android",
+        trails=records,
+    )
+    for record in records:
+        run.usage.add(record.usage)
+    write_run(run, run_dir)
+    for source in sorted(template.rglob("*"), reverse=True):
+        source.rmdir() if source.is_dir() else source.unlink()
+    template.rmdir()

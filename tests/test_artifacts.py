@@ -176,17 +176,19 @@ def test_run_json_is_written_per_trail_not_per_step(android: DeviceSession, tmp_
     assert loaded.trails[0].steps[-1].screenshot_after == run.run.trails[0].steps[-1].screenshot_after
 
 
-def test_a_finished_trails_text_is_reused_but_the_final_write_is_whole(tmp_path: Path) -> None:
+def test_a_finished_trails_text_is_written_once(tmp_path: Path) -> None:
     run = RunDir(tmp_path / "run", Memory(), command=["test"], device="sim:android")
     first = run.start_trail(TrailRecord(path="a.trail.yaml"))
     run.finish_trail("passed", None, 0.0)
     run.start_trail(TrailRecord(path="b.trail.yaml"))
-    first.title = "changed after it ended"  # not serialized again while the run goes on
+    assert run.run.trails == [run.trail]  # written when the next one started, and let go
+    first.title = "changed after it ended"  # not serialized again: the run no longer holds it
     run.write()
     assert json.loads((run.root / "run.json").read_text())["trails"][0]["title"] is None
     run.finish()
     raw = RunRecord.model_validate_json((run.root / "run.json").read_text())
-    assert raw.trails[0].title == "changed after it ended" and raw.status == "finished"
+    assert raw.trails[0].title is None and raw.status == "finished"
+    assert [t.path for t in raw.trails] == ["a.trail.yaml", "b.trail.yaml"]
 
 
 # --- the command line and pytest -----------------------------------------------------------------------

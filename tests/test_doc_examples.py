@@ -254,6 +254,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         "record has stopped, so there is no draft to resume)"
     ),
     "trailblaze sim ios --port 18100 --app demo@v2": Run(shows="http://127.0.0.1:18100"),
+    "trailblaze sim android --faults 0.033": Run(shows="faults: 0.033 of requests (about 1 in 30), seed 0"),
     "trailblaze report .trailblaze/runs/20250101-120000 -o report.html --junit junit.xml": Run(
         shows="junit:  junit.xml"
     ),
@@ -347,6 +348,10 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/appium -e ./drivers/sim': _CI,
     "for project in . drivers/android drivers/ios drivers/web drivers/appium drivers/sim; do python -m build "
     '--no-isolation --outdir dist "$project"; done': _BUILD,
+    "python benchmarks/device_faults.py": Elsewhere(
+        "hand: a benchmark (about two minutes: 200 replays on simulated phones) that prints figures; here "
+        "only `--help` runs, and tests/test_replay_hiccups.py replays examples at three times its fault rate"
+    ),
     "python benchmarks/appium_replay.py": Elsewhere(
         "hand: a benchmark (about a minute: the real Appium server on the simulated phone) that prints figures; "
         "here only `--help` runs"
@@ -422,6 +427,7 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
         ("maestro_corpus.py", "--list"),
         ("startup.py", "--runs"),
         ("appium_replay.py", "--farm-ms"),
+        ("device_faults.py", "--replays"),
     ],
 )
 def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:

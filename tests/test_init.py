@@ -58,7 +58,7 @@ def test_init_scaffolds_a_project_that_validates_replays_and_is_left_alone(tmp_p
     assert report["needs"] == ["android"] and report["if"] == "always()"
     assert any(str(s.get("run", "")).startswith("trailblaze report --merge shards/*") for s in _steps(report))
     final = [s for s in _steps(report) if str(s.get("uses", "")).startswith("actions/upload-artifact")]
-    assert final[0]["with"]["path"].split() == ["report.html", "junit.xml"]
+    assert final[0]["with"]["path"].split() == ["report.html", "report_files/", "junit.xml"]  # the page's pictures
 
     before = _tree(project)
     again = trailblaze("init", str(project), "--app-id", "dev.trailblaze.demo", "--shards", "3")

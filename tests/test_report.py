@@ -38,6 +38,18 @@ def doc(report: tuple[Path, str]) -> lxml_html.HtmlElement:
     return lxml_html.fromstring(report[1])
 
 
+@pytest.fixture(scope="module")
+def single(built: tuple[Path, RunRecord]) -> tuple[Path, str]:
+    """The report as one self-contained file (`--report-single-file`)."""
+    path = write_html_report(built[0], built[0] / "single.html", single_file=True)
+    return path, path.read_text("utf-8")
+
+
+@pytest.fixture(scope="module")
+def single_doc(single: tuple[Path, str]) -> lxml_html.HtmlElement:
+    return lxml_html.fromstring(single[1])
+
+
 def _text(el: lxml_html.HtmlElement) -> str:
     return " ".join(el.text_content().split())
 
@@ -54,15 +66,21 @@ def test_report_is_written_in_the_run_dir_and_reloads(
     assert size_kb < 700
 
 
-def test_self_contained_no_external_resources(report: tuple[Path, str], doc: lxml_html.HtmlElement) -> None:
-    page = report[1]
+@pytest.mark.parametrize("form", ["beside", "single"])
+def test_no_external_resources(form: str, report: tuple[Path, str], single: tuple[Path, str]) -> None:
+    page = (report if form == "beside" else single)[1]
+    doc = lxml_html.fromstring(page)
     assert not doc.xpath("//link | //script[@src] | //iframe | //object | //embed")
-    for src in doc.xpath("//img/@src"):
-        assert src.startswith("data:image/"), src[:40]
     style = "".join(doc.xpath("//style/text()"))
     assert "@import" not in style and "url(" not in style
     assert "http://" not in page.replace("http://www.w3.org", "")
     assert "https://" not in page
+
+
+def test_the_single_file_form_is_self_contained(single: tuple[Path, str], single_doc: lxml_html.HtmlElement) -> None:
+    sources = single_doc.xpath("//img/@src")
+    assert sources and all(src.startswith("data:image/") for src in sources), sources[:3]
+    assert not (single[0].parent / "single_files").exists()
 
 
 def test_every_step_text_and_status_is_shown(
@@ -103,8 +121,9 @@ def test_summary_header_counts_time_device_and_llm(doc: lxml_html.HtmlElement) -
 
 
 def test_embedded_screenshots_decode_as_downscaled_images(
-    built: tuple[Path, RunRecord], doc: lxml_html.HtmlElement
+    built: tuple[Path, RunRecord], single_doc: lxml_html.HtmlElement
 ) -> None:
+    doc = single_doc
     sources = doc.xpath("//img/@src")
     run = built[1]
     shots = [p for t in run.trails for s in t.steps for p in (s.screenshot_before, s.screenshot_after) if p]
@@ -311,7 +330,7 @@ def test_cli_report_writes_html_and_junit(
     out, junit = tmp_path / "r.html", tmp_path / "ci" / "junit.xml"
     assert _run_cli(["report", str(built[0]), "--output", str(out), "--junit", str(junit)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith(f"report: {out} (") and lines[0].endswith(" KB)")
+    assert lines[0].startswith(f"report: {out} (") and lines[0].endswith(f" KB), screenshots in {tmp_path / 'r_files'}/")
     assert lines[1] == f"junit:  {junit}"
     assert "Sign in with a valid password" in out.read_text("utf-8")
     assert b"<testsuites" in junit.read_bytes()

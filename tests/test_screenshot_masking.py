@@ -16,6 +16,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from PIL import Image, ImageChops, ImageStat
@@ -95,9 +96,17 @@ def _uniform_black(region: Image.Image) -> bool:
 
 
 def _report_images(report: Path) -> list[Image.Image]:
-    found = re.findall(r'src="data:image/(?:webp|jpeg|png);base64,([A-Za-z0-9+/=]+)"', report.read_text("utf-8"))
-    assert found, "the report embeds no picture"
-    return [Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB") for data in found]
+    """The pictures the report shows: files beside it (the default), or embedded (`--report-single-file`)."""
+    found = re.findall(r'<img src="([^"]+)"', report.read_text("utf-8"))
+    assert found, "the report shows no picture"
+    return [
+        Image.open(
+            io.BytesIO(base64.b64decode(src.partition(",")[2]))
+            if src.startswith("data:")
+            else report.parent / unquote(src)
+        ).convert("RGB")
+        for src in found
+    ]
 
 
 def _dark_fields(images: list[Image.Image], box: Rect, kx: float, ky: float, width: int) -> int:
@@ -131,10 +140,11 @@ def test_a_secret_typed_into_a_plain_field_is_black_in_every_stored_picture(plat
     width = after.width
     assert _dark_fields(_report_images(masked.report), box, kx, ky, width) == 1
     assert _dark_fields(_report_images(plain.report), box, kx, ky, width) == 0
-    merged = tmp_path / "merged.html"
-    done = trailblaze("report", "--merge", str(masked.root), "-o", str(merged))
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert _dark_fields(_report_images(merged), box, kx, ky, width) == 1
+    for form in ([], ["--report-single-file"]):  # the stored files beside it, or thumbnails made from them
+        merged = tmp_path / f"merged{len(form)}.html"
+        done = trailblaze("report", "--merge", str(masked.root), "-o", str(merged), *form)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert _dark_fields(_report_images(merged), box, kx, ky, width) == 1
 
 
 _FAILING_TEST = """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -174,7 +175,9 @@ def test_the_readme_shards_replay_every_trail_once_and_merge_into_one_report(tmp
     assert "1/3, 2/3, 3/3" in html
     for trail_id in expected:
         assert f"<dd>{trail_id}</dd>" in html
-    assert html.count("data:image/") >= 4  # screenshots from every shard's folder are embedded
+    # screenshots from every shard's folder, put beside the report (the shards are not in its folder)
+    shots = re.findall(r'<img src="(report_files/[^"]+)"', html)
+    assert len({src.split("/")[1] for src in shots}) == 3 and all((tmp_path / src).is_file() for src in shots)
 
     # the next run balances its shards by this run's durations, found by the trails' paths
     durations = load_durations(tmp_path / "junit.xml")

@@ -214,3 +214,33 @@ def test_the_server_protocol(phone: tuple[SimPhones, adbutils.AdbDevice]) -> Non
     sid = _http(port, "POST", "/session", caps)[1]["sessionId"]
     assert call("GET", "/appium/settings")[1]["waitForIdleTimeout"] == 10_000
     stream.close()
+
+
+def test_injected_faults_on_the_wire(phone: tuple[SimPhones, adbutils.AdbDevice]) -> None:
+    """The same faults as the uiautomator2 and WebDriverAgent servers (`trailblaze_sim.faults`)."""
+    phones, device = phone
+    conditions = phones.device("emulator-5554").conditions
+    port = device.forward_port(6790)
+    stream = device.shell(f"am instrument -w {RUNNER}", stream=True)
+    assert isinstance(stream, adbutils.AdbConnection)
+    caps = {"capabilities": {"alwaysMatch": {"platformName": "Android", "appium:appPackage": PKG}}}
+    sid = _http(port, "POST", "/session", caps)[1]["sessionId"]
+    eid = _http(port, "POST", f"/session/{sid}/element", {"strategy": "id", "selector": "email"})[1]["value"][
+        "element-6066-11e4-a52e-4f735466cecf"
+    ]
+
+    conditions.rpc_error_on_request = conditions.requests + 1  # refused, not served
+    code, answer = _http(port, "POST", f"/session/{sid}/element/{eid}/value", {"text": "ada@example.com"})
+    assert code == 500 and answer["value"]["error"] == "unknown error"
+    assert _http(port, "GET", f"/session/{sid}/element/{eid}/text")[1]["value"] != "ada@example.com"
+
+    conditions.drop_connection_on_request = conditions.requests + 1  # served, the answer lost
+    with pytest.raises(http.client.RemoteDisconnected):
+        _http(port, "POST", f"/session/{sid}/element/{eid}/value", {"text": "ada@example.com"})
+    assert _http(port, "GET", f"/session/{sid}/element/{eid}/text")[1]["value"] == "ada@example.com"
+
+    conditions.empty_dump = True
+    source = _http(port, "GET", f"/session/{sid}/source")[1]["value"]
+    assert "<hierarchy" in source and "EditText" not in source
+    conditions.empty_dump = False
+    assert "EditText" in _http(port, "GET", f"/session/{sid}/source")[1]["value"]

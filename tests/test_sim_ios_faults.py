@@ -2,8 +2,10 @@
 
 What each fault raises in facebook-wda 1.5.4 (asserted below):
 
-* drop_connection -> `wda.usbmux.exceptions.HTTPError` wrapping `http.client.RemoteDisconnected`
-  (`Client.tap` swallows it and retries on the legacy `/wda/tap/0`, so a dropped tap still lands once).
+* drop_connection (the request is served, its answer lost) -> `wda.usbmux.exceptions.HTTPError`
+  wrapping `http.client.RemoteDisconnected` (`Session.tap` swallows it and sends the tap again on the
+  legacy `/wda/tap/0`, so a tap whose answer was lost lands twice: the iOS driver posts `/wda/tap`
+  itself).
 * rpc_error -> `wda.exceptions.WDAUnknownError` (`app_current()` retries it, so it is absorbed there).
 * slow dump -> no exception; `source()` just takes longer.
 * empty dump -> no exception; the XML is an application element without children.
@@ -43,7 +45,7 @@ def test_dropped_connection_raises_http_error_then_recovers() -> None:
         assert srv.stats.faults == {"drop_connection": 1}
 
 
-def test_dropped_tap_is_retried_by_the_client_on_the_legacy_route() -> None:
+def test_a_tap_whose_answer_is_lost_is_sent_again_by_the_client_and_lands_twice() -> None:
     cond = Conditions()
     clock = ManualClock()
     with _server(cond, clock) as srv:
@@ -55,8 +57,8 @@ def test_dropped_tap_is_retried_by_the_client_on_the_legacy_route() -> None:
         s(id="tab_settings").click()
         x, y = s(id="dark_mode").bounds.center
         cond.drop_connection_on_request = cond.requests + 1
-        s.tap(x, y)  # /wda/tap is dropped, /wda/tap/0 succeeds
-        assert s(id="dark_mode").value == "1"
+        s.tap(x, y)  # /wda/tap toggles, its answer is lost; facebook-wda taps again on /wda/tap/0
+        assert s(id="dark_mode").value == "0"  # toggled twice
 
 
 def test_protocol_error_is_wda_unknown_error() -> None:

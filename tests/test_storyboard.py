@@ -64,7 +64,9 @@ def test_a_replay_writes_a_captioned_storyboard_the_report_shows_and_junit_links
 
     html = (tmp_path / "report.html").read_text()
     body = html[html.index('id="trail-1"') :]
-    assert body.index('<figure class="storyboard"><img src="data:image/webp;base64,') < body.index('class="facts')
+    shown = f'<figure class="storyboard"><img src="report_files/{record.storyboard}"'
+    assert body.index(shown) < body.index('class="facts')  # the run's own file, put beside the report
+    assert (tmp_path / "report_files" / record.storyboard).read_bytes() == (run / record.storyboard).read_bytes()
     case = ET.parse(tmp_path / "junit.xml").getroot().find(".//testcase")
     assert case is not None
     link = {p.get("name"): p.get("value") for p in case.iter("property")}["trailblaze.storyboard"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 __all__ = [
     "ActionRefused",
@@ -42,6 +43,7 @@ __all__ = [
     "TrailFileError",
     "TrailblazeError",
     "UsageError",
+    "WireFault",
     "exit_code_for",
 ]
 
@@ -127,8 +129,32 @@ class InfrastructureError(TrailblazeError):
     exit_code = EXIT_INFRA
 
 
+WireFault = Literal["refused", "error_answer", "no_answer", "not_sent"]
+
+
 class DeviceError(InfrastructureError):
-    """The device could not be reached or answered with a protocol error."""
+    """The device could not be reached or answered with a protocol error.
+
+    `wire` says how the request failed, when the driver can tell; the session decides from it
+    whether an action that failed may have happened (`trailblaze.device.hiccups`, ADR 0057):
+
+    - `refused`: nothing took the connection (a closed port, a device adb no longer lists), so this
+      request did nothing;
+    - `error_answer`: the device answered that the request failed (a JSON-RPC error, WebDriverAgent's
+      `500 unknown error`), so it did not do it;
+    - `no_answer`: the request went out and no whole answer came back (a dropped connection, a
+      timeout), so it may or may not have been done;
+    - `not_sent`: the driver failed before it sent the action's own request (on a read or a set-up
+      request: `trailblaze.device.driver.before_acting`), so none of the action happened;
+    - None: the driver cannot tell.
+
+    The first three say how one request fared; an action of several requests (a launch: stop, then
+    start) may have done part of its work before the one that failed.
+    """
+
+    def __init__(self, message: str, *, wire: WireFault | None = None) -> None:
+        super().__init__(message)
+        self.wire: WireFault | None = wire
 
 
 class SessionLost(DeviceError):

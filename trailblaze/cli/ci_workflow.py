@@ -247,6 +247,7 @@ _REPORT = """\
           name: trailblaze-report
           path: |
             report.html
+            report_files/
             junit.xml
 """
 

@@ -111,15 +111,25 @@ def _model_choice(
 
 
 def _run_output(
-    run_dir: str | None, report_screenshots: str, junit_path: str | None = None, report_path: str | None = None
+    run_dir: str | None,
+    report_screenshots: str,
+    junit_path: str | None = None,
+    report_path: str | None = None,
+    report_single_file: bool = False,
 ) -> RunOutput:
     from trailblaze.engine.options import RunOutput
 
-    return RunOutput(run_dir, cast("ScreenshotMode", report_screenshots), junit_path, report_path)
+    return RunOutput(
+        run_dir, cast("ScreenshotMode", report_screenshots), junit_path, report_path, report_single_file
+    )
 
 
 def _replay_output(
-    run_dir: str | None, report_screenshots: str | None, junit_path: str | None, report_path: str | None
+    run_dir: str | None,
+    report_screenshots: str | None,
+    junit_path: str | None,
+    report_path: str | None,
+    report_single_file: bool,
 ) -> RunOutput:
     """Replay's outputs; `--screenshots` unset is `steps`, or `failures` under CI=true (and says so)."""
     from trailblaze.engine.ci_defaults import CI_SCREENSHOTS_NOTE, default_screenshots
@@ -128,7 +138,7 @@ def _replay_output(
         report_screenshots = default_screenshots(os.environ)
         if report_screenshots != "steps":
             _echo(CI_SCREENSHOTS_NOTE, err=True)
-    return _run_output(run_dir, report_screenshots, junit_path, report_path)
+    return _run_output(run_dir, report_screenshots, junit_path, report_path, report_single_file)
 
 
 def _record_options(
@@ -619,6 +629,7 @@ def _trails_use_custom_tools() -> bool:
     epilog=_EX
     + "  trailblaze sim android --port 15037     # then: adb -P 15037 devices\n"
     + "  trailblaze sim ios --port 18100 --app demo@v2\n"
+    + "  trailblaze sim android --faults 0.033     # 1 request in 30 drops, errs, comes back empty or stalls\n"
     + "  trailblaze sim llm --port 8787          # then: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 trailblaze record …\n"
     + "  trailblaze sim openai --port 8788       # then: trailblaze record … --model openai:demo "
     + "--llm-base-url http://127.0.0.1:8788/v1",
@@ -635,8 +646,15 @@ def _trails_use_custom_tools() -> bool:
 @click.option("--gestures", type=click.Choice(["timed", "instant"]), default="timed", show_default=True,
               help="timed: a swipe, long press or pinch lasts the duration the client asks for, as on a "
               "phone; instant: it returns at once (the in-process test rigs' default).")
+@click.option("--faults", type=click.FloatRange(0.0, 1.0), default=0.0, metavar="RATE",
+              help="Each request's chance of a transient fault, as real phones give them: a dropped "
+              "connection (served, answer lost), a 500 / JSON-RPC error, an empty dump or a 2 s stall.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the --faults draw: the same seed faults the same requests.")
 @_debug_option
-def sim_command(platform: str, app: str, port: int, latency: str, count: int, gestures: str) -> None:
+def sim_command(
+    platform: str, app: str, port: int, latency: str, count: int, gestures: str, faults: float, seed: int
+) -> None:
     """Run a simulated device in the foreground until Ctrl-C.
 
     `llm` serves a local Messages-API endpoint whose scripted "model" solves the demo app's trails, so
@@ -649,8 +667,10 @@ def sim_command(platform: str, app: str, port: int, latency: str, count: int, ge
     from trailblaze.device.simulator import load_simulator
 
     plugin = load_simulator(f"trailblaze sim {platform}")
+    # asked only when wanted: a trailblaze-sim from before --faults still starts plain simulators
+    extra: dict[str, Any] = {"faults": faults, "seed": seed} if faults else {}
     sim = plugin.start(
-        platform, app, count=count, port=port, latency=latency, timed_gestures=gestures == "timed"
+        platform, app, count=count, port=port, latency=latency, timed_gestures=gestures == "timed", **extra
     )
     _foreground(sim.how_to_connect(), sim.stop)
 
@@ -702,27 +722,34 @@ def _serve_fake_llm(port: int, *, openai: bool = False) -> None:
 )
 @click.argument("run_dirs", nargs=-1, required=True, metavar="RUN_DIR...", type=click.Path(path_type=str))
 @click.option("--output", "-o", "--report", "output", type=click.Path(dir_okay=False, path_type=str),
-              help="HTML file (default RUN_DIR/report.html; with --merge, report.html in the current folder).")
+              help="HTML file (default RUN_DIR/report.html; with --merge, report.html in the current folder); its "
+              "screenshots are files beside it (in NAME_files/ when it is not in the run directory).")
+@click.option("--report-single-file", "--single-file", "single_file", is_flag=True,
+              help="One self-contained HTML file, screenshots embedded (megabytes per trail).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Also write JUnit XML here.")
 @click.option("--merge", is_flag=True,
               help="Merge several run directories (the shards of a CI matrix, or a folder holding them) into one "
               "report and one JUnit file.")
 @_debug_option
-def report_command(run_dirs: tuple[str, ...], output: str | None, junit_path: str | None, merge: bool) -> None:
+def report_command(
+    run_dirs: tuple[str, ...], output: str | None, single_file: bool, junit_path: str | None, merge: bool
+) -> None:
     """Render the HTML report (and JUnit XML) of a run directory from its run.json.
 
-    With --merge: one report and one JUnit file for every trail of several run directories, e.g. the
-    `replay --shard I/N` runs of a CI matrix downloaded next to each other.
+    The page loads the run's screenshots from files beside it, as a trail is opened; with
+    --report-single-file they are embedded in it instead. With --merge: one report and one JUnit file
+    for every trail of several run directories, e.g. the `replay --shard I/N` runs of a CI matrix
+    downloaded next to each other.
     """
     from pathlib import Path
 
     from trailblaze.errors import UsageError
     from trailblaze.output.junit import write_junit
     from trailblaze.output.report import write_html_report
-    from trailblaze.output.runlog import RUN_FILE, load_run
+    from trailblaze.output.runlog import RUN_FILE, iter_trails, read_head
 
     if merge:
-        _merge_reports(list(run_dirs), output, junit_path)
+        _merge_reports(list(run_dirs), output, junit_path, single_file=single_file)
         return
     if len(run_dirs) > 1:
         raise UsageError(
@@ -732,14 +759,23 @@ def report_command(run_dirs: tuple[str, ...], output: str | None, junit_path: st
     directory = Path(run_dirs[0])
     if directory.name == RUN_FILE and directory.is_file():
         directory = directory.parent
-    run = load_run(directory)
-    html_path = write_html_report(directory, output)
-    click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB)")
+    head = read_head(directory)  # the run is read one trail at a time: any size fits in memory
+    html_path = write_html_report(directory, output, single_file=single_file)
+    click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB){_pictures_note(html_path)}")
     if junit_path:
-        click.echo(f"junit:  {write_junit(run, junit_path, run_dir=directory)}")
+        written = write_junit(head, junit_path, run_dir=directory, trails=iter_trails(directory, head))
+        click.echo(f"junit:  {written}")
 
 
-def _merge_reports(paths: list[str], output: str | None, junit_path: str | None) -> None:
+def _pictures_note(page: Any) -> str:
+    """`, screenshots in report_files/` when the page's pictures were put beside it."""
+    from trailblaze.output.report import pictures_folder
+
+    folder = pictures_folder(page)
+    return f", screenshots in {folder}{os.sep}" if folder is not None else ""
+
+
+def _merge_reports(paths: list[str], output: str | None, junit_path: str | None, *, single_file: bool) -> None:
     from trailblaze.common.files import check_writable
     from trailblaze.output.ci_policy import is_flaky
     from trailblaze.output.junit import write_junit
@@ -754,7 +790,7 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None)
     for name in merged.duplicates:
         _echo(f"warning: {name} is in more than one of the merged runs (were two shards given the same --shard?)",
               err=True)
-    html_path = write_html_report(merged.root, target, run=merged.run)
+    html_path = write_html_report(merged.root, target, run=merged.run, single_file=single_file)
     counts: dict[str, int] = {}
     for trail in merged.run.trails:
         status = "flaky" if is_flaky(trail) else trail.status  # a pass on a retry is named (ADR 0044)
@@ -764,7 +800,7 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None)
     summary += f"; {quarantined} quarantined" if quarantined else ""
     n, runs = len(merged.run.trails), len(merged.sources)
     click.echo(f"merged {runs} run{'s' * (runs != 1)}: {n} trail{'s' * (n != 1)} ({summary})")
-    click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB)")
+    click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB){_pictures_note(html_path)}")
     if junit_path:
         click.echo(f"junit:  {write_junit(merged.run, junit_path, run_dir=merged.root)}")
 
@@ -1134,7 +1170,10 @@ def record_command(
 @click.option("--self-heal", is_flag=True, help="Let the agent repair a step whose recording fails (needs an LLM).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Write JUnit XML here.")
 @click.option("--report", "report_path", type=click.Path(path_type=str),
-              help="Write the HTML report to this .html file (or report.html in this folder).")
+              help="Write the HTML report to this .html file (or report.html in this folder); its screenshots "
+              "are files beside it (in NAME_files/ when it is not in the run directory).")
+@click.option("--report-single-file", "report_single_file", is_flag=True,
+              help="Make the --report one self-contained file, screenshots embedded (megabytes per trail).")
 @click.option("--tags", default="", metavar="T,...", help="Only trails whose config.tags include one of these.")
 @click.option("--memory", "--env", "-e", "memory", multiple=True, metavar="K=V",
               help="A memory variable ({{K}}; a Maestro flow's ${K}, as Maestro's --env / -e); repeatable.")
@@ -1164,7 +1203,7 @@ def record_command(
 @_debug_option
 @click.pass_context
 @_with_run_groups(
-    _grouped("output", _replay_output, "run_dir", "report_screenshots", "junit_path", "report_path"),
+    _grouped("output", _replay_output, "run_dir", "report_screenshots", "junit_path", "report_path", "report_single_file"),
     _grouped("policy", _ci_policy, "retries", "fail_on_flaky", "max_heals"),
 )
 def replay_command(

@@ -6,8 +6,17 @@ import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import BinaryIO
 
-__all__ = ["atomic_write", "atomic_write_text", "check_writable", "locked", "write_redacted", "write_text"]
+__all__ = [
+    "atomic_stream",
+    "atomic_write",
+    "atomic_write_text",
+    "check_writable",
+    "locked",
+    "write_redacted",
+    "write_text",
+]
 
 
 def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
@@ -16,6 +25,14 @@ def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
     The file keeps the permissions it had; a new file gets 0644 (mkstemp alone would make it private,
     but trails, run logs and reports are meant to be shared). Raises `OSError`; callers translate it.
     """
+    with atomic_stream(target) as handle:
+        handle.write(data)
+
+
+@contextmanager
+def atomic_stream(target: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """`atomic_write` for a file written piece by piece (a report of a thousand trails is not built
+    in memory first): what the block writes replaces `target` when it ends, nothing when it raises."""
     path = os.fspath(target)
     directory = os.path.dirname(os.path.abspath(path))
     try:
@@ -25,7 +42,7 @@ def atomic_write(target: str | os.PathLike[str], data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)

@@ -248,6 +248,7 @@ def open_device(
     """
     import os
 
+    from trailblaze.device.hiccups import Hiccups
     from trailblaze.device.session import DeviceSession
 
     parsed = spec if isinstance(spec, DeviceSpec) else parse_device_spec(spec)
@@ -266,7 +267,7 @@ def open_device(
         if parsed.adb_server is not None:  # the spec's server wins over the environment's
             options["adb_host"], options["adb_port"] = parsed.adb_server[0], str(parsed.adb_server[1])
         target = web_start_url(parsed.target) if parsed.platform == "web" else parsed.target
-        driver = plugin.open(target, options)
+        driver = Hiccups().connect(lambda: plugin.open(target, options))
         return DeviceSession(driver, **session_options)
 
     from trailblaze.device.simulator import load_simulator
@@ -276,7 +277,7 @@ def open_device(
     )
     try:
         target, options = sim.device_specs()[0]
-        driver = plugin.open(target, options)
+        driver = Hiccups().connect(lambda: plugin.open(target, options))
     except BaseException:
         sim.stop()
         raise

@@ -12,9 +12,12 @@ screenshot pixels (1.0 on Android).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+from trailblaze.errors import DeviceError
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -44,6 +47,7 @@ __all__ = [
     "SupportsShellStatus",
     "SupportsTrace",
     "SupportsWeb",
+    "before_acting",
 ]
 
 Platform = Literal["android", "ios", "web"]
@@ -139,6 +143,18 @@ class Driver(Protocol):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None: ...
+
+
+@contextmanager
+def before_acting() -> Iterator[None]:
+    """Marks a device fault in what a driver does before an action's own request — a read, setting
+    the clipboard it pastes from — as `not_sent`: the action never went out, so the session may send
+    it again (`trailblaze.device.hiccups`)."""
+    try:
+        yield
+    except DeviceError as exc:
+        exc.wire = "not_sent"
+        raise
 
 
 @runtime_checkable

@@ -35,6 +35,10 @@ def on_text_field(hierarchy: Hierarchy, x: float, y: float) -> bool:
     return any(n.editable and n.visible_bounds.contains(x, y) for n in hierarchy.visible_nodes())
 
 
+def _focused_at(hierarchy: Hierarchy, x: float, y: float) -> bool:
+    return any(n.focused and n.editable and n.visible_bounds.contains(x, y) for n in hierarchy.visible_nodes())
+
+
 def act_and_compare(
     session: DeviceSession, action: Callable[[Driver], Any], *, point: tuple[float, float] | None = None
 ) -> bool:
@@ -44,8 +48,10 @@ def act_and_compare(
     """
     before = session.cached_screen()
     if before is not None and point is not None and on_text_field(before, *point):
-        # never judged, so nothing looks at the result: the next tool's look is the settle's dump
-        session.act(action, observe=False)
+        # never judged, so nothing looks at the result: the next tool's look is the settle's dump;
+        # a tap whose answer was lost landed if the field under it has the focus now
+        x, y = point
+        session.act(action, observe=False, focus_only=True, took_effect=lambda: _focused_at(session.screen(), x, y))
         return False
     after = session.act(action)
     if before is None or after is None:

@@ -5,6 +5,9 @@ Every content-changing action goes through `DeviceSession.act()`, which runs it 
 construction). The settle's last dump is kept: the next `screen()` or `resolve()` reads it instead of
 asking the device again, until the next action invalidates it. `SessionStats` counts the device round
 trips the session makes, which is what `benchmarks/p2_round_trips.py` reports.
+
+A device fault on a read is retried and one on an action is judged, never blindly repeated, as
+`trailblaze.device.hiccups` says; `SessionStats.hiccups` counts the faults survived.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from trailblaze.device.driver import SupportsConcurrentRequests, SupportsElementWait, SupportsIdle
+from trailblaze.device.hiccups import Hiccups, judge, moved_on, retryable, unresolved
 from trailblaze.device.logs import AppLogs
 from trailblaze.device.query import element_query, query_for_node
 from trailblaze.device.settle import SettleResult, backoff, loading_indicator, settle, settle_on_idle
+from trailblaze.errors import DeviceError
 from trailblaze.screen.occlusion import covers
 from trailblaze.screen.resolve import resolve as resolve_selector
 
@@ -57,6 +62,8 @@ class SessionStats:
     """Waits on the device's own element query instead of polling dumps."""
     device_s: float = 0.0
     """Wall time spent inside driver calls (device + client + transport)."""
+    hiccups: int = 0
+    """Device faults survived: reads sent again, failed actions judged done or sent again."""
 
     @property
     def round_trips(self) -> int:
@@ -88,6 +95,9 @@ class _Cache:
     """An action settled on the device's idle signal and nobody has looked since: the next look
     finishes that settle (its one dump)."""
     last_settle: SettleResult | None = field(default=None)
+    baseline: Hierarchy | None = None
+    """The last dump whose content the screen still shows: kept through an action that only moves
+    focus (a tap into a field), so a fault on the typing after it can be judged."""
 
 
 class DeviceSession:
@@ -146,12 +156,14 @@ class DeviceSession:
         while no action happened since. Polling dumps never take one. On a device that queues
         requests (WebDriverAgent) this does nothing: the two would only run one after the other."""
         self._shooter: ThreadPoolExecutor | None = None
+        self._stats_lock = threading.Lock()
+        self.hiccups = Hiccups(sleep=sleep, noted=self._hiccup)
         self.app_logs = AppLogs(driver)
         self.files_dir: Path | None = None
         """Where the running trail's files go (its folder in the run directory, set by the run
         directory at each step): a tool that writes a file the flow names (`takeScreenshot`) writes
         it there; None: the working directory."""
-        self.info: DeviceInfo = self._timed(lambda: driver.info)
+        self.info: DeviceInfo = self._read(lambda: driver.info)
         if isinstance(driver, SupportsIdle):
             # Tells a device whose actions wait for idle themselves (WDA) the bound to use.
             self._idle(settle_timeout)
@@ -184,7 +196,7 @@ class DeviceSession:
         cache.settled = (
             cache.fresh and cache.hierarchy is not None and _same(cache.hierarchy, hierarchy)
         )
-        cache.hierarchy, cache.fresh = hierarchy, True
+        cache.hierarchy, cache.fresh, cache.baseline = hierarchy, True, hierarchy
         return hierarchy
 
     def screenshot(self) -> bytes:
@@ -201,9 +213,13 @@ class DeviceSession:
                 return shot[2]
             key, actions = (cache.hierarchy if cache.fresh else None), self.stats.actions
             self.stats.screenshots += 1
-            data = self._timed(self.driver.screenshot)
+            data = self._read(self.driver.screenshot)
             self._shot = (key, actions, data) if key is not None else None
             return data
+
+    def current_app(self) -> str | None:
+        """The foreground app's id (None: the home screen), read from the device (retried on a fault)."""
+        return self._read(self.driver.current_app)
 
     @property
     def last_settle(self) -> SettleResult | None:
@@ -212,36 +228,98 @@ class DeviceSession:
 
     # --- actions -----------------------------------------------------------------------------------
     def act(
-        self, action: Callable[[Driver], Any], *, settle: bool = True, observe: bool = True
+        self,
+        action: Callable[[Driver], Any],
+        *,
+        settle: bool = True,
+        observe: bool = True,
+        focus_only: bool = False,
+        took_effect: Callable[[], bool] | None = None,
     ) -> Hierarchy | None:
         """Runs one device action, then (by default) settles and caches the settled dump.
 
         With `observe=False` (typing, focusing a field: actions whose tool does not look at the
         result) and a device with an idle signal, the settle waits for idle now and takes its dump
         only when the next tool looks (`screen()`, `resolve()`, `settle()`): a tap into a field
-        followed by typing costs no dump in between.
+        followed by typing costs no dump in between. `focus_only` says the action moves only focus
+        (a tap into a text field), so what the app shows is still the last dump's.
+
+        An action that fails with a device fault is judged, never blindly sent again
+        (`trailblaze.device.hiccups`): `took_effect`, when given, tells from the device whether it
+        happened (a launch: its app is in the foreground); otherwise the screen does.
 
         Returns:
             The settled hierarchy, or None with `settle=False` or a deferred observation.
+
+        Raises:
+            DeviceError: The action failed and whether it happened cannot be told (exit 3).
         """
         cache = self._cache
         # A settled screen before the action is the first sample of the next settle: when the action
         # leaves the UI as it was (an already-selected tab, an assertion-like tap), one dump proves the
         # screen is still settled, so a step costs one action + one dump (P2).
         before = cache.hierarchy if (cache.fresh and cache.settled) else None
+        start = cache.hierarchy if cache.fresh else None
+        baseline = cache.baseline
         if self.before_action is not None:
             self.before_action()
         cache.fresh = False
         cache.settled = False
+        if not focus_only:
+            cache.baseline = None
         self.stats.actions += 1
         cache.pending = False
-        self._timed(lambda: action(self.driver))
+        try:
+            self._timed(lambda: action(self.driver))
+        except DeviceError as exc:
+            if not retryable(exc):
+                raise
+            look = self._after_fault(exc, action, start, baseline, took_effect, focus_only=focus_only)
+            if look is not None:  # it happened; that look is the settled screen after it
+                return look
+            before = None  # sent again: settle as after any action
         if not settle:
             return None
         if not observe and self._idle(self.settle_timeout) is not None:
             cache.pending = True
             return None
         return self._settle(before)
+
+    def _after_fault(
+        self,
+        exc: DeviceError,
+        action: Callable[[Driver], Any],
+        start: Hierarchy | None,
+        baseline: Hierarchy | None,
+        took_effect: Callable[[], bool] | None,
+        *,
+        focus_only: bool,
+    ) -> Hierarchy | None:
+        """Settles an action that failed with `exc`: the settled screen when it happened, None once it
+        was sent again and went through; raises when neither can be told."""
+        for attempt in range(1, self.hiccups.backoff.retries + 1):
+            look = self._settle(None)
+            moved = moved_on(start, baseline, look)
+            verdict = judge(exc, moved, took_effect() if took_effect is not None else None)
+            if verdict == "happened":
+                self.hiccups.note()
+                return look
+            if verdict != "send_again":
+                raise unresolved(exc, verdict, moved) from exc
+            self.hiccups.note()
+            self.hiccups.pause(attempt)
+            start, baseline = look, look  # what the next send starts from
+            self._cache.fresh = self._cache.settled = False
+            self._cache.baseline = look if focus_only else None
+            self.stats.actions += 1
+            try:
+                self._timed(lambda: action(self.driver))
+                return None
+            except DeviceError as again:
+                if not retryable(again):
+                    raise
+                exc = again
+        raise DeviceError(f"{exc.message} (sent {self.hiccups.backoff.retries + 1} times)", wire=exc.wire) from exc
 
     def invalidate(self) -> None:
         """Forgets the cached dump (e.g. after waiting on purpose: the screen may have moved on)."""
@@ -293,6 +371,7 @@ class DeviceSession:
         if result.timed_out:
             self.stats.settle_timeouts += 1
         cache.hierarchy, cache.fresh, cache.settled = result.hierarchy, True, result.settled
+        cache.baseline = result.hierarchy
         cache.pending = False
         cache.last_settle = result
         return result.hierarchy
@@ -302,7 +381,7 @@ class DeviceSession:
         if not isinstance(driver, SupportsIdle):
             return None
         self.stats.idle_waits += 1
-        return self._timed(lambda: driver.wait_for_idle(timeout))
+        return self._read(lambda: driver.wait_for_idle(timeout), proves_alive=False)
 
     def _wait_node_gone(self, node: Node, timeout: float) -> bool:
         """Waits on the device until `node` (a loading indicator) is gone; False when it cannot."""
@@ -311,7 +390,7 @@ class DeviceSession:
         if query is None or not isinstance(driver, SupportsElementWait):
             return False
         self.stats.element_waits += 1
-        return self._timed(lambda: driver.wait_for(query, timeout, gone=True))
+        return self._read(lambda: driver.wait_for(query, timeout, gone=True))
 
     # --- selectors ---------------------------------------------------------------------------------
     def resolve(
@@ -346,7 +425,7 @@ class DeviceSession:
             left = bound - waited
             if query is not None and isinstance(driver, SupportsElementWait):
                 self.stats.element_waits += 1
-                found = self._timed(functools.partial(driver.wait_for, query, left, gone=gone))
+                found = self._read(functools.partial(driver.wait_for, query, left, gone=gone))
                 hierarchy = self._observe(max(0.0, bound - (time.monotonic() - start)))
                 if found and not until(resolve_selector(selector, hierarchy)):
                     query = None  # the device and the dump disagree (e.g. an invisible match): poll dumps
@@ -424,7 +503,7 @@ class DeviceSession:
         shot = self._start_screenshot() if shoot else None
         self.stats.dumps += 1
         try:
-            hierarchy = self._timed(self.driver.hierarchy)
+            hierarchy = self._read(self.driver.hierarchy)
         finally:
             # Never left in flight: the next action must not race the picture of the screen before it.
             data = _result_or_none(shot) if shot is not None else None
@@ -449,6 +528,14 @@ class DeviceSession:
         self.stats.screenshots += 1
         self.stats.screenshots_with_dump += 1
         return self._shooter.submit(driver.screenshot)
+
+    def _read(self, call: Callable[[], _T], *, proves_alive: bool = True) -> _T:
+        """A request that changes nothing on the device: sent again on a device fault (`Hiccups.read`)."""
+        return self._timed(lambda: self.hiccups.read(call, proves_alive=proves_alive))
+
+    def _hiccup(self) -> None:
+        with self._stats_lock:  # the run directory's screenshot thread counts too
+            self.stats.hiccups += 1
 
     def _timed(self, call: Callable[[], _T]) -> _T:
         t0 = time.perf_counter()

@@ -33,18 +33,22 @@ def fact_warnings(file: Path | str, trail: Trail) -> list[str]:
     """`file:line:col: warning: …` for each fact a verify step states that no recorded assertion of a
     platform checks (steps without a recording for a platform are not judged for it)."""
     out: list[str] = []
-    doc = _yaml.parse_document(trail.source_text) if trail.source_text is not None else None
+    doc: _yaml.YamlDocument | None = None  # parsed for the first warning only: most trails have none
     for i, step in enumerate(trail.steps):
         if step.kind != "verify" or not step.recording or not stated_facts(step.text):
             continue
+        facts = [(p, fact) for p, calls in sorted(step.recording.items()) for fact in uncovered(step.text, calls)]
+        if not facts:
+            continue
+        if doc is None and trail.source_text is not None:
+            doc = _yaml.parse_document(trail.source_text)
         line, col = doc.position(("trail", i, "verify")) if doc is not None else (1, 1)
-        for platform, calls in sorted(step.recording.items()):
-            for fact in uncovered(step.text, calls):
-                where = f"{file}:{line}:{col + _quote_shift(doc, i, fact.offset)}"
-                out.append(
-                    f"{where}: warning: step {i + 1} ({platform}) states {fact.describe()} but no recorded "
-                    f"assertion checks it; re-record the step (`trailblaze record --step {i + 1}`)"
-                )
+        for platform, fact in facts:
+            where = f"{file}:{line}:{col + _quote_shift(doc, i, fact.offset)}"
+            out.append(
+                f"{where}: warning: step {i + 1} ({platform}) states {fact.describe()} but no recorded "
+                f"assertion checks it; re-record the step (`trailblaze record --step {i + 1}`)"
+            )
     return out
 
 

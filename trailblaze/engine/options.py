@@ -139,6 +139,8 @@ class RunOutput:
     screenshots: ScreenshotMode = "steps"
     junit: str | None = None
     report: str | None = None
+    report_single_file: bool = False
+    """The HTML report as one self-contained file (images embedded), not a page beside its images."""
 
     def argv(self) -> list[str]:
         return [] if self.screenshots == "steps" else ["--screenshots", self.screenshots]

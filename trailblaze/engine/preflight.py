@@ -113,8 +113,8 @@ def validate_trails(
     `needs_value` finding.
     """
     seen: dict[str, Finding] = {}
-    for platform in platforms:
-        for finding in find_problems(trails, platform=platform, memory={}, args={}, secrets={}, flags=flags):
+    for found in _problems(trails, platforms, memory={}, args={}, secrets={}, tools=True, flags=flags):
+        for finding in found:
             # a v1 `tools:` list runs on both platforms, a missing value is missing on both: say it once
             seen.setdefault(finding.message if finding.needs_value else str(finding), finding)
     return list(seen.values())
@@ -131,47 +131,86 @@ def find_problems(
     flags: Flags = CLI,
 ) -> list[Finding]:
     """Everything `check_trails` reports, as findings (see `check_trails` for the arguments)."""
-    found: list[Finding] = []
-    missing: _Missing = {}
-    reported: set[str] = set()
-    used: set[str] = set()  # every template name the recordings use
-    flow_missing: _Missing = {}  # a Maestro flow's `${NAME}`: given by `--env` or the flow's `env:`
+    return _problems(trails, [platform], memory=memory, args=args, secrets=secrets, tools=tools, flags=flags)[0]
+
+
+def _problems(
+    trails: Sequence[tuple[Path, Trail]],
+    platforms: Sequence[str],
+    *,
+    memory: Mapping[str, str],
+    args: Mapping[str, str],
+    secrets: Mapping[str, str],
+    tools: bool,
+    flags: Flags,
+) -> list[list[Finding]]:
+    """`find_problems` on each of `platforms`, in order: each trail is parsed once for all of them."""
+    scans = [_Scan(platform, memory, args, secrets, tools, flags) for platform in platforms]
     for file, trail in trails:
+        for scan in scans:
+            scan.add(file, trail)
+    return [scan.findings() for scan in scans]
+
+
+class _Scan:
+    """`find_problems` on one platform, one trail at a time; what is missing is said once at the end."""
+
+    def __init__(
+        self,
+        platform: str,
+        memory: Mapping[str, str],
+        args: Mapping[str, str],
+        secrets: Mapping[str, str],
+        tools: bool,
+        flags: Flags,
+    ) -> None:
+        self.platform, self.memory, self.args, self.secrets = platform, memory, args, secrets
+        self.tools, self.flags = tools, flags
+        self.found: list[Finding] = []
+        self.missing: _Missing = {}
+        self.reported: set[str] = set()
+        self.used: set[str] = set()  # every template name the recordings use
+        self.flow_missing: _Missing = {}  # a Maestro flow's `${NAME}`: given by `--env` or the flow's `env:`
+
+    def add(self, file: Path, trail: Trail) -> None:
+        platform, found, missing = self.platform, self.found, self.missing
         text = trail.source_text
         if text is None:
-            continue
+            return
         if may_be_skipped(trail, platform):
-            continue
+            return
         doc = _parsed(text)
         recorded = list(_recorded_tools(doc.data, platform))
         custom = _toolbox(trail.path or file, recorded, trail)
         for problem in custom.problems:  # a broken tool file: once, however many trails use the folder
-            if problem not in reported:
-                reported.add(problem)
+            if problem not in self.reported:
+                self.reported.add(problem)
                 where, _, message = _split_location(problem)
                 found.append(Finding(where, message))
         for i, name in enumerate(trail.config.tools or [] if trail.config else []):
             if name not in custom.box:
                 hint = custom.box.unknown_hint(name) or f"`{name}` is a built-in tool, always offered"
                 found.append(Finding(_at(file, doc, ("config", "tools", i)), f"config.tools: {hint}"))
-        if tools:
+        if self.tools:
             found += _unknown_tools(file, doc, recorded, custom.box)
-        sub_found = _subtrail_problems(file, doc, recorded, platform, tools, secrets, missing, len(trail.steps))
+        sub_found = _subtrail_problems(
+            file, doc, recorded, platform, self.tools, self.secrets, missing, len(trail.steps)
+        )
         found += [f for f in sub_found if f not in found]
         try:
-            mem = build_memory(trail, memory, args, secrets, flags=flags)
+            mem = build_memory(trail, self.memory, self.args, self.secrets, flags=self.flags)
         except UsageError as exc:  # a required `config.args` entry with no --arg
             where, _, message = exc.message.partition(": config.args.")
             found.append(Finding(where, f"config.args.{message}", needs_value=True))
-            continue
+            return
         if _agent_may_run(trail, platform):
-            continue
+            return
         if trail.flow_templates is not None:  # a Maestro flow: located in the flow or sub-flow itself
             for name, where in trail.flow_templates:
-                used.add(name)
+                self.used.add(name)
                 if mem.lookup(name, None) is None:
-                    _note_missing(flow_missing, f"${{{name}}}", where)
-            continue
+                    _note_missing(self.flow_missing, f"${{{name}}}", where)
+            return
         remembered = {t.params.get("variable") for t in recorded if isinstance(t.params, dict)}
         for tool in recorded:
             for path, value in _yaml.strings((*tool.path, tool.name), tool.params):
@@ -179,19 +218,23 @@ def find_problems(
                     scope, name = (
                         (match.group(1), match.group(2)) if match.group(2) else (None, match.group(3))
                     )
-                    used.add(name)
+                    self.used.add(name)
                     if mem.lookup(name, scope) is not None or name in remembered:
                         continue
                     _note_missing(missing, match.group(0), _at(file, doc, path))
-    given = {**{n: "--memory" for n in memory}, **{n: "--arg" for n in args}, **{n: "--secret" for n in secrets}}
-    for template, (where, places) in missing.items():
-        count = len(places)
-        how = _how_to_give(template, flags) + _unused_hint(template, given, used)
-        found.append(Finding(where, f"{template} has no value{_more(count)}; {how}", needs_value=True))
-    for template, (where, places) in flow_missing.items():
-        how = f"pass --env {template[2:-1]}=VALUE, or set it in the flow's env:"
-        found.append(Finding(where, f"{template} has no value{_more(len(places))}; {how}", needs_value=True))
-    return found
+
+    def findings(self) -> list[Finding]:
+        found = list(self.found)
+        memory, args, secrets = self.memory, self.args, self.secrets
+        given = {**{n: "--memory" for n in memory}, **{n: "--arg" for n in args}, **{n: "--secret" for n in secrets}}
+        for template, (where, places) in self.missing.items():
+            count = len(places)
+            how = _how_to_give(template, self.flags) + _unused_hint(template, given, self.used)
+            found.append(Finding(where, f"{template} has no value{_more(count)}; {how}", needs_value=True))
+        for template, (where, places) in self.flow_missing.items():
+            how = f"pass --env {template[2:-1]}=VALUE, or set it in the flow's env:"
+            found.append(Finding(where, f"{template} has no value{_more(len(places))}; {how}", needs_value=True))
+        return found
 
 
 def uses_custom_tools(trail: Trail) -> bool:

@@ -33,7 +33,7 @@ from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
 from trailblaze.engine.retries import clean_launch, run_with_retries
 from trailblaze.engine.steps import StepEngine, run_engine, start_record
 from trailblaze.output.ci_policy import is_flaky, verdict
-from trailblaze.output.runlog import StepRecord, TrailRecord, UsageTotals, usage_cost_text
+from trailblaze.output.runlog import StepRecord, TrailRecord, UsageTotals, iter_trails, usage_cost_text
 from trailblaze.tools.memory import Memory
 from trailblaze.trail.discovery import recordings_file
 from trailblaze.trail.model import Trail, load_trail
@@ -397,12 +397,14 @@ def run_record_command(run: RecordRun) -> int:
         if interrupted:
             _print_interrupted(console, root, None)
     usage = rundir.run.usage
-    steps = [s for t in rundir.run.trails for s in t.steps]
-    passed = sum(s.status.startswith("passed") for s in steps)
+    passed = steps = unproven = 0
+    for trail in iter_trails(root, rundir.run):  # one at a time: the run directory let go of them
+        steps += len(trail.steps)
+        passed += sum(s.status.startswith("passed") for s in trail.steps)
+        unproven += trail.verification in ("failed", "unverified")
     tokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
-    unproven = sum(t.verification in ("failed", "unverified") for t in rundir.run.trails)
     console.print(
-        f"{len(files)} trail{'s' * (len(files) != 1)}, {passed}/{len(steps)} steps passed, "
+        f"{len(files)} trail{'s' * (len(files) != 1)}, {passed}/{steps} steps passed, "
         + (f"{unproven} not verified by the proof replay, " if unproven else "")
         + f"{usage.llm_calls} LLM calls{_models(usage)}, {tokens:,} input + {usage.output_tokens:,} output tokens, "
         f"{usage_cost_text(usage, lambda usd: f'${usd:.4f}')} — run directory {_escape(str(root))}"
@@ -529,6 +531,8 @@ def run_replay_command(run: ReplayRun) -> int:
     if shard is not None:
         trails = _shard_trails(trails, shard, run.durations)
     _preflight(trails, device.platform, inputs, tools=not run.replay.self_heal)
+    if run.output.report_single_file and not report:
+        raise UsageError("--report-single-file shapes the HTML report: add --report FILE.html")
     if report:
         check_writable(_report_target(report), "--report")
     if junit:
@@ -537,14 +541,16 @@ def run_replay_command(run: ReplayRun) -> int:
     needed = _agent_needed(trails, device.platform)
     if needed:
         llms.check(f"{needed[0]} {needed[1]}", _unrecorded_fix(needed, device, inputs.flags))
+    checked = [(file, _digest(trail)) for file, trail in trails]
+    del trails  # each is loaded again when its turn comes: a run of a thousand holds one at a time
     console = _console()
     rundir, created = _open_run_dir(run)
     root = rundir.root
     rundir.run.shard = str(shard) if shard is not None else None
-    if not trails:  # more shards than trails: this job has nothing to do, and says so in its reports
+    if not checked:  # more shards than trails: this job has nothing to do, and says so in its reports
         llms.close()
         rundir.finish()
-        _write_reports(console, rundir, junit, report)
+        _write_reports(console, rundir, junit, report, single_file=run.output.report_single_file)
         console.print(f"shard {shard}: no trail falls in this shard — run directory {_escape(str(root))}")
         return 0
     broken: InfrastructureError | None = None
@@ -553,8 +559,8 @@ def run_replay_command(run: ReplayRun) -> int:
         session = _open_session(device, rundir, created and not wants_reports, llms)
     except InfrastructureError as exc:
         if wants_reports:  # CI reads these every time: each trail is an error naming the cause
-            _never_started(rundir, trails, device, exc)
-            _write_reports(console, rundir, junit, report)
+            _never_started(rundir, checked, device, exc)
+            _write_reports(console, rundir, junit, report, single_file=run.output.report_single_file)
         raise
     interrupted = False
 
@@ -572,7 +578,8 @@ def run_replay_command(run: ReplayRun) -> int:
 
     try:
         _install(console, session, device.install, device.reinstall)
-        for file, trail in trails:
+        for file, digest in checked:
+            trail = _load_again(file, digest, device.platform, inputs, tools=not run.replay.self_heal)
             console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device.text)}")
             if trail.note:
                 console.print(f"  [dim]note: {_escape(trail.note)}[/]")
@@ -609,11 +616,11 @@ def run_replay_command(run: ReplayRun) -> int:
             session.close()
         finally:
             llms.close()
-            _write_reports(console, rundir, junit, report)
+            _write_reports(console, rundir, junit, report, single_file=run.output.report_single_file)
             if interrupted:
                 _print_interrupted(console, root, report)
     _summary(console, rundir, root)
-    result = verdict(rundir.run, policy, root)
+    result = verdict(rundir.run, policy, root, trails=iter_trails(root, rundir.run))
     for line in result.lines:  # their values are redacted already, their labels are the program's
         console.print(_markup(line))
     if broken is not None:
@@ -669,16 +676,35 @@ def _shard_trails(
     return select_shard(trails, shard, key, durations, aliases)
 
 
+def _digest(trail: Trail) -> str:
+    """What a trail's pre-flight checked, to tell whether the file changed before its turn."""
+    import hashlib
+
+    return hashlib.blake2b((trail.source_text or "").encode(), digest_size=16).hexdigest()
+
+
+def _load_again(file: Path, checked: str, platform: str, inputs: RunInputs, *, tools: bool) -> Trail:
+    """The trail file loaded again for its turn; checked again when it changed since the pre-flight."""
+    trail = load_trail(file)
+    if _digest(trail) != checked:
+        _preflight([(file, trail)], platform, inputs, tools=tools)
+    return trail
+
+
 def _never_started(
-    rundir: RunDir, trails: list[tuple[Path, Trail]], device: DeviceChoice, exc: BaseException
+    rundir: RunDir, checked: list[tuple[Path, str]], device: DeviceChoice, exc: BaseException
 ) -> None:
     """Record every trail as an `error` with the device's failure: the device never opened."""
+    from trailblaze.errors import TrailblazeError
     from trailblaze.output.rundir import now_iso
 
     platform = device.spec.platform
     error = f"device {device.text} did not open, nothing ran: {getattr(exc, 'message', str(exc))}"
-    for file, trail in trails:
-        config = trail.config
+    for file, _ in checked:
+        try:
+            config = load_trail(file).config
+        except TrailblazeError:  # changed since it was checked: its id and title are not known
+            config = None
         rundir.run.trails.append(
             TrailRecord(
                 path=str(file),
@@ -700,14 +726,22 @@ def _print_interrupted(console: Console, root: Path, report: str | None) -> None
     console.print(f"[yellow]interrupted (Ctrl-C)[/] — run directory {_escape(str(root))}; {html}")
 
 
-def _write_reports(console: Console, rundir: RunDir, junit: str | None, report: str | None) -> None:
+def _write_reports(
+    console: Console, rundir: RunDir, junit: str | None, report: str | None, *, single_file: bool = False
+) -> None:
+    """JUnit and the HTML report, from run.json one trail at a time (the run directory let go of them)."""
     from trailblaze.output.junit import write_junit
-    from trailblaze.output.report import write_html_report
+    from trailblaze.output.report import pictures_folder, write_html_report
 
+    root = rundir.root
     if junit:
-        console.print(f"junit:  {_escape(str(write_junit(rundir.run, junit, run_dir=rundir.root)))}")
+        written = write_junit(rundir.run, junit, run_dir=root, trails=iter_trails(root, rundir.run))
+        console.print(f"junit:  {_escape(str(written))}")
     if report:
-        console.print(f"report: {_escape(str(write_html_report(rundir.root, _report_target(report))))}")
+        page = write_html_report(root, _report_target(report), single_file=single_file)
+        folder = pictures_folder(page)
+        beside = f" (screenshots in {_escape(str(folder))}/)" if folder is not None else ""
+        console.print(f"report: {_escape(str(page))}{beside}")
 
 
 def _summary(console: Console, rundir: RunDir, root: Path) -> None:
@@ -717,7 +751,13 @@ def _summary(console: Console, rundir: RunDir, root: Path) -> None:
     for name, justify in (("trail", "left"), ("status", "left"), ("steps", "right"), ("healed", "right"),
                           ("AI", "right"), ("LLM calls", "right"), ("time", "right")):  # fmt: skip
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for trail in rundir.run.trails:
+    counts: dict[str, int] = {}
+    quarantined = n = 0
+    for trail in iter_trails(root, rundir.run):  # one at a time: the run directory let go of them
+        n += 1
+        counted = "flaky" if is_flaky(trail) else trail.status
+        counts[counted] = counts.get(counted, 0) + 1
+        quarantined += bool(trail.quarantine)
         steps = trail.steps
         passed = sum(s.status.startswith("passed") for s in steps)
         style = _STYLES.get(trail.status, "red")
@@ -738,14 +778,8 @@ def _summary(console: Console, rundir: RunDir, root: Path) -> None:
             f"{trail.duration_ms / 1000:.1f} s",
         )
     console.print(table)
-    counts: dict[str, int] = {}
-    for trail in rundir.run.trails:
-        status = "flaky" if is_flaky(trail) else trail.status
-        counts[status] = counts.get(status, 0) + 1
-    quarantined = sum(bool(t.quarantine) for t in rundir.run.trails)
-    parts = ", ".join(f"{n} {status}" for status, n in counts.items())
+    parts = ", ".join(f"{count} {status}" for status, count in counts.items())
     parts += f" ({quarantined} quarantined)" if quarantined else ""
-    n = len(rundir.run.trails)
     usage = rundir.run.usage
     llm = (
         f" — {usage.llm_calls} LLM calls{_models(usage)}, {usage_cost_text(usage, lambda usd: f'${usd:.4f}')}"

@@ -472,6 +472,7 @@ def run_engine(
     """
     observer = engine.observer
     started = time.monotonic()
+    hiccups = engine.session.stats.hiccups
     before = _file_text(trail)
     observer.begin_trail(record, engine.memory, proof_of=proof_of, within=within)
     folder = observer.trail_folder(record)
@@ -526,6 +527,7 @@ def run_engine(
                 pass  # a browser that died already failed the trail with its own error
         if isinstance(remote, SupportsRemoteSession):
             record.session_url = _mark_session(remote, record, error)
+        record.hiccups = engine.session.stats.hiccups - hiccups
         observer.end_trail(record, error, started, memory=engine.memory, sub=within is not None)
         if within is None:  # the device state a trail changed (setNetwork) goes back as it was
             _end_trail(engine.session, quiet=record.status in ("error", "interrupted"))

@@ -60,6 +60,11 @@ class Background:
             self._last = future
             return future
 
+    @property
+    def last(self) -> Future[Any] | None:
+        """The job submitted last (None: none yet); jobs run in order, so when it is done all are."""
+        return self._last
+
     def wait(self) -> None:
         """Returns when every job submitted so far has finished."""
         last = self._last

@@ -17,6 +17,7 @@ This module only reads the run log; the runner and the pytest plugin print its l
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,35 +81,49 @@ def label(trail: TrailRecord) -> str:
 
 def heals(run: RunRecord) -> list[Heal]:
     """Every healed step of the run, earlier attempts included (each rewrote the trail file)."""
+    return [heal for trail in run.trails for heal in _heals(trail)]
+
+
+def _heals(trail: TrailRecord) -> list[Heal]:
     out: list[Heal] = []
-    for trail in run.trails:
-        for attempt in [*trail.attempts, trail]:
-            diff = f"{attempt.directory}/trail.diff" if attempt.heal_diff and attempt.directory else None
-            out.extend(
-                Heal(label(trail), step.index + 1, step.text, diff)
-                for step in attempt.steps
-                if step.status == "passed-with-self-heal"
-            )
+    for attempt in [*trail.attempts, trail]:
+        diff = f"{attempt.directory}/trail.diff" if attempt.heal_diff and attempt.directory else None
+        out.extend(
+            Heal(label(trail), step.index + 1, step.text, diff)
+            for step in attempt.steps
+            if step.status == "passed-with-self-heal"
+        )
     return out
 
 
-def verdict(run: RunRecord, policy: CiPolicy, root: Path | None = None) -> Verdict:
+def verdict(
+    run: RunRecord, policy: CiPolicy, root: Path | None = None, *, trails: Iterable[TrailRecord] | None = None
+) -> Verdict:
     """The exit code the run earns under `policy`, and the summary lines naming every flaky,
     quarantined and healed trail (paths under `root`, the run directory, when given).
 
+    `trails`: the run's trails when they are not in `run` (read one at a time from run.json, each
+    looked at once).
+
     The lines' values (trail names, errors, step text, paths) are redacted here, their labels
     (`flaky:`, `healed:`) are not: a secret equal to a label must not point itself out."""
-    lines: list[str] = []
-    failing = [t for t in run.trails if is_blocking(t)]
-    flaky = [t for t in run.trails if is_flaky(t)]
-    for trail in flaky:
-        first = scrub(trail.attempts[0].error or "failed")
-        n = len(trail.attempts) + 1
-        lines.append(f"flaky: {scrub(label(trail))} passed on attempt {n} of {n}; attempt 1 failed: {first}")
-    for trail in run.trails:
+    flaky_lines: list[str] = []
+    quarantined: list[str] = []
+    healed: list[Heal] = []
+    failing = flaky = 0
+    for trail in run.trails if trails is None else trails:
+        failing += is_blocking(trail)
+        if is_flaky(trail):
+            flaky += 1
+            first = scrub(trail.attempts[0].error or "failed")
+            n = len(trail.attempts) + 1
+            flaky_lines.append(
+                f"flaky: {scrub(label(trail))} passed on attempt {n} of {n}; attempt 1 failed: {first}"
+            )
         if trail.quarantine:
-            lines.append(f"quarantined: {scrub(label(trail))} {trail.status} ({scrub(trail.quarantine)})")
-    healed = heals(run)
+            quarantined.append(f"quarantined: {scrub(label(trail))} {trail.status} ({scrub(trail.quarantine)})")
+        healed += _heals(trail)
+    lines = flaky_lines + quarantined
     for heal in healed:
         where = heal.diff if root is None or heal.diff is None else str(root / heal.diff)
         shown = f"{scrub(heal.trail)} step {heal.step} ({scrub(heal.text)})"
@@ -120,6 +135,6 @@ def verdict(run: RunRecord, policy: CiPolicy, root: Path | None = None) -> Verdi
             f"--max-heals {policy.max_heals}: the run fails"
         )
     if policy.fail_on_flaky and flaky:
-        lines.append(f"--fail-on-flaky: {len(flaky)} flaky trail{'s' * (len(flaky) != 1)} fail the run")
+        lines.append(f"--fail-on-flaky: {flaky} flaky trail{'s' * (flaky != 1)} fail the run")
     code = 1 if failing or over_budget or (policy.fail_on_flaky and flaky) else 0
     return Verdict(code, lines)

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import shutil
 import socket
+import tempfile
 import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TextIO
 
-from trailblaze.common.files import atomic_write
+from trailblaze.common.files import atomic_stream
 from trailblaze.common.redact_values import scrub_tree
 from trailblaze.output._html import format_duration, step_label
 from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord
@@ -133,6 +139,7 @@ def _testcase(parent: ET.Element, trail: TrailRecord, run_dir: Path | None = Non
         ("trailblaze.ai_steps", str(sum(s.status == "passed-ai" for s in trail.steps))),
         ("trailblaze.llm_calls", str(trail.usage.llm_calls)),
         ("trailblaze.cost_usd", f"{trail.usage.cost_usd:.6f}"),
+        ("trailblaze.device_hiccups", str(trail.hiccups)),
         *_ci_properties(trail),
     ):
         ET.SubElement(props, "property", {"name": name, "value": _clean(value)})
@@ -222,16 +229,51 @@ def junit_xml(
 ) -> str:
     """The run as a JUnit XML document (see `write_junit` for its shape); `run_dir` is where the run's
     artifact paths are relative to (the storyboards' links)."""
-    base = Path(run_dir) if run_dir is not None else None
-    outcomes = [_outcome(t) for t in run.trails]
+    out = io.StringIO()
+    _write_document(out, run, run.trails, suite_name, Path(run_dir) if run_dir is not None else None)
+    return out.getvalue()
+
+
+_CASES = "trailblaze-testcases"
+"""Where the test cases go in the suite's own elements (a comment, replaced as the file is written)."""
+
+
+def _write_document(
+    out: TextIO, run: RunRecord, trails: Iterable[TrailRecord], suite_name: str, base: Path | None
+) -> None:
+    """Writes the document: each trail's `<testcase>` is built, written to a temporary file and let
+    go, so a run of any size holds one trail's elements at once; the suite's counts go first."""
+    outcomes: Counter[str] = Counter()
+    total_ms = 0.0
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as cases:
+        for trail in trails:
+            holder = ET.Element("testsuite")
+            _testcase(holder, trail, base)
+            case = holder[0]
+            scrub_tree(case)  # values only: a secret equal to `testcase` must not rename the tags
+            ET.indent(case, space="  ", level=2)
+            cases.write(("\n    " if outcomes.total() else "") + ET.tostring(case, encoding="unicode"))
+            outcomes[_outcome(trail)] += 1
+            total_ms += trail.duration_ms
+        head, tail = _suite(run, suite_name, outcomes, total_ms).split(f"<!--{_CASES}-->")
+        if not outcomes.total():  # no case: no line for them either
+            head, tail = head.rstrip(" "), tail.lstrip("\n")
+        out.write(head)
+        cases.seek(0)
+        shutil.copyfileobj(cases, out)
+        out.write(tail)
+
+
+def _suite(run: RunRecord, suite_name: str, outcomes: Counter[str], total_ms: float) -> str:
+    """The document without its test cases: a `_CASES` comment where they go."""
     root = ET.Element("testsuites")
     attrs = {
         "name": _clean(suite_name),
-        "tests": str(len(outcomes)),
-        "failures": str(outcomes.count("failure")),
-        "errors": str(outcomes.count("error")),
-        "skipped": str(outcomes.count("skipped") + outcomes.count("quarantined")),
-        "time": _seconds(sum(t.duration_ms for t in run.trails)),
+        "tests": str(outcomes.total()),
+        "failures": str(outcomes["failure"]),
+        "errors": str(outcomes["error"]),
+        "skipped": str(outcomes["skipped"] + outcomes["quarantined"]),
+        "time": _seconds(total_ms),
     }
     root.attrib.update(attrs)
     suite = ET.SubElement(root, "testsuite", {**attrs, "id": "0", "package": "trailblaze"})
@@ -248,11 +290,10 @@ def junit_xml(
         ("trailblaze.cost_usd", f"{run.usage.cost_usd:.6f}"),
     ):
         ET.SubElement(props, "property", {"name": name, "value": _clean(value)})
-    for trail in run.trails:
-        _testcase(suite, trail, base)
     ET.SubElement(suite, "system-out").text = ""
     ET.SubElement(suite, "system-err").text = ""
     scrub_tree(root)  # values only: a secret equal to `testcase` must not rename the tags
+    suite.insert(1, ET.Comment(_CASES))  # after the scrub: the marker is the program's own text
     ET.indent(root, space="  ")
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -263,6 +304,7 @@ def write_junit(
     *,
     suite_name: str = "trailblaze",
     run_dir: str | os.PathLike[str] | None = None,
+    trails: Iterable[TrailRecord] | None = None,
 ) -> Path:
     """Writes the run as JUnit XML (atomically) and returns the path.
 
@@ -297,6 +339,8 @@ def write_junit(
         run: The run log.
         path: Output file; parent folders are created.
         suite_name: The `name` of the suite and of the root.
+        trails: The run's trails when they are not in `run` (`trailblaze.output.runlog.iter_trails`:
+            one at a time from run.json); each is written and let go.
 
     Raises:
         UsageError: the file cannot be written.
@@ -304,10 +348,16 @@ def write_junit(
     from trailblaze.errors import UsageError
 
     target = Path(path)
-    document = junit_xml(run, suite_name=suite_name, run_dir=run_dir)
+    base = Path(run_dir) if run_dir is not None else None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, document.encode("utf-8"))
+        with atomic_stream(target) as handle:
+            out = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+            try:
+                _write_document(out, run, run.trails if trails is None else trails, suite_name, base)
+            finally:
+                out.flush()
+                out.detach()  # atomic_stream closes the file and renames it into place
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write the JUnit file ({exc.strerror or exc}); pick another --junit path"

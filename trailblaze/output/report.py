@@ -1,33 +1,36 @@
-"""The HTML report: one self-contained file rendered from a run directory's `run.json`.
+"""The HTML report, rendered from a run directory's `run.json` one trail at a time.
 
-Everything the page needs is inside it: CSS and a few lines of optional JavaScript inline, and the
-screenshots embedded as data URIs, downscaled to `THUMBNAIL_WIDTH` pixels (WebP, JPEG when Pillow
-lacks WebP) so a run of a few trails stays a few hundred kilobytes. The page reads fine with
+The page has its CSS and a few lines of optional JavaScript inline. Its pictures (the run's stored
+screenshots and storyboards, `trailblaze.output.report_images`) are files beside it by default, loaded
+lazily as a trail or step is opened, so a page of a thousand trails is a few megabytes of HTML that
+paints at once; `single_file` embeds them instead (downscaled to `THUMBNAIL_WIDTH` pixels), for a
+report that is one file (docs/adr/0058-report-beside-its-pictures.md). The page reads fine with
 JavaScript off: failing trails and steps are open `<details>`, passing ones are closed (but when
 every trail passed, the first one and its steps are open, so the page never opens on closed boxes), and the
 "failed only" filter is a CSS checkbox; the script only adds the "expand all / collapse all" buttons.
-Raw artifacts that are too big to embed (hierarchy dumps, LLM transcripts) are linked by relative
+Raw artifacts that are not shown (hierarchy dumps, LLM transcripts) are linked by relative
 path, so the links work when the report sits in the run directory (the default) or next to it.
+
+The run is read from run.json three times (the totals of the header, the index, the trails) and the
+page is written as it is made: neither the run nor the page is ever whole in memory.
 
 Everything from the run log is user data (step text, params, model output) and is HTML-escaped.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import io
 import os
-import re
 import shlex
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from trailblaze.common.files import atomic_write
+from trailblaze.common.files import atomic_stream
 from trailblaze.device.logs import TAIL_LINES
 from trailblaze.output._html import (
     esc,
@@ -38,6 +41,16 @@ from trailblaze.output._html import (
     step_label,
 )
 from trailblaze.output.ci_policy import is_blocking, is_flaky
+from trailblaze.output.report_images import (
+    THUMBNAIL_WIDTH,
+    EmbeddedPictures,
+    LinkedPictures,
+    Picture,
+    Pictures,
+    artifact_path,
+    drop_files_folder,
+    pictures_folder,
+)
 from trailblaze.output.runlog import (
     LLMCallRecord,
     RunRecord,
@@ -45,15 +58,21 @@ from trailblaze.output.runlog import (
     ToolRecord,
     TrailRecord,
     UsageTotals,
-    load_run,
+    iter_trails,
     model_label,
+    read_head,
 )
 
-__all__ = ["REPORT_FILE", "THUMBNAIL_WIDTH", "render_html", "write_html_report"]
+__all__ = [
+    "REPORT_FILE",
+    "THUMBNAIL_WIDTH",
+    "artifact_path",
+    "pictures_folder",
+    "render_html",
+    "write_html_report",
+]
 
 REPORT_FILE = "report.html"
-THUMBNAIL_WIDTH = 360
-"""Width in pixels of the embedded screenshots (shown at 240 CSS pixels, so sharp on 1.5x screens)."""
 
 _FAILING = frozenset({"failed", "error", "interrupted"})
 _STATUS_HELP = {
@@ -76,27 +95,50 @@ _STEP_ORDER = ("passed", "passed-with-self-heal", "passed-ai", "failed", "skippe
 
 
 def write_html_report(
-    run_dir: str | os.PathLike[str], output: str | os.PathLike[str] | None = None, *, run: RunRecord | None = None
+    run_dir: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None = None,
+    *,
+    run: RunRecord | None = None,
+    single_file: bool = False,
 ) -> Path:
-    """Renders the run directory's `run.json` into one HTML file and returns its path.
+    """Renders the run directory's `run.json` into an HTML page and returns its path.
+
+    The run is read and the page written one trail at a time. Its pictures are the run's own files:
+    linked where they are when the page is in the run directory, else put in the folder
+    `<page name>_files/` beside it (`trailblaze.output.report_images`).
 
     Args:
         run_dir: A run directory written by `record` / `replay` (holds `run.json`).
         output: Where to write; default `<run_dir>/report.html`. The file is replaced atomically.
         run: The run to render instead of `run_dir`'s `run.json` (a merged run, whose artifact
             paths are relative to `run_dir`).
+        single_file: One self-contained file: the pictures embedded (screenshots downscaled), no
+            folder beside it.
 
     Raises:
         UsageError: `run_dir` holds no readable `run.json`, or `output` cannot be written.
     """
     from trailblaze.errors import UsageError
 
-    run = load_run(run_dir) if run is None else run
-    target = Path(output) if output is not None else Path(run_dir) / REPORT_FILE
-    page = render_html(run, run_dir, link_from=target.parent)
+    folder = Path(run_dir)
+    head = read_head(folder) if run is None else run
+    trails: Callable[[], Iterable[TrailRecord]] = (
+        (lambda: iter_trails(folder, head)) if run is None else (lambda: run.trails)
+    )
+    target = Path(output) if output is not None else folder / REPORT_FILE
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, page.encode("utf-8"))  # every value went through `esc`, which redacts
+        if single_file:
+            drop_files_folder(target)
+        pictures: Pictures = EmbeddedPictures(folder) if single_file else LinkedPictures.beside(folder, target)
+        page = _Page(head, trails, folder, target.parent, pictures)
+        with atomic_stream(target) as handle:  # every value went through `esc`, which redacts
+            out = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+            try:
+                out.writelines(page.render())
+            finally:
+                out.flush()
+                out.detach()  # atomic_stream closes the file and renames it into place
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write the report ({exc.strerror or exc}); pick another --output"
@@ -104,38 +146,27 @@ def write_html_report(
     return target
 
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
-
-
-def artifact_path(run_dir: Path, rel: str) -> Path | None:
-    """The file an artifact path of run.json names, or None unless it is a relative path inside `run_dir`.
-
-    run.json may be edited by hand (or come from someone else): an absolute path, a URL
-    (`javascript:…`) or a `../` path out of the run directory is never linked, read or embedded.
-    """
-    if not rel or "\x00" in rel or "\\" in rel or os.path.isabs(rel) or _SCHEME.match(rel):
-        return None
-    root = run_dir.resolve()
-    target = (root / rel).resolve()
-    if target != root and root not in target.parents:
-        return None
-    return run_dir / rel
-
-
 def render_html(
-    run: RunRecord, run_dir: str | os.PathLike[str], *, link_from: str | os.PathLike[str] | None = None
+    run: RunRecord,
+    run_dir: str | os.PathLike[str],
+    *,
+    link_from: str | os.PathLike[str] | None = None,
+    single_file: bool = True,
 ) -> str:
-    """The report page for `run` as one self-contained HTML document.
+    """The report page for `run` as one HTML document.
 
     Args:
         run: The run log.
         run_dir: The run directory its artifact paths are relative to (screenshots are read from it).
         link_from: The folder the page will be saved in, for relative links to transcripts and
             hierarchy dumps; default `run_dir`.
+        single_file: The pictures embedded, so the document needs nothing else; False: linked where
+            they are in the run directory (nothing is copied).
     """
-    return "".join(
-        _Page(run, Path(run_dir), Path(link_from) if link_from is not None else Path(run_dir)).render()
-    )
+    folder = Path(run_dir)
+    base = Path(link_from) if link_from is not None else folder
+    pictures: Pictures = EmbeddedPictures(folder) if single_file else LinkedPictures(folder, base)
+    return "".join(_Page(run, lambda: run.trails, folder, base, pictures).render())
 
 
 # --------------------------------------------------------------------------------------------------
@@ -172,64 +203,6 @@ def device_log_tail(step: StepRecord, run_dir: Path) -> list[str]:
     shown = log[-TAIL_LINES:]
     head = f"    app log ({'last ' if len(shown) < len(log) else ''}{len(shown)} lines, {path}):"
     return [head, *(f"      {line}" for line in shown)]
-
-
-_MAX_STORYBOARD = 8_000_000
-"""Bytes: a storyboard larger than this is linked, not embedded (a report stays one file a browser opens)."""
-
-
-class _Images:
-    """Screenshots read from the run directory, downscaled and encoded once per distinct content
-    (a step's "after" is usually the next step's "before")."""
-
-    def __init__(self, run_dir: Path) -> None:
-        from PIL import features
-
-        self.run_dir = run_dir
-        self.format, self.mime = ("WEBP", "image/webp") if features.check("webp") else ("JPEG", "image/jpeg")
-        self._by_path: dict[str, tuple[str, int, int] | None] = {}
-        self._by_digest: dict[bytes, tuple[str, int, int] | None] = {}
-
-    def data_uri(self, rel: str) -> tuple[str, int, int] | None:
-        """(data URI, width, height) of the thumbnail, or None when the file is missing or unreadable."""
-        if rel not in self._by_path:
-            try:
-                path = artifact_path(self.run_dir, rel)
-                if path is None:
-                    raise OSError(f"{rel} is not in the run directory")
-                data = path.read_bytes()
-            except OSError:
-                self._by_path[rel] = None
-                return None
-            digest = hashlib.blake2b(data, digest_size=16).digest()
-            if digest not in self._by_digest:
-                self._by_digest[digest] = self._encode(data)
-            self._by_path[rel] = self._by_digest[digest]
-        return self._by_path[rel]
-
-    def _encode(self, data: bytes) -> tuple[str, int, int] | None:
-        from PIL import Image, UnidentifiedImageError
-
-        try:
-            with Image.open(io.BytesIO(data)) as img:
-                if img.format == "JPEG" and img.width > THUMBNAIL_WIDTH:
-                    # libjpeg decodes straight at 1/2, 1/4 … scale, never below the thumbnail's size; the
-                    # resize below then starts from a quarter of the pixels of a full phone screenshot
-                    img.draft("RGB", (THUMBNAIL_WIDTH, img.height * THUMBNAIL_WIDTH // img.width))
-                rgb = img.convert("RGB")
-        except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
-            return None
-        if rgb.width > THUMBNAIL_WIDTH:
-            height = max(1, round(rgb.height * THUMBNAIL_WIDTH / rgb.width))
-            # reducing_gap: a fast box reduction first, then Lanczos; same look, a third of the time
-            rgb = rgb.resize((THUMBNAIL_WIDTH, height), Image.Resampling.LANCZOS, reducing_gap=2.0)
-        buf = io.BytesIO()
-        if self.format == "WEBP":
-            rgb.save(buf, "WEBP", quality=70, method=3)
-        else:
-            rgb.save(buf, "JPEG", quality=72, optimize=True)
-        encoded = base64.b64encode(buf.getvalue()).decode("ascii")
-        return f"data:{self.mime};base64,{encoded}", rgb.width, rgb.height
 
 
 def _badge(status: str, *, big: bool = False) -> str:
@@ -298,8 +271,7 @@ def _models_text(usage: UsageTotals) -> str:
     return text
 
 
-def _counts(statuses: Iterable[str], order: tuple[str, ...]) -> list[tuple[str, int]]:
-    counter = Counter(statuses)
+def _counts(counter: Counter[str], order: tuple[str, ...]) -> list[tuple[str, int]]:
     known = [(s, counter[s]) for s in order if counter[s]]
     return known + [(s, n) for s, n in counter.items() if s not in order]
 
@@ -316,15 +288,67 @@ def _step_failing(step: StepRecord) -> bool:
     return step.status in _FAILING or (step.error is not None and not step.status.startswith("passed"))
 
 
+@dataclass
+class _Totals:
+    """What the page's header says about all the trails, counted in one pass before it is written."""
+
+    trails: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    flaky: int = 0
+    quarantined: int = 0
+    blocking: int = 0
+    steps: Counter[str] = field(default_factory=Counter)
+    paid_steps: int = 0
+    usage: UsageTotals = field(default_factory=UsageTotals)
+    devices: set[str] = field(default_factory=set)
+    """Every trail's device, "" included (a handful, whatever the number of trails)."""
+    duration_ms: float = 0.0
+    shots: int = 0
+    first_failing: int | None = None
+
+    def add(self, number: int, trail: TrailRecord) -> None:
+        self.trails += 1
+        self.statuses[trail.status] += 1
+        self.flaky += is_flaky(trail)
+        self.quarantined += bool(trail.quarantine)
+        self.blocking += is_blocking(trail)
+        self.steps.update(s.status for s in trail.steps)
+        self.paid_steps += sum(1 for s in trail.steps if s.llm_calls or s.usage.llm_calls)
+        self.usage.add(trail.usage)
+        self.devices.add(trail.device)
+        self.duration_ms += trail.duration_ms
+        # distinct files within the trail (a step's "before" is the last one's "after"); trails never share one
+        self.shots += len(
+            {
+                shot
+                for each in _all_trails([trail])
+                for step in each.steps
+                for shot in (step.screenshot_before, step.screenshot_after)
+                if shot
+            }
+        )
+        if self.first_failing is None and trail.status in _FAILING:
+            self.first_failing = number
+
+
 class _Page:
-    def __init__(self, run: RunRecord, run_dir: Path, link_from: Path) -> None:
+    def __init__(
+        self,
+        run: RunRecord,
+        trails: Callable[[], Iterable[TrailRecord]],
+        run_dir: Path,
+        link_from: Path,
+        pictures: Pictures,
+    ) -> None:
         self.run = run
+        """The run's own fields; its trails come from `trails` (run.json read again for each pass)."""
+        self.trails = trails
         self.run_dir = run_dir
         self.link_from = link_from
-        self.images = _Images(run_dir)
+        self.pictures = pictures
         self.trail_dir = ""
-        failing = [n for n, t in enumerate(run.trails, 1) if t.status in _FAILING]
-        self.first_open = failing[0] if failing else 1
+        self.totals = _Totals()
+        self.first_open = 1
         """The trail the page opens on: the first failing one, else the first (a page of closed
         boxes hides what the report is for); every failing trail is open too."""
         self.open_steps = False
@@ -360,14 +384,17 @@ class _Page:
 
     # --- page -----------------------------------------------------------------------------------
     def render(self) -> Iterator[str]:
-        run = self.run
-        overall = "failed" if any(is_blocking(t) for t in run.trails) else "passed"
-        if not run.trails:
+        run, totals = self.run, self.totals
+        for number, trail in enumerate(self.trails(), 1):
+            totals.add(number, trail)
+        self.first_open = totals.first_failing or 1
+        overall = "failed" if totals.blocking else "passed"
+        if not totals.trails:
             overall = "skipped"
         yield '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         yield '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         yield f"<title>{esc(overall.upper())} · trailblaze run {esc(run.run_id)}</title>\n"
-        yield f"<style>{_CSS}</style>\n</head>\n<body>\n"
+        yield f"<style>{_CSS}</style>\n<script>{_JS}</script>\n</head>\n<body>\n"
         yield from self._header(overall)
         yield '<input type="checkbox" id="only-failed" class="filter-box">\n'
         yield '<div class="toolbar"><label for="only-failed" class="filter-label">Show failed trails only</label>'
@@ -375,33 +402,32 @@ class _Page:
         yield '<button type="button" data-open="0">Collapse all</button></span></div>\n'
         yield from self._index()
         yield "<main>\n"
-        for number, trail in enumerate(run.trails, 1):
+        for number, trail in enumerate(self.trails(), 1):
             yield from self._trail(number, trail)
-        if not run.trails:
+            self.pictures.next_trail()
+        if not totals.trails:
             yield '<p class="empty">No trails ran.</p>\n'
         yield "</main>\n"
-        yield (
-            "<footer>Generated by trailblaze from <code>run.json</code> · "
-            f"screenshots downscaled to {THUMBNAIL_WIDTH} px; full-size files are in the run directory.</footer>\n"
+        pictures = (
+            f"screenshots downscaled to {THUMBNAIL_WIDTH} px; full-size files are in the run directory"
+            if isinstance(self.pictures, EmbeddedPictures)
+            else "screenshots are the run's own files, loaded as a trail or step is opened"
         )
-        yield f"<script>{_JS}</script>\n</body>\n</html>\n"
+        yield f"<footer>Generated by trailblaze from <code>run.json</code> · {pictures}.</footer>\n"
+        yield "</body>\n</html>\n"
 
     def _duration_ms(self) -> float:
         start, end = _iso(self.run.started_at), _iso(self.run.finished_at)
         if start is not None and end is not None and end >= start:
             return (end - start).total_seconds() * 1000
-        return sum(t.duration_ms for t in self.run.trails)
+        return self.totals.duration_ms
 
     def _header(self, overall: str) -> Iterator[str]:
-        run = self.run
-        steps = [s for t in run.trails for s in t.steps]
-        devices = sorted({t.device for t in run.trails if t.device})
+        run, totals = self.run, self.totals
+        devices = sorted(d for d in totals.devices if d)
         device = run.device or ", ".join(devices) or "—"
-        usage = run.usage
-        if not usage.llm_calls and any(t.usage.llm_calls for t in run.trails):
-            usage = UsageTotals()
-            for t in run.trails:
-                usage.add(t.usage)
+        usage = run.usage if run.usage.llm_calls or not totals.usage.llm_calls else totals.usage
+        steps = sum(totals.steps.values())
         yield f'<header class="top o-{esc(overall)}">\n'
         yield f'<div class="headline">{_badge(overall, big=True)}<h1>trailblaze run <code>{esc(run.run_id)}</code></h1></div>\n'
         yield '<dl class="facts">'
@@ -416,25 +442,21 @@ class _Page:
             yield f'<div class="wide"><dt>Command</dt><dd><code>{esc(shlex.join(run.command))}</code></dd></div>'
         yield "</dl>\n"
         yield '<div class="cards">'
-        yield f'<div class="card"><div class="num">{len(run.trails)}</div><div class="lbl">trails</div></div>'
-        for status, n in _counts((t.status for t in run.trails), _TRAIL_ORDER):
+        yield f'<div class="card"><div class="num">{totals.trails}</div><div class="lbl">trails</div></div>'
+        for status, n in _counts(totals.statuses, _TRAIL_ORDER):
             yield f'<div class="card c-{esc(status)}"><div class="num">{n}</div><div class="lbl">{esc(status)}</div></div>'
-        for kind, n in (
-            ("flaky", sum(map(is_flaky, run.trails))),
-            ("quarantined", sum(bool(t.quarantine) for t in run.trails)),
-        ):
+        for kind, n in (("flaky", totals.flaky), ("quarantined", totals.quarantined)):
             if n:
                 yield f'<div class="card c-{kind}"><div class="num">{n}</div><div class="lbl">{kind}</div></div>'
         yield "</div>\n"
-        step_counts = ", ".join(f"{n} {esc(s)}" for s, n in _counts((s.status for s in steps), _STEP_ORDER))
-        yield f'<p class="stepline">{len(steps)} step{"s" * (len(steps) != 1)}'
+        step_counts = ", ".join(f"{n} {esc(s)}" for s, n in _counts(totals.steps, _STEP_ORDER))
+        yield f'<p class="stepline">{steps} step{"s" * (steps != 1)}'
         yield f"{': ' + step_counts if step_counts else ''}</p>\n"
-        paid = sum(1 for s in steps if s.llm_calls or s.usage.llm_calls)
         if usage.llm_calls:
             yield (
                 f'<p class="llm"><strong>LLM:</strong> {format_count(usage.llm_calls)} call'
                 f"{'s' * (usage.llm_calls != 1)} · {esc(_tokens(usage))} tokens · "
-                f"<strong>{esc(format_usage_cost(usage))}</strong> · {paid} of {len(steps)} steps used the model"
+                f"<strong>{esc(format_usage_cost(usage))}</strong> · {totals.paid_steps} of {steps} steps used the model"
                 f"{_models_text(usage)}</p>\n"
             )
         else:
@@ -446,22 +468,15 @@ class _Page:
         mode = self.run.screenshots
         if mode == "off":
             return "off — none taken (hierarchy dumps only)"
-        files = {
-            shot
-            for trail in _all_trails(self.run.trails)
-            for step in trail.steps
-            for shot in (step.screenshot_before, step.screenshot_after)
-            if shot
-        }
         what = "after every step" if mode == "steps" else "failing steps only"
-        return f"{what} — {len(files)} captured"
+        return f"{what} — {self.totals.shots} captured"
 
     def _index(self) -> Iterator[str]:
-        if not self.run.trails:
+        if not self.totals.trails:
             return
         yield '<nav class="index" aria-label="Trails"><table><thead><tr><th>Status</th><th>Trail</th>'
         yield '<th>Steps</th><th class="num">Time</th><th class="num">LLM cost</th></tr></thead><tbody>\n'
-        for number, trail in enumerate(self.run.trails, 1):
+        for number, trail in enumerate(self.trails(), 1):
             cls = "is-failing" if trail.status in _FAILING else "is-ok"
             cost = format_usage_cost(trail.usage) if trail.usage.llm_calls else "—"
             yield (
@@ -485,7 +500,7 @@ class _Page:
     # --- trail ----------------------------------------------------------------------------------
     def _where(self, trail: TrailRecord) -> str:
         """The trail's path, and its device when the run drove several (a matrix or merged shards)."""
-        several = len({t.device for t in self.run.trails}) > 1
+        several = len(self.totals.devices) > 1
         return f"{trail.path} on {trail.device}" if several and trail.device else trail.path
 
     def _trail(self, number: int, trail: TrailRecord) -> Iterator[str]:
@@ -530,6 +545,8 @@ class _Page:
             facts.append(("Quarantine", f"{trail.quarantine} — a failure here does not fail the build"))
         if trail.verification:
             facts.append(("Verification", f"{trail.verification} — {trail.verification_note or ''}".rstrip(" —")))
+        if trail.hiccups:
+            facts.append(("Hiccups", f"device hiccups: {trail.hiccups} retried"))
         for name, value in facts:
             yield f"<div><dt>{esc(name)}</dt><dd>{esc(value)}</dd></div>"
         if trail.directory:
@@ -686,25 +703,27 @@ class _Page:
         self.trail_dir = caller.directory
 
     def _storyboard(self, trail: TrailRecord) -> Iterator[str]:
-        """The trail's animated storyboard (trailblaze.output.storyboard), embedded like the screenshots."""
+        """The trail's animated storyboard (trailblaze.output.storyboard), shown like the screenshots."""
         if not trail.storyboard:
             return
         rel = self._locate(trail.storyboard)
-        path = artifact_path(self.run_dir, rel)
-        try:
-            data = path.read_bytes() if path is not None and path.stat().st_size <= _MAX_STORYBOARD else None
-        except OSError:
-            data = None
-        link = self._file_link(rel, "file")
-        if data is None:
+        picture = self.pictures.storyboard(rel)
+        link = self._picture_link(rel, picture, "file")
+        if picture is None:
             yield f'<p class="storyboard muted">Storyboard: {link}</p>\n'
             return
-        mime = "image/webp" if rel.endswith(".webp") else "image/gif"
-        uri = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
         yield (
-            f'<figure class="storyboard"><img src="{uri}" alt="Storyboard of {esc(_trail_name(trail))}: '
-            f'every step\'s screenshot and status"><figcaption>Storyboard · {link}</figcaption></figure>\n'
+            f'<figure class="storyboard"><img src="{esc(picture.src)}" width="{picture.width}" '
+            f'height="{picture.height}" loading="lazy" decoding="async" alt="Storyboard of '
+            f"{esc(_trail_name(trail))}: every step's screenshot and status\">"
+            f"<figcaption>Storyboard · {link}</figcaption></figure>\n"
         )
+
+    def _picture_link(self, rel: str, picture: Picture | None, label: str) -> str:
+        """A link to the full-size file: the page's own copy beside it, else the run directory's."""
+        if picture is not None and picture.href is not None:
+            return f'<a class="file" href="{esc(picture.href)}">{esc(label)}</a>'
+        return self._file_link(rel, label)
 
     def _shots(self, step: StepRecord) -> Iterator[str]:
         shots = [("Before", step.screenshot_before), ("After", step.screenshot_after)]
@@ -717,18 +736,18 @@ class _Page:
                 why = "no screenshot" if self.run.screenshots != "failures" else "not taken (screenshots: failures only)"
                 yield f'<figure class="shot none"><div class="noimg">{esc(why)}</div><figcaption>{esc(caption)}</figcaption></figure>'
                 continue
-            image = self.images.data_uri(self._locate(rel))
-            if image is None:
+            rel = self._locate(rel)
+            picture = self.pictures.screenshot(rel)
+            if picture is None:
                 yield (
                     f'<figure class="shot none"><div class="noimg">screenshot unreadable or missing<br>'
                     f"<code>{esc(rel)}</code></div><figcaption>{esc(caption)}</figcaption></figure>"
                 )
                 continue
-            uri, width, height = image
             yield (
-                f'<figure class="shot"><img src="{uri}" width="{width}" height="{height}" loading="lazy" '
-                f'alt="{esc(caption)} screenshot of: {esc(step.text[:100])}"><figcaption>{esc(caption)} · '
-                f"{self._file_link(rel, 'full size')}</figcaption></figure>"
+                f'<figure class="shot"><img src="{esc(picture.src)}" width="{picture.width}" height="{picture.height}" '
+                f'loading="lazy" decoding="async" alt="{esc(caption)} screenshot of: {esc(step.text[:100])}">'
+                f"<figcaption>{esc(caption)} · {self._picture_link(rel, picture, 'full size')}</figcaption></figure>"
             )
         yield "</div>\n"
 
@@ -825,6 +844,8 @@ class _Page:
 _LOG_LINES = 200
 """App log lines shown in the report per step (the file keeps them all)."""
 
+# `.trail` has content-visibility: a trail off screen is neither laid out nor painted until it is
+# scrolled to, so a page of a thousand trails paints about as soon as one of ten.
 _CSS = """
 :root{color-scheme:light;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa;--card:#fff;
 --ok-bg:#dafbe1;--ok-fg:#116329;--ok-bd:#8ddb9e;--heal-bg:#fff1c2;--heal-fg:#7a4700;--heal-bd:#e9c46a;
@@ -894,7 +915,8 @@ tbody tr:last-child td{border-bottom:0}
 .strip .s-passed{background:#2da44e;border-color:#2da44e}.strip .s-passed-with-self-heal{background:#d4a72c;border-color:#bf8700}
 .strip .s-passed-ai{background:#6f7fe0;border-color:#4c5fd5}.strip .s-failed{background:#cf222e;border-color:#cf222e}
 .strip .s-skipped{background:#d0d7de;border-color:#afb8c1}.strip .s-not-run{background:#fff;border-color:#afb8c1}
-.trail{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:0 0 12px}
+.trail{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:0 0 12px;
+content-visibility:auto;contain-intrinsic-size:auto 46px}
 .trail.is-failing{border-color:var(--bad-bd);border-left:5px solid var(--bad-fg)}
 .trail>summary{display:flex;align-items:center;gap:10px;padding:10px 14px;cursor:pointer;list-style:none;flex-wrap:wrap}
 summary::-webkit-details-marker{display:none}
@@ -957,12 +979,19 @@ pre.compact{padding:8px 10px;max-height:360px}
 a.file{white-space:nowrap}
 .empty{font-size:16px;color:var(--muted)}
 footer{margin-top:24px;font-size:12px;color:var(--muted)}
-@media print{.toolbar{display:none}details>*{display:block}}
+@media print{.toolbar{display:none}details>*{display:block}.trail{content-visibility:visible}}
 """
 
-# Optional: with JavaScript off the page is complete; this only reveals and wires the two buttons.
+# Optional: with JavaScript off the page is complete; this reveals and wires the two buttons, and says
+# what is wrong when a picture is not beside the page (a CI artifact that kept report.html alone). In
+# the head, so the listener is there before the first picture can fail.
 _JS = """
+document.addEventListener('error',function(e){var i=e.target;if(!i||i.tagName!=='IMG')return;
+var d=document.createElement('div');d.className='noimg';d.textContent='not found beside the report: '+
+decodeURIComponent(i.getAttribute('src')||'')+' (keep its _files folder with it, or make it with --report-single-file)';
+i.replaceWith(d);},true);
+document.addEventListener('DOMContentLoaded',function(){
 document.querySelectorAll('.js-only').forEach(function(e){e.hidden=false;});
 document.querySelectorAll('button[data-open]').forEach(function(b){b.addEventListener('click',function(){
-var open=b.getAttribute('data-open')==='1';document.querySelectorAll('main details').forEach(function(d){d.open=open;});});});
+var open=b.getAttribute('data-open')==='1';document.querySelectorAll('main details').forEach(function(d){d.open=open;});});});});
 """

@@ -25,7 +25,9 @@ are taken and files written on a background thread (`trailblaze.output.artifacts
 session's next action waits for a screenshot still in flight, so each picture shows the screen the
 step left. `run.json` is written when a trail starts (status `running`, the writer's pid) and ends,
 not after every step, so a long run does not rewrite an ever larger file per step; a killed run still
-reads `running` with a dead pid, i.e. interrupted (ADR 0019).
+reads `running` with a dead pid, i.e. interrupted (ADR 0019). A trail that ended before the current
+one is serialized once, into a temporary file, and its record let go: a run of a thousand trails holds
+one trail's records, and what reads the whole run afterwards reads run.json (`iter_trails`, ADR 0058).
 
 A step's "before" is the previous step's "after" file when no device action ran in between (so a
 replay pays one screenshot per step, not two); `run.json` then names the same file twice.
@@ -43,13 +45,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from trailblaze.common.files import write_redacted, write_text
 from trailblaze.common.images import image_ext
@@ -145,8 +148,12 @@ class RunDir:
         """Storyboards are encoded on a worker of their own: a screenshot job never queues behind one."""
         self._shot: _Shot | None = None
         """The screenshot taken last (maybe still in flight): the next action waits for it."""
-        self._frozen: dict[int, str] = {}
-        """run.json text of trails that ended before the current one, by id(): not serialized again."""
+        self._written: IO[bytes] | None = None
+        """run.json text of the trails that ended before the current one (a temporary file): written
+        once, and their records let go, so a run of a thousand trails holds one trail's records."""
+        self._trails_written = 0
+        self._boards_of: dict[int, Future[Any] | None] = {}
+        """The storyboard job each ended trail waits for before it is written for good, by id()."""
         self.device_logs: DeviceLogMode = "on-failure"
         """When a step's app log is read into the run directory (`--device-logs`)."""
         self.keep_trace = False
@@ -159,7 +166,8 @@ class RunDir:
     # --- structure ---------------------------------------------------------------------------------
     def start_trail(self, record: TrailRecord) -> TrailRecord:
         """Add a trail to the run and create its folder."""
-        name = f"{len(self.run.trails) + 1:02d}-{_slug(Path(record.path).name.removesuffix('.yaml'))}"
+        number = self._trails_written + len(self.run.trails) + 1
+        name = f"{number:02d}-{_slug(Path(record.path).name.removesuffix('.yaml'))}"
         # A retry is where a flake is diagnosed: it keeps every step's picture even when the run keeps
         # only failures (the CI default), beside the earlier attempts' own.
         self._shooting = "steps" if self._attempt > 1 and self.screenshots == "failures" else self.screenshots
@@ -182,7 +190,6 @@ class RunDir:
         `record` in the new attempt's `attempts`."""
         if self.run.trails and self.run.trails[-1] is record:
             self.run.trails.pop()
-        self._frozen.pop(id(record), None)
         self._attempt = attempt
 
     def start_proof(self, parent: TrailRecord, record: TrailRecord) -> TrailRecord:
@@ -332,6 +339,8 @@ class RunDir:
         self.write()  # the step screenshots have landed
         if any(trail is t for t in self.run.trails):  # not a proof replay or a runTrail's sub-trail
             self._storyboard(trail)
+            # FIFO: once the last job submitted so far is done, so are this trail's and its attempts'
+            self._boards_of[id(trail)] = self._boards.last
 
     def _storyboard(self, trail: TrailRecord) -> None:
         """Encodes the trail's storyboard from its stored screenshots while the next trail runs."""
@@ -354,29 +363,40 @@ class RunDir:
             for trail in self.run.trails:
                 if trail.status == "running":
                     trail.status, trail.error = "interrupted", "interrupted (Ctrl-C)"
-        self._frozen.clear()  # the last word is written from the records themselves
         self.write()
         self._work.close()
 
     def write(self) -> None:
         """Rewrites `run.json` (atomically) once the artifacts in flight have landed.
 
-        Trails that ended before the current one are not serialized again (their text is kept), so
-        a run of many trails costs the same per trail at the end as at the start.
+        A trail that ended before the current one, and whose storyboard is made, is serialized once
+        into a temporary file and its record let go (`self.run.trails` keeps only the trails that may
+        still change): a run of many trails costs the same per trail, in time and memory, at the end
+        as at the start. The whole run is then read back with `iter_trails`.
         """
         self.flush()
+        self._let_go()
+        write_run_text(self.run, self.root, [trail_text(t) for t in self.run.trails], written=self._written)
+
+    def _let_go(self) -> None:
+        """Moves the trails that can no longer change from memory into the written text."""
         trails = self.run.trails
         current = {id(self.trail), *(id(t) for t, _, _ in self._stack)}
-        parts = []
-        for trail in trails:
-            key = id(trail)
-            text = self._frozen.get(key)
-            if text is None:
-                text = trail_text(trail)
-                if trail is not trails[-1] and key not in current and trail.status != "running":
-                    self._frozen[key] = text
-            parts.append(text)
-        write_run_text(self.run, self.root, parts)
+        done = 0
+        for trail in trails[:-1]:  # the last trail may still be retried, proven or given its attempts
+            board = self._boards_of.get(id(trail))
+            if id(trail) in current or trail.status == "running" or (board is not None and not board.done()):
+                break
+            done += 1
+        if not done:
+            return
+        if self._written is None:
+            self._written = tempfile.TemporaryFile()
+        for trail in trails[:done]:
+            self._written.write((",\n" if self._trails_written else "").encode() + trail_text(trail).encode())
+            self._trails_written += 1
+            self._boards_of.pop(id(trail), None)
+        del trails[:done]
 
     def flush(self) -> None:
         """Waits for every screenshot and file being taken or written in the background."""

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze.common.files import atomic_write
+from trailblaze.common.files import atomic_stream, atomic_write
+from trailblaze.common.json_stream import iter_list
 from trailblaze.common.limits import MAX_RUNTRAIL_DEPTH
 from trailblaze.common.redact_values import scrub_model
 from trailblaze.llm.pricing import DEMO_PROVIDER
@@ -37,8 +39,10 @@ __all__ = [
     "TrailStatus",
     "UsageTotals",
     "Verification",
+    "iter_trails",
     "load_run",
     "model_label",
+    "read_head",
     "usage_cost_text",
     "write_run",
     "trail_text",
@@ -213,6 +217,9 @@ class TrailRecord(_Model):
     draft: str | None = None
     """Record only, when the trail file was not changed: the draft beside it that keeps the recordings
     this run paid for (`record --resume` continues from it; `trailblaze.engine.record_draft`)."""
+    hiccups: int = 0
+    """Device faults this trail survived: reads sent again, failed actions judged done or sent again
+    (`trailblaze.device.hiccups`); the report says "device hiccups: N retried"."""
 
 
 StepRecord.model_rebuild()
@@ -253,15 +260,36 @@ def write_run(run: RunRecord, run_dir: str | os.PathLike[str]) -> Path:
     return target
 
 
-def write_run_text(run: RunRecord, run_dir: str | os.PathLike[str], trails: list[str]) -> Path:
+def write_run_text(
+    run: RunRecord, run_dir: str | os.PathLike[str], trails: list[str], *, written: IO[bytes] | None = None
+) -> Path:
     """`write_run` with the trails already serialized, in order, each by `trail_text`: a writer that
-    keeps the text of finished trails does not serialize them again."""
+    keeps the text of finished trails does not serialize them again.
+
+    Args:
+        written: Trails serialized earlier (each by `trail_text`, joined by `,` and a line break), put
+            before `trails`: the run directory keeps a long run's finished trails there, not in memory.
+    """
     directory = Path(run_dir)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / RUN_FILE
     head = json.dumps(scrub_model(run, exclude={"trails"}), indent=2, ensure_ascii=False)
-    listed = "[\n" + ",\n".join(trails) + "\n  ]" if trails else "[]"
-    atomic_write(target, f'{head.removesuffix("}")[:-1]},\n  "trails": {listed}\n}}\n'.encode())
+    earlier = written is not None and written.tell() > 0
+    with atomic_stream(target) as out:
+        out.write(f'{head.removesuffix("}")[:-1]},\n  "trails": '.encode())
+        if not trails and not earlier:
+            out.write(b"[]")
+        else:
+            out.write(b"[\n")
+            if written is not None and earlier:
+                end = written.tell()
+                written.seek(0)
+                shutil.copyfileobj(written, out)
+                written.seek(end)
+                out.write(b",\n" if trails else b"")
+            out.write(",\n".join(trails).encode())
+            out.write(b"\n  ]")
+        out.write(b"\n}\n")
     return target
 
 
@@ -272,6 +300,87 @@ def trail_text(trail: TrailRecord) -> str:
 
 
 def load_run(run_dir: str | os.PathLike[str]) -> RunRecord:
+    """The run directory's `run.json`, every trail in memory (`read_head` / `iter_trails` stream it).
+
+    Raises:
+        UsageError: no readable run log there; the message says what to pass instead.
+    """
+    from trailblaze.errors import UsageError
+
+    path = _run_file(run_dir)
+    try:
+        run = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    except ValueError as exc:
+        raise _not_a_run_log(path, exc) from None
+    if _nesting(run.trails) > MAX_RUNTRAIL_DEPTH:  # replay never writes one: the limit is the same
+        raise UsageError(
+            f"{path}: runTrail trails nested more than {MAX_RUNTRAIL_DEPTH} deep; not a run log replay writes"
+        )
+    return _settled(run)
+
+
+def read_head(run_dir: str | os.PathLike[str]) -> RunRecord:
+    """The run of `run.json` without its trails (`trails` is empty): its id, times, command, totals.
+
+    The file is read in chunks and its trails decoded but not kept, so this costs no memory per trail.
+    A run that reads `running` although its process is gone reads `interrupted` (as in `load_run`).
+
+    Raises:
+        UsageError: as `load_run`.
+    """
+    path = _run_file(run_dir)
+    members: dict[str, Any] = {}
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for _ in iter_list(handle, "trails", members):
+                pass
+        run = RunRecord.model_validate(members)
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    except ValueError as exc:
+        raise _not_a_run_log(path, exc) from None
+    if run.status == "running" and run.pid is not None and not _alive(run.pid):
+        run.status = "interrupted"
+    return run
+
+
+def iter_trails(run_dir: str | os.PathLike[str], head: RunRecord | None = None) -> Iterator[TrailRecord]:
+    """The trails of `run.json`, one at a time: each is decoded and validated as it is reached, so a
+    report or JUnit file of a run of any size holds one trail's records at once.
+
+    Args:
+        head: The run's `read_head` when the caller has it (whether it was interrupted); read otherwise.
+
+    Raises:
+        UsageError: as `load_run`, when the trail that is not valid is reached.
+    """
+    from trailblaze.errors import UsageError
+
+    head = read_head(run_dir) if head is None else head
+    path = _run_file(run_dir)
+    why = _interrupted_text(head.pid) if head.status == "interrupted" and head.pid is not None else None
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for item in iter_list(handle, "trails", {}):
+                trail = TrailRecord.model_validate(item)
+                if _nesting([trail]) > MAX_RUNTRAIL_DEPTH:
+                    raise UsageError(
+                        f"{path}: runTrail trails nested more than {MAX_RUNTRAIL_DEPTH} deep; "
+                        "not a run log replay writes"
+                    )
+                if why is not None and trail.status == "running":
+                    trail.status, trail.error = "interrupted", why
+                yield trail
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    except ValueError as exc:
+        raise _not_a_run_log(path, exc) from None
+
+
+def _run_file(run_dir: str | os.PathLike[str]) -> Path:
+    """`run_dir/run.json`, when `run_dir` is a folder that has one."""
     from trailblaze.errors import UsageError
 
     directory = Path(run_dir)
@@ -281,19 +390,24 @@ def load_run(run_dir: str | os.PathLike[str]) -> RunRecord:
         raise UsageError(f"{path}: no run.json here ({directory} does not exist); {how}")
     if not directory.is_dir():
         raise UsageError(f"{directory}: not a directory; {how}")
-    try:
-        run = RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no run.json here; {how}") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the run log ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        raise UsageError(f"{path}: not a trailblaze run log ({str(exc).splitlines()[0]})") from None
-    if _nesting(run.trails) > MAX_RUNTRAIL_DEPTH:  # replay never writes one: the limit is the same
-        raise UsageError(
-            f"{path}: runTrail trails nested more than {MAX_RUNTRAIL_DEPTH} deep; not a run log replay writes"
-        )
-    return _settled(run)
+    if not path.exists():
+        raise UsageError(f"{path}: no run.json here; {how}")
+    return path
+
+
+def _unreadable(path: Path, exc: OSError) -> Exception:
+    from trailblaze.errors import UsageError
+
+    if isinstance(exc, FileNotFoundError):
+        how = "pass a run directory written by record or replay (they print it; default under .trailblaze/runs/)"
+        return UsageError(f"{path}: no run.json here; {how}")
+    return UsageError(f"{path}: cannot read the run log ({exc.strerror or exc})")
+
+
+def _not_a_run_log(path: Path, exc: ValueError) -> Exception:
+    from trailblaze.errors import UsageError
+
+    return UsageError(f"{path}: not a trailblaze run log ({str(exc).splitlines()[0]})")
 
 
 def _nesting(trails: list[TrailRecord]) -> int:
@@ -311,11 +425,15 @@ def _settled(run: RunRecord) -> RunRecord:
     if run.status != "running" or run.pid is None or _alive(run.pid):
         return run
     run.status = "interrupted"
-    why = f"interrupted: the trailblaze process (pid {run.pid}) ended before finishing this trail (killed?)"
+    why = _interrupted_text(run.pid)
     for trail in run.trails:
         if trail.status == "running":
             trail.status, trail.error = "interrupted", why
     return run
+
+
+def _interrupted_text(pid: int) -> str:
+    return f"interrupted: the trailblaze process (pid {pid}) ended before finishing this trail (killed?)"
 
 
 def _alive(pid: int) -> bool:

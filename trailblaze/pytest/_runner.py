@@ -359,7 +359,9 @@ def reset_report_dir(root: Path) -> None:
             shutil.rmtree(child)
 
 
-def write_merged_report(root: Path, *, command: list[str], shard: str | None = None) -> Path | None:
+def write_merged_report(
+    root: Path, *, command: list[str], shard: str | None = None, single_file: bool = False
+) -> Path | None:
     """Merges the per-test run directories under `root` into `root/run.json`, `report.html`, `junit.xml`.
 
     Returns:
@@ -389,4 +391,4 @@ def write_merged_report(root: Path, *, command: list[str], shard: str | None = N
             merged.usage.add(trail.usage)
     write_run(merged, root)
     write_junit(merged, root / "junit.xml", suite_name="trailblaze (pytest)", run_dir=root)
-    return write_html_report(root)
+    return write_html_report(root, single_file=single_file)

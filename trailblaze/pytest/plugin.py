@@ -121,6 +121,8 @@ class TrailblazeConfig:
     appium_session: str | None = None
     """Appium devices' session mode (`--trailblaze-appium-session`, ini `trailblaze_appium_session`):
     `per-trail` or `shared`; None: per trail on a device farm, shared on an Appium URL."""
+    report_single_file: bool = False
+    """`--trailblaze-report-single-file`: DIR/report.html embeds its screenshots (one file to attach)."""
 
     # The run options objects the engine takes, as the CLI builds them from its flags (ADR 0046).
     def device_choice(self, spec: str) -> DeviceChoice:
@@ -202,6 +204,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trailblaze_report",
         metavar="DIR",
         help="keep every trail run in DIR and write DIR/run.json, report.html and junit.xml (DIR is replaced)",
+    )
+    group.addoption(
+        "--trailblaze-report-single-file",
+        action="store_true",
+        dest="trailblaze_report_single_file",
+        default=False,
+        help="make DIR/report.html one self-contained file, screenshots embedded (megabytes per trail)",
     )
     group.addoption(
         "--trailblaze-artifacts",
@@ -519,6 +528,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
             config.getini("trailblaze_fail_on_flaky") if option("trailblaze_fail_on_flaky") is None else True
         ),
         appium_session=appium_session(config),
+        report_single_file=bool(option("trailblaze_report_single_file")),
     )
 
 
@@ -947,7 +957,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         from trailblaze.pytest._runner import write_merged_report
 
         shard = str(settings.shard) if settings.shard is not None else None
-        write_merged_report(report, command=["pytest", *session.config.invocation_params.args], shard=shard)
+        write_merged_report(
+            report,
+            command=["pytest", *session.config.invocation_params.args],
+            shard=shard,
+            single_file=settings.report_single_file,
+        )
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

@@ -171,7 +171,10 @@ def _launch_app(run: RunContext, p: rt.LaunchApp) -> Outcome:
                 changes = []  # the launch below says NOT_INSTALLED, listing what is installed
             granted = f"; permissions: {', '.join(changes) or 'none changed'}"
             mode = "RESUME"
-        run.session.act(lambda d: d.launch_app(p.appId, mode))
+        # a launch is several requests (stop, launch): whether it happened is its app in the foreground
+        run.session.act(
+            lambda d: d.launch_app(p.appId, mode), took_effect=lambda: run.session.current_app() == p.appId
+        )
     except AppNotInstalledError as exc:  # the trail (or the device set-up) is wrong, not the device link
         run.session.invalidate()
         return "NOT_INSTALLED", exc.message

@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.device.apk import manifest_package, read_manifest
-from trailblaze.device.driver import AppLog, DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
+from trailblaze.device.driver import (
+    AppLog,
+    DeviceInfo,
+    DeviceListing,
+    Key,
+    LaunchMode,
+    ShellOutput,
+    before_acting,
+)
 from trailblaze.device.query import ElementQuery, u2_selector
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.screen.hierarchy import DumpCache, Hierarchy
@@ -99,7 +107,8 @@ class AndroidDriver:
         if not hierarchy.nodes:  # u2 retries an empty dump, then hands back `<hierarchy rotation="0" />`
             raise DeviceError(
                 f"dumping the view hierarchy failed on android device {self._serial}: the dump was empty "
-                "after retries; the UI may be frozen: restart the app or the device"
+                "after retries; the UI may be frozen: restart the app or the device",
+                wire="error_answer",
             )
         return hierarchy
 
@@ -167,7 +176,22 @@ class AndroidDriver:
 
     # --- keyboard ----------------------------------------------------------------------------------
     def input_text(self, text: str) -> None:
+        with before_acting(), self._guard("typing text"):
+            ime = self._d.is_input_ime_installed()
+        if ime:
+            with self._guard("typing text"):
+                self._d.send_keys(text, clear=False)  # through u2's AdbKeyboard, as on a phone (ADR 0043)
+            return
+        # Not `send_keys` here: when its clipboard paste fails in any way, an answer lost after the
+        # text was pasted too, uiautomator2 installs its AdbKeyboard and types the text a second time.
+        with before_acting(), self._guard("typing text (setting the clipboard to paste from)"):
+            self._d.clipboard = text
+            pasted = self._d.clipboard == text
         with self._guard("typing text"):
+            if pasted:
+                self._d.jsonrpc.pasteClipboard()
+                return
+            self._d.set_input_ime(True)  # the clipboard refused it, nothing was pasted: type through the keyboard
             self._d.send_keys(text, clear=False)
 
     def erase_text(self, characters: int | None = None) -> None:
@@ -180,7 +204,9 @@ class AndroidDriver:
 
     def hide_keyboard(self) -> None:
         # u2 has no reliable "is the IME up" call; the dump shows the IME window.
-        if self.hierarchy().keyboard_shown:
+        with before_acting():
+            shown = self.hierarchy().keyboard_shown
+        if shown:
             self.press_key("BACK")
 
     def press_key(self, key: Key) -> None:

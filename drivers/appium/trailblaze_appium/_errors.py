@@ -64,7 +64,9 @@ def translate(exc: BaseException, what: str, where: str, *, creating: bool = Fal
     detail = first_line(exc)
     lowered = detail.lower()
     if isinstance(exc, TimeoutError | u3.ReadTimeoutError | se.TimeoutException):
-        return DeviceError(f"{what} timed out on {where}: the server did not answer; check it and retry")
+        return DeviceError(
+            f"{what} timed out on {where}: the server did not answer; check it and retry", wire="no_answer"
+        )
     if isinstance(exc, u3.MaxRetryError | u3.NewConnectionError | u3.ProtocolError | ConnectionError):
         if creating:
             return DeviceError(
@@ -86,7 +88,10 @@ def translate(exc: BaseException, what: str, where: str, *, creating: bool = Fal
         )
     if isinstance(exc, se.UnknownMethodException) or "unknown method" in lowered or "not implemented" in lowered:
         return DeviceUnsupported(f"{what}: {where} does not support it ({detail})")
-    return DeviceError(f"{what} failed on {where}: {detail}")
+    # a WebDriver error is the server's answer: it did not do the command
+    return DeviceError(
+        f"{what} failed on {where}: {detail}", wire="error_answer" if isinstance(exc, se.WebDriverException) else None
+    )
 
 
 @contextmanager

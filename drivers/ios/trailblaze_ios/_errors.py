@@ -21,20 +21,32 @@ def _first_line(exc: BaseException) -> str:
 
 
 def translate(exc: BaseException, what: str, url: str) -> DeviceError | ActionRefused:
-    """The error that tells a user what failed while doing `what` against `url`, and how to fix it."""
+    """The error that tells a user what failed while doing `what` against `url`, and how to fix it,
+    with how the request failed on the wire (`DeviceError.wire`) where that is known."""
     import requests
     import wda.exceptions as we
     from wda.usbmux.exceptions import HTTPError as MuxHTTPError
 
     detail = _first_line(exc)
-    refused = isinstance(exc, MuxHTTPError) and isinstance(exc.__context__, ConnectionError | OSError)
-    if refused or isinstance(exc, requests.ConnectionError | ConnectionError | we.MuxConnectError):
+    # facebook-wda's own transport wraps the socket's error (its context) in usbmux's HTTPError
+    cause = exc.__context__ if isinstance(exc, MuxHTTPError) else exc
+    if isinstance(cause, requests.Timeout | TimeoutError):
+        return DeviceError(
+            f"{what} timed out: WebDriverAgent at {url} did not answer; restart it and retry", wire="no_answer"
+        )
+    refused = isinstance(cause, ConnectionRefusedError | we.MuxConnectError)
+    if refused or isinstance(cause, requests.ConnectionError):
         return DeviceError(
             f"{what} failed: no WebDriverAgent at {url}: start WebDriverAgent on the device "
-            "(and forward its port), or a simulator with `trailblaze sim ios`"
+            "(and forward its port), or a simulator with `trailblaze sim ios`",
+            wire="refused" if refused else None,
         )
-    if isinstance(exc, requests.Timeout | TimeoutError):
-        return DeviceError(f"{what} timed out: WebDriverAgent at {url} did not answer; restart it and retry")
+    if isinstance(cause, ConnectionError):  # reset, or closed before the answer: the request went out
+        return DeviceError(
+            f"{what} failed: WebDriverAgent at {url} dropped the connection before answering; "
+            "check it is still running and retry",
+            wire="no_answer",
+        )
     if isinstance(exc, we.WDAKeyboardNotPresentError) or "keyboard must be present" in detail:
         # nothing is focused: the trail (or the agent) must tap a field first; the device is fine
         return ActionRefused(f"{what} failed: nothing focused (no on-screen keyboard); tap a text field first")
@@ -44,7 +56,10 @@ def translate(exc: BaseException, what: str, url: str) -> DeviceError | ActionRe
         if isinstance(value, dict):
             message = str(value.get("message") or value.get("error") or "")
         message = (message or detail).splitlines()[0][:200]
-        return DeviceError(f"{what} failed: WebDriverAgent at {url} answered {message!r}; retry, or restart WebDriverAgent")
+        return DeviceError(
+            f"{what} failed: WebDriverAgent at {url} answered {message!r}; retry, or restart WebDriverAgent",
+            wire="error_answer",
+        )
     if isinstance(exc, we.WDAError | MuxHTTPError | requests.RequestException | OSError | ValueError):
         return DeviceError(
             f"{what} failed: bad answer from WebDriverAgent at {url} ({type(exc).__name__}: {detail}); "

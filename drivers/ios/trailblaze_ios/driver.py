@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.device.driver import DeviceInfo, DeviceListing, Key, LaunchMode
+from trailblaze.device.driver import DeviceInfo, DeviceListing, Key, LaunchMode, before_acting
 from trailblaze.device.query import ElementQuery, wda_predicate
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.screen.hierarchy import DumpCache, Hierarchy, Node
@@ -76,7 +76,8 @@ class IosDriver:
         if len(hierarchy.nodes) <= 1:  # an application element without a window: nothing to act on
             raise DeviceError(
                 f"reading the view hierarchy (/source) failed on {self._url}: the source was empty; "
-                "the app may be frozen or not running: relaunch it"
+                "the app may be frozen or not running: relaunch it",
+                wire="error_answer",
             )
         return hierarchy
 
@@ -135,8 +136,19 @@ class IosDriver:
 
     # --- gestures ----------------------------------------------------------------------------------
     def tap(self, x: float, y: float) -> None:
+        import wda.exceptions as we
+
+        point = {"x": _i(x), "y": _i(y)}
         with self._guard(f"tapping at ({x:g}, {y:g})"):
-            self._s.tap(_i(x), _i(y))
+            # Not `Session.tap`: on any failure of `/wda/tap` — a lost answer too — it sends the tap
+            # again on the legacy route, so a tap that landed lands twice. The legacy route (WDA
+            # before 6.0) is used here only when the device says the new one does not exist.
+            try:
+                self._s._session_http.post("/wda/tap", point)
+            except we.WDARequestError as exc:
+                if not _unknown_route(exc):
+                    raise
+                self._s._session_http.post("/wda/tap/0", point)
 
     def long_press(self, x: float, y: float, duration: float = 0.8) -> None:
         with self._guard(f"long-pressing at ({x:g}, {y:g})"):
@@ -157,7 +169,8 @@ class IosDriver:
 
     def erase_text(self, characters: int | None = None) -> None:
         if characters is None:
-            field = _focused_field(self.hierarchy())
+            with before_acting():
+                field = _focused_field(self.hierarchy())
             if field is None:
                 return
             characters = len(field.text) if field.text != field.hint else 0
@@ -195,7 +208,8 @@ class IosDriver:
 
     def _back(self) -> None:
         # iOS has no back key: the navigation bar's back button, else the interactive pop gesture.
-        hierarchy = self.hierarchy()
+        with before_acting():
+            hierarchy = self.hierarchy()
         button = _back_button(hierarchy)
         if button is not None:
             self.tap(*button.center)
@@ -283,6 +297,12 @@ class IosDriver:
 
 
 _MISSING_APP = ("unknown to FrontBoard", "is not installed", "Make sure the correct bundle identifier")
+
+
+def _unknown_route(exc: BaseException) -> bool:
+    """WebDriverAgent's answer to a route it does not have (`unknown command`, 404)."""
+    value = getattr(exc, "value", None)
+    return isinstance(value, dict) and value.get("error") == "unknown command"
 
 
 def _missing_app(cause: BaseException | None) -> bool:

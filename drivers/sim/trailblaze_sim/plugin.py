@@ -21,10 +21,12 @@ class SimPlugin:
         port: int = 0,
         latency: str | None = None,
         timed_gestures: bool | None = None,
+        faults: float = 0.0,
+        seed: int = 0,
     ) -> Simulator:
-        if timed_gestures is None:
+        if timed_gestures is None and not faults:
             return runtime.start_simulator(platform, app, count=count, port=port, latency=latency)
-        conditions = sim_conditions(latency or "zero", timed_gestures=timed_gestures)
+        conditions = sim_conditions(latency or "zero", timed_gestures=timed_gestures, faults=faults, seed=seed)
         return runtime.start_simulator(platform, app, count=count, port=port, latency=conditions)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from trailblaze.errors import UsageError
-from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
+from trailblaze_sim.faults import LATENCY_PROFILES, Conditions, check_fault_rate
 
 if TYPE_CHECKING:
     from trailblaze_sim.model import SimClock, SimDevice
@@ -83,12 +83,18 @@ class Simulator:
                 f"simulated android ({serials}) on adb server {self.host}:{self.port} — "
                 f"export ANDROID_ADB_SERVER_PORT={self.port}; adb -P {self.port} devices; "
                 f"trailblaze snapshot --device android"
-            )
+            ) + self._faults_note()
         urls = " ".join(f"http://{self.host}:{p}" for p in self.ports)
         return (
             f"simulated ios WebDriverAgent at {urls} — "
             f"wda.Client('{urls.split()[0]}'); trailblaze snapshot --device ios:{urls.split()[0]}"
-        )
+        ) + self._faults_note()
+
+    def _faults_note(self) -> str:
+        rate, seed = self.conditions.fault_rate, self.conditions.seed
+        if rate <= 0:
+            return ""
+        return f" — faults: {rate:g} of requests (about 1 in {round(1 / rate)}), seed {seed}"
 
     def stop(self) -> None:
         for server in self._servers:
@@ -105,12 +111,26 @@ def _conditions(latency: str | Conditions | None) -> Conditions:
     return Conditions(latency=LATENCY_PROFILES[name])
 
 
-def sim_conditions(latency: str, *, timed_gestures: bool) -> Conditions:
+def sim_conditions(
+    latency: str, *, timed_gestures: bool | None = None, faults: float = 0.0, seed: int = 0
+) -> Conditions:
     """A latency profile's conditions with gestures timed as on a phone (a 2 s swipe takes 2 s) or
-    instant, whatever the profile's own `gesture_time_scale`: the foreground `trailblaze sim` serves
-    clients that measure a swipe's duration, the in-process rigs want speed."""
+    instant, whatever the profile's own `gesture_time_scale` (None keeps it): the foreground
+    `trailblaze sim` serves clients that measure a swipe's duration, the in-process rigs want speed.
+    `faults` is each request's chance of a transient fault, drawn from `seed` (`Conditions.fault_rate`).
+
+    Raises:
+        UsageError: An unknown profile, or a rate that is no chance (outside 0 to 1).
+    """
     base = _conditions(latency)
-    return Conditions(latency=replace(base.latency, gesture_time_scale=1.0 if timed_gestures else 0.0))
+    profile = base.latency
+    if timed_gestures is not None:
+        profile = replace(profile, gesture_time_scale=1.0 if timed_gestures else 0.0)
+    try:
+        check_fault_rate(faults)
+    except ValueError as exc:
+        raise UsageError(f"{exc}: use e.g. --faults 0.033 for 1 request in 30") from None
+    return Conditions(latency=profile, fault_rate=faults, seed=seed)
 
 
 def start_simulator(

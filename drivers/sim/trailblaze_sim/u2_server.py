@@ -6,8 +6,10 @@ resolver writes them (`code` -32001, `message` = the Java exception class), beca
 `uiautomator2.core._jsonrpc_call` maps to its exceptions. Coordinates on the wire are pixels; the
 `SimDevice` works in points, so every action divides by `device.scale`.
 
-Faults (`Conditions.before_request`) are applied once per HTTP request: latency by request kind,
-a dropped connection, a JSON-RPC error, an empty dump, or the device going offline mid-request.
+Faults (`Conditions.before_request`) are applied once per HTTP request, as `trailblaze_sim.faults`
+describes: latency by request kind, a request served whose answer is lost (the connection closes
+without a byte), a JSON-RPC error instead of the call (HTTP 200, as the jar's error resolver answers),
+an empty dump, a stall, or the device going offline mid-request.
 """
 
 from __future__ import annotations
@@ -423,11 +425,15 @@ class U2Service:
                     rpc = None
                 kind = _kind(rpc.get("method") if rpc else None)
             fault = self.conditions.before_request(kind)
-            if fault in ("drop_connection", "offline"):
+            if fault == "offline":
                 return  # the caller closes the socket: the client sees the peer vanish
             with self._lock:
                 self.requests_served += 1
             status, ctype, payload = self._route(method, path, body, rpc, fault)
+            if fault == "drop_connection":
+                return  # served, but the answer is lost: the client cannot tell whether it happened
+            if fault == "stall":
+                self.conditions.stall()
             head = (
                 f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(payload)}\r\n"
                 f"Connection: keep-alive\r\n\r\n"

@@ -7,7 +7,10 @@ trailing slash. Elements found by `/elements` get ids that stay valid while an e
 identity path exists; an id whose element is gone answers `stale element reference`.
 
 Requests are served one at a time (a real WDA runs every command on the app's main thread), after
-`Conditions.before_request(kind)` has slept the latency and picked the fault to inject.
+`Conditions.before_request(kind)` has slept the latency and picked the fault to inject
+(`trailblaze_sim.faults`): a dropped connection serves the request and closes without answering, a
+protocol error answers `500 unknown error` without serving it, an empty dump is an application
+element without children, a stall holds the answer back, and an offline device closes the listener.
 """
 
 from __future__ import annotations
@@ -164,6 +167,8 @@ class WdaSimServer:
         self._keys_by_id: dict[str, str] = {}
         self.stats = _Stats()
         self.offline = False
+        self._served = threading.local()
+        """What the request this thread serves was dealt (`stall`)."""
 
     # --- lifecycle ------------------------------------------------------------------------------
     def start(self) -> WdaSimServer:
@@ -226,14 +231,18 @@ class WdaSimServer:
     # --- dispatch -------------------------------------------------------------------------------
     def handle(self, method: str, raw_path: str, raw_body: bytes) -> tuple[int, bytes] | object:
         """Serve one request; returns `(status, body)` or `_DROP` to close without answering."""
+        self._served.stall = False
         with self._lock:
             try:
-                return self._handle(method, raw_path, raw_body)
+                outcome = self._handle(method, raw_path, raw_body)
             except _WdaError as err:
-                return self._error(err)
+                outcome = self._error(err)
             except DeviceError as err:
                 # The app model refused the action (not a field, app not installed): WDA says unknown error.
-                return self._error(_WdaError(500, "unknown error", err.message))
+                outcome = self._error(_WdaError(500, "unknown error", err.message))
+        if self._served.stall:  # outside the lock: the link hangs, not WebDriverAgent
+            self.conditions.stall()
+        return outcome
 
     def _handle(self, method: str, raw_path: str, raw_body: bytes) -> tuple[int, bytes] | object:
         split = urlsplit(raw_path)
@@ -248,20 +257,38 @@ class WdaSimServer:
                 segs = [":session"]
         route, params = _match(method, segs)
         fault = self.conditions.before_request(route.kind if route else "other")
+        self._served.stall = fault == "stall"
         self.stats.requests += 1
         if fault is not None:
             self.stats.faults[fault] = self.stats.faults.get(fault, 0) + 1
         if fault == "offline":
             self._go_offline()
             return _DROP
-        if fault == "drop_connection":
-            return _DROP
         if fault == "rpc_error":
             raise _WdaError(500, "unknown error", f"Injected protocol error on {method} {split.path}")
+        if fault == "drop_connection":
+            try:
+                self._run_route(method, split.path, query, raw_body, route, params, sid, fault)
+            except (_WdaError, DeviceError):
+                pass  # an error answer is lost the same way
+            return _DROP  # served, but the answer is lost: the client cannot tell whether it happened
+        return self._run_route(method, split.path, query, raw_body, route, params, sid, fault)
+
+    def _run_route(
+        self,
+        method: str,
+        path: str,
+        query: dict[str, str],
+        raw_body: bytes,
+        route: _Route | None,
+        params: dict[str, str],
+        sid: str | None,
+        fault: str | None,
+    ) -> tuple[int, bytes]:
         if sid is not None and sid != self._session_id:
             raise _WdaError(404, "invalid session id", "Session does not exist")
         if route is None:
-            raise _WdaError(404, "unknown command", f"Unhandled endpoint: {split.path} -- http://{self._host}/")
+            raise _WdaError(404, "unknown command", f"Unhandled endpoint: {path} -- http://{self._host}/")
         body: dict[str, Any] = {}
         if raw_body.strip():
             try:
@@ -273,7 +300,7 @@ class WdaSimServer:
             body = decoded
         req = _Req(
             method=method,
-            path=split.path,
+            path=path,
             params=params,
             body=body,
             query=query,

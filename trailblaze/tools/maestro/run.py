@@ -255,7 +255,8 @@ def _launch_app(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
             except PermissionRefused as exc:
                 return "ERROR", str(exc)
             granted, mode = f"; permissions: {', '.join(changes) or 'none changed'}", "RESUME"
-        r.session.act(lambda d: d.launch_app(app, mode))
+        # as launchApp: whether a launch that failed happened is its app in the foreground
+        r.session.act(lambda d: d.launch_app(app, mode), took_effect=lambda: r.session.current_app() == app)
     except AppNotInstalledError as exc:
         r.session.invalidate()
         return "NOT_INSTALLED", exc.message

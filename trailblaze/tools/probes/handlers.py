@@ -77,7 +77,7 @@ def _probe(
 def _app(ctx: ProbeContext, app_id: str | None) -> str:
     if app_id:
         return app_id
-    current = ctx.session.driver.current_app()
+    current = ctx.session.current_app()
     if current is None:
         raise _Stop("ERROR", "no app is in the foreground; launch it first or pass appId")
     return current

@@ -19,6 +19,11 @@ Protocol facts (the server's `AppiumServlet`, `ServerHandler` and `AppiumRespons
 
 Gestures and keys go through the device's uiautomator2 JSON-RPC service (`U2Service`), the simulated
 UiDevice that both on-device servers drive, so a tap on the navigation bar presses Back there too.
+
+Injected faults (`trailblaze_sim.faults`) as this server produces them: a dropped connection serves
+the command and closes without answering, a protocol error answers `500 unknown error` without
+serving it, an empty dump is a `<hierarchy>` without windows, a stall answers late, and an offline
+device closes the connection.
 """
 
 from __future__ import annotations
@@ -103,6 +108,8 @@ class Uia2Server:
         self.session: Session | None = None
         self._lock = threading.RLock()
         self._routes = self._table()
+        self._request = threading.local()
+        """What the request being served on this thread was dealt (`empty_dump`)."""
 
     def reset(self) -> None:
         """A new instrumentation process: no session, default settings."""
@@ -121,13 +128,20 @@ class Uia2Server:
                 return
             method, path, headers, body = request
             fault = self.conditions.before_request(_kind(path))
-            if fault in ("drop_connection", "offline"):
+            if fault == "offline":
                 return
             if fault == "rpc_error":  # what an app crash mid-command looks like from the server
                 error = Uia2Error.unknown("simulated fault: injected server error")
                 status, payload, after = error.status, self._error_body(error, None), None
             else:
+                self._request.empty_dump = fault == "empty_dump"
                 status, payload, after = self.handle(method, path, body)
+            if fault == "drop_connection":
+                if after is not None:
+                    after()
+                return  # served, but the answer is lost: the client cannot tell whether it happened
+            if fault == "stall":
+                self.conditions.stall()
             data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
             keep = headers.get("connection", "").lower() != "close"
             head = (
@@ -364,6 +378,8 @@ class Uia2Server:
     def _source(self, params: dict[str, str], body: dict[str, Any]) -> Any:
         self.wait_for_idle()
         screen = self.screen()
+        if getattr(self._request, "empty_dump", False):
+            return render_source([], screen.display)
         toasts = [t.text for t in self.u2.system.visible_toasts(self._now())]
         return render_source(
             screen.roots(all_windows=bool(self.settings["enableMultiWindows"])),
