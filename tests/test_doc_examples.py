@@ -352,6 +352,11 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         "hand: a benchmark (about two minutes: 200 replays on simulated phones) that prints figures; here "
         "only `--help` runs, and tests/test_replay_hiccups.py replays examples at three times its fault rate"
     ),
+    "python benchmarks/large_runs.py": Elsewhere(
+        "hand: a benchmark (about ten minutes: 1,100 replays on a simulated phone, a 1,000-trail report in "
+        "Chromium) that prints figures; here only `--help` runs, and tests/test_large_runs.py holds each "
+        "target on a smaller run"
+    ),
     "python benchmarks/appium_replay.py": Elsewhere(
         "hand: a benchmark (about a minute: the real Appium server on the simulated phone) that prints figures; "
         "here only `--help` runs"
@@ -428,6 +433,7 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
         ("startup.py", "--runs"),
         ("appium_replay.py", "--farm-ms"),
         ("device_faults.py", "--replays"),
+        ("large_runs.py", "--skip-replay"),
     ],
 )
 def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:

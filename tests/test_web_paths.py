@@ -34,6 +34,11 @@ def test_the_web_example_replays_from_any_folder(tmp_path: Path) -> None:
         done = _run(cwd, "replay", str(ROOT / "trails" / "web"), "--device", "web", "--run-dir", str(run))
         assert done.returncode == 0, f"from {cwd}: {done.stdout}{done.stderr}"
         assert "1 trail: 1 passed" in done.stdout
+        # the page is photographed on the run's own thread (Playwright answers no other), so every
+        # step has its picture and no screenshot failed into a retry
+        shots = sorted(p.name for p in run.rglob("step-*-after.png"))
+        assert shots == [f"step-{n:02d}-after.png" for n in range(5)], shots
+        assert '"hiccups": 0' in (run / "run.json").read_text("utf-8")
 
 
 @pytest.mark.slow

@@ -192,6 +192,19 @@ class SupportsIdle(Protocol):
 
 
 @runtime_checkable
+class SupportsCallsFromAnyThread(Protocol):
+    def calls_from_any_thread(self) -> bool:
+        """Whether the driver may be called from a thread other than the one that opened it.
+
+        False for a browser page driven through Playwright's sync API, which refuses a call from
+        another thread: the run directory then takes its screenshots on the run's own thread. A
+        driver without this method is taken to allow it (the HTTP clients of uiautomator2 and
+        WebDriverAgent do).
+        """
+        ...
+
+
+@runtime_checkable
 class SupportsConcurrentRequests(Protocol):
     def serves_concurrently(self) -> bool:
         """Whether the device serves a second request while one is running, each in its own time.

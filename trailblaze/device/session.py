@@ -19,7 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from trailblaze.device.driver import SupportsConcurrentRequests, SupportsElementWait, SupportsIdle
+from trailblaze.device.driver import (
+    SupportsCallsFromAnyThread,
+    SupportsConcurrentRequests,
+    SupportsElementWait,
+    SupportsIdle,
+)
 from trailblaze.device.hiccups import Hiccups, judge, moved_on, retryable, unresolved
 from trailblaze.device.logs import AppLogs
 from trailblaze.device.query import element_query, query_for_node
@@ -216,6 +221,12 @@ class DeviceSession:
             data = self._read(self.driver.screenshot)
             self._shot = (key, actions, data) if key is not None else None
             return data
+
+    @property
+    def calls_from_any_thread(self) -> bool:
+        """Whether `screenshot` may be called from a thread of the caller's own (the run directory's)."""
+        driver = self.driver
+        return not isinstance(driver, SupportsCallsFromAnyThread) or driver.calls_from_any_thread()
 
     def current_app(self) -> str | None:
         """The foreground app's id (None: the home screen), read from the device (retried on a fault)."""

@@ -514,11 +514,19 @@ class RunDir:
 
         shot = _Shot()
         name = rel_stem.rsplit("/", 1)[-1]
+        taken: bytes | None = None
+        if not session.calls_from_any_thread:  # a browser page answers only the run's own thread
+            try:
+                taken = session.screenshot()
+            except Exception:  # the device may be what failed; the log matters more than the picture
+                shot.landed(None)
+                return shot
 
         def take() -> None:
             try:
+                raw = taken if taken is not None else session.screenshot()
                 # Unmaskable (a secret with no bounds) lands as no picture: better none than a leak
-                data = mask_shown_secrets(session.screenshot(), hierarchy, self._redact_text)
+                data = mask_shown_secrets(raw, hierarchy, self._redact_text)
                 ext = image_ext(data)
                 (folder / f"{name}.{ext}").write_bytes(data)
                 shot.landed(f"{rel_stem}.{ext}")

@@ -153,6 +153,9 @@ class WebDriver:
     def current_app(self) -> str | None:
         return str(self._page.url) or None
 
+    def calls_from_any_thread(self) -> bool:
+        return False  # Playwright's sync API answers only the thread that started it
+
     # --- gestures ----------------------------------------------------------------------------------
     def tap(self, x: float, y: float) -> None:
         self._do(f"clicking at ({x:g}, {y:g})", lambda: self._page.mouse.click(x, y))
