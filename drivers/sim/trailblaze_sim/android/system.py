@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Literal
 
-from trailblaze_sim.android_xml import NAV_BAR_PT, STATUS_BAR_PT, AxNode, system_node
+from trailblaze_sim.android.hierarchy import NAV_BAR_PT, STATUS_BAR_PT, AxNode, system_node
 
 __all__ = ["QUICK_SETTINGS_TILES", "Shade", "SystemUI", "Toast"]
 

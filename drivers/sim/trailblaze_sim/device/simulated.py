@@ -16,18 +16,18 @@ from collections.abc import Callable
 from typing import Any
 
 from trailblaze.errors import DeviceError
-from trailblaze_sim.app import (
+from trailblaze_sim.app.data import AppDataDir, NetworkState
+from trailblaze_sim.app.spec import (
     FIELD_ROLES,
     AppSpec,
     Condition,
     ElementSpec,
 )
-from trailblaze_sim.app_data import AppDataDir, NetworkState
-from trailblaze_sim.device_log import DeviceLog
-from trailblaze_sim.device_profile import ANDROID_CLASSES, IOS_TYPES, LAUNCHER_ID, PROFILES, DeviceProfile
-from trailblaze_sim.device_state import Built, Pending, ScreenInstance
-from trailblaze_sim.device_steps import StepInterpreter
-from trailblaze_sim.device_tree import TreeBuilder
+from trailblaze_sim.device.log import DeviceLog
+from trailblaze_sim.device.profile import ANDROID_CLASSES, IOS_TYPES, LAUNCHER_ID, PROFILES, DeviceProfile
+from trailblaze_sim.device.state import Built, Pending, ScreenInstance
+from trailblaze_sim.device.steps import StepInterpreter
+from trailblaze_sim.device.tree import TreeBuilder
 from trailblaze_sim.faults import Conditions
 from trailblaze_sim.model import Alert, AppInfo, Frame, Key, Platform, RealClock, SimClock, SimNode
 
@@ -198,7 +198,7 @@ class SimulatedDevice(TreeBuilder, StepInterpreter):
 
     def screenshot_png(self) -> bytes:
         """A PNG of the current screen at pixel size (points * scale)."""
-        from trailblaze_sim.render import render_png
+        from trailblaze_sim.device.render import render_png
 
         with self._lock:
             self._tick()

@@ -26,8 +26,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from trailblaze.errors import DeviceError
-from trailblaze_sim.android_system import SystemUI
-from trailblaze_sim.android_xml import (
+from trailblaze_sim.android.hierarchy import (
     IME_PACKAGE,
     NAV_BAR_PT,
     STATUS_BAR_PT,
@@ -36,6 +35,7 @@ from trailblaze_sim.android_xml import (
     build_windows,
     render_hierarchy,
 )
+from trailblaze_sim.android.system import SystemUI
 from trailblaze_sim.faults import Conditions, RequestKind
 from trailblaze_sim.model import Key, SimDevice, device_pause, device_time, wait_until_still
 

@@ -23,17 +23,17 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from trailblaze.device.apk import input_method_services, read_manifest
-from trailblaze_sim.android_ime import SYSTEM_IME, InputMethods
-from trailblaze_sim.android_logcat import parse_logcat
-from trailblaze_sim.android_pm import InstallError, PackageManager
-from trailblaze_sim.android_probes import probe_commands
-from trailblaze_sim.android_xml import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
-from trailblaze_sim.device_log import DeviceLog
+from trailblaze_sim.android.hierarchy import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
+from trailblaze_sim.android.ime import SYSTEM_IME, InputMethods
+from trailblaze_sim.android.logcat import parse_logcat
+from trailblaze_sim.android.pm import InstallError, PackageManager
+from trailblaze_sim.android.probes import probe_commands
+from trailblaze_sim.android.sh_words import ShSyntaxError, expand, tokenize
+from trailblaze_sim.device.log import DeviceLog
 from trailblaze_sim.model import AppInfo, Key, SimDevice, deep_link_app
-from trailblaze_sim.sh_words import ShSyntaxError, expand, tokenize
 
 if TYPE_CHECKING:
-    from trailblaze_sim.u2_server import U2Service
+    from trailblaze_sim.android.u2 import U2Service
 
 __all__ = ["U2_JAR_PATH", "AndroidShell", "MemFS", "ShellResult", "device_props", "u2_jar_bytes"]
 
@@ -821,7 +821,7 @@ class AndroidShell:
                 log.clear()
             return _ok()
         # Without -d a real logcat keeps following; over a one-shot shell call it prints what is
-        # there (the adb server keeps the stream open and follows, see adb_server).
+        # there (the adb server keeps the stream open and follows, see server.adb).
         return _ok(req.render(log) if log is not None else "")
 
     def device_log(self) -> DeviceLog | None:
@@ -874,7 +874,7 @@ class AndroidShell:
                 elif name in ("ESCAPE", "111"):
                     self.device.hide_keyboard()  # the input method closes on Escape
                 elif name in _KEYCODE_NUMBERS or name.isdigit():
-                    from trailblaze_sim.u2_server import keycode_char
+                    from trailblaze_sim.android.u2 import keycode_char
 
                     ch = keycode_char(_KEYCODE_NUMBERS.get(name, int(name) if name.isdigit() else -1))
                     if ch is not None:
@@ -914,7 +914,7 @@ class AndroidShell:
         if key is not None:
             self._press(key)
             return
-        from trailblaze_sim.u2_server import keycode_char
+        from trailblaze_sim.android.u2 import keycode_char
 
         ch = keycode_char(code)
         if ch is not None:
