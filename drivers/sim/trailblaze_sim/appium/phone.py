@@ -64,7 +64,7 @@ class AppiumPhone:
         self._lock = threading.Lock()
         self._started = threading.Condition()
         shell.wrap_commands(lambda base: appium_commands(self, base))
-        shell.extra_processes = self.processes
+        shell.processes.extra = self.processes
         # the driver lists web views by the DevTools sockets in /proc/net/unix (`driver.contexts`)
         if shell.fs.mkdir("/proc/net", parents=True):
             shell.fs.write("/proc/net/unix", _PROC_NET_UNIX.encode())

@@ -160,8 +160,8 @@ class AndroidSimServer:
                 u2_resident=u2_preinstalled,
                 appium=AppiumPhone(dev, shell, u2, cond),
             )
-            state.shell.u2_alive = lambda st=state: st.u2_alive  # type: ignore[misc]
-            state.shell.kill_u2 = lambda st=state: self._kill_u2(st)  # type: ignore[misc]
+            state.shell.processes.u2_alive = lambda st=state: st.u2_alive  # type: ignore[misc]
+            state.shell.processes.kill_u2 = lambda st=state: self._kill_u2(st)  # type: ignore[misc]
             self._states[dev.serial] = state
         self.log: collections.deque[str] = collections.deque(maxlen=2000)
         """Every host request and local service asked for, oldest first (`serial|service` once switched)."""
