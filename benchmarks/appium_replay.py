@@ -38,7 +38,7 @@ from trailblaze.engine.runner import build_memory, replay_trail  # noqa: E402
 from trailblaze.testing.farm_hub import FarmHub  # noqa: E402
 from trailblaze.trail.model import load_trail  # noqa: E402
 from trailblaze_sim import create_device  # noqa: E402
-from trailblaze_sim.adb_server import AndroidSimServer  # noqa: E402
+from trailblaze_sim.server.adb import AndroidSimServer  # noqa: E402
 
 _TRAIL = _ROOT / "trails" / "login.trail.yaml"
 _APP = "dev.trailblaze.demo"

@@ -5,6 +5,10 @@ lists, how many tool / context / kind definitions there are, and how many layers
 
 The import graph is the one tests/test_layering.py checks (every import inside `trailblaze/`, module
 level or not); "layers" is the longest import chain, counted in modules.
+
+The simulator's figures (issue 39, ADR 0061) follow: modules at the top of `trailblaze_sim/`, its
+packages and tiers (tests/test_sim_layering.py) and the method counts of its five largest classes
+(every `def` in the class body, private ones included).
 """
 
 from __future__ import annotations
@@ -74,6 +78,35 @@ def main() -> None:
     for count, name in params[:5]:
         print(f"  {count:3d}  {name}")
     print(f"functions over 10 parameters: {sum(1 for c, _ in params if c > 10)}")
+    _simulator()
+
+
+def _class_sizes(package: Path) -> list[tuple[int, str]]:
+    """Methods per class (`def` directly in the class body), largest first."""
+    found = []
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                count = sum(isinstance(b, ast.FunctionDef | ast.AsyncFunctionDef) for b in node.body)
+                found.append((count, f"{path.relative_to(package).with_suffix('')}.{node.name}".replace("/", ".")))
+    return sorted(found, reverse=True)
+
+
+def _simulator() -> None:
+    from tests import test_sim_layering as sim
+
+    modules = sim._modules()
+    top = list(sim.PACKAGE.glob("*.py"))
+    graph = sim.import_graph()
+    print("\nthe simulator (drivers/sim/trailblaze_sim):")
+    print(f"modules (all): {len(modules)}; at the top level: {len(top)} ({', '.join(sorted(p.stem for p in top))})")
+    print(
+        f"packages: {sum(len(t) for t in sim.TIERS) - 1} in {len(sim.TIERS)} tiers; import layers (longest chain): "
+        f"{_layers(graph)}; imports reaching up a tier: {len(sim.package_violations(graph))}"
+    )
+    print("largest classes (methods):")
+    for count, name in _class_sizes(sim.PACKAGE)[:5]:
+        print(f"  {count:3d}  {name}")
 
 
 if __name__ == "__main__":

@@ -76,9 +76,9 @@ def main(argv: list[str]) -> int:
         threading.setprofile(None)  # type: ignore[arg-type]
 
     from trailblaze_sim import create_device
-    from trailblaze_sim.android_shell import AndroidShell, MemFS
+    from trailblaze_sim.android.shell import AndroidShell, MemFS
+    from trailblaze_sim.android.u2 import U2Service
     from trailblaze_sim.faults import Conditions
-    from trailblaze_sim.u2_server import U2Service
 
     device = create_device("android")
     u2 = U2Service(device, Conditions())

@@ -18,11 +18,11 @@ import adbutils
 import uiautomator2 as u2
 
 from trailblaze_sim import create_device
-from trailblaze_sim.adb_server import AndroidSimServer
-from trailblaze_sim.android_xml import build_windows, render_hierarchy
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.android.hierarchy import build_windows, render_hierarchy
+from trailblaze_sim.android.u2 import U2Service
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import ManualClock
-from trailblaze_sim.u2_server import U2Service
+from trailblaze_sim.server.adb import AndroidSimServer
 
 
 def _inbox_device() -> SimulatedDevice:

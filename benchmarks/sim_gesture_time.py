@@ -13,8 +13,8 @@ import adbutils
 import uiautomator2 as u2
 
 from trailblaze_sim import create_device
-from trailblaze_sim.adb_server import AndroidSimServer
 from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
+from trailblaze_sim.server.adb import AndroidSimServer
 
 
 def _gestures(d: u2.Device) -> tuple[float, float, float]:

@@ -15,9 +15,9 @@ import wda
 
 from trailblaze_sim import create_device
 from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
-from trailblaze_sim.ios_source import build_snapshot
+from trailblaze_sim.ios.source import build_snapshot
 from trailblaze_sim.model import ManualClock
-from trailblaze_sim.wda_server import WdaSimServer
+from trailblaze_sim.server.wda import WdaSimServer
 
 
 def _ms(fn: Callable[[], object], n: int) -> tuple[float, float]:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from trailblaze_sim import create_device, load_app_spec
-from trailblaze_sim.wda_server import WdaSimServer
+from trailblaze_sim.server.wda import WdaSimServer
 
 APP = Path(__file__).resolve().parent / "data" / "wda_e2e_app.yaml"
 

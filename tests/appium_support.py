@@ -41,9 +41,9 @@ import pytest
 
 from tests.system_tools import require
 from trailblaze_sim import create_device
-from trailblaze_sim.adb_server import AndroidSimServer
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import ManualClock
+from trailblaze_sim.server.adb import AndroidSimServer
 
 APPIUM_HOME = Path(__file__).resolve().parent / "appium"
 """The folder with the rig's package.json: Appium and its UiAutomator2 driver, pinned."""

@@ -16,9 +16,9 @@ from functools import cache
 
 from trailblaze.screen.hierarchy import Hierarchy, Node, parse_hierarchy
 from trailblaze_sim import create_device
-from trailblaze_sim.android_xml import build_windows, render_hierarchy
-from trailblaze_sim.device import SimulatedDevice
-from trailblaze_sim.ios_source import build_snapshot
+from trailblaze_sim.android.hierarchy import build_windows, render_hierarchy
+from trailblaze_sim.device.simulated import SimulatedDevice
+from trailblaze_sim.ios.source import build_snapshot
 from trailblaze_sim.model import ManualClock
 
 SCREENS = (

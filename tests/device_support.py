@@ -11,7 +11,7 @@ from typing import Any
 from trailblaze.device.devices import load_driver_plugin
 from trailblaze.device.driver import Driver
 from trailblaze.device.session import DeviceSession
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.faults import Conditions, FaultKind, RequestKind
 from trailblaze_sim.model import SimClock
 from trailblaze_sim.runtime import Simulator, start_simulator

@@ -20,9 +20,9 @@ from trailblaze.output.runlog import (
     write_run,
 )
 from trailblaze_sim import create_device
-from trailblaze_sim.android_xml import build_windows, render_hierarchy
-from trailblaze_sim.device import SimulatedDevice
-from trailblaze_sim.ios_source import build_snapshot
+from trailblaze_sim.android.hierarchy import build_windows, render_hierarchy
+from trailblaze_sim.device.simulated import SimulatedDevice
+from trailblaze_sim.ios.source import build_snapshot
 from trailblaze_sim.model import ManualClock, SimNode
 
 XSS_TEXT = "Check the banner reads <script>alert('pwned')</script> & \"quotes\""

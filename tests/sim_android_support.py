@@ -11,10 +11,10 @@ import adbutils
 import uiautomator2 as u2
 
 from trailblaze_sim import create_device
-from trailblaze_sim.adb_server import AndroidSimServer
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.faults import Conditions
 from trailblaze_sim.model import ManualClock
+from trailblaze_sim.server.adb import AndroidSimServer
 
 PKG = "dev.trailblaze.demo"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from trailblaze_sim import create_device
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.faults import Conditions
 from trailblaze_sim.model import ManualClock, SimNode
 

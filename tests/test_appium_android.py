@@ -28,8 +28,8 @@ from tests.cli_support import EXAMPLES_DIR, copy_example, trailblaze
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze_sim import create_device
-from trailblaze_sim.adb_server import AndroidSimServer
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.device.simulated import SimulatedDevice
+from trailblaze_sim.server.adb import AndroidSimServer
 
 pytestmark = pytest.mark.slow
 

@@ -22,7 +22,7 @@ import pytest
 from tests.cli_support import copy_example, trailblaze
 from trailblaze.testing.farm_hub import FarmHub
 from trailblaze_sim import create_device
-from trailblaze_sim.wda_server import WdaSimServer
+from trailblaze_sim.server.wda import WdaSimServer
 
 pytestmark = pytest.mark.slow
 

@@ -1,6 +1,6 @@
 """iOS through Appium, protocol-tested: trailblaze's Appium driver against the simulated
 WebDriverAgent, which also answers the W3C routes and the `mobile:` methods Appium's XCUITest driver
-maps onto WebDriverAgent (trailblaze_sim.wda_appium). XCUITest itself runs only on macOS, so this is
+maps onto WebDriverAgent (trailblaze_sim.appium.xcuitest). XCUITest itself runs only on macOS, so this is
 the protocol, not XCUITest: the page source parser (XCUITest's XML), the actions, keys, app lifecycle
 and syslog, and the example trails recorded on the local iOS driver replaying unchanged.
 """
@@ -21,7 +21,7 @@ from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.errors import AppNotInstalledError, DeviceUnsupported
 from trailblaze_sim import create_device
-from trailblaze_sim.wda_server import WdaSimServer
+from trailblaze_sim.server.wda import WdaSimServer
 
 pytestmark = pytest.mark.slow
 

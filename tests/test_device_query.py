@@ -155,13 +155,13 @@ def test_only_literal_selectors_map_to_a_device_query() -> None:
 def _driver_on(screen: str, platform: str) -> Iterator[Any]:
     device = _reach(screen, platform, "demo")
     if platform == "android":
-        from trailblaze_sim.adb_server import AndroidSimServer
+        from trailblaze_sim.server.adb import AndroidSimServer
 
         server: Any = AndroidSimServer([device], conditions=Conditions())
         server.start()
         target, options = device.serial, {"adb_host": "127.0.0.1", "adb_port": str(server.port)}
     else:
-        from trailblaze_sim.wda_server import WdaSimServer
+        from trailblaze_sim.server.wda import WdaSimServer
 
         server = WdaSimServer(device).start()
         target, options = server.url, {}

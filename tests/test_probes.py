@@ -21,7 +21,7 @@ from trailblaze.tools.probes.prefs import PrefsError, parse_prefs, pref_text
 from trailblaze.tools.probes.sql import SqlRefused, read_only_sql
 from trailblaze.trail.model import ToolCall, load_trail
 from trailblaze.trail.variables import build_memory
-from trailblaze_sim.app_data import prefs_xml
+from trailblaze_sim.app.data import prefs_xml
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "prefs"

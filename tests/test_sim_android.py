@@ -15,11 +15,11 @@ import uiautomator2 as u2
 from sim_android_support import PKG
 
 from trailblaze_sim import create_device
-from trailblaze_sim.adb_server import AndroidSimServer
-from trailblaze_sim.android_shell import AndroidShell, MemFS
-from trailblaze_sim.android_xml import AxNode, build_windows, render_hierarchy
+from trailblaze_sim.android.hierarchy import AxNode, build_windows, render_hierarchy
+from trailblaze_sim.android.shell import AndroidShell, MemFS
+from trailblaze_sim.android.u2 import find_nodes
 from trailblaze_sim.model import Frame, ManualClock, SimNode
-from trailblaze_sim.u2_server import find_nodes
+from trailblaze_sim.server.adb import AndroidSimServer
 
 
 def _raw(port: int, *requests: str) -> bytes:

@@ -11,8 +11,8 @@ import pytest
 
 from tests.system_tools import require
 from trailblaze_sim import create_device
-from trailblaze_sim.adb_server import AndroidSimServer
 from trailblaze_sim.model import ManualClock
+from trailblaze_sim.server.adb import AndroidSimServer
 
 # Debian's adb (what .ci/run installs); else the real adb binary that the adbutils wheel ships.
 _WHEEL_ADB = Path(adbutils.__file__).parent / "binaries" / "adb"

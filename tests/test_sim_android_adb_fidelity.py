@@ -17,7 +17,7 @@ import adbutils
 import pytest
 from sim_android_support import PKG, AndroidRig, android_rig, rid, sign_in
 
-from trailblaze_sim.android_pm import apk_package_name
+from trailblaze_sim.android.pm import apk_package_name
 
 ADB = shutil.which("adb") or str(Path(adbutils.__file__).parent / "binaries" / "adb")
 _THREADTIME = re.compile(r"^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} +(\d+) +(\d+) ([VDIWEF]) (\S+) *: (.*)$")

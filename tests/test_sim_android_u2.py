@@ -14,7 +14,7 @@ from PIL import Image
 from sim_android_support import PKG, android_rig, rid, sign_in
 from uiautomator2.exceptions import UiObjectNotFoundError
 
-from trailblaze_sim.android_xml import LAUNCHER_PACKAGE
+from trailblaze_sim.android.hierarchy import LAUNCHER_PACKAGE
 
 
 def _u2_jar_md5() -> str:

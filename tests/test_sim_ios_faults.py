@@ -25,7 +25,7 @@ from wda.usbmux.exceptions import HTTPError
 from trailblaze_sim import create_device
 from trailblaze_sim.faults import Conditions, LatencyProfile
 from trailblaze_sim.model import ManualClock
-from trailblaze_sim.wda_server import WdaSimServer
+from trailblaze_sim.server.wda import WdaSimServer
 
 
 def _server(conditions: Conditions, clock: ManualClock | None = None) -> WdaSimServer:

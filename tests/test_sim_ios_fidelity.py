@@ -18,12 +18,12 @@ from tests.device_support import rig
 from tests.wda_support import raw_wda
 from trailblaze.errors import UsageError
 from trailblaze_sim import create_device, load_app_spec
-from trailblaze_sim.app import parse_app_spec
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.app.spec import parse_app_spec
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.faults import LATENCY_PROFILES
+from trailblaze_sim.ios.wda_settings import default_settings
 from trailblaze_sim.model import ManualClock
-from trailblaze_sim.wda_server import WdaSimServer
-from trailblaze_sim.wda_settings import default_settings
+from trailblaze_sim.server.wda import WdaSimServer
 
 BUNDLE = "dev.trailblaze.demo"
 GESTURES = Path(__file__).parent / "data" / "sim" / "gestures.yaml"

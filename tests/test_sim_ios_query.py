@@ -7,7 +7,7 @@ import json
 import pytest
 from lxml import etree
 
-from trailblaze_sim.ios_query import (
+from trailblaze_sim.ios.query import (
     QueryError,
     find_class_chain,
     find_predicate,
@@ -15,7 +15,7 @@ from trailblaze_sim.ios_query import (
     parse_class_chain,
     parse_predicate,
 )
-from trailblaze_sim.ios_source import IosElement, Snapshot, build_snapshot
+from trailblaze_sim.ios.source import IosElement, Snapshot, build_snapshot
 from trailblaze_sim.model import AppInfo, Frame, SimNode
 
 APP = AppInfo(app_id="dev.trailblaze.demo", name="Demo", pid=4242)

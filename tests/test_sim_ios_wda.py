@@ -12,9 +12,9 @@ from wda.exceptions import WDARequestError, WDAStaleElementReferenceError
 
 from tests.wda_support import raw_wda
 from trailblaze_sim import create_device
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import ManualClock
-from trailblaze_sim.wda_server import WdaSimServer
+from trailblaze_sim.server.wda import WdaSimServer
 
 BUNDLE = "dev.trailblaze.demo"
 

@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 
 from trailblaze_sim import create_device
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import ManualClock
 
 

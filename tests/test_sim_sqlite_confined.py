@@ -18,8 +18,8 @@ import pytest
 
 from tests.system_tools import require
 from trailblaze_sim import create_device
-from trailblaze_sim.adb_server import AndroidSimServer
 from trailblaze_sim.model import ManualClock
+from trailblaze_sim.server.adb import AndroidSimServer
 
 _WHEEL_ADB = Path(adbutils.__file__).parent / "binaries" / "adb"
 _APP = "dev.trailblaze.demo"

@@ -1,5 +1,5 @@
 """End to end: the unmodified Appium-Python-Client drives the simulated WebDriverAgent as it would an
-Appium server with the XCUITest driver (trailblaze_sim.wda_appium), over real sockets.
+Appium server with the XCUITest driver (trailblaze_sim.appium.xcuitest), over real sockets.
 
 One server per app serves the module; every test opens its own Appium session, whose fast reset (the
 XCUITest default on a Simulator) starts the app from a fresh install, so tests do not see each other.
@@ -28,10 +28,10 @@ from selenium.webdriver.common.actions.pointer_input import PointerInput
 
 from tests.wda_support import raw_wda
 from trailblaze_sim import create_device
-from trailblaze_sim.app import parse_app_spec
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.app.spec import parse_app_spec
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import ManualClock, SteppedClock
-from trailblaze_sim.wda_server import WdaSimServer
+from trailblaze_sim.server.wda import WdaSimServer
 
 BUNDLE = "dev.trailblaze.demo"
 _GESTURES_SPEC: dict[str, Any] = {

@@ -7,7 +7,7 @@ import http.client
 import json
 from typing import Any
 
-from trailblaze_sim.wda_server import WdaSimServer
+from trailblaze_sim.server.wda import WdaSimServer
 
 
 def raw_wda(server: WdaSimServer, method: str, path: str, body: Any = None) -> tuple[int, dict[str, Any]]:

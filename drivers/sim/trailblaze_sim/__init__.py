@@ -1,5 +1,7 @@
-"""Simulated devices: declarative apps (`app`), the device model (`device`), screenshots (`render`)
-and, beside them, the protocol servers that let the real uiautomator2 / facebook-wda clients drive them.
+"""Simulated devices: declarative apps (`app`), the device model and its screenshots (`device`), what
+each platform answers (`android`, `ios`), what Appium adds (`appium`) and the protocol servers that let
+the real adb / uiautomator2 / facebook-wda / Appium clients drive them (`server`). Packages import only
+the ones below them (ADR 0061); `model` and `faults` sit at the bottom, `runtime` at the top.
 
 Typical use::
 
@@ -16,11 +18,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze_sim.app import AppSpec, bundled_apps, load_app_spec
+from trailblaze_sim.app.spec import AppSpec, bundled_apps, load_app_spec
 from trailblaze_sim.model import ManualClock, RealClock, SimClock, SteppedClock
 
 if TYPE_CHECKING:
-    from trailblaze_sim.device import SimulatedDevice
+    from trailblaze_sim.device.simulated import SimulatedDevice
     from trailblaze_sim.faults import Conditions
 
 __all__ = [
@@ -57,7 +59,7 @@ def create_device(
         UsageError: unknown platform, unknown app or an invalid spec.
     """
     from trailblaze.errors import UsageError
-    from trailblaze_sim.device import SimulatedDevice
+    from trailblaze_sim.device.simulated import SimulatedDevice
 
     if platform not in ("android", "ios"):
         raise UsageError(f"unknown simulated platform {platform!r}: use android or ios")

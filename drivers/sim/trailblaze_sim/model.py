@@ -1,8 +1,8 @@
 """The contract between the simulated app (the UI model) and the protocol servers.
 
-The app model (`trailblaze_sim.app` and the YAML app specs) produces, at any instant, a tree of
-`SimNode`s laid out in *points* (Android dp / iOS pt). The protocol servers (`adb_server` +
-`u2_server` for Android, `wda_server` for iOS) only read that tree and call the `SimDevice` actions;
+The app model (`trailblaze_sim.app.spec` and the YAML app specs) produces, at any instant, a tree of
+`SimNode`s laid out in *points* (Android dp / iOS pt). The protocol servers (`server.adb` +
+`android.u2` for Android, `server.wda` for iOS) only read that tree and call the `SimDevice` actions;
 they never know about screens, roles or transitions. Pixels exist only at the protocol edge:
 Android XML bounds and screenshots are `round(pt * scale)`, WebDriverAgent speaks points.
 

@@ -162,7 +162,7 @@ def start_simulator(
     sim = Simulator("android" if platform == "android" else "ios", devices, per_device, host)
     try:
         if platform == "android":
-            from trailblaze_sim.adb_server import AndroidSimServer
+            from trailblaze_sim.server.adb import AndroidSimServer
 
             # no `conditions=`: the server applies each device's own
             server = AndroidSimServer(devices, host=host, port=port)
@@ -170,7 +170,7 @@ def start_simulator(
             sim._servers.append(server)
             sim.ports.append(server.port)
         else:
-            from trailblaze_sim.wda_server import WdaSimServer
+            from trailblaze_sim.server.wda import WdaSimServer
 
             for i, (dev, cond) in enumerate(zip(devices, per_device, strict=True)):
                 wserver = WdaSimServer(dev, conditions=cond, host=host, port=port + i if port else 0)

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from trailblaze_sim.android.u2 import SocketReader, U2Service
 from trailblaze_sim.appium.apk_manifest import Manifest
 from trailblaze_sim.appium.instrumentation import InstrumentationRun, InstrumentRequest, parse_instrument
 from trailblaze_sim.appium.settings_app import SETTINGS_PACKAGE, SettingsApp
@@ -21,10 +22,9 @@ from trailblaze_sim.appium.shell_commands import appium_commands
 from trailblaze_sim.appium.uia2_server import SERVER_PORT, TARGET_PACKAGE, Uia2Host, Uia2Server
 from trailblaze_sim.faults import Conditions
 from trailblaze_sim.model import SimDevice
-from trailblaze_sim.u2_server import SocketReader, U2Service
 
 if TYPE_CHECKING:
-    from trailblaze_sim.android_shell import AndroidShell, ShellResult
+    from trailblaze_sim.android.shell import AndroidShell, ShellResult
 
 __all__ = ["AppiumPhone"]
 
@@ -64,7 +64,7 @@ class AppiumPhone:
         self._lock = threading.Lock()
         self._started = threading.Condition()
         shell.wrap_commands(lambda base: appium_commands(self, base))
-        shell.extra_processes = self.processes
+        shell.processes.extra = self.processes
         # the driver lists web views by the DevTools sockets in /proc/net/unix (`driver.contexts`)
         if shell.fs.mkdir("/proc/net", parents=True):
             shell.fs.write("/proc/net/unix", _PROC_NET_UNIX.encode())

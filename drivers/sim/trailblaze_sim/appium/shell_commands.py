@@ -25,7 +25,7 @@ import shlex
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from trailblaze_sim.android_shell import ShellResult
+from trailblaze_sim.android.shell import ShellResult
 from trailblaze_sim.appium.apk_manifest import Manifest, read_apk_manifest
 from trailblaze_sim.appium.instrumentation import InstrumentationRun, InstrumentRequest, parse_instrument
 from trailblaze_sim.appium.settings_app import SETTINGS_PACKAGE, SettingsApp

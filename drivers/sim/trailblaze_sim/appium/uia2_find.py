@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from trailblaze_sim.android_xml import AxNode
+from trailblaze_sim.android.hierarchy import AxNode
 from trailblaze_sim.appium.uia2_source import Display, WindowNode, render_source
 
 __all__ = [

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from trailblaze_sim.android_xml import AxNode
+from trailblaze_sim.android.hierarchy import AxNode
+from trailblaze_sim.android.u2 import U2Service
 from trailblaze_sim.appium.uia2_errors import Uia2Error
 from trailblaze_sim.appium.uia2_screen import Screen
 from trailblaze_sim.model import SimDevice
-from trailblaze_sim.u2_server import U2Service
 
 __all__ = ["Server", "gesture_routes"]
 

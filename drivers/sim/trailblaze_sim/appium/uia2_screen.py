@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from trailblaze_sim.android_xml import NAV_BAR_PT, AxNode
+from trailblaze_sim.android.hierarchy import NAV_BAR_PT, AxNode
 from trailblaze_sim.appium.uia2_source import Display, WindowNode, element_uuid
 from trailblaze_sim.model import SimDevice
 

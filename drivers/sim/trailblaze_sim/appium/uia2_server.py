@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from trailblaze.errors import DeviceError
-from trailblaze_sim.android_xml import STATUS_BAR_PT, AxNode
+from trailblaze_sim.android.hierarchy import STATUS_BAR_PT, AxNode
+from trailblaze_sim.android.u2 import SocketReader, U2Service, read_http_request
 from trailblaze_sim.appium.uia2_actions import ActionsError, Gesture, plan_actions
 from trailblaze_sim.appium.uia2_errors import Uia2Error
 from trailblaze_sim.appium.uia2_find import InvalidSelector, Locator, find
@@ -50,7 +51,6 @@ from trailblaze_sim.appium.uia2_session import ElementRef, Session, SessionError
 from trailblaze_sim.appium.uia2_source import WindowNode, attribute, render_source
 from trailblaze_sim.faults import Conditions, RequestKind
 from trailblaze_sim.model import Key, SimDevice, wait_until_still
-from trailblaze_sim.u2_server import SocketReader, U2Service, read_http_request
 
 __all__ = ["SERVER_PORT", "Uia2Host", "Uia2Server"]
 

@@ -1,5 +1,5 @@
 """The page source of appium-uiautomator2-server 10.x (`GET /session/:id/source`) over the simulator's
-accessibility view (`android_xml.AxNode`), and the attributes its element routes read.
+accessibility view (`android.hierarchy.AxNode`), and the attributes its element routes read.
 
 The server serialises a snapshot of the window roots (by default only the active window's root:
 the app's activity, or the dialog or notification shade on top of it) with Android's XmlSerializer:
@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from trailblaze_sim.android_xml import AxNode
+from trailblaze_sim.android.hierarchy import AxNode
 
 __all__ = [
     "Display",

@@ -5,7 +5,7 @@ One listening socket speaks the adb host protocol (hex4-length requests, `OKAY`/
 (`host:tport:serial:`, `host:tport:any`, legacy `host:transport:`/`transport-any`), `host-serial:`
 device queries, forwards. Once a socket is switched to a device it carries one local service:
 `shell:` (v1, output then close), `shell,v2,…:` (packets), `sync:` (an in-memory file system),
-`tcp:9008` (the uiautomator2 server, `u2_server.U2Service`, served in-process on that socket) and
+`tcp:9008` (the uiautomator2 server, `android.u2.U2Service`, served in-process on that socket) and
 `tcp:6790` (Appium's UiAutomator2 server while `am instrument -w` runs it, `trailblaze_sim.appium`).
 
 The u2 server is either already running (`u2_preinstalled=True`: `u2.jar` is on the device and
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Literal
 
-from trailblaze_sim.android_logcat import LogcatRequest, format_entry, parse_logcat
-from trailblaze_sim.android_shell import (
+from trailblaze_sim.android.logcat import LogcatRequest, format_entry, parse_logcat
+from trailblaze_sim.android.shell import (
     U2_JAR_PATH,
     U2_MAIN_CLASS,
     AndroidShell,
@@ -40,11 +40,11 @@ from trailblaze_sim.android_shell import (
     split_command,
     u2_jar_bytes,
 )
+from trailblaze_sim.android.u2 import SocketReader, U2Service
 from trailblaze_sim.appium.instrumentation import InstrumentationRun
 from trailblaze_sim.appium.phone import AppiumPhone
 from trailblaze_sim.faults import Conditions
 from trailblaze_sim.model import SimDevice
-from trailblaze_sim.u2_server import SocketReader, U2Service
 
 __all__ = ["ADB_SERVER_VERSION", "DEVICE_FEATURES", "U2_PORT", "AndroidSimServer"]
 
@@ -160,8 +160,8 @@ class AndroidSimServer:
                 u2_resident=u2_preinstalled,
                 appium=AppiumPhone(dev, shell, u2, cond),
             )
-            state.shell.u2_alive = lambda st=state: st.u2_alive  # type: ignore[misc]
-            state.shell.kill_u2 = lambda st=state: self._kill_u2(st)  # type: ignore[misc]
+            state.shell.processes.u2_alive = lambda st=state: st.u2_alive  # type: ignore[misc]
+            state.shell.processes.kill_u2 = lambda st=state: self._kill_u2(st)  # type: ignore[misc]
             self._states[dev.serial] = state
         self.log: collections.deque[str] = collections.deque(maxlen=2000)
         """Every host request and local service asked for, oldest first (`serial|service` once switched)."""

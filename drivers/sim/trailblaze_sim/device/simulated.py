@@ -5,44 +5,41 @@ locals, field values and scroll offsets), the app's persistent state, focus and 
 snackbars and blocking delays. `tree()` lays the current screen out (in points) and returns it as
 `SimNode`s; actions hit-test against that same tree. All time comes from the injected clock, so a
 test advances a `ManualClock` instead of sleeping. Every public method holds the device's RLock.
+
+The class is split by concern into halves it inherits: the app's lifecycle (`lifecycle`), touches
+(`touch`), laying out the tree (`tree`) and running the spec's steps (`steps`); all share the
+state `SimulatedDevice.__init__` sets up. Geometry, observation, text input and time stay here.
 """
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from trailblaze.errors import DeviceError
-from trailblaze_sim.app import (
+from trailblaze_sim.app.data import AppDataDir, NetworkState
+from trailblaze_sim.app.spec import (
     FIELD_ROLES,
     AppSpec,
     Condition,
     ElementSpec,
 )
-from trailblaze_sim.app_data import AppDataDir, NetworkState
-from trailblaze_sim.device_log import DeviceLog
-from trailblaze_sim.device_profile import ANDROID_CLASSES, IOS_TYPES, LAUNCHER_ID, PROFILES, DeviceProfile
-from trailblaze_sim.device_state import Built, Pending, ScreenInstance
-from trailblaze_sim.device_steps import StepInterpreter
-from trailblaze_sim.device_tree import TreeBuilder
+from trailblaze_sim.device.lifecycle import AppLifecycle
+from trailblaze_sim.device.log import DeviceLog
+from trailblaze_sim.device.profile import ANDROID_CLASSES, IOS_TYPES, LAUNCHER_ID, PROFILES, DeviceProfile
+from trailblaze_sim.device.state import Built, Pending, ScreenInstance
+from trailblaze_sim.device.steps import StepInterpreter
+from trailblaze_sim.device.touch import TouchInput
+from trailblaze_sim.device.tree import TreeBuilder
 from trailblaze_sim.faults import Conditions
 from trailblaze_sim.model import Alert, AppInfo, Frame, Key, Platform, RealClock, SimClock, SimNode
 
 __all__ = ["ANDROID_CLASSES", "IOS_TYPES", "LAUNCHER_ID", "PROFILES", "DeviceProfile", "SimulatedDevice"]
 
-_PIDS = itertools.count(4211)
-_DOUBLE_TAP_S = 0.3  # Android's ViewConfiguration.getDoubleTapTimeout()
-_DOUBLE_TAP_SLOP = 24.0  # points, about Android's double-tap slop
-_SYSTEM_SERVER_PID = 601
 
-
-
-
-
-class SimulatedDevice(TreeBuilder, StepInterpreter):
+class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
     """A simulated phone running one app spec; implements `trailblaze_sim.model.SimDevice`.
 
     Args:
@@ -198,7 +195,7 @@ class SimulatedDevice(TreeBuilder, StepInterpreter):
 
     def screenshot_png(self) -> bytes:
         """A PNG of the current screen at pixel size (points * scale)."""
-        from trailblaze_sim.render import render_png
+        from trailblaze_sim.device.render import render_png
 
         with self._lock:
             self._tick()
@@ -224,66 +221,6 @@ class SimulatedDevice(TreeBuilder, StepInterpreter):
             )
             self._png_cache = (key, png)
             return png
-
-    def current_app(self) -> AppInfo | None:
-        with self._lock:
-            self._tick()
-            if not self._foreground:
-                return None
-            return AppInfo(
-                app_id=self.app.app_id, name=self.app.name, activity=self._top_activity(), pid=self._pid
-            )
-
-    def _app_info(self) -> AppInfo:
-        return AppInfo(app_id=self.app.app_id, name=self.app.name, activity=self.app.activity, pid=self._pid)
-
-    def _top_activity(self) -> str:
-        """The activity of the screen on top (the app's own activity for screens that name none)."""
-        if self._running and self._stack:
-            return self.spec.screens[self._stack[-1].name].activity or self.app.activity
-        return self.app.activity
-
-    def _full_activity(self, activity: str) -> str:
-        return self.app.app_id + activity if activity.startswith(".") else activity
-
-    def start_activity(self, app_id: str, activity: str) -> bool:
-        with self._lock:
-            self._action()
-            self._check_app(app_id)
-            wanted = self._full_activity(activity)
-            if wanted == self._full_activity(self.app.activity):
-                self._launch()
-                return True
-            screen = next(
-                (
-                    n
-                    for n, s in self.spec.screens.items()
-                    if s.activity and self._full_activity(s.activity) == wanted
-                ),
-                None,
-            )
-            if screen is None:
-                return False
-            # a standard-launch-mode activity: a new instance on top of the task (the task alone when cold)
-            fresh = not self._running
-            self._launch(screen)
-            if not fresh:
-                self._navigate(lambda: self._stack.append(self._instance(screen, {})))
-            return True
-
-    def installed_apps(self) -> list[AppInfo]:
-        with self._lock:
-            return [self._app_info()]
-
-    def app_state(self, app_id: str) -> int:
-        """XCUIApplicationState: 1 not running, 2 background suspended, 4 running foreground."""
-        with self._lock:
-            self._tick()
-            if app_id == LAUNCHER_ID[self.platform]:
-                return 2 if self._foreground else 4
-            if app_id != self.app.app_id or not self._running:
-                return 1
-            return 4 if self._foreground else 2
 
     def editing(self) -> bool:
         """Whether a text field of the app in front has input focus (an IME has a connection to type into)."""
@@ -319,76 +256,6 @@ class SimulatedDevice(TreeBuilder, StepInterpreter):
             return dict(self._state)
 
     # --- actions --------------------------------------------------------------------------------
-    def tap(self, x: float, y: float) -> None:
-        """A tap; a second one within 0.3 s (device time) and 24 pt of the last is a double tap
-        when the element under it has `on_double_tap` (how Android clients send double taps)."""
-        with self._lock:
-            self._action()
-            now = self.clock.now()
-            last, self._last_tap = self._last_tap, (now, x, y)
-            if (
-                last is not None
-                and now - last[0] <= _DOUBLE_TAP_S
-                and abs(x - last[1]) < _DOUBLE_TAP_SLOP
-                and abs(y - last[2]) < _DOUBLE_TAP_SLOP
-                and self._double_tap_handler(x, y)
-            ):
-                self._last_tap = None
-                return
-            self._touch(x, y, long=False)
-
-    def long_press(self, x: float, y: float, duration: float = 0.5) -> None:
-        with self._lock:
-            self._action()
-            self._touch(x, y, long=True)
-
-    def double_tap(self, x: float, y: float) -> None:
-        """An element's `on_double_tap` when it has one (the deepest under the finger), else two taps."""
-        with self._lock:
-            self._action()
-            self._last_tap = None
-            if self._double_tap_handler(x, y):
-                return
-            self._touch(x, y, long=False)
-            self._tick()
-            self._touch(x, y, long=False)
-
-    def _double_tap_handler(self, x: float, y: float) -> bool:
-        """Runs the `on_double_tap` of the deepest element under (x, y) that has one."""
-        if self._pending is not None or not self._foreground:
-            return False
-        kb = self._keyboard_frame()
-        if kb is not None and kb.contains(x, y):
-            return False
-        built = self._build()
-        for node in reversed(self._hit_path(built, x, y)):
-            binding = built.bindings.get(id(node))
-            if binding is not None and binding.double_steps:
-                self._run(list(binding.double_steps), binding.item)
-                return True
-        return False
-
-    def pinch(self, x: float, y: float, scale: float) -> None:
-        """Two fingers around (x, y); no app element zooms, so only the action itself registers."""
-        with self._lock:
-            self._action()
-
-    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.2) -> None:
-        """A finger moving from (x1, y1) to (x2, y2); scrolls the list under the start point."""
-        with self._lock:
-            self._action()
-            if self._pending is not None or not self._foreground:
-                return
-            built = self._build()
-            path = self._hit_path(built, x1, y1)
-            for node in reversed(path):
-                binding = built.bindings.get(id(node))
-                if binding is not None and binding.list_key:
-                    top = self._stack[-1]
-                    offset = top.scroll.get(binding.list_key, 0.0) + (y1 - y2)
-                    top.scroll[binding.list_key] = min(max(0.0, offset), binding.max_scroll)
-                    return
-
     def type_text(self, text: str) -> None:
         """Types into the focused field (no-op when nothing is focused)."""
         with self._lock:
@@ -455,91 +322,6 @@ class SimulatedDevice(TreeBuilder, StepInterpreter):
                 f"dialog {dialog.title!r} has no button {button!r}; its buttons are {', '.join(x.text for x in dialog.buttons)}"
             )
 
-    def launch(self, app_id: str, *, stop_first: bool = False, boot: bool = False) -> None:
-        """`boot`: the app the phone starts with, which `{device.launches}` does not count."""
-        with self._lock:
-            self._action()
-            self._check_app(app_id)
-            if stop_first:
-                self._terminate()
-            self._launch()
-            if boot:
-                self._launches = 0
-
-    def terminate(self, app_id: str) -> None:
-        with self._lock:
-            self._action()
-            self._check_app(app_id)
-            self._terminate()
-
-    def clear_app_data(self, app_id: str) -> None:
-        """Stops the app and resets its state to a fresh install (signed out, all messages back)."""
-        with self._lock:
-            self._action()
-            self._check_app(app_id)
-            self._terminate()
-            self._reset_data()
-
-    def go_home(self) -> None:
-        with self._lock:
-            self._action()
-            self._go_home()
-
-    # --- app lifecycle --------------------------------------------------------------------------
-    def _check_app(self, app_id: str) -> None:
-        if app_id != self.app.app_id:
-            raise DeviceError(
-                f"app {app_id!r} is not installed on {self.serial}; installed: {self.app.app_id}"
-            )
-
-    def _reset_data(self) -> None:
-        self._state: dict[str, Any] = dict(self.spec.state)
-        self._data: dict[str, list[dict[str, str]]] = {k: v.generate() for k, v in self.spec.data.items()}
-        self.app_data.reset(self._data)
-
-    def _launch(self, screen: str | None = None) -> None:
-        if not self._running:
-            self._running = True
-            self._launches += 1
-            self._pid = next(_PIDS)
-            self._stack = [self._instance(screen or self.spec.launch, {})]
-            app_id = self.app.app_id
-            self._write_log(
-                "I",
-                "ActivityManager",
-                f"Start proc {self._pid}:{app_id}/u0a190 for top-activity {{{app_id}/{app_id}{self.app.activity}}}",
-                pid=_SYSTEM_SERVER_PID,
-            )
-            self._write_log("I", self._log_tag(), f"{self.app.name} started (screen {self.spec.launch})")
-        self._foreground = True
-
-    def _log_tag(self) -> str:
-        return self.app.name.replace(" ", "") or "App"
-
-    def _write_log(self, level: str, tag: str, message: str, *, pid: int | None = None) -> None:
-        self.log.write(self._tod_base + self.clock.now(), self._pid if pid is None else pid, level, tag, message)
-
-    def _terminate(self) -> None:
-        if self._running:
-            self._write_log(
-                "I", "ActivityManager", f"Force stopping {self.app.app_id} appid=10190 user=0", pid=_SYSTEM_SERVER_PID
-            )
-        self._running = False
-        self._foreground = False
-        self._pid = 0
-        self._stack = []
-        self._focus = ""
-        self._keyboard = False
-        self._snackbar = None
-        self._pending = None
-
-    def _go_home(self) -> None:
-        self._foreground = False
-        self._keyboard = False
-
-    def _instance(self, name: str, params: dict[str, Any]) -> ScreenInstance:
-        return ScreenInstance(name=name, locals={"name": name, "error": "", **params})
-
     # --- time -----------------------------------------------------------------------------------
     def _tick(self) -> None:
         now = self.clock.now()
@@ -601,58 +383,3 @@ class SimulatedDevice(TreeBuilder, StepInterpreter):
         if not (self._foreground and self._stack and self._stack[-1].dialog):
             return None
         return self.spec.screens[self._stack[-1].name].dialogs.get(self._stack[-1].dialog or "")
-
-    # --- touch ----------------------------------------------------------------------------------
-    def _touch(self, x: float, y: float, *, long: bool) -> None:
-        if self._pending is not None and self._foreground:
-            return  # a blocking progress indicator swallows touches
-        kb = self._keyboard_frame()
-        if kb is not None and kb.contains(x, y):
-            return
-        built = self._build()
-        path = self._hit_path(built, x, y)
-        for node in reversed(path):
-            binding = built.bindings.get(id(node))
-            if binding is None:
-                continue
-            if binding.launch:
-                if not long:
-                    self._launch()
-                return
-            if binding.field_id:
-                self._focus = binding.field_id
-                self._keyboard = True
-                return
-            # A switch's own `on_tap` replaces its toggle (a switch wired to the wrong setting).
-            if binding.bind and not long and not binding.steps:
-                self._assign(binding.bind, not self._lookup(binding.bind, binding.item), binding.item)
-                return
-            steps = binding.long_steps if long else binding.steps
-            if steps:
-                self._run(list(steps), binding.item)
-                return
-            if node.clickable and not long:
-                return
-
-    def _hit_path(self, built: Built, x: float, y: float) -> list[SimNode]:
-        """The nodes under (x, y) from the root down to the deepest, honouring clipping and modals."""
-        root = built.modal if built.modal is not None else built.root
-
-        def descend(node: SimNode, clip: Frame) -> list[SimNode] | None:
-            if not node.visible or not node.frame.contains(x, y) or not clip.contains(x, y):
-                return None
-            inner = _intersect(clip, node.frame) if node.scrollable else clip
-            for child in reversed(node.children):
-                found = descend(child, inner)
-                if found is not None:
-                    return [node, *found]
-            return [node]
-
-        screen = Frame(0, 0, self.screen_width, self.screen_height)
-        return descend(root, screen) or []
-
-
-
-def _intersect(a: Frame, b: Frame) -> Frame:
-    x, y = max(a.x, b.x), max(a.y, b.y)
-    return Frame(x, y, max(0.0, min(a.right, b.right) - x), max(0.0, min(a.bottom, b.bottom) - y))

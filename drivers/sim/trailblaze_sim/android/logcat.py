@@ -1,4 +1,4 @@
-"""`adb logcat` over a simulated device's log buffer (`device_log.DeviceLog`).
+"""`adb logcat` over a simulated device's log buffer (`device.log.DeviceLog`).
 
 Options as Android 14's logcat takes them: `-d` (dump and exit), `-c`/`--clear`, `-v FORMAT`
 (`threadtime` — the default —, `time`, `brief`, `tag`, `process`, `raw`; `-v` may repeat), `--pid=N`
@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from trailblaze_sim.device_log import LEVELS, DeviceLog, LogEntry
+from trailblaze_sim.device.log import LEVELS, DeviceLog, LogEntry
 
 __all__ = ["LogcatRequest", "format_entry", "parse_logcat"]
 

@@ -4,7 +4,7 @@
 display and to their parents, invisible nodes dropped) — what UiAutomator sees through the
 accessibility API. The same view feeds `render_hierarchy` (the `dumpWindowHierarchy` XML: CRLF,
 2-space indent, attribute order of `AccessibilityNodeInfoDumper`, API-34 attributes) and the
-UiSelector matcher in `u2_server`, so a node a selector finds is exactly a node the dump shows.
+UiSelector matcher in `u2`, so a node a selector finds is exactly a node the dump shows.
 
 The app's views sit inside its activity window (DecorView > LinearLayout > `android:id/content`,
 plus the status/navigation bar background views), as in every real dump. Beside it there are two `com.android.systemui` windows, as on a phone with

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from trailblaze_sim.ios_source import IosElement, Snapshot
+from trailblaze_sim.ios.source import IosElement, Snapshot
 
 __all__ = [
     "ClassChainStep",

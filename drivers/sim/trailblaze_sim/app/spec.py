@@ -37,7 +37,7 @@ __all__ = [
     "parse_app_spec",
 ]
 
-APPS_DIR = Path(__file__).parent / "apps"
+APPS_DIR = Path(__file__).parent.parent / "apps"
 
 Role = Literal[
     "screen",

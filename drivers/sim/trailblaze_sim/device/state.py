@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trailblaze_sim.app import Step
+from trailblaze_sim.app.spec import Step
 from trailblaze_sim.model import SimNode
 
 __all__ = ["Binding", "Built", "Pending", "ScreenInstance"]

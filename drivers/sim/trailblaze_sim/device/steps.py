@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from trailblaze_sim.app import (
+from trailblaze_sim.app.data import AppDataDir, NetworkState
+from trailblaze_sim.app.spec import (
     AppSpec,
     BackStep,
     ClearStep,
@@ -35,8 +36,7 @@ from trailblaze_sim.app import (
     ToggleStep,
     WaitStep,
 )
-from trailblaze_sim.app_data import AppDataDir, NetworkState
-from trailblaze_sim.device_state import Pending, ScreenInstance
+from trailblaze_sim.device.state import Pending, ScreenInstance
 from trailblaze_sim.model import SimClock
 
 __all__ = ["StepInterpreter"]

@@ -30,10 +30,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from trailblaze.errors import DeviceError
 from trailblaze_sim.faults import Conditions, RequestKind
-from trailblaze_sim.ios_query import QueryError, find_class_chain, find_predicate, find_xpath
-from trailblaze_sim.ios_source import SPRINGBOARD, IosElement, Snapshot, build_snapshot
+from trailblaze_sim.ios.query import QueryError, find_class_chain, find_predicate, find_xpath
+from trailblaze_sim.ios.source import SPRINGBOARD, IosElement, Snapshot, build_snapshot
+from trailblaze_sim.ios.wda_settings import SettingsError, default_settings, update_settings
 from trailblaze_sim.model import Frame, Key, SimDevice, deep_link_app, wait_until_still
-from trailblaze_sim.wda_settings import SettingsError, default_settings, update_settings
 
 __all__ = ["WdaSimServer"]
 
@@ -1344,8 +1344,3 @@ class _Handler_(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
-
-
-# What Appium's XCUITest driver answers in front of WDA registers itself into _ROUTES: last, because
-# it wraps routes defined above.
-from trailblaze_sim import wda_appium as _wda_appium  # noqa: E402, F401

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from trailblaze_sim import layout
-from trailblaze_sim.app import FIELD_ROLES, AppSpec, Condition, ElementSpec
-from trailblaze_sim.device_profile import ANDROID_CLASSES, IOS_TYPES
-from trailblaze_sim.device_state import Binding, Built, Pending, ScreenInstance
+from trailblaze_sim.app import layout
+from trailblaze_sim.app.spec import FIELD_ROLES, AppSpec, Condition, ElementSpec
+from trailblaze_sim.device.profile import ANDROID_CLASSES, IOS_TYPES
+from trailblaze_sim.device.state import Binding, Built, Pending, ScreenInstance
 from trailblaze_sim.model import AppInfo, Frame, Platform, SimNode
 
 __all__ = ["TreeBuilder"]

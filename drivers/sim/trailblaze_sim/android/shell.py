@@ -1,6 +1,7 @@
 """`adb shell` on a simulated Android device: a tiny sh (`;`, `&&`, `||`, `|`, `>`, `$?`, `VAR=x cmd`)
-over handlers for the commands uiautomator2 / adbutils run and parse (reference A.2.8), plus the
-in-memory file system that `sync:` and the shell share.
+over handlers for the commands uiautomator2 / adbutils run and parse (reference A.2.8). The in-memory
+file system that `sync:` and the shell share and the plain file and text applets are `toybox`'s; the
+process table is `processes`'.
 
 Output formats follow a real Android 14 (API 34) emulator closely enough for the clients' regexes:
 `wm size`, `dumpsys display` (first `orientation=`), `dumpsys window` (`mCurrentFocus=`, in the displays
@@ -11,37 +12,34 @@ An unknown command prints `/system/bin/sh: NAME: inaccessible or not found` and 
 
 from __future__ import annotations
 
-import hashlib
 import shlex
-import stat
 import time
 import zlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
 from trailblaze.device.apk import input_method_services, read_manifest
-from trailblaze_sim.android_ime import SYSTEM_IME, InputMethods
-from trailblaze_sim.android_logcat import parse_logcat
-from trailblaze_sim.android_pm import InstallError, PackageManager
-from trailblaze_sim.android_probes import probe_commands
-from trailblaze_sim.android_xml import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
-from trailblaze_sim.device_log import DeviceLog
+from trailblaze_sim.android.hierarchy import LAUNCHER_PACKAGE, build_windows, render_uiautomator_dump
+from trailblaze_sim.android.ime import SYSTEM_IME, InputMethods
+from trailblaze_sim.android.logcat import parse_logcat
+from trailblaze_sim.android.pm import InstallError, PackageManager
+from trailblaze_sim.android.probes import probe_commands
+from trailblaze_sim.android.processes import LAUNCHER_PID, Processes
+from trailblaze_sim.android.sh_words import ShSyntaxError, expand, tokenize
+from trailblaze_sim.android.toybox import Handler, MemFS, ShellResult, Toybox, failed, ok
+from trailblaze_sim.device.log import DeviceLog
 from trailblaze_sim.model import AppInfo, Key, SimDevice, deep_link_app
-from trailblaze_sim.sh_words import ShSyntaxError, expand, tokenize
 
 if TYPE_CHECKING:
-    from trailblaze_sim.u2_server import U2Service
+    from trailblaze_sim.android.u2 import U2Service
 
 __all__ = ["U2_JAR_PATH", "AndroidShell", "MemFS", "ShellResult", "device_props", "u2_jar_bytes"]
 
 U2_JAR_PATH = "/data/local/tmp/u2.jar"
 U2_MAIN_CLASS = "com.wetest.uia2.Main"
 DEFAULT_IME = SYSTEM_IME
-_LAUNCHER_PID = 1502
-_U2_PID = 2350
 _SYSTEM_PACKAGES = (
     "android", "com.android.systemui", "com.android.settings", "com.android.shell",
     "com.android.inputmethod.latin", "com.android.chrome", LAUNCHER_PACKAGE,
@@ -52,129 +50,6 @@ _SYSTEM_PACKAGES = (
 def u2_jar_bytes() -> bytes:
     """The `u2.jar` shipped inside the installed uiautomator2 wheel (its md5 is what connect checks)."""
     return resources.files("uiautomator2").joinpath("assets/u2.jar").read_bytes()
-
-
-@dataclass
-class ShellResult:
-    stdout: bytes = b""
-    stderr: bytes = b""
-    rc: int = 0
-    combined: bytes | None = None
-    """stdout and stderr interleaved in the order the commands wrote them (what a pty shows)."""
-
-    @property
-    def output(self) -> bytes:
-        return self.combined if self.combined is not None else self.stdout + self.stderr
-
-
-def _ok(text: str = "", rc: int = 0) -> ShellResult:
-    return ShellResult(text.encode(), b"", rc)
-
-
-def _err(text: str, rc: int = 1) -> ShellResult:
-    return ShellResult(b"", text.encode(), rc)
-
-
-# --- file system ------------------------------------------------------------------------------
-
-
-@dataclass
-class _File:
-    data: bytes
-    mode: int
-    mtime: int
-
-
-@dataclass
-class MemFS:
-    """Files and directories of the device, in memory. Paths are absolute and normalised."""
-
-    files: dict[str, _File] = field(default_factory=dict)
-    dirs: set[str] = field(default_factory=set)
-
-    def __post_init__(self) -> None:
-        for d in ("/", "/data", "/data/local", "/data/local/tmp", "/sdcard", "/storage",
-                  "/storage/emulated", "/storage/emulated/0", "/system", "/system/bin", "/dev"):  # fmt: skip
-            self.dirs.add(d)
-
-    @staticmethod
-    def norm(path: str) -> str:
-        if path.startswith("/sdcard"):
-            path = "/storage/emulated/0" + path[len("/sdcard") :]
-        parts: list[str] = []
-        for part in path.split("/"):
-            if part in ("", "."):
-                continue
-            if part == "..":
-                if parts:
-                    parts.pop()
-                continue
-            parts.append(part)
-        return "/" + "/".join(parts)
-
-    def _parent(self, path: str) -> str:
-        return path.rsplit("/", 1)[0] or "/"
-
-    def stat(self, path: str) -> tuple[int, int, int] | None:
-        """(mode, size, mtime), or None when missing."""
-        p = self.norm(path)
-        if p in self.files:
-            f = self.files[p]
-            return (f.mode, len(f.data), f.mtime)
-        if p in self.dirs:
-            return (stat.S_IFDIR | 0o771, 4096, 1_700_000_000)
-        return None
-
-    def read(self, path: str) -> bytes | None:
-        f = self.files.get(self.norm(path))
-        return f.data if f is not None else None
-
-    def write(self, path: str, data: bytes, mode: int = 0o100644, mtime: int | None = None) -> bool:
-        p = self.norm(path)
-        if p in self.dirs or self._parent(p) not in self.dirs:
-            return False
-        if not stat.S_IFMT(mode):
-            mode |= stat.S_IFREG
-        self.files[p] = _File(data, mode, int(mtime if mtime else time.time()))
-        return True
-
-    def listdir(self, path: str) -> list[tuple[str, int, int, int]] | None:
-        """(name, mode, size, mtime) of each entry, or None when `path` is not a directory."""
-        p = self.norm(path)
-        if p not in self.dirs:
-            return None
-        prefix = p.rstrip("/") + "/"
-        out: list[tuple[str, int, int, int]] = []
-        for d in sorted(self.dirs):
-            if d != p and d.startswith(prefix) and "/" not in d[len(prefix) :]:
-                out.append((d[len(prefix) :], stat.S_IFDIR | 0o771, 4096, 1_700_000_000))
-        for name, f in sorted(self.files.items()):
-            if name.startswith(prefix) and "/" not in name[len(prefix) :]:
-                out.append((name[len(prefix) :], f.mode, len(f.data), f.mtime))
-        return out
-
-    def remove(self, path: str, *, recursive: bool = False) -> bool:
-        p = self.norm(path)
-        if p in self.files:
-            del self.files[p]
-            return True
-        if p in self.dirs and recursive and p != "/":
-            prefix = p + "/"
-            self.dirs = {d for d in self.dirs if d != p and not d.startswith(prefix)}
-            self.files = {k: v for k, v in self.files.items() if not k.startswith(prefix)}
-            return True
-        return False
-
-    def mkdir(self, path: str, *, parents: bool = False) -> bool:
-        p = self.norm(path)
-        if p in self.files:
-            return False
-        if not parents and self._parent(p) not in self.dirs:
-            return False
-        while p not in self.dirs:
-            self.dirs.add(p)
-            p = self._parent(p)
-        return True
 
 
 def device_props(device: SimDevice) -> dict[str, str]:
@@ -213,8 +88,6 @@ def device_props(device: SimDevice) -> dict[str, str]:
 
 
 # --- the shell ------------------------------------------------------------------------------
-
-Handler = Callable[[list[str], bytes], ShellResult]
 
 _KEYEVENTS: dict[str, Key] = {
     "HOME": "home", "BACK": "back", "ENTER": "enter", "DEL": "delete", "TAB": "tab", "MENU": "menu",
@@ -257,16 +130,13 @@ class AndroidShell:
             u2.ime_package = lambda: self.ime.current_package
         self._env: dict[str, str] = {}
         self.pm = PackageManager()
-        self.u2_alive: Callable[[], bool] = lambda: False
-        """Whether the uiautomator2 server process runs (the adb server knows; `ps` shows it)."""
-        self.kill_u2: Callable[[], None] = lambda: None
-        """Ends the uiautomator2 server process (`kill` of its pid; the adb server owns it)."""
-        self.extra_processes: Callable[[], list[tuple[str, int, int, str]]] = lambda: []
-        """(user, pid, parent pid, name) of processes an add-on runs (Appium's helper apps), for `ps`."""
+        self.processes = Processes(
+            lambda: [(self.pid_of(a), a.app_id) for a in self._apps() if device.app_state(a.app_id) >= 2]
+        )
+        """What `ps`, `pidof` and `kill` see; the adb server and add-ons say what else runs."""
         self._commands: dict[str, Handler] = {
-            "echo": self._echo,
-            "true": lambda a, i: _ok(),
-            "false": lambda a, i: _ok(rc=1),
+            "true": lambda a, i: ok(),
+            "false": lambda a, i: ok(rc=1),
             "getprop": self._getprop,
             "setprop": self._setprop,
             "wm": self._wm,
@@ -278,36 +148,26 @@ class AndroidShell:
             "ime": self._ime,
             "settings": self._settings,
             "input": self._input,
-            "ps": self._ps,
-            "pidof": self._pidof,
-            "kill": self._kill,
-            "md5sum": self._md5sum,
-            "md5": self._md5sum,
+            "ps": self.processes.ps,
+            "pidof": self.processes.pidof,
+            "kill": self.processes.kill,
             "toybox": self._toybox,
-            "rm": self._rm,
-            "ls": self._ls,
-            "mkdir": self._mkdir,
-            "cat": self._cat,
-            "touch": self._touch,
-            "chmod": lambda a, i: _ok(),
-            "sync": lambda a, i: _ok(),
-            "sleep": self._sleep,
-            "id": lambda a, i: _ok(
+            "chmod": lambda a, i: ok(),
+            "sync": lambda a, i: ok(),
+            "id": lambda a, i: ok(
                 "uid=2000(shell) gid=2000(shell) groups=2000(shell),1007(log),1011(adb) context=u:r:shell:s0\n"
             ),
-            "whoami": lambda a, i: _ok("shell\n"),
-            "grep": self._grep,
+            "whoami": lambda a, i: ok("shell\n"),
             "uiautomator": self._uiautomator,
             "screencap": self._screencap,
-            "ip": self._ip,
-            "ifconfig": self._ifconfig,
-            "date": lambda a, i: _ok(time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime()) + "\n"),
+            "date": lambda a, i: ok(time.strftime("%a %b %d %H:%M:%S UTC %Y", time.gmtime()) + "\n"),
             "which": self._which,
-            "svc": lambda a, i: _ok(),
+            "svc": lambda a, i: ok(),
             "logcat": self._logcat,
             "export": self._export,
-            "exec": lambda a, i: self._run_simple(a, i, raw=False) if a else _ok(),
+            "exec": lambda a, i: self._run_simple(a, i, raw=False) if a else ok(),
         }
+        self._commands.update(Toybox(fs).commands())
         self._commands.update(probe_commands(device, self._commands, ShellResult))
 
     def wrap_commands(self, wrap: Callable[[Mapping[str, Handler]], Mapping[str, Handler]]) -> None:
@@ -330,7 +190,7 @@ class AndroidShell:
         try:
             tokens = tokenize(command)
         except ShSyntaxError as exc:
-            return _err(f"/system/bin/sh: syntax error: {exc}\n", 2)
+            return failed(f"/system/bin/sh: syntax error: {exc}\n", 2)
         out = bytearray()
         err = bytearray()
         combined = bytearray()
@@ -359,7 +219,7 @@ class AndroidShell:
                         res = self._run_pipeline(pipeline, rc, stdin)
                         stdin = b""
                     except ShSyntaxError as exc:
-                        res = _err(f"/system/bin/sh: {exc}\n", 1)
+                        res = failed(f"/system/bin/sh: {exc}\n", 1)
                     out += res.stdout
                     err += res.stderr
                     combined += res.stdout + res.stderr
@@ -420,12 +280,12 @@ class AndroidShell:
         name = args[0].rsplit("/", 1)[-1]
         handler = self._commands.get(name)
         if handler is None:
-            res = _err(f"/system/bin/sh: {args[0]}: inaccessible or not found\n", 127)
+            res = failed(f"/system/bin/sh: {args[0]}: inaccessible or not found\n", 127)
         else:
             try:
                 res = handler(args[1:], stdin)
             except (ValueError, IndexError) as exc:
-                res = _err(f"{name}: {exc}\n", 1)
+                res = failed(f"{name}: {exc}\n", 1)
         if redirect is not None:
             op, path = redirect
             old = self.fs.read(path) or b"" if op == ">>" else b""
@@ -473,41 +333,31 @@ class AndroidShell:
         short = full[len(app.app_id) :] if full.startswith(app.app_id + ".") else full
         return (app.app_id, full, short)
 
-    def _running(self) -> list[AppInfo]:
-        return [a for a in self._apps() if self.device.app_state(a.app_id) >= 2]
-
     # --- commands ------------------------------------------------------------------------
-
-    def _echo(self, args: list[str], stdin: bytes) -> ShellResult:
-        newline = True
-        if args and args[0] == "-n":
-            newline = False
-            args = args[1:]
-        return _ok(" ".join(args) + ("\n" if newline else ""))
 
     def _getprop(self, args: list[str], stdin: bytes) -> ShellResult:
         if not args:
-            return _ok("".join(f"[{k}]: [{v}]\n" for k, v in sorted(self.props.items())))
+            return ok("".join(f"[{k}]: [{v}]\n" for k, v in sorted(self.props.items())))
         value = self.props.get(args[0], args[1] if len(args) > 1 else "")
-        return _ok(value + "\n")
+        return ok(value + "\n")
 
     def _setprop(self, args: list[str], stdin: bytes) -> ShellResult:
         if len(args) != 2:
-            return _err("usage: setprop NAME VALUE\n")
+            return failed("usage: setprop NAME VALUE\n")
         if args[0].startswith("ro."):
-            return _err(f"Failed to set property '{args[0]}' to '{args[1]}'.\nSee dmesg for error reason.\n")
+            return failed(f"Failed to set property '{args[0]}' to '{args[1]}'.\nSee dmesg for error reason.\n")
         self.props[args[0]] = args[1]
-        return _ok()
+        return ok()
 
     def _wm(self, args: list[str], stdin: bytes) -> ShellResult:
         d = self.device
         if args[:1] == ["size"]:
             # the panel's own size: portrait, whatever the rotation
             short, long = sorted((round(d.screen_width * d.scale), round(d.screen_height * d.scale)))
-            return _ok(f"Physical size: {short}x{long}\n")
+            return ok(f"Physical size: {short}x{long}\n")
         if args[:1] == ["density"]:
-            return _ok(f"Physical density: {round(160 * d.scale)}\n")
-        return _err(f"Error: unknown command '{' '.join(args)}'\n", 255)
+            return ok(f"Physical density: {round(160 * d.scale)}\n")
+        return failed(f"Error: unknown command '{' '.join(args)}'\n", 255)
 
     def _rotation(self) -> int:
         return self.u2.rotation if self.u2 is not None else 0
@@ -519,7 +369,7 @@ class AndroidShell:
         density = round(160 * d.scale)
         pkg, full, short = self._focus()
         if service == "display":
-            return _ok(
+            return ok(
                 "DISPLAY MANAGER (dumpsys display)\n"
                 "  mOnlyCode=false\n  mSafeMode=false\n  mPendingTraversal=false\n"
                 f"  mViewports=[DisplayViewport{{type=INTERNAL, valid=true, isActive=true, displayId=0, "
@@ -556,22 +406,22 @@ class AndroidShell:
                 f"  mFocusedApp=ActivityRecord{{9a8b7c6 u0 {pkg}/{short} t12}}\n"
             )
             if sub == "windows":
-                return _ok(windows)
+                return ok(windows)
             if sub == "displays":
-                return _ok(displays)
-            return _ok(windows + "\n" + displays)
+                return ok(displays)
+            return ok(windows + "\n" + displays)
         if service == "activity":
             sub = args[1] if len(args) > 1 else "activities"
             app = self.device.current_app()
-            pid = self.pid_of(app) if app is not None else _LAUNCHER_PID
+            pid = self.pid_of(app) if app is not None else LAUNCHER_PID
             if sub == "top":
-                return _ok(
+                return ok(
                     "TASK 10012:"
                     f"{pkg} id=12 userId=0\n"
                     f"  ACTIVITY {pkg}/{short} 9a8b7c6 pid={pid}\n"
                     "    View Hierarchy:\n"
                 )
-            return _ok(
+            return ok(
                 "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n"
                 "Display #0 (activities from top to bottom):\n"
                 f"  * Task{{c1d2e3f #12 type=standard A=10190:{pkg} U=0 visible=true mode=fullscreen}}\n"
@@ -582,8 +432,8 @@ class AndroidShell:
         if service == "package" and len(args) > 1:
             app = self._app(args[1])
             if app is None:
-                return _ok("")
-            return _ok(
+                return ok("")
+            return ok(
                 "Packages:\n"
                 f"  Package [{app.app_id}] (4a5b6c7):\n"
                 f"    userId=10190\n    pkg=Package{{4a5b6c7 {app.app_id}}}\n"
@@ -606,7 +456,7 @@ class AndroidShell:
             )
         if service == "power":
             on = self.u2.screen_on if self.u2 is not None else True
-            return _ok(
+            return ok(
                 "POWER MANAGER (dumpsys power)\n\nPower Manager State:\n"
                 f"  mWakefulness={'Awake' if on else 'Asleep'}\n"
                 f"  mWakefulnessChanging=false\n  mIsPowered=true\n  mPlugType=2\n"
@@ -616,7 +466,7 @@ class AndroidShell:
                 "Display Power: state=" + ("ON" if on else "OFF") + "\n"
             )
         if service == "battery":
-            return _ok(
+            return ok(
                 "Current Battery Service state:\n  AC powered: false\n  USB powered: true\n"
                 "  Wireless powered: false\n  Dock powered: false\n  Max charging current: 500000\n"
                 "  Max charging voltage: 5000000\n  Charge counter: 10000\n  status: 5\n  health: 2\n"
@@ -624,7 +474,7 @@ class AndroidShell:
                 "  technology: Li-ion\n"
             )
         if service == "SurfaceFlinger":
-            return _ok(
+            return ok(
                 'Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName="EMU_display_0"\n'
             )
         if service == "input_method":
@@ -632,13 +482,13 @@ class AndroidShell:
             ime = self.settings[("secure", "default_input_method")]
             # the service's mInputShown, then the input method's own mIsInputViewShown (appium-adb
             # sends Escape to hide the keyboard only when that one says it is shown)
-            return _ok(f"  mCurMethodId={ime}\n  mInputShown={shown}\n  mIsInputViewShown={shown}\n")
+            return ok(f"  mCurMethodId={ime}\n  mInputShown={shown}\n  mIsInputViewShown={shown}\n")
         if not service:
-            return _ok(
+            return ok(
                 "Currently running services:\n  activity\n  battery\n  display\n  input_method\n  package\n"
                 "  power\n  window\n"
             )
-        return _ok(f"Can't find service: {service}\n")
+        return ok(f"Can't find service: {service}\n")
 
     def _launch(self, app_id: str, *, stop_first: bool = False) -> bool:
         if not self._spec_app(app_id):
@@ -667,32 +517,32 @@ class AndroidShell:
                         f"Error type 3\nError: Activity class {{{pkg}/{cls}}} does not exist.\n".encode(),
                         1,
                     )
-                return _ok(f"Starting: Intent {{ cmp={opts['n']} }}\n")
+                return ok(f"Starting: Intent {{ cmp={opts['n']} }}\n")
             if "d" in opts and (linked := deep_link_app(self.device, opts["d"])) is not None:
                 self._launch(linked)
-                return _ok(f"Starting: Intent {{ act={opts.get('a', 'android.intent.action.VIEW')} dat={opts['d']} }}\n")
+                return ok(f"Starting: Intent {{ act={opts.get('a', 'android.intent.action.VIEW')} dat={opts['d']} }}\n")
             if "d" in opts:
                 return ShellResult(
                     f"Starting: Intent {{ act={opts.get('a', 'android.intent.action.VIEW')} dat={opts['d']} }}\n".encode(),
                     f"Error: Activity not started, unable to resolve Intent {{ act={opts.get('a', '')} dat={opts['d']} flg=0x10000000 }}\n".encode(),
                     0,
                 )
-            return _err("Error: Intent does not match any activities\n")
+            return failed("Error: Intent does not match any activities\n")
         if sub == "force-stop" and rest:
             if self._spec_app(rest[-1]):
                 self.device.terminate(rest[-1])
-            return _ok()
+            return ok()
         if sub == "kill" and rest:
-            return _ok()
+            return ok()
         if sub == "broadcast":
             opts = _parse_intent(rest)
             action = opts.get("a", "")
             extras = {k.removeprefix("extra:"): v for k, v in opts.items() if k.startswith("extra:")}
             # the running input method is the only receiver on this phone (u2's AdbKeyboard, when selected)
-            return _ok(self.ime.broadcast(action, extras).render(action, bool(extras)))
+            return ok(self.ime.broadcast(action, extras).render(action, bool(extras)))
         if sub == "get-current-user":
-            return _ok("0\n")
-        return _err(f"Unknown command: {sub}\n", 255 if not sub else 1)
+            return ok("0\n")
+        return failed(f"Unknown command: {sub}\n", 255 if not sub else 1)
 
     def _monkey(self, args: list[str], stdin: bytes) -> ShellResult:
         pkg = args[args.index("-p") + 1] if "-p" in args and args.index("-p") + 1 < len(args) else None
@@ -700,7 +550,7 @@ class AndroidShell:
             # What a phone's monkey prints for a package with no launcher activity (or none at all).
             echoed = "".join(f"  bash arg: {a}\n" for a in args).encode()
             return ShellResult(echoed, b"** No activities found to run, monkey aborted.\n", 252)
-        return _ok(
+        return ok(
             "Events injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n"
         )
 
@@ -713,44 +563,44 @@ class AndroidShell:
             names = [a.app_id for a in self._apps()]
             if "-3" not in flags:
                 names = list(_SYSTEM_PACKAGES) + names
-            return _ok("".join(f"package:{n}\n" for n in names if filt in n))
+            return ok("".join(f"package:{n}\n" for n in names if filt in n))
         if sub == "clear" and rest:
             pkg = rest[-1]
             if self._app(pkg) is None:
-                return _ok("Failed\n", 1)
+                return ok("Failed\n", 1)
             if self._spec_app(pkg):
                 self.device.clear_app_data(pkg)
-            return _ok("Success\n")
+            return ok("Success\n")
         if sub == "install":
             return self._pm_install(rest, stdin)
         if sub == "uninstall" and rest:
             return self._pm_uninstall(rest[-1])
         if sub == "path" and rest:
             if self._app(rest[-1]) is None:
-                return _ok("", 1)
-            return _ok(f"package:/data/app/~~sim==/{rest[-1]}-sim==/base.apk\n")
+                return ok("", 1)
+            return ok(f"package:/data/app/~~sim==/{rest[-1]}-sim==/base.apk\n")
         if sub in ("grant", "revoke"):
             words = [a for a in rest if not a.startswith("-")]
             if len(words) < 2:
-                return _err(f"Error: no {'package' if not words else 'permission'} specified\n", 255)
+                return failed(f"Error: no {'package' if not words else 'permission'} specified\n", 255)
             pkg, permission = words[0], words[1]
             if self._app(pkg) is None:
-                return _err(
+                return failed(
                     f"Exception occurred while executing '{sub}':\n"
                     f"java.lang.IllegalArgumentException: Unknown package: {pkg}\n",
                     255,
                 )
             if "." not in permission:
-                return _err(
+                return failed(
                     f"Exception occurred while executing '{sub}':\n"
                     f"java.lang.IllegalArgumentException: Unknown permission: {permission}\n",
                     255,
                 )
             self.pm.set_permission(pkg, permission, sub == "grant")
-            return _ok()
+            return ok()
         if sub == "list" and rest[:1] == ["features"]:
-            return _ok("feature:android.hardware.touchscreen\nfeature:android.software.input_methods\n")
-        return _err(f"Unknown command: {sub}\n" if sub else "usage: pm [subcommand]\n", 1)
+            return ok("feature:android.hardware.touchscreen\nfeature:android.software.input_methods\n")
+        return failed(f"Unknown command: {sub}\n" if sub else "usage: pm [subcommand]\n", 1)
 
     def _pm_install(self, args: list[str], stdin: bytes) -> ShellResult:
         """`pm install [-r -t -g -d ...] PATH`, or `-S SIZE` with the APK on stdin (adb's streamed
@@ -774,16 +624,16 @@ class AndroidShell:
         elif path:
             found = self.fs.read(path)
             if found is None:
-                return _ok(
+                return ok(
                     f"Failure [INSTALL_FAILED_INVALID_URI: Don't have read access to {path} or it does not exist]\n", 1
                 )
             data, source = found, path
         else:
-            return _err("Error: must either specify a package size or an APK file\n", 255)
+            return failed("Error: must either specify a package size or an APK file\n", 255)
         try:
             name = self.pm.install(data, source)
         except InstallError as exc:
-            return _ok(f"Failure [{exc}]\n", 1)
+            return ok(f"Failure [{exc}]\n", 1)
         self.ime.package_installed(name, input_method_services(read_manifest(data)))
         if any(a.app_id == name for a in self.device.installed_apps()):
             # (re)installing the spec's app stops it, as an update does; a reinstall after an
@@ -792,37 +642,37 @@ class AndroidShell:
             installed = self.pm.extra.pop(name, None)
             if installed is not None:
                 self.pm.spec_requests[name] = installed.requested
-        return _ok("Success\n")
+        return ok("Success\n")
 
     def _pm_uninstall(self, pkg: str) -> ShellResult:
         spec_ids = [a.app_id for a in self.device.installed_apps()]
         was_spec = self._spec_app(pkg)
         if not self.pm.uninstall(pkg, spec_ids):
-            return _ok("Failure [DELETE_FAILED_INTERNAL_ERROR]\n", 1)
+            return ok("Failure [DELETE_FAILED_INTERNAL_ERROR]\n", 1)
         self.ime.package_removed(pkg)
         if was_spec:
             self.device.clear_app_data(pkg)
-        return _ok("Success\n")
+        return ok("Success\n")
 
     def _export(self, args: list[str], stdin: bytes) -> ShellResult:
         for a in args:
             name, sep, value = a.partition("=")
             if sep and name.isidentifier():
                 self._env[name] = value
-        return _ok()
+        return ok()
 
     def _logcat(self, args: list[str], stdin: bytes) -> ShellResult:
         log = self.device_log()
         req = parse_logcat(args)
         if isinstance(req, str):
-            return _err(req + "\n", 1)
+            return failed(req + "\n", 1)
         if req.clear:
             if log is not None:
                 log.clear()
-            return _ok()
+            return ok()
         # Without -d a real logcat keeps following; over a one-shot shell call it prints what is
-        # there (the adb server keeps the stream open and follows, see adb_server).
-        return _ok(req.render(log) if log is not None else "")
+        # there (the adb server keeps the stream open and follows, see server.adb).
+        return ok(req.render(log) if log is not None else "")
 
     def device_log(self) -> DeviceLog | None:
         log = getattr(self.device, "log", None)
@@ -831,7 +681,7 @@ class AndroidShell:
     def _cmd(self, args: list[str], stdin: bytes) -> ShellResult:
         if args[:1] == ["package"]:
             return self._pm(args[1:], stdin)
-        return _err(f"Can't find service: {args[0] if args else ''}\n", 20)
+        return failed(f"Can't find service: {args[0] if args else ''}\n", 20)
 
     def _ime(self, args: list[str], stdin: bytes) -> ShellResult:
         out, err, rc = self.ime.command(args)
@@ -840,16 +690,16 @@ class AndroidShell:
     def _settings(self, args: list[str], stdin: bytes) -> ShellResult:
         sub = args[0] if args else ""
         if sub == "get" and len(args) >= 3:
-            return _ok(self.settings.get((args[1], args[2]), "null") + "\n")
+            return ok(self.settings.get((args[1], args[2]), "null") + "\n")
         if sub == "put" and len(args) >= 4:
             self.settings[(args[1], args[2])] = args[3]
-            return _ok()
+            return ok()
         if sub == "delete" and len(args) >= 3:
             self.settings.pop((args[1], args[2]), None)
-            return _ok("Deleted 1 rows\n")
+            return ok("Deleted 1 rows\n")
         if sub == "list" and len(args) >= 2:
-            return _ok("".join(f"{k}={v}\n" for (ns, k), v in sorted(self.settings.items()) if ns == args[1]))
-        return _err("usage:  settings [--user <USER_ID> | current] get namespace key\n", 255)
+            return ok("".join(f"{k}={v}\n" for (ns, k), v in sorted(self.settings.items()) if ns == args[1]))
+        return failed("usage:  settings [--user <USER_ID> | current] get namespace key\n", 255)
 
     def _px_pt(self, value: str) -> float:
         return float(value) / self.device.scale
@@ -874,20 +724,20 @@ class AndroidShell:
                 elif name in ("ESCAPE", "111"):
                     self.device.hide_keyboard()  # the input method closes on Escape
                 elif name in _KEYCODE_NUMBERS or name.isdigit():
-                    from trailblaze_sim.u2_server import keycode_char
+                    from trailblaze_sim.android.u2 import keycode_char
 
                     ch = keycode_char(_KEYCODE_NUMBERS.get(name, int(name) if name.isdigit() else -1))
                     if ch is not None:
                         self.device.type_text(ch)
                 elif not name.isalnum():
-                    return _err(f"Error: Unknown keycode: {k}\n", 1)
-            return _ok()
+                    return failed(f"Error: Unknown keycode: {k}\n", 1)
+            return ok()
         if sub == "tap" and len(rest) >= 2:
             if self.u2 is not None:
                 self.u2.tap_px(float(rest[0]), float(rest[1]))
             else:
                 self.device.tap(self._px_pt(rest[0]), self._px_pt(rest[1]))
-            return _ok()
+            return ok()
         if sub in ("swipe", "draganddrop") and len(rest) >= 4:
             duration = float(rest[4]) / 1000 if len(rest) > 4 else 0.3
             if self.u2 is not None:
@@ -897,11 +747,11 @@ class AndroidShell:
                 self.device.long_press(x1, y1, duration)
             else:
                 self.device.swipe(x1, y1, x2, y2, duration)
-            return _ok()
+            return ok()
         if sub == "text" and rest:
             self.device.type_text(" ".join(rest).replace("%s", " "))
-            return _ok()
-        return _err(
+            return ok()
+        return failed(
             "Usage: input [<source>] <command> [<arg>...]\n\nThe commands and default sources are:\n"
             "      text <string> (Default: touchscreen)\n      keyevent [--longpress] <key code number or name> ...\n"
             "      tap <x> <y> (Default: touchscreen)\n      swipe <x1> <y1> <x2> <y2> [duration(ms)]\n",
@@ -914,28 +764,11 @@ class AndroidShell:
         if key is not None:
             self._press(key)
             return
-        from trailblaze_sim.u2_server import keycode_char
+        from trailblaze_sim.android.u2 import keycode_char
 
         ch = keycode_char(code)
         if ch is not None:
             self.device.type_text(ch)
-
-    def _ps_rows(self) -> list[tuple[str, int, int, str]]:
-        rows = [
-            ("root", 1, 0, "init"),
-            ("root", 312, 1, "zygote64"),
-            ("system", 601, 312, "system_server"),
-            ("u0_a150", 1234, 312, "com.android.systemui"),
-            ("u0_a141", _LAUNCHER_PID, 312, LAUNCHER_PACKAGE),
-            ("u0_a120", 1690, 312, "com.android.inputmethod.latin"),
-            ("shell", 2201, 1, "adbd"),
-        ]
-        if self.u2_alive():
-            # u2.jar runs in a bare `app_process` started from an adb shell (no --nice-name)
-            rows.append(("shell", _U2_PID, 2301, "app_process"))
-        for app in self._running():
-            rows.append(("u0_a190", self.pid_of(app), 312, app.app_id))
-        return rows + self.extra_processes()
 
     def _press(self, key: Key) -> None:
         if self.u2 is not None:
@@ -943,153 +776,14 @@ class AndroidShell:
         else:
             self.device.press_key(key)
 
-    def _ps(self, args: list[str], stdin: bytes) -> ShellResult:
-        """toybox ps: `-A` (all: every process is listed anyway), `-u USER,...`, `-p PID,...`, and
-        process names as filters."""
-        users: set[str] = set()
-        pids: set[str] = set()
-        names: set[str] = set()
-        i = 0
-        while i < len(args):
-            a = args[i]
-            if a in ("-u", "-U", "-p", "-o", "-O", "-k", "-t", "-g", "-G") and i + 1 < len(args):
-                if a in ("-u", "-U"):
-                    users.update(args[i + 1].split(","))
-                elif a == "-p":
-                    pids.update(args[i + 1].split(","))
-                i += 2
-                continue
-            if not a.startswith("-"):
-                names.add(a)
-            i += 1
-        lines = ["USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME"]
-        for user, pid, ppid, name in self._ps_rows():
-            if (users and user not in users) or (pids and str(pid) not in pids) or (names and name not in names):
-                continue
-            lines.append(
-                f"{user:<12} {pid:>5} {ppid:>5} {14_000_000:>10} {98_000:>6} do_epoll_wait       0 S {name}"
-            )
-        return _ok("\n".join(lines) + "\n")
-
-    def _kill(self, args: list[str], stdin: bytes) -> ShellResult:
-        """`kill [-SIG] PID...`: the shell user may end u2's app_process, not other users' processes."""
-        pids = [a for a in args if not a.startswith("-")]
-        if not pids:
-            return _err("kill: usage: kill [-s sigspec | -signum | -sigspec] [pid | job]... \n", 2)
-        owners = {str(pid): user for user, pid, _, _ in self._ps_rows()}
-        err = ""
-        for pid in pids:
-            if pid not in owners:
-                err += f"/system/bin/sh: kill: {pid}: No such process\n"
-            elif pid == str(_U2_PID):
-                self.kill_u2()
-            else:  # other users' processes, and adbd, which a shell cannot take down
-                err += f"/system/bin/sh: kill: {pid}: Operation not permitted\n"
-        return ShellResult(b"", err.encode(), 1 if err else 0)
-
-    def _pidof(self, args: list[str], stdin: bytes) -> ShellResult:
-        pids = [str(pid) for _, pid, _, name in self._ps_rows() if name in args]
-        return _ok(" ".join(pids) + "\n", 0) if pids else _ok("", 1)
-
-    def _md5sum(self, args: list[str], stdin: bytes) -> ShellResult:
-        out = bytearray()
-        err = bytearray()
-        rc = 0
-        for path in (a for a in args if not a.startswith("-")):
-            data = self.fs.read(path)
-            if data is None:
-                kind = "Is a directory" if self.fs.stat(path) else "No such file or directory"
-                err += f"md5sum: {path}: {kind}\n".encode()
-                rc = 1
-                continue
-            out += f"{hashlib.md5(data).hexdigest()}  {path}\n".encode()
-        return ShellResult(bytes(out), bytes(err), rc)
-
     def _toybox(self, args: list[str], stdin: bytes) -> ShellResult:
         if not args:
-            return _ok(" ".join(self.command_names) + "\n")
+            return ok(" ".join(self.command_names) + "\n")
         return self._run_simple(args, stdin, raw=False)
-
-    def _rm(self, args: list[str], stdin: bytes) -> ShellResult:
-        force = any(a.startswith("-") and "f" in a for a in args)
-        recursive = any(a.startswith("-") and "r" in a.lower() for a in args)
-        err = bytearray()
-        for path in (a for a in args if not a.startswith("-")):
-            if not self.fs.remove(path, recursive=recursive) and not force:
-                what = "Is a directory" if self.fs.stat(path) else "No such file or directory"
-                err += f"rm: {path}: {what}\n".encode()
-        return ShellResult(b"", bytes(err), 1 if err else 0)
-
-    def _ls(self, args: list[str], stdin: bytes) -> ShellResult:
-        long = any(a.startswith("-") and "l" in a for a in args)
-        paths = [a for a in args if not a.startswith("-")] or ["/"]
-        out = bytearray()
-        err = bytearray()
-        for path in paths:
-            st = self.fs.stat(path)
-            if st is None:
-                err += f"ls: {path}: No such file or directory\n".encode()
-                continue
-            entries = self.fs.listdir(path) if stat.S_ISDIR(st[0]) else [(path, st[0], st[1], st[2])]
-            for name, mode, size, mtime in entries or []:
-                if long:
-                    stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime(mtime))
-                    out += f"{stat.filemode(mode)} 1 shell shell {size:>8} {stamp} {name}\n".encode()
-                else:
-                    out += f"{name}\n".encode()
-        return ShellResult(bytes(out), bytes(err), 1 if err else 0)
-
-    def _mkdir(self, args: list[str], stdin: bytes) -> ShellResult:
-        parents = "-p" in args
-        err = bytearray()
-        for path in (a for a in args if not a.startswith("-")):
-            if self.fs.stat(path) is not None and parents:
-                continue
-            if not self.fs.mkdir(path, parents=parents):
-                err += f"mkdir: '{path}': No such file or directory\n".encode()
-        return ShellResult(b"", bytes(err), 1 if err else 0)
-
-    def _cat(self, args: list[str], stdin: bytes) -> ShellResult:
-        if not args:
-            return ShellResult(stdin)
-        out = bytearray()
-        err = bytearray()
-        for path in args:
-            data = self.fs.read(path)
-            if data is None:
-                err += f"cat: {path}: No such file or directory\n".encode()
-            else:
-                out += data
-        return ShellResult(bytes(out), bytes(err), 1 if err else 0)
-
-    def _touch(self, args: list[str], stdin: bytes) -> ShellResult:
-        for path in args:
-            if self.fs.read(path) is None and not self.fs.write(path, b""):
-                return _err(f"touch: '{path}': No such file or directory\n")
-        return _ok()
-
-    def _sleep(self, args: list[str], stdin: bytes) -> ShellResult:
-        time.sleep(min(float(args[0]) if args else 0.0, 5.0))
-        return _ok()
-
-    def _grep(self, args: list[str], stdin: bytes) -> ShellResult:
-        flags = [a for a in args if a.startswith("-")]
-        words = [a for a in args if not a.startswith("-")]
-        if not words:
-            return _err("usage: grep [-iv] PATTERN\n", 2)
-        pattern = words[0]
-        invert = any("v" in f for f in flags)
-        ignore = any("i" in f for f in flags)
-        lines = stdin.decode(errors="replace").splitlines(keepends=True)
-        if ignore:
-            hits = [ln for ln in lines if (pattern.lower() in ln.lower()) != invert]
-        else:
-            hits = [ln for ln in lines if (pattern in ln) != invert]
-        return _ok("".join(hits), 0 if hits else 1)
 
     def _uiautomator(self, args: list[str], stdin: bytes) -> ShellResult:
         if args[:1] != ["dump"]:
-            return _err("Usage: uiautomator <subcommand> [options]\n", 1)
+            return failed("Usage: uiautomator <subcommand> [options]\n", 1)
         path = next((a for a in args[1:] if not a.startswith("-")), "/sdcard/window_dump.xml")
         windows = (
             self.u2.windows()
@@ -1099,10 +793,10 @@ class AndroidShell:
         xml = render_uiautomator_dump(windows, rotation=self._rotation())
         if path in ("/dev/tty", "/proc/self/fd/1"):
             # `adb exec-out uiautomator dump /dev/tty`: the document on stdout, then the notice
-            return _ok(f"{xml}UI hierchary dumped to: {path}\n")
+            return ok(f"{xml}UI hierchary dumped to: {path}\n")
         if not self.fs.write(path, xml.encode()):
-            return _err(f"ERROR: could not write {path}\n")
-        return _ok(f"UI hierchary dumped to: {path}\n")
+            return failed(f"ERROR: could not write {path}\n")
+        return ok(f"UI hierchary dumped to: {path}\n")
 
     def _screencap(self, args: list[str], stdin: bytes) -> ShellResult:
         png = self.device.screenshot_png()
@@ -1111,25 +805,12 @@ class AndroidShell:
         )
         if path is not None:
             self.fs.write(path, png)
-            return _ok()
+            return ok()
         return ShellResult(png)
-
-    def _ip(self, args: list[str], stdin: bytes) -> ShellResult:
-        return _ok(
-            "3: wlan0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default qlen 1000\n"
-            "    link/ether 02:15:b2:00:00:00 brd ff:ff:ff:ff:ff:ff\n"
-            "    inet 10.0.2.16/24 brd 10.0.2.255 scope global wlan0\n"
-        )
-
-    def _ifconfig(self, args: list[str], stdin: bytes) -> ShellResult:
-        return _ok(
-            "wlan0     Link encap:Ethernet  HWaddr 02:15:b2:00:00:00\n"
-            "          inet addr:10.0.2.16  Bcast:10.0.2.255  Mask:255.255.255.0\n"
-        )
 
     def _which(self, args: list[str], stdin: bytes) -> ShellResult:
         found = [f"/system/bin/{a}" for a in args if a in self._commands or a == "app_process"]
-        return _ok("".join(f"{p}\n" for p in found), 0 if len(found) == len(args) else 1)
+        return ok("".join(f"{p}\n" for p in found), 0 if len(found) == len(args) else 1)
 
 
 def _parse_intent(args: list[str]) -> dict[str, str]:

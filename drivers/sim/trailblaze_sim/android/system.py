@@ -14,9 +14,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Literal
 
-from trailblaze_sim.android_xml import NAV_BAR_PT, STATUS_BAR_PT, AxNode, system_node
+from trailblaze_sim.android.hierarchy import NAV_BAR_PT, STATUS_BAR_PT, AxNode, system_node
 
-__all__ = ["QUICK_SETTINGS_TILES", "Shade", "SystemUI", "Toast"]
+__all__ = ["QUICK_SETTINGS_TILES", "Shade", "SystemUI", "Toast", "bar_key"]
 
 Shade = Literal["notifications", "quick_settings"]
 
@@ -69,6 +69,19 @@ class SystemUI:
             was_open = self.shade is not None
             self.shade = None
             return was_open
+
+    def swipe(self, fy: float, ty: float, scale: float) -> bool:
+        """A swipe down from the status bar opens the shade; a swipe up closes an open one. True when
+        SystemUI took the swipe (pixels from y `fy` to `ty`): the app under it gets nothing."""
+        status = STATUS_BAR_PT * scale
+        if self.shade is not None:
+            if ty < fy:
+                self.close_shade()
+            return True
+        if fy < status and ty - fy > status:
+            self.open_shade("notifications")
+            return True
+        return False
 
     def windows(self, width: int, height: int, scale: float, now: float) -> list[AxNode]:
         """The shade (if open) and each visible toast, as window roots in pixels."""
@@ -125,3 +138,14 @@ def _toast_window(text: str, width: int, height: int, scale: float) -> AxNode:
     message = system_node(0, "android.widget.TextView", rect, rid="android:id/message", text=text)
     layout = system_node(0, "android.widget.LinearLayout", rect, children=[message])
     return system_node(0, "android.widget.FrameLayout", rect, order=0, children=[layout])
+
+
+def bar_key(x: float, y: float, width: float, height: float, scale: float) -> str | None:
+    """What a tap at pixel (x, y) hits on a `width` x `height` pt screen: `""` inside the status bar,
+    a key name on a navigation button, None in the app area."""
+    if y < STATUS_BAR_PT * scale:
+        return ""
+    if y >= height * scale - NAV_BAR_PT * scale:
+        third = width * scale / 3
+        return "back" if x < third else ("home" if x < 2 * third else "recent")
+    return None

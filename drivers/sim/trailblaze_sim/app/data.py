@@ -5,7 +5,7 @@ The app's persistent state (`state.*` of its spec) is its default SharedPreferen
 way `SharedPreferences.Editor.apply()` does. Its data sources are tables of a real SQLite database,
 `databases/app.db`, created on first use (as `SQLiteOpenHelper` does); a `remove` step marks the row
 `archived = 1` instead of deleting it. Both live in a per-device temporary data dir, which the
-simulated shell exposes only through `run-as <app_id>` (`trailblaze_sim.android_probes`).
+simulated shell exposes only through `run-as <app_id>` (`trailblaze_sim.android.probes`).
 """
 
 from __future__ import annotations

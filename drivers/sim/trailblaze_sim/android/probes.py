@@ -1,7 +1,7 @@
 """The simulated shell's commands for app-state probes: `run-as`, `sqlite3`, `svc wifi|data`,
 airplane mode, and a data dir the shell user cannot read.
 
-As on a device, an app's files (`/data/data/<pkg>`, see `trailblaze_sim.app_data`) are readable
+As on a device, an app's files (`/data/data/<pkg>`, see `trailblaze_sim.app.data`) are readable
 only through `run-as <pkg>` (a plain `cat` is `Permission denied`), whose commands run in the data
 dir with the app's rights: `cat`, `ls`, `id`, `pwd` and `sqlite3` (the emulator image's sqlite3:
 list mode with `-header`, `-separator`, `-newline`, `-nullvalue`, `-readonly`; read-only, and no
@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
-from trailblaze_sim.device import SimulatedDevice
+from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import SimDevice
 
 __all__ = ["probe_commands"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from trailblaze_sim.app import Box, ElementSpec
+from trailblaze_sim.app.spec import Box, ElementSpec
 from trailblaze_sim.model import Frame
 
 __all__ = ["default_direction", "default_height", "default_margin", "intrinsic_height", "place"]

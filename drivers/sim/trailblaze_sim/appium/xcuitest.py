@@ -2,7 +2,7 @@
 
 Appium's appium-xcuitest-driver is mostly a proxy in front of WebDriverAgent: W3C routes go to WDA
 unchanged and its `mobile:` execute methods are mapped onto WDA routes. This module registers, into
-`wda_server`'s route table, what that driver answers itself or translates, so that an unmodified
+`ios.wda`'s route table, what that driver answers itself or translates, so that an unmodified
 Appium client (Appium-Python-Client, `webdriver.Remote(url, options=XCUITestOptions())`) can talk to
 the simulator as if it were an Appium server with the XCUITest driver on an iOS Simulator:
 
@@ -37,7 +37,7 @@ the simulator as if it were an Appium server with the XCUITest driver on an iOS 
 
 Routes only the driver has (execute, logs, back, timeouts, `DELETE /actions`, the legacy `/keys` and
 clipboard routes) answer WDA's `unknown command` outside an Appium session; a facebook-wda session
-sees `wda_server` as before. What the simulator does not model is said next to the code that stops
+sees `ios.wda` as before. What the simulator does not model is said next to the code that stops
 short of it.
 """
 
@@ -59,11 +59,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from trailblaze_sim.device_log import DeviceLog, LogEntry
+from trailblaze_sim.device.log import DeviceLog, LogEntry
 from trailblaze_sim.faults import RequestKind
-from trailblaze_sim.ios_source import SPRINGBOARD
-from trailblaze_sim.model import SteppedClock, deep_link_app
-from trailblaze_sim.wda_server import (
+from trailblaze_sim.ios.source import SPRINGBOARD
+from trailblaze_sim.ios.wda import (
     _ELEMENT_KEY,
     _OS_VERSION,
     _ROUTES,
@@ -79,6 +78,7 @@ from trailblaze_sim.wda_server import (
     _unknown_bundle,
     _WdaError,
 )
+from trailblaze_sim.model import SteppedClock, deep_link_app
 
 __all__: list[str] = []
 
@@ -160,14 +160,14 @@ def _require_runnable(s: WdaSimServer, bundle: str) -> None:
 
 
 def _override(method: str, path: str) -> Callable[[Callable[[_Handler, WdaSimServer, _Req], Any]], None]:
-    """Wrap the handler `wda_server` registered for `method path`; the wrapper gets the original first."""
+    """Wrap the handler `ios.wda` registered for `method path`; the wrapper gets the original first."""
     parts = tuple(p for p in path.split("/") if p)
 
     def deco(wrapper: Callable[[_Handler, WdaSimServer, _Req], Any]) -> None:
         routes = _ROUTES[(method, len(parts))]
         i = next((i for i, r in enumerate(routes) if r.parts == parts), None)
         if i is None:
-            raise LookupError(f"wda_server has no route {method} {path} to wrap")
+            raise LookupError(f"ios.wda has no route {method} {path} to wrap")
         original, kind = routes[i].handler, routes[i].kind
         routes[i] = _Route(method, parts, lambda s, req: wrapper(original, s, req), kind)
 
@@ -1127,7 +1127,7 @@ def _bundle_of(path: Path) -> str:
         if path.is_dir():
             return str(plistlib.loads((path / "Info.plist").read_bytes())["CFBundleIdentifier"])
         if path.suffix.lower() in (".yaml", ".yml"):
-            from trailblaze_sim.app import load_app_spec
+            from trailblaze_sim.app.spec import load_app_spec
 
             return load_app_spec(path).app_id
         with zipfile.ZipFile(path) as archive:

@@ -17,32 +17,28 @@ from __future__ import annotations
 import base64
 import io
 import json
-import re
 import socket
 import threading
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any, cast
 
 from trailblaze.errors import DeviceError
-from trailblaze_sim.android_system import SystemUI
-from trailblaze_sim.android_xml import (
+from trailblaze_sim.android.hierarchy import (
     IME_PACKAGE,
-    NAV_BAR_PT,
-    STATUS_BAR_PT,
     AxNode,
     app_package,
     build_windows,
     render_hierarchy,
 )
+from trailblaze_sim.android.system import SystemUI, bar_key
+from trailblaze_sim.android.u2_objects import UiObjects
+from trailblaze_sim.android.ui_selector import RpcError, find_nodes, obj_info
 from trailblaze_sim.faults import Conditions, RequestKind
-from trailblaze_sim.model import Key, SimDevice, device_pause, device_time, wait_until_still
+from trailblaze_sim.model import Key, SimDevice, wait_until_still
 
 __all__ = ["SocketReader", "U2Service", "find_nodes", "obj_info", "read_http_request"]
 
-NOT_FOUND = "androidx.test.uiautomator.UiObjectNotFoundException"
-_WAIT_POLL_S = 0.05
 _MAX_BODY = 16 * 1024 * 1024
 
 _DUMP_METHODS = frozenset({"dumpWindowHierarchy"})
@@ -136,183 +132,6 @@ class SocketReader:
         return self.sock.recv(65536)
 
 
-class _RpcError(Exception):
-    def __init__(self, code: int, message: str, data: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-
-def _not_found(sel: Any) -> _RpcError:
-    return _RpcError(-32001, NOT_FOUND, f"UiSelector{_describe(sel)}")
-
-
-def _describe(sel: Any) -> str:
-    if not isinstance(sel, dict):
-        return f"[{sel}]"
-    keys = [k for k in sel if k not in ("mask", "childOrSibling", "childOrSiblingSelector")]
-    return "[" + ", ".join(f"{_java_const(k)}={sel[k]}" for k in keys) + "]"
-
-
-def _java_const(name: str) -> str:
-    """`textContains` → `TEXT_CONTAINS`, as UiSelector.toString spells its criteria."""
-    return _UPPER.sub(lambda m: "_" + m.group(1), name).upper()
-
-
-_UPPER = re.compile(r"([A-Z])")
-
-
-# --- UiSelector matching ----------------------------------------------------------------------
-
-Matcher = Callable[[AxNode], bool]
-
-
-def _regex(pattern: str) -> re.Pattern[str]:
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise _RpcError(-32001, "java.util.regex.PatternSyntaxException", f"{exc}: {pattern}") from exc
-
-
-def _str_checks(name: str, value: Any, attr: Callable[[AxNode], str]) -> Matcher:
-    s = str(value)
-    if name.endswith("Contains"):
-        return lambda n: s in attr(n)
-    if name.endswith("StartsWith"):
-        return lambda n: attr(n).startswith(s)
-    if name.endswith("Matches"):
-        rx = _regex(s)
-        return lambda n: rx.fullmatch(attr(n)) is not None
-    return lambda n: attr(n) == s
-
-
-_STRING_FIELDS: list[tuple[int, str, Callable[[AxNode], str]]] = [
-    (0x01, "text", lambda n: n.text),
-    (0x02, "textContains", lambda n: n.text),
-    (0x04, "textMatches", lambda n: n.text),
-    (0x08, "textStartsWith", lambda n: n.text),
-    (0x10, "className", lambda n: n.class_name),
-    (0x20, "classNameMatches", lambda n: n.class_name),
-    (0x40, "description", lambda n: n.content_desc),
-    (0x80, "descriptionContains", lambda n: n.content_desc),
-    (0x100, "descriptionMatches", lambda n: n.content_desc),
-    (0x200, "descriptionStartsWith", lambda n: n.content_desc),
-    (0x80000, "packageName", lambda n: n.package),
-    (0x100000, "packageNameMatches", lambda n: n.package),
-    (0x200000, "resourceId", lambda n: n.resource_id),
-    (0x400000, "resourceIdMatches", lambda n: n.resource_id),
-]
-_BOOL_FIELDS: list[tuple[int, str, Callable[[AxNode], bool]]] = [
-    (0x400, "checkable", lambda n: n.checkable),
-    (0x800, "checked", lambda n: n.checked),
-    (0x1000, "clickable", lambda n: n.clickable),
-    (0x2000, "longClickable", lambda n: n.long_clickable),
-    (0x4000, "scrollable", lambda n: n.scrollable),
-    (0x8000, "enabled", lambda n: n.enabled),
-    (0x10000, "focusable", lambda n: n.focusable),
-    (0x20000, "focused", lambda n: n.focused),
-    (0x40000, "selected", lambda n: n.selected),
-]
-_MASK_INDEX = 0x800000
-_MASK_INSTANCE = 0x1000000
-
-
-def _compile(sel: dict[str, Any]) -> Matcher:
-    mask = int(sel.get("mask", 0))
-    checks: list[Matcher] = []
-    for bit, name, attr in _STRING_FIELDS:
-        if mask & bit and name in sel:
-            checks.append(_str_checks(name, sel[name], attr))
-    for bit, name, battr in _BOOL_FIELDS:
-        if mask & bit and name in sel:
-            want = bool(sel[name])
-            checks.append(lambda n, a=battr, w=want: a(n) == w)  # type: ignore[misc]
-    if mask & _MASK_INDEX and "index" in sel:
-        idx = int(sel["index"])
-        checks.append(lambda n: n.index == idx)
-    return lambda n: all(c(n) for c in checks)
-
-
-def _instance(sel: dict[str, Any]) -> int:
-    if int(sel.get("mask", 0)) & _MASK_INSTANCE:
-        return int(sel.get("instance", 0))
-    return 0
-
-
-def find_nodes(windows: list[AxNode], sel: dict[str, Any]) -> list[AxNode]:
-    """Every node a UiSelector matches, in document order, before the final `instance` is applied.
-
-    `child` searches the matched nodes' descendants, `sibling` (`fromParent`) the other nodes under
-    their parent; an `instance` on an intermediate level picks that one match before descending.
-    """
-    if not isinstance(sel, dict):
-        raise _RpcError(-32602, "method parameters invalid", f"not a selector: {sel!r}")
-    levels: list[dict[str, Any]] = [sel]
-    kinds = list(sel.get("childOrSibling") or [])
-    levels.extend(sel.get("childOrSiblingSelector") or [])
-    matches = [n for root in windows for n in root.walk() if _compile(sel)(n)]
-    for depth, (kind, sub) in enumerate(zip(kinds, levels[1:], strict=False)):
-        # the level we are leaving may pin one instance
-        if int(levels[depth].get("mask", 0)) & _MASK_INSTANCE:
-            inst = _instance(levels[depth])
-            matches = matches[inst : inst + 1]
-        match = _compile(sub)
-        seen: set[int] = set()
-        nxt: list[AxNode] = []
-        for node in matches:
-            if kind == "sibling":
-                scope = node.parent.walk()[1:] if node.parent is not None else []
-            else:
-                scope = node.walk()[1:]
-            for cand in scope:
-                if id(cand) not in seen and match(cand):
-                    seen.add(id(cand))
-                    nxt.append(cand)
-        matches = nxt
-    return matches
-
-
-def _find_one(windows: list[AxNode], sel: Any) -> AxNode | None:
-    nodes = find_nodes(windows, sel)
-    levels = [sel, *(sel.get("childOrSiblingSelector") or [])]
-    inst = _instance(levels[-1])
-    return nodes[inst] if 0 <= inst < len(nodes) else None
-
-
-def _rect(bounds: tuple[int, int, int, int]) -> dict[str, int]:
-    left, top, right, bottom = bounds
-    return {"bottom": bottom, "left": left, "right": right, "top": top}
-
-
-def obj_info(node: AxNode) -> dict[str, Any]:
-    """The `ObjInfo` bean the jar returns for a UiObject."""
-    rect = _rect(node.bounds)
-    return {
-        "bounds": rect,
-        "checkable": node.checkable,
-        "checked": node.checked,
-        "childCount": len(node.children),
-        "className": node.class_name,
-        "clickable": node.clickable,
-        "contentDescription": node.content_desc or None,
-        "enabled": node.enabled,
-        "focusable": node.focusable,
-        "focused": node.focused,
-        "longClickable": node.long_clickable,
-        "packageName": node.package,
-        "resourceName": node.resource_id or None,
-        "scrollable": node.scrollable,
-        "selected": node.selected,
-        "text": node.text,
-        "visibleBounds": rect,
-    }
-
-
-def _signature(windows: list[AxNode]) -> list[tuple[str, str, tuple[int, int, int, int]]]:
-    return [(n.text, n.content_desc, n.bounds) for n in windows[0].walk()] if windows else []
-
-
 # --- the service ------------------------------------------------------------------------------
 
 
@@ -336,7 +155,8 @@ class U2Service:
         """Seconds this server has spent performing timed gestures (swipes, drags, pinches)."""
         self.last_gesture: tuple[str, float] | None = None
         """The latest two-finger gesture: `("pinch_in" | "pinch_out" | "pan", distance in px)`."""
-        self._objects: dict[str, Callable[[list[AxNode]], AxNode | None]] = {}
+        self.objects = UiObjects(device, self.windows, self._swipe_px)
+        """The UiObjects handed out by name, selector lookups and UiScrollable's scrolling."""
         self._touch: tuple[float, float, float] | None = None
         self._touch_last: tuple[float, float] | None = None
         self._lock = threading.Lock()
@@ -359,24 +179,24 @@ class U2Service:
             "getClipboard": lambda a: self.device.clipboard or None,
             "pasteClipboard": self._paste,
             "clearInputText": self._clear_input,
-            "exist": lambda a: self._find(a[0]) is not None,
-            "waitForExists": lambda a: self._wait(a, gone=False),
-            "waitUntilGone": lambda a: self._wait(a, gone=True),
-            "objInfo": lambda a: obj_info(self._must_find(a[0])),
-            "objInfoOfAllInstances": lambda a: [obj_info(n) for n in find_nodes(self._windows(), a[0])],
-            "count": lambda a: len(find_nodes(self._windows(), a[0])),
+            "exist": lambda a: self.objects.find(a[0]) is not None,
+            "waitForExists": lambda a: self.objects.wait(a, gone=False),
+            "waitUntilGone": lambda a: self.objects.wait(a, gone=True),
+            "objInfo": lambda a: obj_info(self.objects.must_find(a[0])),
+            "objInfoOfAllInstances": lambda a: [obj_info(n) for n in find_nodes(self.windows(), a[0])],
+            "count": lambda a: len(find_nodes(self.windows(), a[0])),
             "setText": self._set_text,
-            "getText": lambda a: self._must_find(a[0]).text,
+            "getText": lambda a: self.objects.must_find(a[0]).text,
             "clearTextField": self._clear_field,
-            "scrollForward": lambda a: self._scroll(a, forward=True),
-            "scrollBackward": lambda a: self._scroll(a, forward=False),
-            "flingForward": lambda a: self._scroll(a, forward=True, fling=True),
-            "flingBackward": lambda a: self._scroll(a, forward=False, fling=True),
-            "scrollToEnd": lambda a: self._scroll_to_edge(a, forward=True),
-            "scrollToBeginning": lambda a: self._scroll_to_edge(a, forward=False),
-            "flingToEnd": lambda a: self._scroll_to_edge(a, forward=True, fling=True),
-            "flingToBeginning": lambda a: self._scroll_to_edge(a, forward=False, fling=True),
-            "scrollTo": self._scroll_to,
+            "scrollForward": lambda a: self.objects.scroll(a, forward=True),
+            "scrollBackward": lambda a: self.objects.scroll(a, forward=False),
+            "flingForward": lambda a: self.objects.scroll(a, forward=True, fling=True),
+            "flingBackward": lambda a: self.objects.scroll(a, forward=False, fling=True),
+            "scrollToEnd": lambda a: self.objects.scroll_to_edge(a, forward=True),
+            "scrollToBeginning": lambda a: self.objects.scroll_to_edge(a, forward=False),
+            "flingToEnd": lambda a: self.objects.scroll_to_edge(a, forward=True, fling=True),
+            "flingToBeginning": lambda a: self.objects.scroll_to_edge(a, forward=False, fling=True),
+            "scrollTo": self.objects.scroll_to,
             "freezeRotation": self._freeze_rotation,
             "setOrientation": self._set_orientation,
             "waitForIdle": lambda a: wait_until_still(self.device, (int(a[0]) if a else 10_000) / 1000),
@@ -385,15 +205,15 @@ class U2Service:
             "makeToast": self._make_toast,
             "openNotification": lambda a: self._open_shade("notifications"),
             "openQuickSettings": lambda a: self._open_shade("quick_settings"),
-            "childByText": lambda a: self._child_by(a, "text"),
-            "childByDescription": lambda a: self._child_by(a, "description"),
-            "childByInstance": self._child_by_instance,
-            "getChild": lambda a: self._relative(a, "child"),
-            "getFromParent": lambda a: self._relative(a, "sibling"),
-            "getParent": self._get_parent,
-            "getUiObject": lambda a: self._name_node(self._resolver(a[0])),
-            "removeUiObject": self._remove_object,
-            "getUiObjects": lambda a: sorted(self._objects),
+            "childByText": lambda a: self.objects.child_by(a, "text"),
+            "childByDescription": lambda a: self.objects.child_by(a, "description"),
+            "childByInstance": self.objects.child_by_instance,
+            "getChild": lambda a: self.objects.relative(a, "child"),
+            "getFromParent": lambda a: self.objects.relative(a, "sibling"),
+            "getParent": self.objects.get_parent,
+            "getUiObject": lambda a: self.objects.name(self.objects.resolver(a[0])),
+            "removeUiObject": self.objects.remove,
+            "getUiObjects": lambda a: self.objects.names(),
             "gesture": self._gesture_rpc,
             "pinchIn": lambda a: self._pinch(a, inward=True),
             "pinchOut": lambda a: self._pinch(a, inward=False),
@@ -474,7 +294,7 @@ class U2Service:
             return _error(rid, -32601, "method not found", f"method not found: {name}")
         try:
             return {"jsonrpc": "2.0", "id": rid, "result": handler(args)}
-        except _RpcError as exc:
+        except RpcError as exc:
             return _error(rid, exc.code, exc.message, exc.data)
         except DeviceError as exc:
             # the model refused the action (e.g. not a text field): what the jar reports for a bad call
@@ -486,9 +306,6 @@ class U2Service:
 
     def windows(self) -> list[AxNode]:
         """Every window UiAutomator sees now, system overlays (shade, toasts) included."""
-        return self._windows()
-
-    def _windows(self) -> list[AxNode]:
         d = self.device
         width, height = int(round(d.screen_width * d.scale)), int(round(d.screen_height * d.scale))
         overlays = self.system.windows(width, height, d.scale, self._now())
@@ -497,37 +314,6 @@ class U2Service:
     def _now(self) -> float:
         clock = getattr(self.device, "clock", None)
         return float(clock.now()) if clock is not None else time.monotonic()
-
-    def _resolver(self, obj: Any) -> Callable[[list[AxNode]], AxNode | None]:
-        """How to find `obj` (a UiSelector, or the name of a UiObject handed out earlier) again."""
-        if isinstance(obj, str):
-            found = self._objects.get(obj)
-            if found is None:
-                raise _RpcError(-32001, NOT_FOUND, f"UiObject {obj} is not registered (removed or never made)")
-            return found
-        if not isinstance(obj, dict):
-            raise _RpcError(-32602, "method parameters invalid", f"not a selector: {obj!r}")
-        return lambda windows: _find_one(windows, obj)
-
-    def _find(self, sel: Any) -> AxNode | None:
-        return self._resolver(sel)(self._windows())
-
-    def _must_find(self, sel: Any) -> AxNode:
-        node = self._find(sel)
-        if node is None:
-            raise _not_found(sel)
-        return node
-
-    def _name_node(self, resolve: Callable[[list[AxNode]], AxNode | None]) -> str:
-        """Register a UiObject the way the jar does (a UUID naming a lazily re-resolved object)."""
-        if resolve(self._windows()) is None:
-            raise _RpcError(-32001, NOT_FOUND, "UiObject not found")
-        name = str(uuid.uuid4())
-        self._objects[name] = resolve
-        return name
-
-    def _remove_object(self, args: list[Any]) -> None:
-        self._objects.pop(str(args[0]), None)
 
     def press(self, key: Key) -> None:
         """A key press as the system routes it: Back and Home first close an open shade."""
@@ -548,7 +334,7 @@ class U2Service:
 
     def tap_px(self, x: float, y: float) -> None:
         """A tap at pixel (x, y): system bars take their share, the app gets the rest."""
-        key = self._system_key(x, y)
+        key = bar_key(x, y, self.device.screen_width, self.device.screen_height, self.device.scale)
         if key == "":
             return
         if key is not None:
@@ -557,18 +343,6 @@ class U2Service:
         if self.system.shade is not None:
             return  # the shade covers the app: nothing under it gets the tap
         self.device.tap(*self._pt(x, y))
-
-    def _system_key(self, x: float, y: float) -> str | None:
-        """`""` inside the status bar, a key name on a navigation button, None in the app area."""
-        scale = self.device.scale
-        width = self.device.screen_width * scale
-        height = self.device.screen_height * scale
-        if y < STATUS_BAR_PT * scale:
-            return ""
-        if y >= height - NAV_BAR_PT * scale:
-            third = width / 3
-            return "back" if x < third else ("home" if x < 2 * third else "recent")
-        return None
 
     def _device_info(self, args: list[Any]) -> dict[str, Any]:
         d = self.device
@@ -589,7 +363,7 @@ class U2Service:
     def _dump(self, args: list[Any]) -> str:
         max_depth = int(args[1]) if len(args) > 1 and args[1] is not None else 50
         root_in_active = bool(args[2]) if len(args) > 2 else False
-        windows = self._windows()
+        windows = self.windows()
         if root_in_active:
             windows = windows[:1]
         return render_hierarchy(windows, rotation=self.rotation, max_depth=max_depth)
@@ -610,7 +384,7 @@ class U2Service:
 
     def _click(self, args: list[Any]) -> bool:
         if args and isinstance(args[0], (dict, str)):
-            node = self._must_find(args[0])
+            node = self.objects.must_find(args[0])
             self.tap_px(*node.center)
             return True
         x, y = float(args[0]), float(args[1])
@@ -622,12 +396,12 @@ class U2Service:
         return True
 
     def _click_new_window(self, args: list[Any]) -> bool:
-        node = self._must_find(args[0])
+        node = self.objects.must_find(args[0])
         self.tap_px(*node.center)
         return True
 
     def _long_click(self, args: list[Any]) -> bool:
-        node = self._must_find(args[0])
+        node = self.objects.must_find(args[0])
         self.device.long_press(*self._pt(*node.center))
         return True
 
@@ -635,33 +409,21 @@ class U2Service:
         # UiAutomator injects one move every 5 ms: the finger is down for steps * 5 ms
         duration = max(2, steps) * 0.005
         self.take_time(duration)
-        if self._shade_swipe(fy, ty):
+        if self.system.swipe(fy, ty, self.device.scale):
             return
         self.device.swipe(*self._pt(fx, fy), *self._pt(tx, ty), duration=duration)
-
-    def _shade_swipe(self, fy: float, ty: float) -> bool:
-        """A swipe down from the status bar opens the shade; a swipe up closes an open one."""
-        status = STATUS_BAR_PT * self.device.scale
-        if self.system.shade is not None:
-            if ty < fy:
-                self.system.close_shade()
-            return True
-        if fy < status and ty - fy > status:
-            self.system.open_shade("notifications")
-            return True
-        return False
 
     def _swipe(self, args: list[Any]) -> bool:
         if args and isinstance(args[0], (dict, str)):
             # swipe(Selector, direction, steps) / swipe(Selector, direction, percent, steps)
-            node = self._must_find(args[0])
+            node = self.objects.must_find(args[0])
             direction = str(args[1])
             steps = int(args[-1]) if len(args) > 2 else 10
             left, top, right, bottom = node.bounds
             cx, cy = node.center
             ends = {"up": (cx, top), "down": (cx, bottom - 1), "left": (left, cy), "right": (right - 1, cy)}
             if direction not in ends:
-                raise _RpcError(-32602, "method parameters invalid", f"direction {direction!r}")
+                raise RpcError(-32602, "method parameters invalid", f"direction {direction!r}")
             self._swipe_px(cx, cy, *ends[direction], steps)
             return True
         fx, fy, tx, ty = (float(v) for v in args[:4])
@@ -684,9 +446,9 @@ class U2Service:
         return True
 
     def _drag_to(self, args: list[Any]) -> bool:
-        node = self._must_find(args[0])
+        node = self.objects.must_find(args[0])
         if isinstance(args[1], dict):
-            target = self._must_find(args[1])
+            target = self.objects.must_find(args[1])
             tx, ty = target.center
             steps = int(args[2]) if len(args) > 2 else 100
         else:
@@ -714,7 +476,7 @@ class U2Service:
                     self.device.long_press(*self._pt(sx, sy), duration=held)
                 else:
                     self.tap_px(sx, sy)
-            elif not self._shade_swipe(sy, y):
+            elif not self.system.swipe(sy, y, self.device.scale):
                 self.device.swipe(*self._pt(sx, sy), *self._pt(x, y), duration=max(held, 0.05))
         return True
 
@@ -751,20 +513,8 @@ class U2Service:
     def _clear_input(self, args: list[Any]) -> None:
         self.device.clear_text()
 
-    def _wait(self, args: list[Any], *, gone: bool) -> bool:
-        sel = args[0]
-        timeout_s = (int(args[1]) if len(args) > 1 else 0) / 1000
-        deadline = device_time(self.device) + timeout_s
-        while True:
-            present = self._find(sel) is not None
-            if present != gone:
-                return True
-            if device_time(self.device) >= deadline:
-                return False
-            device_pause(self.device, min(_WAIT_POLL_S, max(0.0, deadline - device_time(self.device))))
-
     def _set_text(self, args: list[Any]) -> bool:
-        node = self._must_find(args[0])
+        node = self.objects.must_find(args[0])
         text = "" if len(args) < 2 or args[1] is None else str(args[1])
         if node.sim is None or not node.editable:
             return False
@@ -772,55 +522,9 @@ class U2Service:
         return True
 
     def _clear_field(self, args: list[Any]) -> None:
-        node = self._must_find(args[0])
+        node = self.objects.must_find(args[0])
         if node.sim is not None and node.editable:
             self.device.set_text(node.sim, "")
-
-    def _scroll_once(self, node: AxNode, *, vertical: bool, forward: bool, fling: bool) -> bool:
-        """One swipe inside a scrollable; True when the content moved."""
-        left, top, right, bottom = node.bounds
-        cx, cy = node.center
-        # UiScrollable keeps a 10% dead zone at each edge (swipeDeadZonePercentage)
-        near, far = (0.2, 0.8) if not fling else (0.1, 0.9)
-        if vertical:
-            start, end = top + (bottom - top) * far, top + (bottom - top) * near
-            coords = (cx, start, cx, end) if forward else (cx, end, cx, start)
-        else:
-            start, end = left + (right - left) * far, left + (right - left) * near
-            coords = (start, cy, end, cy) if forward else (end, cy, start, cy)
-        before = _signature(self._windows())
-        self._swipe_px(*coords, 5 if fling else 55)
-        return _signature(self._windows()) != before
-
-    def _scroll(self, args: list[Any], *, forward: bool, fling: bool = False) -> bool:
-        node = self._must_find(args[0])
-        vertical = bool(args[1]) if len(args) > 1 else True
-        return self._scroll_once(node, vertical=vertical, forward=forward, fling=fling)
-
-    def _scroll_to_edge(self, args: list[Any], *, forward: bool, fling: bool = False) -> bool:
-        vertical = bool(args[1]) if len(args) > 1 else True
-        max_swipes = int(args[2]) if len(args) > 2 else 30
-        for _ in range(max(1, max_swipes)):
-            node = self._must_find(args[0])
-            if not self._scroll_once(node, vertical=vertical, forward=forward, fling=fling):
-                break
-        return True
-
-    def _scroll_to(self, args: list[Any]) -> bool:
-        # UiScrollable.scrollIntoView: look, rewind to the beginning, then page forward looking
-        scrollable, target = args[0], args[1]
-        vertical = bool(args[2]) if len(args) > 2 else True
-        if self._find(target) is not None:
-            return True
-        for forward in (False, True):
-            for _ in range(30):
-                node = self._must_find(scrollable)
-                moved = self._scroll_once(node, vertical=vertical, forward=forward, fling=False)
-                if forward and self._find(target) is not None:
-                    return True
-                if not moved:
-                    break
-        return self._find(target) is not None
 
     def _freeze_rotation(self, args: list[Any]) -> None:
         self.rotation_frozen = bool(args[0]) if args else True
@@ -831,7 +535,7 @@ class U2Service:
         value = str(args[0]) if args else "natural"
         turns = {"natural": 0, "n": 0, "left": 1, "l": 1, "right": 3, "r": 3, "upsidedown": 2, "u": 2}
         if value not in turns:
-            raise _RpcError(-32001, "java.lang.IllegalArgumentException", f"Invalid orientation: {value}")
+            raise RpcError(-32001, "java.lang.IllegalArgumentException", f"Invalid orientation: {value}")
         set_rotation = getattr(self.device, "set_rotation", None)
         self.rotation = int(set_rotation(turns[value])) if callable(set_rotation) else 0
 
@@ -851,86 +555,18 @@ class U2Service:
         self.system.open_shade(which)
         return True
 
-    # --- UiCollection / UiObject handles -----------------------------------------------------
-
-    def _child_by(self, args: list[Any], what: str) -> str:
-        """childByText / childByDescription(collection, childPattern, text[, allowScrollSearch]):
-        the first childPattern match under the collection whose own text (description) or any
-        descendant's equals `text`, as UiCollection.getChildByText does; with allowScrollSearch the
-        collection is scrolled through first, as UiScrollable's variant does."""
-        collection, pattern, wanted = args[0], args[1], str(args[2])
-        scroll = bool(args[3]) if len(args) > 3 else False
-
-        def attr(n: AxNode) -> str:
-            return n.text if what == "text" else n.content_desc
-
-        def resolve(windows: list[AxNode]) -> AxNode | None:
-            holder = _find_one(windows, collection)
-            for row in _descendants(holder, pattern) if holder is not None else []:
-                if any(attr(n) == wanted for n in row.walk()):
-                    return row
-            return None
-
-        if scroll and resolve(self._windows()) is None:
-            self._scroll_until(collection, lambda: resolve(self._windows()) is not None)
-        if resolve(self._windows()) is None:
-            raise _RpcError(-32001, NOT_FOUND, f"for {what}= \"{wanted}\"")
-        return self._name_node(resolve)
-
-    def _child_by_instance(self, args: list[Any]) -> str:
-        collection, pattern, inst = args[0], args[1], int(args[2])
-
-        def resolve(windows: list[AxNode]) -> AxNode | None:
-            holder = _find_one(windows, collection)
-            rows = _descendants(holder, pattern) if holder is not None else []
-            return rows[inst] if 0 <= inst < len(rows) else None
-
-        return self._name_node(resolve)
-
-    def _relative(self, args: list[Any], kind: str) -> str:
-        base, pattern = self._resolver(args[0]), args[1]
-
-        def resolve(windows: list[AxNode]) -> AxNode | None:
-            node = base(windows)
-            if node is None:
-                return None
-            scope = node.parent if kind == "sibling" else node
-            rows = _descendants(scope, pattern) if scope is not None else []
-            return rows[_instance(pattern)] if 0 <= _instance(pattern) < len(rows) else None
-
-        return self._name_node(resolve)
-
-    def _get_parent(self, args: list[Any]) -> str:
-        base = self._resolver(args[0])
-
-        def resolve(windows: list[AxNode]) -> AxNode | None:
-            node = base(windows)
-            return node.parent if node is not None else None
-
-        self._must_find(args[0])
-        return self._name_node(resolve)
-
-    def _scroll_until(self, scrollable: Any, found: Callable[[], bool]) -> None:
-        for forward in (False, True):
-            for _ in range(30):
-                moved = self._scroll_once(self._must_find(scrollable), vertical=True, forward=forward, fling=False)
-                if found():
-                    return
-                if not moved:
-                    break
-
     # --- two-finger gestures ----------------------------------------------------------------
 
     def _gesture_rpc(self, args: list[Any]) -> bool:
         # gesture(obj, startPoint1, startPoint2, endPoint1, endPoint2, steps); points are {x, y}
-        self._must_find(args[0])
+        self.objects.must_find(args[0])
         s1, s2, e1, e2 = (_point(p) for p in args[1:5])
         steps = int(args[5]) if len(args) > 5 else 100
         return self._two_fingers(s1, s2, e1, e2, steps)
 
     def _pinch(self, args: list[Any], *, inward: bool) -> bool:
         # pinchIn/pinchOut(obj, percent, steps): both fingers on the diagonal, UiObject-style
-        node = self._must_find(args[0])
+        node = self.objects.must_find(args[0])
         percent = max(0, min(100, int(args[1]) if len(args) > 1 else 100)) / 100
         steps = int(args[2]) if len(args) > 2 else 50
         left, top, right, bottom = node.bounds
@@ -957,7 +593,7 @@ class U2Service:
         after = ((e1[0] - e2[0]) ** 2 + (e1[1] - e2[1]) ** 2) ** 0.5
         if abs(after - before) < 24:
             self.last_gesture = ("pan", ((e1[0] - s1[0]) ** 2 + (e1[1] - s1[1]) ** 2) ** 0.5)
-            if not self._shade_swipe(s1[1], e1[1]):
+            if not self.system.swipe(s1[1], e1[1], self.device.scale):
                 self.device.swipe(*self._pt(*s1), *self._pt(*e1), duration=max(2, steps) * 0.005)
         else:
             self.last_gesture = ("pinch_out" if after > before else "pinch_in", abs(after - before))
@@ -965,18 +601,6 @@ class U2Service:
 
     def _set_screen(self, on: bool) -> None:
         self.screen_on = on
-
-
-def _descendants(holder: AxNode, pattern: Any) -> list[AxNode]:
-    """The nodes under `holder` a UiSelector pattern matches, in document order (its own
-    `instance` is not applied: callers pick from the list)."""
-    if not isinstance(pattern, dict):
-        raise _RpcError(-32602, "method parameters invalid", f"not a selector: {pattern!r}")
-    sub = {k: v for k, v in pattern.items() if k not in ("instance",)}
-    sub["mask"] = int(pattern.get("mask", 0)) & ~_MASK_INSTANCE
-    wrapper = AxNode(0, "", "", "", "", "", holder.bounds)
-    wrapper.children = holder.children
-    return [n for n in find_nodes([wrapper], sub) if n is not wrapper]
 
 
 def _point(value: Any) -> tuple[float, float]:
