@@ -936,11 +936,11 @@ def _with_install(f: Any) -> Any:
 
 def _model_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Checks `--model PROVIDER:MODEL` up front: an unknown provider is a usage error (exit 2)."""
+    if value is None:  # before the imports: a replay with no --model never loads the LLM clients
+        return None
     from trailblaze.errors import UsageError
     from trailblaze.llm.models import parse_model
 
-    if value is None:
-        return None
     try:
         return str(parse_model(value))
     except UsageError as exc:
