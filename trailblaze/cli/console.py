@@ -275,6 +275,7 @@ def step_line(rec: StepRecord) -> str:
         n = len(rec.tools) - len(auto)
         what = f"replayed {n} tool{'s' * (n != 1)}" + (f" (+ {', '.join(auto)})" if auto else "")
     else:
+        # an empty recording (`[]`) prints as `no-op`, the word users know from earlier releases
         what = {"noop": "no-op", "agent": "agent", "self-heal": "self-heal"}[rec.mode]
     if rec.recording_written:
         n = sum(t.recorded for t in rec.tools) or len(rec.tools)

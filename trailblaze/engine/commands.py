@@ -531,13 +531,14 @@ def _write_reports(
     told: Progress, rundir: RunDir, junit: str | None, report: str | None, *, single_file: bool = False
 ) -> None:
     """JUnit and the HTML report, from run.json one trail at a time (the run directory let go of them)."""
-    from trailblaze.output.junit import write_junit
-    from trailblaze.output.report import pictures_folder, write_html_report
-
     root = rundir.root
     if junit:
+        from trailblaze.output.junit import write_junit
+
         told.junit_written(write_junit(rundir.run, junit, run_dir=root, trails=iter_trails(root, rundir.run)))
     if report:
+        from trailblaze.output.report import pictures_folder, write_html_report
+
         page = write_html_report(root, report_target(report), single_file=single_file)
         told.report_written(page, pictures_folder(page))
 
