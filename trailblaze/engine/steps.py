@@ -3,8 +3,7 @@
 For the trailhead and then every step, the engine picks what to run on this device:
 
 - a recording for the device's classifier (closest first) → its tools run in order through
-  `run_recorded_tool` (element tools poll-resolve, act, settle); `[]` is an empty recording: the
-  step needs no action (its run.json mode is `noop`);
+  `run_recorded_tool` (element tools poll-resolve, act, settle); `[]` is a deliberate no-op;
 - no recording, `recordable: false`, or a step the policy gives the agent (`record --step`,
   `--rerecord`) → the agent solves the step;
 - a recorded tool fails → the step fails with diagnostics (trail, step, tool, selector, the closest
