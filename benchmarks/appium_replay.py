@@ -4,7 +4,7 @@ real Appium server (tests/appium: Appium 3 and its UiAutomator2 driver, pinned) 
 - `raw`: a careful hand-written script with the raw client on the same session type: `mobile: clearApp`
   and `activateApp`, then for each field find it by id (an explicit `WebDriverWait`, as Appium's docs
   advise), click, type with the element's `send_keys`; tap Sign in; wait for the Inbox heading.
-- `library`: `trailblaze.engine.runner.replay_trail` on a `DeviceSession` opened on
+- `library`: `trailblaze.engine.replay.replay_trail` on a `DeviceSession` opened on
   `appium:URL#caps.yaml` (the checked replay: every tool resolves its selector on a page source and
   settles after acting; no screenshots, as the raw script takes none).
 
@@ -34,7 +34,7 @@ sys.path.insert(0, str(_ROOT))  # the Appium rig lives with the tests (tests/app
 
 from tests.appium_support import AppiumServer  # noqa: E402
 from trailblaze.device.devices import open_device  # noqa: E402
-from trailblaze.engine.runner import build_memory, replay_trail  # noqa: E402
+from trailblaze.engine.replay import build_memory, replay_trail  # noqa: E402
 from trailblaze.testing.farm_hub import FarmHub  # noqa: E402
 from trailblaze.trail.model import load_trail  # noqa: E402
 from trailblaze_sim import create_device  # noqa: E402

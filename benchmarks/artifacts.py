@@ -94,7 +94,7 @@ def _cli_replay(platform: str, latency: str, run_dir: Path, *extra: str) -> tupl
 def _library_replay(platform: str, latency: str) -> float:
     """Seconds per trail of `replay_trail` with no run directory, every example trail, one session."""
     from trailblaze.device.devices import open_device
-    from trailblaze.engine.runner import build_memory, replay_trail
+    from trailblaze.engine.replay import build_memory, replay_trail
     from trailblaze.trail.model import find_trail_files, load_trail
 
     files, _ = find_trail_files([_ROOT / "trails"], platform)
@@ -147,7 +147,7 @@ def _rundir_cost(platforms: list[str], reps: int, latency: str, tmp: Path) -> No
     import inspect
 
     from trailblaze.device.devices import open_device
-    from trailblaze.engine.runner import build_memory, replay_trail
+    from trailblaze.engine.replay import build_memory, replay_trail
     from trailblaze.output.rundir import RunDir
     from trailblaze.tools.memory import Memory
     from trailblaze.trail.model import load_trail

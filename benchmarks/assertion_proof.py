@@ -60,7 +60,7 @@ def record_share() -> None:
     import trailblaze.engine.proof as proof
     import trailblaze.mutation.gate as gate
     from trailblaze.device.devices import open_device
-    from trailblaze.engine.runner import record_trail
+    from trailblaze.engine.record import record_trail
     from trailblaze.testing.demo_policy import demo_llm
 
     spent = [0.0]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import build_memory, replay_trail
+from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.errors import TrailblazeError
 from trailblaze.trail.model import load_trail
 from trailblaze_sim.faults import Conditions

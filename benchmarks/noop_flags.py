@@ -17,8 +17,8 @@ from pathlib import Path
 import yaml
 
 from trailblaze.device.devices import open_device
+from trailblaze.engine.record import RecordOptions, record_trail
 from trailblaze.engine.replay import replay_trail
-from trailblaze.engine.runner import RecordOptions, record_trail
 from trailblaze.output.runlog import TrailRecord
 from trailblaze.testing.demo_policy import demo_llm
 from trailblaze.tools.execute import TOOL_KINDS

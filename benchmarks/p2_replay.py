@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import replay_trail
+from trailblaze.engine.replay import replay_trail
 from trailblaze.output.runlog import StepRecord
 from trailblaze.tools.memory import Memory
 

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import RecordOptions, record_trail
+from trailblaze.engine.record import RecordOptions, record_trail
 from trailblaze.llm.anthropic import AnthropicLLM
 from trailblaze.llm.prompts import SCREEN_HEADER
 from trailblaze.testing import FakeMessagesAPI

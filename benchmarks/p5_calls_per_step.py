@@ -18,7 +18,7 @@ from pathlib import Path
 import yaml
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import RecordOptions, record_trail
+from trailblaze.engine.record import RecordOptions, record_trail
 from trailblaze.output.rundir import RunDir
 from trailblaze.testing.demo_policy import demo_llm
 from trailblaze.tools.memory import Memory

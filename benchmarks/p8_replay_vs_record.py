@@ -25,7 +25,8 @@ import yaml
 
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
-from trailblaze.engine.runner import record_trail, replay_trail
+from trailblaze.engine.record import record_trail
+from trailblaze.engine.replay import replay_trail
 from trailblaze.llm.anthropic import AnthropicLLM
 from trailblaze.llm.client import LLMClient
 from trailblaze.testing import Delay, FakeMessagesAPI

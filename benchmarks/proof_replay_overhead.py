@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import record_trail
+from trailblaze.engine.record import record_trail
 from trailblaze.llm.anthropic import AnthropicLLM
 from trailblaze.llm.client import LLMClient
 from trailblaze.output.rundir import RunDir

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import build_memory, replay_trail
+from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.trail.model import load_trail
 from trailblaze_sim.faults import LATENCY_PROFILES, Conditions
 

@@ -6,7 +6,7 @@ same device: the same six actions, waiting for each element the way the client's
 facebook-wda). Four ways to run `trails/login.trail.yaml`, one process, one simulator per platform:
 
 - `raw`: the hand-written script below (uiautomator2 / facebook-wda, nothing from trailblaze);
-- `library`: `trailblaze.engine.runner.replay_trail` on an open `DeviceSession`;
+- `library`: `trailblaze.engine.replay.replay_trail` on an open `DeviceSession`;
 - `cli`: `trailblaze replay` with its default run directory (screenshots, report files);
 - `cli CI=true`: the same under `CI=true`, i.e. the CI defaults (a failing step's screenshot only).
 
@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import build_memory, replay_trail
+from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.trail.model import load_trail
 from trailblaze_sim.faults import LATENCY_PROFILES, Conditions, FaultKind, RequestKind
 from trailblaze_sim.runtime import Simulator, start_simulator

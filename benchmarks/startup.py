@@ -8,6 +8,8 @@ Prints, as medians of N fresh processes:
   (zero latency, started by this script, reached as `--device android` through
   `ANDROID_ADB_SERVER_PORT`) next to the same command run in this process (`cli.main`, warmed up):
   the difference is the process's start-up — interpreter, imports, driver plugin;
+- `trailblaze validate trails/login.trail.yaml` next to its floor, `python -c "import pydantic, yaml,
+  click"` (the libraries a validate cannot do without): the difference is ours (issue 39: ≤ +0.1 s);
 - the modules `import trailblaze.cli.main` takes longest to import (`python -X importtime`).
 
 Each figure twice: with a bytecode cache (what an installed package or any second run has) and
@@ -88,6 +90,17 @@ def _help_rows(runs: int, env: dict[str, str]) -> list[tuple[str, float, float]]
         samples = [_process([py, "-m", "trailblaze", *args], env) for _ in range(runs)]
         rows.append((f"trailblaze {' '.join(args)}", *_figure(samples)))
     return rows
+
+
+def _validate_rows(runs: int, env: dict[str, str]) -> list[tuple[str, float, float]]:
+    """`trailblaze validate` of one trail and its floor: the third-party libraries it needs, imported."""
+    py = sys.executable
+    floor = [_process([py, "-c", "import pydantic, yaml, click"], env) for _ in range(runs)]
+    done = [_process([py, "-m", "trailblaze", "validate", str(_TRAIL)], env) for _ in range(runs)]
+    return [
+        ("python -c 'import pydantic, yaml, click' (validate floor)", *_figure(floor)),
+        ("trailblaze validate trails/login.trail.yaml", *_figure(done)),
+    ]
 
 
 def _start_simulator() -> tuple[subprocess.Popen[str], str]:
@@ -175,6 +188,12 @@ def _print(title: str, runs: int, env: dict[str, str]) -> None:
             else f"   ({wall - floor_wall:+.0f} ms wall, {cpu - floor_cpu:+.0f} ms CPU over the floor)"
         )
         print(f"  {name:36s} {wall:6.0f} ms wall {cpu:6.0f} ms CPU{net}")
+    (floor_name, v_floor, v_floor_cpu), (name, v_wall, v_cpu) = _validate_rows(runs, env)
+    print(f"  {floor_name:36s} {v_floor:6.0f} ms wall {v_floor_cpu:6.0f} ms CPU")
+    print(
+        f"  {name:36s} {v_wall:6.0f} ms wall {v_cpu:6.0f} ms CPU"
+        f"   ({v_wall - v_floor:+.0f} ms wall, {v_cpu - v_floor_cpu:+.0f} ms CPU over its floor)"
+    )
     (p_wall, p_cpu), (i_wall, i_cpu) = _replay_overhead(runs, env)
     print(
         f"  trailblaze replay (login trail, sim android, zero latency): {p_wall:.0f} ms as a process vs {i_wall:.0f} ms "
@@ -189,7 +208,7 @@ def main() -> None:
     runs = parser.parse_args().runs
     cached = _cached_env()
     subprocess.run(
-        [sys.executable, "-c", "import trailblaze.engine.runner, trailblaze_android.driver, trailblaze_sim.runtime"],
+        [sys.executable, "-c", "import trailblaze.cli.main, trailblaze_android.driver, trailblaze_sim.runtime"],
         env=cached,
         check=True,
     )  # fills the bytecode cache

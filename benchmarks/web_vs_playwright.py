@@ -27,7 +27,7 @@ from pathlib import Path
 from trailblaze_web.driver import BROWSER_ARGS, WebDriver, find_browser
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import ReplayOptions, replay_trail
+from trailblaze.engine.replay import ReplayOptions, replay_trail
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "web"

@@ -23,7 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import ReplayOptions, build_memory, replay_trail
+from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
 from trailblaze.llm.client import LLMClient
 from trailblaze.output.runlog import StepRecord, TrailRecord
 from trailblaze.trail.model import load_trail

@@ -16,7 +16,7 @@ import pytest
 from tests.cli_support import copy_example, trailblaze
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
-from trailblaze.engine.runner import build_memory, replay_trail
+from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.output.report import render_html
 from trailblaze.output.rundir import RunDir
 from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord, load_run

@@ -155,7 +155,7 @@ def test_without_a_terminal_the_tool_is_not_offered(api: FakeMessagesAPI, tmp_pa
 
 def test_record_options_ask_callback_answers_and_is_never_recorded(tmp_path: Path) -> None:
     from trailblaze.device.devices import open_device
-    from trailblaze.engine.runner import RecordOptions, record_trail
+    from trailblaze.engine.record import RecordOptions, record_trail
     from trailblaze.llm.client import ToolResultBlock
     from trailblaze.output.rundir import RunDir
     from trailblaze.testing import ScriptedLLM, tool

@@ -242,7 +242,7 @@ def test_record_does_not_write_a_trail_whose_assertion_cannot_fail(tmp_path) -> 
 
     import yaml
 
-    from trailblaze.engine.runner import RecordOptions, record_trail
+    from trailblaze.engine.record import RecordOptions, record_trail
     from trailblaze.testing.demo_policy import demo_llm
 
     root = Path(__file__).resolve().parents[1]

@@ -12,7 +12,7 @@ import pytest
 
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
-from trailblaze.engine.runner import replay_trail
+from trailblaze.engine.replay import replay_trail
 from trailblaze.llm.anthropic import AnthropicLLM
 from trailblaze.screen.hierarchy import parse_hierarchy
 from trailblaze.screen.resolve import resolve

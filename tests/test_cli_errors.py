@@ -350,7 +350,7 @@ def test_one_trail_on_a_realistic_sim_and_the_summary_says_trail(
 @pytest.mark.slow
 def test_a_template_missing_at_run_time_names_the_trail_and_step(tmp_path: Path) -> None:
     from trailblaze.device.devices import open_device
-    from trailblaze.engine.runner import replay_trail
+    from trailblaze.engine.replay import replay_trail
     from trailblaze.errors import UsageError
     from trailblaze.tools.memory import Memory
 

@@ -20,7 +20,7 @@ import pytest
 from tests.cli_support import copy_example
 from tests.device_support import Rig, rig
 from trailblaze.agent.loop import Agent
-from trailblaze.engine.runner import build_memory, replay_trail
+from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.llm.client import ImageBlock, LLMRequest
 from trailblaze.output.rundir import RunDir
 from trailblaze.output.runlog import TrailRecord

@@ -26,10 +26,10 @@ def test_help_runs() -> None:
 
 
 def test_a_replay_does_not_import_the_recording_machinery() -> None:
-    """Start-up (issue 29): `trailblaze replay` imports the runner, which must not pull in the proof
+    """Start-up (issue 29): `trailblaze replay` imports the commands, which must not pull in the proof
     replay and assertion mutation that only recording uses."""
     code = (
-        "import sys, trailblaze.engine.runner, trailblaze.cli.main;"
+        "import sys, trailblaze.engine.commands, trailblaze.cli.main;"
         "print(','.join(m for m in ('trailblaze.engine.proof', 'trailblaze.mutation.mutants', 'trailblaze.agent.loop') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -13,8 +13,8 @@ from trailblaze.device.devices import open_device
 from trailblaze.device.noop import NO_CHANGE
 from trailblaze.device.session import DeviceSession
 from trailblaze.device.settle import same_screen
+from trailblaze.engine.record import record_trail
 from trailblaze.engine.replay import replay_trail
-from trailblaze.engine.runner import record_trail
 from trailblaze.llm.client import ToolResultBlock
 from trailblaze.output.report import write_html_report
 from trailblaze.output.rundir import RunDir

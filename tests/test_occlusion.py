@@ -27,7 +27,7 @@ from tests.test_record_cli import (
 from trailblaze.agent.loop import Agent
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
-from trailblaze.engine.runner import record_trail
+from trailblaze.engine.record import record_trail
 from trailblaze.llm.client import LLMClient, LLMRequest, LLMResponse, TextBlock, ToolResultBlock
 from trailblaze.llm.prompts import SCREEN_HEADER
 from trailblaze.screen.compact import compact_view

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from trailblaze.device.devices import open_device
-from trailblaze.engine.runner import replay_trail
+from trailblaze.engine.replay import replay_trail
 from trailblaze.tools.execute import run_recorded_tool
 from trailblaze.tools.memory import Memory
 from trailblaze.tools.registry import READ_COMPAT_TOOLS

@@ -351,7 +351,7 @@ def test_trail_runner_record_verifies(pytester: pytest.Pytester, tmp_path: Path)
 
 def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
     from trailblaze.device.devices import open_device
-    from trailblaze.engine.runner import record_trail
+    from trailblaze.engine.record import record_trail
     from trailblaze.errors import DeviceError
     from trailblaze.output.rundir import RunDir
     from trailblaze.testing.demo_policy import demo_llm

@@ -10,7 +10,7 @@ import pytest
 
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
-from trailblaze.engine.runner import RecordOptions, record_trail
+from trailblaze.engine.record import RecordOptions, record_trail
 from trailblaze.llm.client import LLMClient
 from trailblaze.output.rundir import RunDir
 from trailblaze.output.runlog import load_run

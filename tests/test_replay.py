@@ -13,7 +13,7 @@ from tests.cli_support import copy_example
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.engine.heal import ambiguity, closest_candidates, seed_text, trail_diff
-from trailblaze.engine.runner import ReplayOptions, build_memory, replay_trail
+from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
 from trailblaze.llm.client import LLMClient, LLMRequest, LLMResponse
 from trailblaze.output.rundir import RunDir
 from trailblaze.output.runlog import load_run

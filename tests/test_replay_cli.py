@@ -213,7 +213,7 @@ def test_committed_recordings_are_what_record_produces(api: FakeMessagesAPI, tmp
 
 
 def test_step_line_counts_the_recording_apart_from_the_replayers_own_calls() -> None:
-    from trailblaze.engine.runner import _step_line
+    from trailblaze.cli.console import step_line as _step_line
     from trailblaze.output.runlog import StepRecord, ToolRecord
 
     rec = StepRecord(index=3, kind="step", text="Tap", mode="replay", status="failed", duration_ms=800)

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from trailblaze.device.devices import open_device
+from trailblaze.engine.commands import run_replay_command
 from trailblaze.engine.options import DeviceChoice, ReplayRun, RunInputs, RunOutput
-from trailblaze.engine.runner import build_memory, replay_trail, run_replay_command
+from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.errors import DeviceError
 from trailblaze.trail.model import load_trail
 from trailblaze_sim.faults import Conditions

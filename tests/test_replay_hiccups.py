@@ -14,8 +14,9 @@ import pytest
 
 from tests.device_support import Arming
 from trailblaze.device.devices import open_device
+from trailblaze.engine.commands import run_replay_command
 from trailblaze.engine.options import DeviceChoice, ReplayRun, RunInputs, RunOutput
-from trailblaze.engine.runner import build_memory, replay_trail, run_replay_command
+from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.trail.model import load_trail
 from trailblaze_sim.faults import Conditions
 

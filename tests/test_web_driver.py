@@ -65,7 +65,7 @@ def _replay(path: Path, tmp_path: Path, *extra: str) -> tuple[int, str]:
 
 def _replay_in_process(path: Path, device: str = "web") -> str:
     from trailblaze.device.devices import open_device
-    from trailblaze.engine.runner import replay_trail
+    from trailblaze.engine.replay import replay_trail
 
     with open_device(device) as session:
         record = replay_trail(path, session)
@@ -258,7 +258,7 @@ trail:
 @pytest.mark.slow
 def test_slow_request_shadow_dom_iframe_and_select(tmp_path: Path, base_url: str) -> None:
     from trailblaze.device.devices import open_device
-    from trailblaze.engine.runner import replay_trail
+    from trailblaze.engine.replay import replay_trail
 
     with open_device(f"web:{base_url}/edge.html") as session:
         load = next(n for n in session.settle().nodes if n.label == "Load data")

@@ -25,8 +25,8 @@ from trailblaze.errors import (
 if TYPE_CHECKING:
     from trailblaze.device.devices import open_device
     from trailblaze.engine.options import RecordOptions
+    from trailblaze.engine.record import record_trail
     from trailblaze.engine.replay import ReplayOptions, replay_trail
-    from trailblaze.engine.runner import record_trail
     from trailblaze.screen.selector import NodeSelector
     from trailblaze.tools.custom import ToolContext, tool
     from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
@@ -56,7 +56,7 @@ _LAZY = {
     "ReplayOptions": "trailblaze.engine.replay",
     "replay_trail": "trailblaze.engine.replay",
     "RecordOptions": "trailblaze.engine.options",
-    "record_trail": "trailblaze.engine.runner",
+    "record_trail": "trailblaze.engine.record",
     **{
         name: "trailblaze.trail.model"
         for name in (

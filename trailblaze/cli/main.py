@@ -936,11 +936,11 @@ def _with_install(f: Any) -> Any:
 
 def _model_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Checks `--model PROVIDER:MODEL` up front: an unknown provider is a usage error (exit 2)."""
+    if value is None:  # before the imports: a replay with no --model never loads the LLM clients
+        return None
     from trailblaze.errors import UsageError
     from trailblaze.llm.models import parse_model
 
-    if value is None:
-        return None
     try:
         return str(parse_model(value))
     except UsageError as exc:
@@ -1150,10 +1150,11 @@ def record_command(
 ) -> None:
     """Record TRAIL files: the agent solves unrecorded steps; a replay from a relaunch proves the new
     recordings before they are written back."""
+    from trailblaze.cli.console import ConsoleProgress
+    from trailblaze.engine.commands import run_record_command
     from trailblaze.engine.options import RecordRun
-    from trailblaze.engine.runner import run_record_command
 
-    code = run_record_command(RecordRun(trails, device, inputs, model, output, options))
+    code = run_record_command(RecordRun(trails, device, inputs, model, output, options), ConsoleProgress())
     ctx.exit(code)
 
 
@@ -1231,9 +1232,10 @@ def replay_command(
     reported, but its failure does not fail the run. --max-heals N fails a --self-heal run that
     healed more than N steps; every heal is listed in the summary with its diff.
     """
+    from trailblaze.cli.console import ConsoleProgress
+    from trailblaze.engine.commands import run_replay_command
     from trailblaze.engine.options import ReplayRun
     from trailblaze.engine.replay import ReplayOptions
-    from trailblaze.engine.runner import run_replay_command
     from trailblaze.engine.shard import load_durations, parse_shard
     from trailblaze.errors import UsageError
 
@@ -1252,7 +1254,7 @@ def replay_command(
         durations=load_durations(shard_durations) if shard_durations is not None else None,
         policy=policy,
     )
-    code = run_replay_command(run)
+    code = run_replay_command(run, ConsoleProgress())
     ctx.exit(code)
 
 

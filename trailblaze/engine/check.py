@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING
 from trailblaze.common import yaml_lines as _yaml
 from trailblaze.errors import TrailblazeError
 from trailblaze.mutation.facts import stated_facts, uncovered
-from trailblaze.mutation.mutants import Verdict, is_assertion, prove_assertion
-from trailblaze.tools.memory import Memory
 
 if TYPE_CHECKING:
+    from trailblaze.mutation.mutants import Verdict
     from trailblaze.output.runlog import RunRecord, TrailRecord
     from trailblaze.screen.hierarchy import Hierarchy
     from trailblaze.trail.model import Trail
@@ -100,6 +99,10 @@ def check_trail(file: Path, trail: Trail, runs: Path, *, run_dir: Path | None = 
         where = run_dir or runs
         report.unjudged.append(f"no run of this trail under {where} kept its screens; replay it first")
         return report
+    # the device stack (sessions, tools) only here: `validate`'s fact warnings above never load it
+    from trailblaze.mutation.mutants import is_assertion, prove_assertion
+    from trailblaze.tools.memory import Memory
+
     report.run_dir = ", ".join(sorted({str(folder) for folder, _ in found.values()}))
     memory = Memory()
     for platform, (folder, record) in sorted(found.items()):

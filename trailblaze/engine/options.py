@@ -1,7 +1,7 @@
 """The options of one `record` or `replay` run, as one validated object each.
 
 The CLI builds a `ReplayRun` / `RecordRun` from its flags (and the pytest plugin and the MCP server
-from theirs); the run functions in `trailblaze.engine.runner` take that one object. The device spec is
+from theirs); the run functions in `trailblaze.engine.commands` take that one object. The device spec is
 parsed once, here, and the command line kept in run.json is derived from the object, not rebuilt
 by hand at each call site (docs/adr/0046-run-options.md).
 """

@@ -145,7 +145,7 @@ class StepEngine:
             rec = StepRecord(index=index, kind=kind, text=self.memory.redact(text))
             if failed:
                 rec.status = "skipped"
-                self._append(rec, record)
+                self._add_skipped(rec)
                 continue
             self._run_one(rec, step, text, record)
             failed = rec.status == "failed"
@@ -159,7 +159,8 @@ class StepEngine:
             return "passed-ai"
         return "passed"
 
-    def _append(self, rec: StepRecord, record: TrailRecord) -> None:
+    def _add_skipped(self, rec: StepRecord) -> None:
+        """A step that does not run (an earlier one failed, or `config.skip`) goes into the trail's record."""
         self.observer.start_step(rec, None)
 
     # --- one step ----------------------------------------------------------------------------------
@@ -171,7 +172,7 @@ class StepEngine:
             if recorded is None:
                 rec.mode = "agent"
                 self._solve(rec, step, text, None, device=record.device)
-            elif not recorded:
+            elif not recorded:  # an empty recording; `noop` is its name in run.json, which readers know
                 rec.mode, rec.status = "noop", "passed"
             else:
                 rec.mode = "replay"
@@ -374,7 +375,7 @@ class StepEngine:
         rec.status = "passed-with-self-heal" if failure is not None else self.policy.agent_status()
         tools = [c for c, _ in failure.done] + new_tools if failure is not None else new_tools
         # Replay reaches this point only when self-heal is on or the device had no recording.
-        if self.policy.writes() and tools:  # never manufacture `[]` (a deliberate no-op)
+        if self.policy.writes() and tools:  # never manufacture `[]` (an empty recording)
             self._write(rec, step, tools)
 
     def _agent_for(self, step: TrailStep | None, failure: _Failure | None, device: str) -> Agent:
@@ -488,11 +489,8 @@ def run_engine(
         if skipped is not None:
             record.status, error = "skipped", f"skipped on {engine.classifier}: {skipped}"
             for i, step in enumerate(trail.steps):
-                engine._append(
-                    StepRecord(
-                        index=i, kind=step.kind, text=engine.memory.redact(step.text), status="skipped"
-                    ),
-                    record,
+                engine._add_skipped(
+                    StepRecord(index=i, kind=step.kind, text=engine.memory.redact(step.text), status="skipped")
                 )
         else:
             engine.run(record)

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from trailblaze.llm.client import Usage
+if TYPE_CHECKING:  # the run log prices usage through this module: a replay never loads the LLM clients
+    from trailblaze.llm.client import Usage
 
 __all__ = [
     "DEMO_MODEL",

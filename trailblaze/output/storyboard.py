@@ -100,6 +100,9 @@ def write_storyboard(run_dir: Path, trail: TrailRecord) -> str | None:
     durations = [STEP_MS] * (len(rendered) - 1) + [LAST_MS]
     buffer = io.BytesIO()
     if name.endswith(".webp"):
+        # registered by name: otherwise Pillow's save() loads all its ~45 format plugins to find WebP
+        from PIL import WebPImagePlugin  # noqa: F401
+
         rendered[0].save(buffer, "WEBP", save_all=True, append_images=rendered[1:], duration=durations, loop=0,
                          quality=60, method=2)  # fmt: skip
     else:

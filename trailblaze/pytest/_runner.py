@@ -207,8 +207,8 @@ class TrailRunner:
             UsageError / TrailFileError: the file does not load or a template names an unknown variable.
             DeviceError / LLMError: infrastructure failed.
         """
+        from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
         from trailblaze.engine.retries import clean_launch, run_with_retries
-        from trailblaze.engine.runner import ReplayOptions, build_memory, replay_trail
         from trailblaze.output.ci_policy import is_flaky
         from trailblaze.trail.model import load_trail
 
@@ -275,7 +275,7 @@ class TrailRunner:
             UsageError / TrailFileError: the file does not load, or `steps` / `from_step` are invalid.
             DeviceError / LLMError: infrastructure failed.
         """
-        from trailblaze.engine.runner import RecordOptions, record_trail
+        from trailblaze.engine.record import RecordOptions, record_trail
 
         merged = {**self.secrets, **(secrets or {})}
         self.session.invalidate()

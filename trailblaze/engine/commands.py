@@ -1,14 +1,10 @@
-"""Running whole trails: `record_trail`, and the `trailblaze record` / `trailblaze replay` commands.
+"""The `trailblaze record` / `trailblaze replay` commands: every trail of a run on one device.
 
-Record and replay share one step engine (`trailblaze.engine.replay.StepEngine`). In record mode a step that
-already has a recording for this device is replayed through `run_recorded_tool` (no LLM); with
-`rerecord`, or when it has none, or when it is `recordable: false`, or when `steps` / `from_step`
-choose it, the agent solves it. The recordings the agent makes go under the device's platform family
-(`android` / `ios`) with `Trail.set_recording` in memory; when every step passed, the proof replay
-(`trailblaze.engine.proof`) relaunches the trail and replays it from them with no LLM, and only then is the
-file saved atomically — other classifiers and the rest of the file untouched. A failed, interrupted
-or unproven record writes nothing. Replay (`replay_trail`, re-exported here) lives in
-`trailblaze.engine.replay`.
+`run_record_command` and `run_replay_command` load and check every trail before the device, open the
+run directory and the device, run the trails (`trailblaze.engine.record.record_trail`,
+`trailblaze.engine.replay.replay_trail`), write the reports, and return the exit code. They print
+nothing: what happens goes, as data, to a `Progress` (`trailblaze.engine.progress`), which the CLI
+presents on the terminal (`trailblaze.cli.console`).
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.common.flags import CLI, Flags
+from trailblaze.common.flags import Flags
 from trailblaze.engine.options import (
     DeviceChoice,
     ModelChoice,
@@ -27,144 +23,24 @@ from trailblaze.engine.options import (
     ReplayRun,
     RunInputs,
 )
-from trailblaze.engine.policy import AgentSettings, RecordPolicy, RerecordPolicy
+from trailblaze.engine.progress import Progress, Quiet, RecordTotals
+from trailblaze.engine.record import record_trail
 from trailblaze.engine.record_draft import not_changed_text, nothing_to_record, resumed_text
-from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
+from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.engine.retries import clean_launch, run_with_retries
-from trailblaze.engine.steps import StepEngine, run_engine, start_record
-from trailblaze.output.ci_policy import is_flaky, verdict
-from trailblaze.output.runlog import StepRecord, TrailRecord, UsageTotals, iter_trails, usage_cost_text
+from trailblaze.output.ci_policy import verdict
+from trailblaze.output.runlog import TrailRecord, iter_trails
 from trailblaze.tools.memory import Memory
-from trailblaze.trail.discovery import recordings_file
 from trailblaze.trail.model import Trail, load_trail
-from trailblaze.trail.subtrail import SubTrails
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from trailblaze.device.session import DeviceSession
     from trailblaze.engine.shard import Shard
     from trailblaze.errors import UsageError
     from trailblaze.llm.client import LLMAuthError, LLMClient
     from trailblaze.output.rundir import RunDir
 
-__all__ = [
-    "RecordOptions",
-    "ReplayOptions",
-    "build_memory",
-    "record_trail",
-    "replay_trail",
-    "run_record_command",
-    "run_replay_command",
-]
-
-
-_RECORD_DEFAULTS = RecordOptions()
-
-
-def record_trail(
-    path: str | Path,
-    session: DeviceSession,
-    llm_factory: Callable[[], LLMClient],
-    *,
-    memory: Mapping[str, str] | None = None,
-    args: Mapping[str, str] | None = None,
-    secrets: Mapping[str, str] | None = None,
-    options: RecordOptions = _RECORD_DEFAULTS,
-    rundir: RunDir | None = None,
-    on_step: Callable[[StepRecord], None] | None = None,
-    device: str = "",
-    on_summary: Callable[[str], None] | None = None,
-    on_proof_step: Callable[[StepRecord], None] | None = None,
-    flags: Flags = CLI,
-) -> TrailRecord:
-    """Record one trail file on `session`: replay what is recorded, solve the rest, prove, then save.
-
-    Args:
-        on_summary: Called with the line saying what was recorded and whether the proof replay
-            verified it (`recorded 5 steps · verified by replay in 3.1 s`).
-        on_proof_step: Called after every step of the proof replay.
-        flags: How the calling front end spells the options its hints name (trailblaze.common.flags).
-
-    Returns:
-        The trail's record (status `passed` or `failed`, every step with its status; `verification`
-        and `proof` when new recordings were made).
-
-    Raises:
-        TrailFileError / UsageError: the file does not load, a template names an unknown variable, or
-            `steps` / `from_step` name no step that can be re-recorded.
-        DeviceError / LLMError: infrastructure failed (the trail file is unchanged).
-    """
-    trail = load_trail(path)
-    before = trail.source_text
-    mem = build_memory(trail, memory, args, secrets, flags=flags)
-    # recording only: a replay does not pay for importing the proof (and mutation) machinery
-    from trailblaze.engine.proof import ProofOptions, chosen_steps, finish_recording
-    from trailblaze.engine.record_draft import drop_draft, keep_draft, resume_draft
-
-    if options.resume and (options.rerecord or options.steps or options.from_step is not None):
-        from trailblaze.errors import UsageError
-
-        raise UsageError("--resume continues a plain record from its draft; drop --rerecord / --step / --from")
-    # the draft's steps replay like recorded ones: no model call for what an earlier record paid for
-    resumed = resume_draft(trail, session.info.platform) if options.resume else []
-
-    solve = chosen_steps(trail, session.info.platform, options.steps, options.from_step)
-    if solve is not None and options.rerecord:
-        from trailblaze.errors import UsageError
-
-        raise UsageError("--rerecord re-solves every step; drop it to re-record only --step / --from")
-    agent = AgentSettings(max_llm_calls=options.max_llm_calls, screenshots=options.screenshots, ask=options.ask)
-    policy = RerecordPolicy(agent=agent) if options.rerecord else RecordPolicy(agent=agent, solve=solve)
-    record = start_record(trail, str(path), session, "record", device)
-    subtrails: SubTrails = {}  # runTrail's trails: their new recordings are written after the proof too
-    engine = StepEngine(
-        trail, session, mem, policy, llm_factory=llm_factory, observer=rundir, on_step=on_step, subtrails=subtrails
-    )
-    drafts = not options.rerecord and solve is None  # a draft holds what a plain record solved
-    try:
-        run_engine(trail, record, engine)
-    except BaseException:  # the model endpoint, the device or Ctrl-C stopped it: keep what was paid for
-        if drafts:
-            keep_draft(trail, record, resumed)
-            if rundir is not None:
-                rundir.write()
-        raise
-    if record.status != "passed":
-        if drafts:
-            keep_draft(trail, record, resumed)
-        return record
-    line = finish_recording(
-        trail,
-        record,
-        before,
-        session,
-        memory=lambda: build_memory(trail, memory, args, secrets, flags=flags),
-        llm_factory=llm_factory,
-        options=ProofOptions(verify=options.verify, keep_unverified=options.keep_unverified),
-        rundir=rundir,
-        device=device,
-        on_step=on_proof_step,
-        subtrails=subtrails,
-        resumed=len(resumed),
-    )
-    if record.verification in ("verified", "skipped", "unverified") and trail.path is not None:
-        drop_draft(trail.path)  # written: the draft is spent
-    if line is not None and on_summary is not None:
-        on_summary(line)
-    return record
-
-
-# --- the `trailblaze record` / `trailblaze replay` commands ---------------------------------------
-
-_MARKS = {
-    "passed": "[green]✓[/]",
-    "passed-ai": "[green]✓[/]",
-    "passed-with-self-heal": "[yellow]✓[/]",
-    "failed": "[red]✗[/]",
-    "skipped": "[dim]-[/]",
-}
-_STYLES = {"passed": "green", "passed-ai": "green", "passed-with-self-heal": "yellow", "skipped": "dim"}
+__all__ = ["report_target", "run_record_command", "run_replay_command"]
 
 
 class _LLMs:
@@ -208,6 +84,7 @@ class _LLMs:
             close = getattr(llm, "close", None)
             if callable(close):
                 close()
+
 
 
 def _trail_files(paths: Sequence[str], platform: str) -> list[Path]:
@@ -301,13 +178,15 @@ def _open_session(device: DeviceChoice, rundir: RunDir, created: bool, llms: _LL
         raise
 
 
-def _report_target(report: str) -> Path:
+def report_target(report: str) -> Path:
+    """Where `--report` writes the page: the .html file named, or report.html in the folder named."""
     target = Path(report)
     return target if target.suffix.lower() in (".html", ".htm") else target / "report.html"
 
 
-def run_record_command(run: RecordRun) -> int:
-    """`trailblaze record`: record every trail on one device, print progress and a summary.
+
+def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
+    """`trailblaze record`: record every trail on one device, telling `progress` how it goes.
 
     `run.device.element_timeout` bounds how long a selector is polled before its tool fails (None:
     5 s); `run.model.timeout` / `retries` bound each model call (None: 30 s, 2 retries);
@@ -320,19 +199,19 @@ def run_record_command(run: RecordRun) -> int:
     Raises:
         UsageError: no trail file found. Other `TrailblazeError`s propagate (exit 2 / 3).
     """
+    told: Progress = progress if progress is not None else Quiet()
     device, inputs, options = run.device, run.inputs, run.record
     files = _trail_files(run.paths, device.platform)
     trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
     # no unknown-tool check: `record` reports a failing recorded tool with --rerecord as the fix
     _preflight(trails, device.platform, inputs, tools=False)
     why = _check_record_options(options, trails, device.platform)
-    console = _console()
     resumed = _resume_drafts(trails, device.platform) if options.resume else {}
     if not why and not options.rerecord:  # a trail with nothing to solve is not recorded again
         todo = _to_record(trails, device, resumed)
         for file, _ in trails:
             if file not in todo:
-                console.print(_escape(nothing_to_record(file, device.platform, device.text)))
+                told.nothing_to_record(nothing_to_record(file, device.platform, device.text))
         trails = [(file, trail) for file, trail in trails if file in todo]
         files = [file for file, _ in trails]
         if not files:
@@ -350,14 +229,13 @@ def run_record_command(run: RecordRun) -> int:
     session = _open_session(device, rundir, created, llms)
     interrupted = False
     try:
-        _install(console, session, device.install, device.reinstall)
+        _install(told, session, device.install, device.reinstall)
         notes = {file: trail.note for file, trail in trails}
         for file in files:
-            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device.text)}")
-            if notes.get(file):
-                console.print(f"  [dim]note: {_escape(str(notes[file]))}[/]")
-            if resumed.get(file):
-                console.print(f"  [dim]{_escape(resumed_text(file, resumed[file]))}[/]")
+            told.trail_started(
+                file, device.text, notes.get(file) or None,
+                resumed_text(file, resumed[file]) if resumed.get(file) else None,
+            )  # fmt: skip
             summary: list[str] = []
             try:
                 record = record_trail(
@@ -369,24 +247,24 @@ def run_record_command(run: RecordRun) -> int:
                     secrets=inputs.secrets,
                     options=options,
                     rundir=rundir,
-                    on_step=lambda rec: console.print(_step_line(rec)),
+                    on_step=told.step_done,
                     device=device.text,
                     on_summary=summary.append,
-                    on_proof_step=_proof_printer(console),
+                    on_proof_step=told.proof_step_done,
                     flags=inputs.flags,
                 )
             except BaseException:  # the error follows; first what became of the file and the paid steps
                 this = rundir.run.trails[-1] if rundir.run.trails else None
                 if this is not None and this.path == str(file):
-                    console.print(f"  [yellow]{_escape(not_changed_text(file, this, device.text))}[/]")
+                    told.record_stopped(not_changed_text(file, this, device.text))
                 raise
             failed += record.status != "passed"
-            if record.error:
-                console.print(f"  [red]{_escape(record.error)}[/]")
-                _print_device_log(console, record, root)
-            _print_recording(console, file, record, summary)
-            if record.status != "passed" and record.verification != "failed":  # a refused proof says so below
-                console.print(f"  [yellow]{_escape(not_changed_text(file, record, device.text))}[/]")
+            unchanged = (
+                not_changed_text(file, record, device.text)
+                if record.status != "passed" and record.verification != "failed"  # a refused proof says so itself
+                else None
+            )
+            told.recorded(file, record, root, summary[0] if summary else None, unchanged)
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -395,29 +273,14 @@ def run_record_command(run: RecordRun) -> int:
         session.close()
         llms.close()
         if interrupted:
-            _print_interrupted(console, root, None)
-    usage = rundir.run.usage
+            told.interrupted(root, None)
     passed = steps = unproven = 0
     for trail in iter_trails(root, rundir.run):  # one at a time: the run directory let go of them
         steps += len(trail.steps)
         passed += sum(s.status.startswith("passed") for s in trail.steps)
         unproven += trail.verification in ("failed", "unverified")
-    tokens = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
-    console.print(
-        f"{len(files)} trail{'s' * (len(files) != 1)}, {passed}/{steps} steps passed, "
-        + (f"{unproven} not verified by the proof replay, " if unproven else "")
-        + f"{usage.llm_calls} LLM calls{_models(usage)}, {tokens:,} input + {usage.output_tokens:,} output tokens, "
-        f"{usage_cost_text(usage, lambda usd: f'${usd:.4f}')} — run directory {_escape(str(root))}"
-    )
+    told.record_totals(RecordTotals(len(files), passed, steps, unproven, rundir.run.usage, root))
     return 1 if failed else 0
-
-
-def _models(usage: UsageTotals) -> str:
-    """` (openai:gpt-4.1)`: who answered, and how often with text instead of a tool call."""
-    said = [", ".join(_escape(m) for m in usage.models)] if usage.models else []
-    if usage.text_answers:
-        said.append(f"{usage.text_answers} answered with text instead of a tool call")
-    return f" ({'; '.join(said)})" if said else ""
 
 
 def _resume_drafts(trails: list[tuple[Path, Trail]], platform: str) -> dict[Path, list[int]]:
@@ -466,37 +329,9 @@ def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail
     return f"{file}: {flags} re-solves step{'s' * (len(chosen) != 1)} {numbers}"
 
 
-def _proof_printer(console: Console) -> Callable[[StepRecord], None]:
-    """Prints the proof replay's steps under a heading of their own."""
-    started: list[bool] = []
 
-    def show(rec: StepRecord) -> None:
-        if not started:
-            started.append(True)
-            console.print("  [bold]proof replay[/] (relaunched, recordings only, no LLM):")
-        console.print("  " + _step_line(rec))
-
-    return show
-
-
-def _print_recording(console: Console, file: Path, record: TrailRecord, summary: list[str]) -> None:
-    """What record did to the file: the verification line, then the diff (as --self-heal prints it)."""
-    if record.verification is None or not summary:
-        return
-    style = {"verified": "green", "skipped": "yellow"}.get(record.verification, "red")
-    console.print(f"  [{style}]{_escape(summary[0])}[/]")
-    if not record.heal_diff:
-        return
-    if record.verification == "failed":
-        where = f" (kept as {_escape(record.directory)}/recording.diff in the run directory)" if record.directory else ""
-        console.print(f"  [bold]{_escape(str(recordings_file(file)))} not changed; the rejected recording{where}:[/]")
-    else:
-        console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
-    console.print(_diff_markup(record.heal_diff))
-
-
-def run_replay_command(run: ReplayRun) -> int:
-    """`trailblaze replay`: replay every trail on one device; progress, summary, reports.
+def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
+    """`trailblaze replay`: replay every trail on one device; reports, and how it goes told to `progress`.
 
     `run.policy` holds the CI knobs (`trailblaze.output.ci_policy`): `--retries` re-runs a failed trail from
     a clean launch, `--fail-on-flaky` fails the build on a late pass, `--max-heals` bounds self-heal;
@@ -534,7 +369,7 @@ def run_replay_command(run: ReplayRun) -> int:
     if run.output.report_single_file and not report:
         raise UsageError("--report-single-file shapes the HTML report: add --report FILE.html")
     if report:
-        check_writable(_report_target(report), "--report")
+        check_writable(report_target(report), "--report")
     if junit:
         check_writable(junit, "--junit")
     llms = _LLMs(run.model)
@@ -543,15 +378,15 @@ def run_replay_command(run: ReplayRun) -> int:
         llms.check(f"{needed[0]} {needed[1]}", _unrecorded_fix(needed, device, inputs.flags))
     checked = [(file, _digest(trail)) for file, trail in trails]
     del trails  # each is loaded again when its turn comes: a run of a thousand holds one at a time
-    console = _console()
+    told: Progress = progress if progress is not None else Quiet()
     rundir, created = _open_run_dir(run)
     root = rundir.root
     rundir.run.shard = str(shard) if shard is not None else None
     if not checked:  # more shards than trails: this job has nothing to do, and says so in its reports
         llms.close()
         rundir.finish()
-        _write_reports(console, rundir, junit, report, single_file=run.output.report_single_file)
-        console.print(f"shard {shard}: no trail falls in this shard — run directory {_escape(str(root))}")
+        _write_reports(told, rundir, junit, report, single_file=run.output.report_single_file)
+        told.empty_shard(str(shard), root)
         return 0
     broken: InfrastructureError | None = None
     wants_reports = bool(junit or report)
@@ -560,7 +395,7 @@ def run_replay_command(run: ReplayRun) -> int:
     except InfrastructureError as exc:
         if wants_reports:  # CI reads these every time: each trail is an error naming the cause
             _never_started(rundir, checked, device, exc)
-            _write_reports(console, rundir, junit, report, single_file=run.output.report_single_file)
+            _write_reports(told, rundir, junit, report, single_file=run.output.report_single_file)
         raise
     interrupted = False
 
@@ -573,40 +408,30 @@ def run_replay_command(run: ReplayRun) -> int:
             llm_factory=llms,
             rundir=rundir,
             device=device.text,
-            on_step=lambda rec: console.print(_step_line(rec)),
+            on_step=told.step_done,
         )
 
     try:
-        _install(console, session, device.install, device.reinstall)
+        _install(told, session, device.install, device.reinstall)
         for file, digest in checked:
             trail = _load_again(file, digest, device.platform, inputs, tools=not run.replay.self_heal)
-            console.print(f"[bold]{_escape(str(file))}[/] on {_escape(device.text)}")
-            if trail.note:
-                console.print(f"  [dim]note: {_escape(trail.note)}[/]")
+            told.trail_started(file, device.text, trail.note or None)
             try:
                 record = run_with_retries(
                     partial(replay_once, trail),
                     retries=policy.retries,
                     rundir=rundir,
-                    before_retry=_retry_printer(console, session, trail, policy.retries),
+                    before_retry=_before_retry(told, session, trail, policy.retries),
                 )
             except SessionLost as exc:  # that trail errs; the next one opens a new remote session
                 broken = exc
-                console.print(f"  [red]{_escape(exc.message)}[/]")
+                told.trail_lost(exc.message)
                 continue
             except InfrastructureError as exc:
                 broken = exc
-                console.print(f"  [red]{_escape(exc.message)}[/]")
+                told.trail_lost(exc.message)
                 break
-            if record.status == "skipped":
-                console.print(f"  [dim]{_escape(record.error or 'skipped')}[/]")
-            elif record.error:
-                console.print(f"  [red]{_escape(record.error)}[/]")
-                _print_device_log(console, record, root)
-            if record.heal_diff:
-                console.print(f"  [bold]{_escape(str(recordings_file(file)))} was updated:[/]")
-                console.print(_diff_markup(record.heal_diff))
-            _print_outcome(console, record)
+            told.replayed(file, record, root)
     except KeyboardInterrupt:
         interrupted = True
         raise
@@ -616,46 +441,28 @@ def run_replay_command(run: ReplayRun) -> int:
             session.close()
         finally:
             llms.close()
-            _write_reports(console, rundir, junit, report, single_file=run.output.report_single_file)
+            _write_reports(told, rundir, junit, report, single_file=run.output.report_single_file)
             if interrupted:
-                _print_interrupted(console, root, report)
-    _summary(console, rundir, root)
+                told.interrupted(root, report_target(report) if report else None)
+    told.replay_totals(rundir.run, root)
     result = verdict(rundir.run, policy, root, trails=iter_trails(root, rundir.run))
-    for line in result.lines:  # their values are redacted already, their labels are the program's
-        console.print(_markup(line))
+    told.verdict(list(result.lines))  # their values are redacted already, their labels are the program's
     if broken is not None:
         raise broken
     return result.code
 
 
-def _retry_printer(
-    console: Console, session: DeviceSession, trail: Trail, retries: int
+def _before_retry(
+    told: Progress, session: DeviceSession, trail: Trail, retries: int
 ) -> Callable[[int, TrailRecord], None]:
     """Says a failed attempt is retried, and stops the app so the retry launches it cold."""
     target = trail.config.target if trail.config else None
 
     def before(attempt: int, failed: TrailRecord) -> None:
-        console.print(
-            f"  [yellow]attempt {attempt - 1} failed; retry {attempt - 1} of {retries} from the start "
-            "on a clean launch[/]"
-        )
+        told.retrying(attempt, retries)
         clean_launch(session, target)
 
     return before
-
-
-def _print_outcome(console: Console, record: TrailRecord) -> None:
-    """A late pass and a quarantined failure, said under the trail as it ends."""
-    if is_flaky(record):
-        n = len(record.attempts) + 1
-        console.print(f"  [yellow]flaky: passed on attempt {n} of {n}[/]")
-    elif record.attempts:
-        n = len(record.attempts) + 1
-        console.print(f"  [red]failed all {n} attempts[/]")
-    if record.quarantine and not record.status.startswith("passed") and record.status != "skipped":
-        console.print(
-            f"  [yellow]quarantined ({_escape(record.quarantine)}): this failure does not fail the run[/]"
-        )
 
 
 def _shard_trails(
@@ -720,170 +527,25 @@ def _never_started(
     rundir.finish()
 
 
-def _print_interrupted(console: Console, root: Path, report: str | None) -> None:
-    """After Ctrl-C: where what ran so far is kept (run.json is complete, the step that ran is marked)."""
-    html = f"report {_escape(str(_report_target(report)))}" if report else f"report: trailblaze report {_escape(str(root))}"
-    console.print(f"[yellow]interrupted (Ctrl-C)[/] — run directory {_escape(str(root))}; {html}")
-
-
 def _write_reports(
-    console: Console, rundir: RunDir, junit: str | None, report: str | None, *, single_file: bool = False
+    told: Progress, rundir: RunDir, junit: str | None, report: str | None, *, single_file: bool = False
 ) -> None:
     """JUnit and the HTML report, from run.json one trail at a time (the run directory let go of them)."""
-    from trailblaze.output.junit import write_junit
-    from trailblaze.output.report import pictures_folder, write_html_report
-
     root = rundir.root
     if junit:
-        written = write_junit(rundir.run, junit, run_dir=root, trails=iter_trails(root, rundir.run))
-        console.print(f"junit:  {_escape(str(written))}")
+        from trailblaze.output.junit import write_junit
+
+        told.junit_written(write_junit(rundir.run, junit, run_dir=root, trails=iter_trails(root, rundir.run)))
     if report:
-        page = write_html_report(root, _report_target(report), single_file=single_file)
-        folder = pictures_folder(page)
-        beside = f" (screenshots in {_escape(str(folder))}/)" if folder is not None else ""
-        console.print(f"report: {_escape(str(page))}{beside}")
+        from trailblaze.output.report import pictures_folder, write_html_report
+
+        page = write_html_report(root, report_target(report), single_file=single_file)
+        told.report_written(page, pictures_folder(page))
 
 
-def _summary(console: Console, rundir: RunDir, root: Path) -> None:
-    from rich.table import Table
-
-    table = Table(title="trailblaze replay", title_justify="left", show_edge=False, pad_edge=False)
-    for name, justify in (("trail", "left"), ("status", "left"), ("steps", "right"), ("healed", "right"),
-                          ("AI", "right"), ("LLM calls", "right"), ("time", "right")):  # fmt: skip
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    counts: dict[str, int] = {}
-    quarantined = n = 0
-    for trail in iter_trails(root, rundir.run):  # one at a time: the run directory let go of them
-        n += 1
-        counted = "flaky" if is_flaky(trail) else trail.status
-        counts[counted] = counts.get(counted, 0) + 1
-        quarantined += bool(trail.quarantine)
-        steps = trail.steps
-        passed = sum(s.status.startswith("passed") for s in steps)
-        style = _STYLES.get(trail.status, "red")
-        status = f"[{style}]{trail.status}[/]"
-        if is_flaky(trail):
-            status = f"[yellow]flaky[/] ({len(trail.attempts) + 1} attempts)"
-        elif trail.attempts:
-            status += f" ({len(trail.attempts) + 1} attempts)"
-        if trail.quarantine:
-            status += " [yellow]quarantined[/]"
-        table.add_row(
-            _escape(trail.id or Path(trail.path).name),
-            status,
-            f"{passed}/{len(steps)}",
-            str(sum(s.status == "passed-with-self-heal" for s in steps)),
-            str(sum(s.status == "passed-ai" for s in steps)),
-            str(trail.usage.llm_calls),
-            f"{trail.duration_ms / 1000:.1f} s",
-        )
-    console.print(table)
-    parts = ", ".join(f"{count} {status}" for status, count in counts.items())
-    parts += f" ({quarantined} quarantined)" if quarantined else ""
-    usage = rundir.run.usage
-    llm = (
-        f" — {usage.llm_calls} LLM calls{_models(usage)}, {usage_cost_text(usage, lambda usd: f'${usd:.4f}')}"
-        if usage.llm_calls
-        else ""
-    )
-    console.print(f"{n} trail{'s' * (n != 1)}: {parts}{llm} — run directory {_escape(str(root))}")
-
-
-def _diff_markup(diff: str) -> str:
-    out = []
-    for line in diff.splitlines():
-        text = _escape(line)
-        if line.startswith(("+++", "---")):
-            out.append(f"[bold]{text}[/]")
-        elif line.startswith("+"):
-            out.append(f"[green]{text}[/]")
-        elif line.startswith("-"):
-            out.append(f"[red]{text}[/]")
-        elif line.startswith("@@"):
-            out.append(f"[cyan]{text}[/]")
-        else:
-            out.append(text)
-    return "\n".join(out)
-
-
-def _console() -> Console:
-    import sys
-
-    from rich.console import Console
-
-    # The console is not scrubbed as a whole: a secret equal to one of its own words (`status`) would
-    # point out which word is secret. Every value from a trail, the device or a run log goes in
-    # through `_escape`, which redacts it; no `:name:` of it may become an emoji (`root:x:0:0`
-    # printed as `root❌0:0`).
-    return Console(file=sys.stdout, highlight=False, soft_wrap=True, emoji=False)
-
-
-def _install(console: Console, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:
+def _install(told: Progress, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:
     """`--install`: the apps go on the device before the first trail."""
     from trailblaze.device.install import install_apps
 
     for path, app_id in zip(paths, install_apps(session, paths, reinstall=reinstall), strict=True):
-        console.print(f"[dim]{'re' if reinstall else ''}installed {_escape(app_id)} from {_escape(path)}[/]")
-
-
-def _print_device_log(console: Console, record: TrailRecord, root: Path) -> None:
-    """The failed step's app log (its last lines), under the error."""
-    from trailblaze.output.report import device_log_tail
-
-    step = next((s for s in record.steps if s.status == "failed"), None)
-    if step is not None:
-        for line in device_log_tail(step, root):
-            console.print(f"[dim]{_escape(line)}[/]")
-
-
-_INTERRUPTED = "interrupted (Ctrl-C)"
-
-
-def _step_line(rec: StepRecord) -> str:
-    from trailblaze.common.redact import scrub
-
-    number = "trailhead" if rec.index < 0 else f"{rec.index + 1:>2}"
-    if rec.status == "skipped":
-        what = "skipped"
-    elif rec.mode == "replay":
-        auto = [t.name for t in rec.tools if t.source == "auto"]  # the replayer's own calls
-        n = len(rec.tools) - len(auto)
-        what = f"replayed {n} tool{'s' * (n != 1)}" + (f" (+ {', '.join(auto)})" if auto else "")
-    else:
-        what = {"noop": "no-op", "agent": "agent", "self-heal": "self-heal"}[rec.mode]
-    if rec.recording_written:
-        n = sum(t.recorded for t in rec.tools) or len(rec.tools)
-        what = f"{'healed, ' if rec.mode == 'self-heal' else ''}recorded {n} tool{'s' * (n != 1)}"
-    for sub in rec.subtrails:  # runTrail: which trail ran, and how far it got
-        done = sum(s.status.startswith("passed") for s in sub.steps)
-        what += f" (runTrail {_escape(Path(sub.path).name)}: {done}/{len(sub.steps)} steps passed)"
-    calls = f", {rec.usage.llm_calls} LLM calls" if rec.usage.llm_calls else ""
-    seconds = f"{rec.duration_ms / 1000:.1f} s"
-    full = scrub(rec.text)  # before it is cut: a secret cut in two is no longer found
-    text = full if len(full) <= 70 else full[:69] + "…"
-    status: str = rec.status if rec.status not in ("passed", "skipped") else ""
-    mark = _MARKS.get(rec.status, "?")
-    if rec.status == "failed" and (rec.error or "").startswith(_INTERRUPTED):  # stopped, not broken
-        status, mark = "interrupted", "[yellow]■[/]"
-    label = f"{status}, " if status else ""
-    return (
-        f"  {mark} {number} {rec.kind:<6} {_markup(text)}  "
-        f"[dim]{label}{what}{calls}, {seconds}[/]"
-    )
-
-
-def _escape(text: str) -> str:
-    """Text from a trail, the device or a run log as rich markup: every registered secret redacted (in
-    any spelling), control characters made visible."""
-    from trailblaze.common.redact import scrub
-
-    return _markup(scrub(text))
-
-
-def _markup(text: str) -> str:
-    """Text already redacted as rich markup (control characters made visible)."""
-    from rich.markup import escape
-
-    from trailblaze.common.printable import printable
-
-    return escape(printable(text))
+        told.installed(path, app_id, reinstall=reinstall)
