@@ -1,5 +1,8 @@
 """Figures of the code's shape (issue 29): modules at the top of `trailblaze/`, the largest parameter
 lists, how many tool / context / kind definitions there are, and how many layers the imports make.
+The tool model's figures (issue 39, docs/adr/0059-one-tool-set-per-run.md) are counted from the
+syntax trees: the types that model a tool, the collections that hold tools by name, the names a
+tool's context goes by, and the places one edits to add a tool the model calls by ref.
 
     python benchmarks/architecture.py
 
@@ -48,6 +51,158 @@ def _parameters(modules: dict[str, Path]) -> list[tuple[int, str]]:
     return sorted(found, reverse=True)
 
 
+def _trees(text: dict[str, str]) -> dict[str, ast.Module]:
+    return {name: ast.parse(t) for name, t in text.items()}
+
+
+def _bases(node: ast.ClassDef) -> set[str]:
+    return {ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases}
+
+
+def _params_models(trees: dict[str, ast.Module], root: str = "BaseModel") -> set[str]:
+    """Classes that are params models (pydantic), found by following bases from `root`."""
+    models = {root}
+    classes = [n for tree in trees.values() for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
+    grew = True
+    while grew:
+        grew = False
+        for c in classes:
+            if c.name not in models and _bases(c) & models:
+                models.add(c.name)
+                grew = True
+    return models
+
+
+def tool_types(trees: dict[str, ast.Module]) -> list[str]:
+    """Classes that model a tool: named `…Tool` or `ToolDef`, params models left out."""
+    models = _params_models(trees)
+    return sorted(
+        f"{name}.{n.name}"
+        for name, tree in trees.items()
+        for n in tree.body
+        if isinstance(n, ast.ClassDef) and re.fullmatch(r"\w*Tool|ToolDef", n.name) and n.name not in models
+    )
+
+
+def tool_collections(trees: dict[str, ast.Module], types: list[str]) -> list[str]:
+    """What holds tools by name: a module-level `dict[str, <tool type>]`, or a class that keeps one
+    (`self._x: dict[str, <tool type>]`) or answers `get(name) -> <tool type> | None`."""
+    short = {t.rsplit(".", 1)[-1] for t in types}
+    word = re.compile(r"\b(" + "|".join(map(re.escape, sorted(short))) + r")\b")
+
+    def by_name(annotation: ast.expr | None) -> bool:
+        text = ast.unparse(annotation) if annotation is not None else ""
+        return bool(re.match(r"(dict|Mapping)\[str,", text)) and bool(word.search(text))
+
+    found = []
+    for name, tree in trees.items():
+        for n in tree.body:
+            if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and by_name(n.annotation):
+                found.append(f"{name}.{n.target.id}")
+            if not isinstance(n, ast.ClassDef):
+                continue
+            holds = any(
+                isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Attribute) and by_name(a.annotation)
+                for a in ast.walk(n)
+            )
+            gets = any(
+                isinstance(f, ast.FunctionDef) and f.name == "get" and f.returns is not None
+                and bool(word.search(ast.unparse(f.returns)))
+                for f in n.body
+            )
+            if holds or gets:
+                found.append(f"{name}.{n.name}")
+    return sorted(found)
+
+
+def context_names(trees: dict[str, ast.Module]) -> tuple[list[str], int]:
+    """The names a tool's context goes by, and how many classes they name: classes named
+    `…Context`, classes whose docstring says they are a tool's context, and aliases of either."""
+    classes: dict[str, str] = {}
+    for name, tree in trees.items():
+        for n in tree.body:
+            if not isinstance(n, ast.ClassDef):
+                continue
+            doc = (ast.get_docstring(n) or "").split(".")[0].lower()
+            if n.name.endswith("Context") or (re.search(r"\bcontext\b", doc) and "tool" in doc):
+                classes[f"{name}.{n.name}"] = f"{name}.{n.name}"
+    short = {k.rsplit(".", 1)[-1]: k for k in classes}
+    names = dict(classes)
+    for name, tree in trees.items():
+        for n in tree.body:
+            if (
+                isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                and isinstance(n.value, ast.Name) and n.value.id in short
+            ):
+                names[f"{name}.{n.targets[0].id}"] = short[n.value.id]
+    return sorted(names), len(set(names.values()))
+
+
+def _referenced(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+    }
+
+
+def _defined(node: ast.stmt) -> str | None:
+    if isinstance(node, ast.ClassDef | ast.FunctionDef):
+        return node.name
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+        return target.id if isinstance(target, ast.Name) else None
+    return None
+
+
+def ref_tool_places(trees: dict[str, ast.Module]) -> dict[str, tuple[int, int, int, int]]:
+    """For each tool the model calls by ref (its params model, not a recorded tool's, has a `ref`
+    field): the top-level statements one writes to add it (its params model, what names it, and
+    what names those if private) and their files; then the same counted with the recorded tool it
+    writes (its params model and what names it), which a new ref tool may need too."""
+    tools_pkg = {k: v for k, v in trees.items() if k.startswith("trailblaze.tools")}
+    statements = [(name, n) for name, tree in trees.items() for n in tree.body]
+    recorded: dict[str, tuple[str, ast.ClassDef]] = {}
+    for name, tree in tools_pkg.items():
+        for n in tree.body:
+            if isinstance(n, ast.ClassDef):
+                for a in n.body:
+                    if (
+                        isinstance(a, ast.Assign) and ast.unparse(a.targets[0]) == "tool_name"
+                        and isinstance(a.value, ast.Constant)
+                    ):
+                        recorded[a.value.value] = (name, n)
+
+    def referencing(names: set[str], module: str | None = None) -> list[tuple[str, ast.stmt]]:
+        return [
+            (m, s) for m, s in statements
+            if _defined(s) not in names and _referenced(s) & names and module in (None, m)
+        ]
+
+    recorded_params = _params_models(trees, "RecordedToolParams")
+
+    out: dict[str, tuple[int, int, int, int]] = {}
+    for name, tree in tools_pkg.items():
+        for n in tree.body:
+            if not (isinstance(n, ast.ClassDef) and n.name not in recorded_params and any(
+                isinstance(a, ast.AnnAssign) and ast.unparse(a.target) == "ref" for a in n.body
+            )):
+                continue
+            places = [(name, n), *referencing({n.name})]
+            private = {d for m, s in places[1:] if (d := _defined(s)) and d.startswith("_") and m == name}
+            places += [p for p in referencing(private, name) if p not in places]
+            writes = {
+                c.value for _, s in places for c in ast.walk(s)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value in recorded
+            }
+            files = {m for m, _ in places}
+            with_recorded = (len(places), len(files))
+            for tool in sorted(writes):
+                module, cls = recorded[tool]
+                rec = [(module, cls), *(p for p in referencing({cls.name}) if p[0].startswith("trailblaze.tools"))]
+                with_recorded = max(with_recorded, (len(places) + len(rec), len(files | {m for m, _ in rec})))
+            out[n.name] = (len(places), len(files), *with_recorded)
+    return out
+
+
 def main() -> None:
     modules = _modules()
     top = [p for p in PACKAGE.glob("*.py")]
@@ -74,6 +229,20 @@ def main() -> None:
     print(f"`Kind = Literal[...]` definitions: {kinds}")
     print(f"*Context classes: {len(contexts)} ({', '.join(contexts)})")
     print(f"*Tool classes: {len(tool_classes)} ({', '.join(tool_classes)})")
+    trees = _trees(text)
+    types = tool_types(trees)
+    print(f"tool types (classes that model a tool): {len(types)} ({', '.join(types)})")
+    collections = tool_collections(trees, types)
+    print(f"tool collections (tools by name): {len(collections)} ({', '.join(collections)})")
+    names, things = context_names(trees)
+    print(f"tool context names: {len(names)} for {things} classes ({', '.join(names)})")
+    places = ref_tool_places(trees)
+    most = max(places.values(), default=(0, 0, 0, 0))
+    print(
+        f"places to add a ref tool the model calls: {most[0]} in {most[1]} file(s); "
+        f"with a new recorded tool it writes: {most[2]} in {most[3]} files "
+        f"(the most of {len(places)} ref tools: {', '.join(f'{k} {v[0]}' for k, v in sorted(places.items()))})"
+    )
     print("largest parameter counts:")
     for count, name in params[:5]:
         print(f"  {count:3d}  {name}")

@@ -21,10 +21,12 @@ from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
-from trailblaze.tools.custom import PythonTool, ToolBox, python_tool
-from trailblaze.tools.discovery import clear_cache, toolbox_for
+from trailblaze.tools.custom import python_tool
+from trailblaze.tools.discovery import clear_cache, tools_for
 from trailblaze.tools.execute import run_recorded_tool
 from trailblaze.tools.memory import Memory
+from trailblaze.tools.tooldef import ToolDef
+from trailblaze.tools.toolset import ToolSet
 from trailblaze.trail.model import ToolCall, load_trail, loads_trail
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +81,7 @@ def test_the_decorator_builds_params_from_the_signature_and_the_description_from
         """
 
     made = shop_addToCart.__trailblaze_tool__  # type: ignore[attr-defined]
-    assert isinstance(made, PythonTool) and made.name == "shop_addToCart"
+    assert isinstance(made, ToolDef) and (made.name, made.source) == ("shop_addToCart", "python")
     assert made.description == "Add an item to the cart."
     schema = made.params.model_json_schema()
     assert schema["required"] == ["item"] and schema["additionalProperties"] is False
@@ -94,7 +96,7 @@ def test_a_custom_tool_cannot_take_a_built_in_name() -> None:
     def inputText(ctx: trailblaze.ToolContext, text: str) -> None: ...
 
     with pytest.raises(trailblaze.UsageError, match="`inputText` is a built-in tool"):
-        ToolBox([python_tool(inputText)])
+        ToolSet([python_tool(inputText)])
 
 
 # --- discovery ------------------------------------------------------------------------------------
@@ -104,9 +106,9 @@ def test_the_tools_folder_next_to_the_trails_is_found(tmp_path: Path) -> None:
     project = demo_project(tmp_path)
     (project / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     nested = write(project / "flows" / "login" / "a.trail.yaml", "trail:\n  - step: x\n")
-    found = toolbox_for(nested)
+    found = tools_for(nested)
     assert found.problems == []
-    assert found.box.names() == ["demo_openTab", "demo_signIn"]
+    assert found.tools.names() == ["demo_openTab", "demo_signIn"]
     assert found.sources == (str((project / "tools").resolve()),)
 
 
@@ -147,9 +149,9 @@ def test_pyproject_names_the_tools_instead_of_the_default_folder(
         "id: extra\ndescription: Press back twice.\ntools:\n  - pressBack\n  - pressBack\n",
     )
     trail = write(tmp_path / "trails" / "t.trail.yaml", "trail:\n  - step: x\n")
-    found = toolbox_for(trail)
+    found = tools_for(trail)
     assert found.problems == []
-    assert found.box.names() == ["acme_more", "extra", "shop_open"]  # relative imports work in a tools folder
+    assert found.tools.names() == ["acme_more", "extra", "shop_open"]  # relative imports work in a tools folder
 
 
 def test_an_installed_package_adds_tools_through_the_entry_point_group(
@@ -174,15 +176,15 @@ def test_an_installed_package_adds_tools_through_the_entry_point_group(
     write(site / "acme_tools-1.0.dist-info" / "entry_points.txt", "[trailblaze.tools]\nacme = acme_tools\n")
     monkeypatch.syspath_prepend(str(site))
     trail = write(tmp_path / "trails" / "t.trail.yaml", "trail:\n  - step: x\n")
-    found = toolbox_for(trail)
+    found = tools_for(trail)
     assert found.problems == []
-    assert "acme_ping" in found.box
-    assert not toolbox_for(trail, entry_points=False).box.knows("acme_ping")
+    assert "acme_ping" in found.tools
+    assert "acme_ping" not in tools_for(trail, entry_points=False).tools
 
 
 def test_a_tools_module_that_does_not_import_is_a_located_problem(tmp_path: Path) -> None:
     write(tmp_path / "tools" / "broken.py", "import trailblaze\n\nx = 1 / 0\n")
-    found = toolbox_for(tmp_path / "t.trail.yaml")
+    found = tools_for(tmp_path / "t.trail.yaml")
     [problem] = found.problems
     assert problem.endswith("broken.py:3: cannot import it: ZeroDivisionError: division by zero")
 
@@ -197,34 +199,31 @@ def android() -> Iterator[DeviceSession]:
 
 
 def test_python_and_yaml_tools_run_by_name_with_templates_from_memory(android: DeviceSession) -> None:
-    box = toolbox_for(ROOT / "trails" / "login.trail.yaml").box
+    box = tools_for(ROOT / "trails" / "login.trail.yaml").tools
     mem = Memory(secrets={"password": "hunter2"})
     assert run_recorded_tool(
         android,
         ToolCall(name="launchApp", params={"appId": "dev.trailblaze.demo", "launchMode": "CLEAR_STATE"}),
         mem,
     ).ok
-    signed = run_recorded_tool(
+    signed = box.run(
         android,
         ToolCall(name="demo_signIn", params={"email": "user@example.com", "password": "{{password}}"}),
         mem,
-        box,
     )
     assert str(signed) == "OK signed in as user@example.com"
-    opened = run_recorded_tool(android, ToolCall(name="demo_openTab", params={"tab": "Settings"}), mem, box)
+    opened = box.run(android, ToolCall(name="demo_openTab", params={"tab": "Settings"}), mem)
     assert str(opened) == "OK demo_openTab: ran tapOnElementWithText"
     assert run_recorded_tool(
         android, ToolCall(name="assertVisibleWithText", params={"text": "Dark mode"}), mem
     ).ok
-    bad = run_recorded_tool(
-        android, ToolCall(name="demo_openTab", params={"tab": "Settings", "extra": 1}), mem, box
-    )
+    bad = box.run(android, ToolCall(name="demo_openTab", params={"tab": "Settings", "extra": 1}), mem)
     assert (
         bad.status == "ERROR"
         and "bad params for demo_openTab: extra: Extra inputs are not permitted" in bad.message
     )
     # a failing inner tool fails the tool with its status, naming both
-    missing = run_recorded_tool(android, ToolCall(name="demo_openTab", params={"tab": "Nowhere"}), mem, box)
+    missing = box.run(android, ToolCall(name="demo_openTab", params={"tab": "Nowhere"}), mem)
     assert missing.status == "NOT_FOUND" and missing.message.startswith(
         "demo_openTab: tool 1 tapOnElementWithText: no element"
     )
@@ -247,11 +246,11 @@ def test_a_yaml_tool_composes_a_python_tool_with_its_params_and_the_runs_memory(
           - assertVisibleWithText: {text: Inbox}
         """,
     )
-    found = toolbox_for(project / "t.trail.yaml")
+    found = tools_for(project / "t.trail.yaml")
     assert found.problems == []
     mem = Memory(secrets={"password": "hunter2"})
     call = ToolCall(name="demo_start", params={"email": "user@example.com"})
-    started = run_recorded_tool(android, call, mem, found.box)
+    started = found.tools.run(android, call, mem)
     assert str(started) == "OK demo_start: ran launchApp, demo_signIn, assertVisibleWithText"
 
 
@@ -419,7 +418,7 @@ def test_the_schema_knows_the_params_of_the_projects_tools() -> None:
 
     from trailblaze.trail.schema import trail_json_schema
 
-    box = toolbox_for(ROOT / "trails" / "login.trail.yaml").box
+    box = tools_for(ROOT / "trails" / "login.trail.yaml").tools
     validator = jsonschema.Draft202012Validator(trail_json_schema(box))
     good = yaml.safe_load((ROOT / "trails" / "settings-dark-mode.trail.yaml").read_text())
     assert list(validator.iter_errors(good)) == []
@@ -430,21 +429,17 @@ def test_the_schema_knows_the_params_of_the_projects_tools() -> None:
 
 
 def test_the_agent_is_offered_the_listed_tools_with_reasoning_and_never_a_hidden_one(tmp_path: Path) -> None:
-    from trailblaze.tools.llm_tools import default_registry
-
     project = demo_project(tmp_path)
     write(
         project / "tools" / "demo_reset.tool.yaml",
         "id: demo_reset\nsurface_to_llm: false\ntools:\n  - pressBack\n",
     )
-    box = toolbox_for(project / "t.trail.yaml").box
-    registry = default_registry()
-    for offered in box.llm_tools(["demo_signIn", "demo_reset", "demo_nothing"]):
-        registry.register(offered)
-    specs = {s.name: s for s in registry.specs()}
+    found = tools_for(project / "t.trail.yaml").tools
+    tools = ToolSet(found.custom(), offer=["demo_signIn", "demo_reset", "demo_nothing"])
+    specs = {s.name: s for s in tools.specs()}
     assert "demo_reset" not in specs and "demo_nothing" not in specs and "demo_openTab" not in specs
     schema = specs["demo_signIn"].input_schema
     assert set(schema["properties"]) == {"email", "password", "reasoning"}
     assert schema["required"] == ["email", "password"]
     assert specs["demo_signIn"].description.startswith("Sign in on the demo app's login screen")
-    assert "demo_signIn" not in registry.names(verify=True)  # an action, not offered on verify steps
+    assert "demo_signIn" not in tools.model_names(verify=True)  # an action, not offered on verify steps

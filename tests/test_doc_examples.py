@@ -327,6 +327,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         "hand: a benchmark (minutes) that prints figures; here only `--help` runs"
     ),
     "trailblaze --help": Run(shows="Usage: trailblaze"),
+    "python benchmarks/architecture.py": Run(shows="places to add a ref tool the model calls: 2 in 1 file"),
     'python -c "from trailblaze.tools.toolset import all_tools; print(*(f\'{t.name} {t.kind} {t.source}\' for t in '
     "all_tools()), sep='\\n')\"": Run(shows="mobile_maestro action catalog"),
     'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/sim': Elsewhere(

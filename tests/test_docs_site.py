@@ -90,7 +90,7 @@ def test_the_cli_reference_has_every_command_option_and_example() -> None:
 
 
 def test_the_tool_reference_has_every_recorded_tool_and_param() -> None:
-    from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
+    from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 
     hook = reference_hook()
     page = hook.tools_page()

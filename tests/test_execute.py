@@ -8,9 +8,9 @@ import pytest
 
 from tests.device_support import PKG, Rig, rig
 from trailblaze.errors import UsageError
+from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.execute import TOOL_KINDS, ToolResult, run_recorded_tool
 from trailblaze.tools.memory import Memory
-from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail.model import ToolCall, parse_tool
 from trailblaze_sim.model import ManualClock
 

@@ -14,8 +14,8 @@ from trailblaze.engine.policy import HealPolicy, RecordPolicy, ReplayPolicy
 from trailblaze.engine.preflight import validate_trails
 from trailblaze.llm.models import build_llm, parse_model
 from trailblaze.llm.openai import OpenAILLM
-from trailblaze.mcp.bench import Workbench
 from trailblaze.mcp.confine import Confinement
+from trailblaze.mcp.session import McpSession
 from trailblaze.tools.memory import Memory
 from trailblaze.trail.model import load_trail
 
@@ -83,7 +83,7 @@ def test_install_hints_name_pytests_install_options() -> None:
 def test_mcp_validate_names_the_servers_option(tmp_path: Path) -> None:
     path = tmp_path / "t.trail.yaml"
     path.write_text(TRAIL)
-    bench = Workbench(Memory(flags=MCP), confinement=Confinement(tmp_path))
+    bench = McpSession(Memory(flags=MCP), confinement=Confinement(tmp_path))
     reply = bench.trail_validate(str(path))
     assert "pass --secret password=VALUE to `trailblaze mcp` (restart the server with it)" in reply.text, reply.text
     # the same file through the CLI's vocabulary

@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from trailblaze.mcp.bench import Reply, Workbench
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.draft import TrailDraft
 from trailblaze.mcp.server import call_tool
+from trailblaze.mcp.session import McpSession, Reply
 from trailblaze.mcp.surface import mcp_tools
 from trailblaze.mcp.token import require_token
 from trailblaze.tools.memory import Memory
@@ -31,8 +31,8 @@ from trailblaze.trail.model import ToolCall
 SHADOW = "root:$6$Xy9secrethash:19000:0:99999:7:::\nadmin: hunter2-shadow\n"
 
 
-def _call(bench: Workbench, name: str, **args: Any) -> Reply:
-    return call_tool(bench, {t.name: t for t in mcp_tools(bench.registry)}, name, args)
+def _call(bench: McpSession, name: str, **args: Any) -> Reply:
+    return call_tool(bench, {t.name: t for t in mcp_tools(bench.tools)}, name, args)
 
 
 @pytest.fixture
@@ -44,8 +44,8 @@ def root(tmp_path: Path) -> Path:
     return tmp_path / "root"
 
 
-def _bench(root: Path, **kwargs: Any) -> Workbench:
-    return Workbench(Memory(), confinement=Confinement(root), **kwargs)
+def _bench(root: Path, **kwargs: Any) -> McpSession:
+    return McpSession(Memory(), confinement=Confinement(root), **kwargs)
 
 
 def test_trail_validate_refuses_paths_outside_the_root_and_never_echoes_a_file(root: Path) -> None:

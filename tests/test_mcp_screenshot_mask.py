@@ -14,9 +14,9 @@ from PIL import Image
 
 from tests.device_support import Rig, rig
 from trailblaze.common.redact import Redactor
-from trailblaze.mcp.bench import Workbench
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.server import call_tool
+from trailblaze.mcp.session import McpSession
 from trailblaze.mcp.surface import mcp_tools
 from trailblaze.screen.hierarchy import Rect
 from trailblaze.screen.mask import Unmaskable, secret_boxes
@@ -55,13 +55,13 @@ def _dark(image: Image.Image, box: Rect, factor: float) -> float:
 def test_screenshot_masks_a_secret_typed_into_a_plain_field_and_the_password_field(
     android: Rig, tmp_path: Path
 ) -> None:
-    bench = Workbench(
+    bench = McpSession(
         Memory(secrets={"password": PASSWORD}),
         session=android.session,
         secrets={"password": PASSWORD},
         confinement=Confinement(tmp_path),
     )
-    tools = {t.name: t for t in mcp_tools(bench.registry)}
+    tools = {t.name: t for t in mcp_tools(bench.tools)}
 
     def call(name: str, **args: object) -> str:
         reply = call_tool(bench, tools, name, args)

@@ -9,18 +9,18 @@ import re
 from pathlib import Path
 from typing import cast
 
-from trailblaze.mcp.bench import Workbench
 from trailblaze.mcp.server import INSTRUCTIONS, call_tool
+from trailblaze.mcp.session import McpSession
 from trailblaze.mcp.surface import mcp_tools
-from trailblaze.tools.llm_tools import default_registry
+from trailblaze.tools.toolset import ToolSet
 
 ROOT = Path(__file__).resolve().parents[1]
-TOOLS = mcp_tools(default_registry())
+TOOLS = mcp_tools(ToolSet())
 BY_NAME = {t.name: t for t in TOOLS}
 
 
 def test_an_unknown_tool_gets_a_did_you_mean() -> None:
-    no_bench = cast(Workbench, None)  # an unknown name never reaches the workbench
+    no_bench = cast(McpSession, None)  # an unknown name never reaches the workbench
     for wrong, right in (("snapshoot", "snapshot"), ("tapp", "tap"), ("Trail_Save", "trail_save")):
         reply = call_tool(no_bench, BY_NAME, wrong, {})
         assert not reply.ok and reply.text.startswith(f"ERROR no tool `{wrong}`; did you mean `{right}`? "), reply.text
@@ -40,7 +40,7 @@ def test_the_ref_note_is_only_where_a_ref_is_taken() -> None:
 
 
 def test_trail_verify_lists_every_assertion_it_allows() -> None:
-    allowed = [n for n in default_registry().names(verify=True) if n != "objectiveStatus"]
+    allowed = [n for n in ToolSet().model_names(verify=True) if n != "objectiveStatus"]
     assert {"assertVisible", "assertPref", "assertQuery", "assertLogContains"} <= set(allowed)
     description = BY_NAME["trail_verify"].description
     assert f"{', '.join(allowed)}." in description

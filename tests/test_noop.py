@@ -86,15 +86,15 @@ def test_tool_results_say_no_visible_change(login: DeviceSession) -> None:
 @pytest.mark.parametrize("platform", ["android", "ios"])
 def test_toggling_a_switch_is_a_change(platform: str) -> None:
     with open_device(f"sim:{platform}", latency="zero") as s:
-        from trailblaze.tools.discovery import toolbox_for
+        from trailblaze.tools.discovery import tools_for
         from trailblaze.trail.model import load_trail
 
         trail = load_trail(ROOT / "trails" / "settings-dark-mode.trail.yaml")
         mem = Memory(secrets={"password": "hunter2"})
-        tools = toolbox_for(trail.path).box  # demo_signIn, demo_openTab (trails/tools/)
+        tools = tools_for(trail.path).tools  # demo_signIn, demo_openTab (trails/tools/)
         for step in trail.steps[:2]:  # sign in, open Settings
             for call in step.recording_for(s.info.classifier) or []:
-                assert run_recorded_tool(s, call, mem, tools).ok
+                assert tools.run(s, call, mem).ok
         calls = trail.steps[3].recording_for(s.info.classifier) or []
         results = [run_recorded_tool(s, call, mem) for call in calls]  # "Turn on the Dark mode switch"
         assert results and all(r.ok and not r.no_change for r in results), results

@@ -1,6 +1,6 @@
 """App-state probes (readPrefs / assertPref / queryDatabase / assertQuery / setNetwork) on the
 simulated Android phone through the real uiautomator2 / adbutils clients, in trails, as single
-tools and over the MCP Workbench; UNSUPPORTED on the simulated iPhone through facebook-wda."""
+tools and over the MCP McpSession; UNSUPPORTED on the simulated iPhone through facebook-wda."""
 
 from __future__ import annotations
 
@@ -310,12 +310,12 @@ trail:
 
 
 def test_a_probe_through_the_mcp_workbench_is_recorded_and_replays(android: Rig, tmp_path: Path) -> None:
-    from trailblaze.mcp.bench import Workbench
     from trailblaze.mcp.confine import Confinement
+    from trailblaze.mcp.session import McpSession
     from trailblaze.mcp.surface import mcp_tools
 
-    bench = Workbench(Memory(), session=android.session, confinement=Confinement(tmp_path))
-    tools = {t.name: t for t in mcp_tools(bench.registry)}
+    bench = McpSession(Memory(), session=android.session, confinement=Confinement(tmp_path))
+    tools = {t.name: t for t in mcp_tools(bench.tools)}
     assert {"readPrefs", "assertPref", "queryDatabase", "assertQuery", "setNetwork"} <= set(tools)
     assert tools["assertQuery"].read_only and not tools["setNetwork"].read_only
 

@@ -9,9 +9,9 @@ import pytest
 
 from trailblaze.device.devices import open_device
 from trailblaze.engine.replay import replay_trail
+from trailblaze.tools.builtin import READ_COMPAT_TOOLS
 from trailblaze.tools.execute import run_recorded_tool
 from trailblaze.tools.memory import Memory
-from trailblaze.tools.registry import READ_COMPAT_TOOLS
 from trailblaze.trail.model import load_trail, parse_tool
 
 TRAIL = Path(__file__).parent / "data" / "trails" / "read-compat.trail.yaml"

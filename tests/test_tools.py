@@ -1,4 +1,4 @@
-"""The tool registry: what the model sees (names, schemas) and what each tool records."""
+"""The model's tools: what the model sees (names, schemas) and what each tool records."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.screen.compact import compact_view
 from trailblaze.testing.demo_policy import parse_screen
-from trailblaze.tools.llm_tools import ToolContext, ToolRegistry, default_registry, fingerprint
+from trailblaze.tools.llm_tools import CallContext, fingerprint
 from trailblaze.tools.memory import Memory
+from trailblaze.tools.toolset import ToolSet
 
 LLM_TOOLS = [
     "tap", "inputText", "eraseText", "hideKeyboard", "swipe", "scrollUntilTextIsVisible", "launchApp",
@@ -22,14 +23,14 @@ LLM_TOOLS = [
 
 
 def test_the_model_sees_exactly_the_design_tools() -> None:
-    registry = default_registry()
-    assert registry.names() == LLM_TOOLS
-    assert registry.names(verify=True) == [
+    tools = ToolSet()
+    assert tools.model_names() == LLM_TOOLS
+    assert tools.model_names(verify=True) == [
         "assertVisible", "assertState", "assertNotVisibleWithText", "readPrefs", "assertPref", "queryDatabase", "assertQuery",
         "readLogs", "assertLogContains",
         "objectiveStatus",
     ]  # fmt: skip
-    specs = {s.name: s.input_schema for s in registry.specs()}
+    specs = {s.name: s.input_schema for s in tools.specs()}
     for name, schema in specs.items():
         assert schema["type"] == "object"
         assert "reasoning" in schema["properties"], name
@@ -47,13 +48,13 @@ def test_launch_app_defaults_to_a_clean_start_everywhere_and_says_so() -> None:
     from trailblaze.mcp.surface import mcp_tools
     from trailblaze.tools.recorded import LaunchApp
 
-    registry = ToolRegistry()
-    spec = next(s for s in registry.specs() if s.name == "launchApp")
+    tools = ToolSet()
+    spec = next(s for s in tools.specs() if s.name == "launchApp")
     mode = spec.input_schema["properties"]["launchMode"]
     # the agent's tool, the MCP tool (the same spec) and `trailblaze tool` (the recorded form) agree
     assert mode["default"] == "CLEAR_STATE" == LaunchApp.model_fields["launchMode"].default
     assert "CLEAR_STATE (default" in mode["description"] and "clean state" in spec.description
-    [mcp] = [t for t in mcp_tools(registry) if t.name == "launchApp"]
+    [mcp] = [t for t in mcp_tools(tools) if t.name == "launchApp"]
     assert mcp.input_schema["properties"]["launchMode"]["default"] == "CLEAR_STATE"
     assert "clean state" in mcp.description
     from click.testing import CliRunner
@@ -78,19 +79,19 @@ def session() -> Iterator[DeviceSession]:
         yield s
 
 
-def context(session: DeviceSession, memory: Memory | None = None) -> ToolContext:
+def context(session: DeviceSession, memory: Memory | None = None) -> CallContext:
     hierarchy = session.screen()
-    return ToolContext(session, memory or Memory(), compact_view(hierarchy), hierarchy)
+    return CallContext(session, memory or Memory(), compact_view(hierarchy), hierarchy)
 
 
-def ref_of(ctx: ToolContext, label: str) -> str:
+def ref_of(ctx: CallContext, label: str) -> str:
     return next(e.ref for e in parse_screen(ctx.view.text) if e.label == label)
 
 
 def test_recorded_forms(session: DeviceSession) -> None:
-    registry = ToolRegistry()
+    tools = ToolSet()
     ctx = context(session)
-    tap = registry.call("tap", {"ref": ref_of(ctx, "Forgot password?"), "longPress": True}, ctx)
+    tap = tools.call_for_model("tap", {"ref": ref_of(ctx, "Forgot password?"), "longPress": True}, ctx)
     assert tap.ok, tap.result
     assert tap.recorded[0].to_data() == {
         "tapOnElementBySelector": {
@@ -99,29 +100,29 @@ def test_recorded_forms(session: DeviceSession) -> None:
         }
     }
     ctx = context(session)
-    launch = registry.call("launchApp", {"appId": "dev.trailblaze.demo", "reasoning": "restart"}, ctx)
+    launch = tools.call_for_model("launchApp", {"appId": "dev.trailblaze.demo", "reasoning": "restart"}, ctx)
     # the model's default is replay's: a clean start, so a trail that changes the app replays again
     assert launch.recorded[0].to_data() == {
         "launchApp": {"appId": "dev.trailblaze.demo", "launchMode": "CLEAR_STATE", "reason": "restart"}
     }
     ctx = context(session)
-    check = registry.call("assertVisible", {"ref": ref_of(ctx, "Sign in"), "expectedText": "Sign in"}, ctx)
+    check = tools.call_for_model("assertVisible", {"ref": ref_of(ctx, "Sign in"), "expectedText": "Sign in"}, ctx)
     assert check.ok and check.result.kind == "assertion"
     assert check.recorded[0].name == "assertVisibleBySelector"
     assert check.recorded[0].params["expectedText"] == "Sign in"
-    erase = registry.call("eraseText", {"charactersToErase": 3}, ctx)
+    erase = tools.call_for_model("eraseText", {"charactersToErase": 3}, ctx)
     assert erase.recorded[0].to_data() == {"eraseText": {"charactersToErase": 3}}
 
 
 def test_secrets_record_as_templates_and_unknown_templates_are_errors(session: DeviceSession) -> None:
-    registry = ToolRegistry()
+    tools = ToolSet()
     memory = Memory(secrets={"password": "hunter2"})
     ctx = context(session, memory)
-    assert registry.call("tap", {"ref": ref_of(ctx, "Password")}, ctx).ok
+    assert tools.call_for_model("tap", {"ref": ref_of(ctx, "Password")}, ctx).ok
     ctx = context(session, memory)
-    typed = registry.call("inputText", {"text": "hunter2"}, ctx)
+    typed = tools.call_for_model("inputText", {"text": "hunter2"}, ctx)
     assert typed.ok and typed.recorded[0].params == {"text": "{{password}}"}
-    unknown = registry.call("inputText", {"text": "{{nope}}"}, ctx)
+    unknown = tools.call_for_model("inputText", {"text": "{{nope}}"}, ctx)
     assert not unknown.ok and unknown.result.status == "ERROR" and "nope" in unknown.result.message
     assert unknown.recorded == []
 
@@ -129,6 +130,6 @@ def test_secrets_record_as_templates_and_unknown_templates_are_errors(session: D
 def test_unknown_ref_is_not_found_and_flagged(session: DeviceSession) -> None:
     ctx = context(session)
     for name, args in [("tap", {"ref": "zzz"}), ("assertVisible", {"ref": "[zzz]"}), ("rememberElementText", {"ref": "zzz", "variable": "v"})]:
-        outcome = default_registry().call(name, args, ctx)
+        outcome = ToolSet().call_for_model(name, args, ctx)
         assert outcome.result.status == "NOT_FOUND" and outcome.ref_not_found, name
         assert "not on the current screen" in outcome.result.message

@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 from pydantic import Field
 
-from trailblaze.tools.custom import ToolBox, python_tool
+from trailblaze.tools.builtin import READ_COMPAT_TOOLS, RECORDED_TOOL_PARAMS, _collect
+from trailblaze.tools.custom import python_tool
 from trailblaze.tools.execute import TOOL_KINDS
-from trailblaze.tools.llm_tools import Tool, default_registry
 from trailblaze.tools.params import RecordedToolParams
-from trailblaze.tools.registry import READ_COMPAT_TOOLS, RECORDED_TOOL_PARAMS, _collect
 from trailblaze.tools.toolset import ToolSet, all_tools, defines, get_tool
 
 PACKAGE = Path(__file__).resolve().parent.parent / "trailblaze"
@@ -50,24 +49,24 @@ def test_every_built_in_tool_is_one_definition_and_the_tables_are_views_of_them(
 def test_a_definition_carries_what_the_docs_and_the_agent_need() -> None:
     tap = get_tool("tapOnElementBySelector")
     assert tap is not None
-    assert (tap.kind, tap.source, tap.trailblaze) == ("action", "core", "same")
+    assert (tap.kind, tap.source, tap.block_status) == ("action", "core", "same")
     assert tap.description.startswith("Tap the one element matching `nodeSelector`")
     network = get_tool("setNetwork")
-    assert network is not None and network.platforms == {"android"} and network.trailblaze == "extension"
-    assert network.offered_to == {"model", "mcp"}
+    assert network is not None and network.platforms == {"android"} and network.block_status == "extension"
+    assert network.offered_to == {"model"}
     compat = get_tool("tapOnElementWithText")
-    assert compat is not None and compat.trailblaze == "read-only"
+    assert compat is not None and compat.block_status == "read-only"
     web = get_tool("web_click")
     assert web is not None and web.platforms == {"web"}
     assert get_tool("noSuchTool") is None
 
 
 def test_the_agent_is_offered_exactly_the_tools_whose_definition_says_so() -> None:
-    registry = default_registry()
+    tools = ToolSet()
     offered = [t.name for t in all_tools() if "model" in t.offered_to]
-    assert offered and set(offered) <= set(registry.names())
+    assert offered and set(offered) <= set(tools.model_names())
     verify = [t.name for t in all_tools() if "verify" in t.offered_to]
-    assert [n for n in registry.names(verify=True) if n in offered] == verify
+    assert [n for n in tools.model_names(verify=True) if n in offered] == verify
 
 
 class _Shout(RecordedToolParams):
@@ -80,16 +79,16 @@ class _Shout(RecordedToolParams):
 def test_adding_a_tool_is_one_decorated_handler() -> None:
     module = types.ModuleType("extra_tools")
 
-    @defines(_Shout, "other", source="core", trailblaze="extension")
+    @defines(_Shout, "other", source="core", block_status="extension")
     def shout(run: object, p: _Shout) -> tuple[str, str]:
         return "OK", p.text.upper()
 
     module.shout = shout  # type: ignore[attr-defined]
-    found = _collect((module,))
-    assert list(found) == ["shout"]
-    assert found["shout"].kind == "other"
-    assert found["shout"].description == "Say something loudly (a tool defined in a test)."
-    assert found["shout"](None, _Shout(text="hi")) == ("OK", "HI")
+    (found,) = _collect((module,))
+    assert found.name == "shout"
+    assert found.kind == "other"
+    assert found.description == "Say something loudly (a tool defined in a test)."
+    assert found(None, _Shout(text="hi")) == ("OK", "HI")
 
 
 def test_a_tool_defined_twice_is_refused() -> None:
@@ -105,23 +104,35 @@ def test_a_tool_set_joins_the_project_tools_to_the_built_in_ones() -> None:
     def demo_signIn(ctx: object, email: str) -> None:
         """Sign in on the demo app."""
 
-    box = ToolBox([python_tool(demo_signIn, verification=True)])
-    tools = ToolSet(box)
+    tools = ToolSet([python_tool(demo_signIn, verification=True)], offer=["demo_signIn"])
     custom = tools.get("demo_signIn")
     assert custom is not None
-    assert (custom.source, custom.handler, custom.description) == ("python", None, "Sign in on the demo app.")
+    assert (custom.source, custom.description) == ("python", "Sign in on the demo app.")
+    assert callable(custom.handler)  # runs the function (`custom.python_tool`)
     assert custom.offered_to == {"model", "verify"}
     assert [t.name for t in tools.tools()][-1] == "demo_signIn"
     assert "tapOnElementBySelector" in tools
     assert "demo_signIn" in {t.name for t in tools.offered_to("verify")}
-    (offered,) = box.llm_tools(["demo_signIn"])  # offered to the model as a built-in ref tool is
-    assert isinstance(offered, Tool) and offered.records == ("demo_signIn",) and offered.verification
+    # offered to the model as a built-in ref tool is: a model tool that records the custom tool
+    (offered,) = [t for t in tools.for_model(verify=True) if t.name == "demo_signIn"]
+    assert (offered.source, offered.records) == ("model", ("demo_signIn",))
+    assert "reasoning" in offered.params.model_fields
+
+
+def test_one_tool_set_is_asked_by_name_with_the_did_you_mean() -> None:
+    tools = ToolSet()
+    assert tools.get("tapOnElementBySelector") is get_tool("tapOnElementBySelector")
+    assert tools.get("objectiveStatus") is None  # the model's own tools are not recorded tools
+    (tap,) = [t for t in tools.for_model() if t.name == "tap"]
+    assert tap is not tools.get("tap")  # the model's `tap` records a selector; Trailblaze's takes a ref
+    hint = tools.unknown_hint("tapOnElementBySelectr")
+    assert hint is not None and "did you mean `tapOnElementBySelector`?" in hint
+    assert tools.unknown_hint("tapOnElementBySelector") is None
 
 
 def test_every_model_facing_tool_maps_to_the_recorded_tools_it_writes() -> None:
-    registry = default_registry()
-    tools = {t.name: t for t in registry._tools.values() if isinstance(t, Tool)}
-    assert set(tools) == set(registry.names())
+    tools = {t.name: t for t in ToolSet().for_model()}
+    assert all(t.source == "model" for t in tools.values())
     for name, tool in tools.items():
         assert all(get_tool(r) is not None for r in tool.records), name
     assert tools["objectiveStatus"].records == ()
@@ -148,8 +159,9 @@ def test_the_contributor_docs_new_tool_example_defines_a_tool() -> None:
     exec(code.group(1), namespace)  # the example as written, in the module it says it goes into
     module = types.ModuleType("example")
     module.tool = namespace["_press_home"]  # type: ignore[attr-defined]
-    tool = _collect((module,))["pressHome"]
-    assert (tool.kind, tool.source, tool.trailblaze) == ("action", "core", "same")
+    (tool,) = _collect((module,))
+    assert tool.name == "pressHome"
+    assert (tool.kind, tool.source, tool.block_status) == ("action", "core", "same")
     assert tool.description == "Press the home key: the app goes to the background."
     assert get_tool("pressHome") is None  # an example, not a shipped tool
 
@@ -160,3 +172,30 @@ def test_the_real_example_in_the_contributor_docs_is_the_shipped_code() -> None:
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     assert blocks[0] in (PACKAGE / "tools" / "recorded.py").read_text(encoding="utf-8")
     assert blocks[1] in (PACKAGE / "tools" / "core.py").read_text(encoding="utf-8")
+
+
+def _architecture() -> types.ModuleType:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("architecture", PACKAGE.parent / "benchmarks" / "architecture.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_tool_model_is_one_type_one_collection_and_a_ref_tool_is_two_places_in_one_file() -> None:
+    """The figures of docs/adr/0059-one-tool-set-per-run.md, counted from the code as
+    `benchmarks/architecture.py` prints them."""
+    arch = _architecture()
+    from tests.test_layering import _modules
+
+    trees = arch._trees({name: path.read_text("utf-8") for name, path in _modules().items()})
+    types_ = arch.tool_types(trees)
+    # a tool is a `ToolDef`; `McpTool` is one line of the MCP listing (its actions come from the ToolSet)
+    assert types_ == ["trailblaze.mcp.surface.McpTool", "trailblaze.tools.tooldef.ToolDef"]
+    assert arch.tool_collections(trees, types_) == ["trailblaze.tools.toolset.ToolSet"]
+    names, classes = arch.context_names(trees)
+    assert len(names) == classes  # one name for each context
+    places = arch.ref_tool_places(trees)
+    assert places and all(p[:2] == (2, 1) for p in places.values())  # its params model and its function

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trailblaze.errors import TrailFileError
-from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
+from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.trail.model import ToolCall, Trail, TrailConfig, Trailhead, TrailStep, loads_trail
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import pytest
 from test_trail_errors import MALFORMED, Case
 
 from trailblaze.common.yaml_lines import YamlSyntaxError, parse_document
-from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
+from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.trail.schema import trail_json_schema
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from trailblaze.engine.record import record_trail
     from trailblaze.engine.replay import ReplayOptions, replay_trail
     from trailblaze.screen.selector import NodeSelector
+    from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
     from trailblaze.tools.custom import ToolContext, tool
-    from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
     from trailblaze.trail.model import (
         ANY_CLASSIFIER,
         ToolCall,
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    "RECORDED_TOOL_PARAMS": "trailblaze.tools.registry",
+    "RECORDED_TOOL_PARAMS": "trailblaze.tools.builtin",
     "NodeSelector": "trailblaze.screen.selector",
     "ToolContext": "trailblaze.tools.custom",
     "tool": "trailblaze.tools.custom",

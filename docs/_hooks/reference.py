@@ -175,7 +175,7 @@ def tool_entries() -> list[ToolEntry]:
             status, platforms = "trailblaze's own (app-state probe)", _platforms(t)
         elif t.source == "web":
             status, platforms = "Trailblaze catalog (web)", _platforms(t)
-        elif t.trailblaze == "read-only":
+        elif t.block_status == "read-only":
             status, platforms = "Trailblaze, read only (replayed, never recorded here)", "android, ios"
         elif t.source == "catalog":
             status = "Trailblaze catalog"
@@ -189,7 +189,7 @@ def tool_entries() -> list[ToolEntry]:
 
 
 def tools_page() -> str:
-    from trailblaze.tools.llm_tools import default_registry
+    from trailblaze.tools.toolset import ToolSet
 
     entries = tool_entries()
     out = ["# Tools", "", GENERATED_NOTE, "",
@@ -205,7 +205,7 @@ def tools_page() -> str:
         props = {k: v for k, v in e.schema.get("properties", {}).items() if k not in ("reason", "reasoning")}
         out += _fields_table({**e.schema, "properties": props})
         out.append("")
-    specs = default_registry().specs()
+    specs = ToolSet().specs()
     out += ["## The agent's tools", "",
             f"While recording, the model calls these {len(specs)} tools by ref (`tap {{ref}}`); what it does is "
             "written into the trail as the recorded tools above, with selectors.", "",
@@ -433,9 +433,9 @@ def fixtures_section() -> list[str]:
 
 def mcp_page() -> str:
     from trailblaze.mcp.surface import mcp_tools
-    from trailblaze.tools.llm_tools import default_registry
+    from trailblaze.tools.toolset import ToolSet
 
-    tools = mcp_tools(default_registry())
+    tools = mcp_tools(ToolSet())
     out = ["# MCP tools", "", GENERATED_NOTE, "",
            f"`trailblaze mcp` lists **{len(tools)} tools**, each with a JSON schema and a description written for "
            "a model. [The MCP guide](../guides/mcp.md) shows a session.", "",

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze.tools.llm_tools import Tool, ToolContext, ToolOutcome
+from trailblaze.tools.llm_tools import CallContext, ModelCallResult, offers
+from trailblaze.tools.tooldef import ToolDef
 
 if TYPE_CHECKING:
     from trailblaze.tools.execute import ToolResult
@@ -45,22 +46,22 @@ def _result(status: str, message: str) -> ToolResult:
     return ToolResult(status, message, "other")  # type: ignore[arg-type]
 
 
-def ask_user_tool(ask: AskUser) -> Tool:
-    """The `askUser` tool, answering through `ask`."""
+def ask_user_tool(ask: AskUser) -> ToolDef:
+    """The `askUser` tool, answering through `ask`: offered to the model on action steps, never recorded."""
 
-    def run(args: AskUserParams, ctx: ToolContext) -> ToolOutcome:
-        answer = " ".join(ask(str(ctx.memory.redact(args.question))).split())
-        if not answer:
-            return ToolOutcome(_result("OK", "the person gave no answer; decide on your own"))
-        return ToolOutcome(_result("OK", f"the person answered: {answer}"))
-
-    return Tool(
+    @offers(
         ASK_TOOL,
+        AskUserParams,
         "Ask the person running the recording a question (only when the objective is ambiguous or needs "
         "information you cannot see, e.g. which of several accounts to use); the answer comes back as the result.",
-        AskUserParams,
-        run,
     )
+    def run(ctx: CallContext, args: AskUserParams) -> ModelCallResult:
+        answer = " ".join(ask(str(ctx.memory.redact(args.question))).split())
+        if not answer:
+            return ModelCallResult(_result("OK", "the person gave no answer; decide on your own"))
+        return ModelCallResult(_result("OK", f"the person answered: {answer}"))
+
+    return run
 
 
 def terminal_asker(stdin: TextIO | None = None, stdout: TextIO | None = None) -> AskUser:

@@ -1,4 +1,4 @@
-"""The agent: a handwritten loop that solves one trail step with an LLM and the tool registry.
+"""The agent: a handwritten loop that solves one trail step with an LLM and the run's tool set.
 
 Per LLM call: capture the screen; build the request from scratch (cached system prompt,
 objective, reminder, this step's paired tool calls, the current screen); force a tool call; run the
@@ -33,12 +33,11 @@ from trailblaze.tools.llm_tools import (
     FAIL_AT,
     WARN_AT,
     CallContext,
-    ToolOutcome,
-    ToolRegistry,
-    default_registry,
+    ModelCallResult,
     detect_cycle,
     fingerprint,
 )
+from trailblaze.tools.toolset import ToolSet
 
 if TYPE_CHECKING:
     from trailblaze.agent.ask import AskUser
@@ -68,7 +67,7 @@ class ToolRun:
     """One executed LLM-facing call."""
 
     use: ToolUseBlock
-    outcome: ToolOutcome
+    outcome: ModelCallResult
     duration_ms: float
 
 
@@ -119,7 +118,7 @@ class Agent:
         llm: The model.
         session: The device.
         memory: Variables and secrets; secret values are redacted from everything sent.
-        registry: The tools (default: `trailblaze.tools.llm_tools.default_registry()`).
+        tools: The run's tool set; the model is offered `tools.for_model()` (default: the built-in ones).
         context: `config.context` of the trail, appended to the system prompt.
         max_llm_calls: Calls per step before it fails.
         screenshots: Send an annotated screenshot with every request.
@@ -134,7 +133,7 @@ class Agent:
         session: DeviceSession,
         memory: Memory,
         *,
-        registry: ToolRegistry | None = None,
+        tools: ToolSet | None = None,
         context: str | None = None,
         max_llm_calls: int = 50,
         screenshots: bool = True,
@@ -143,11 +142,11 @@ class Agent:
         ask: AskUser | None = None,
     ) -> None:
         self.llm, self.session, self.memory = llm, session, memory
-        self.registry = registry or default_registry()
+        self.tools = tools if tools is not None else ToolSet()
         if ask is not None:
             from trailblaze.agent.ask import ask_user_tool
 
-            self.registry.register(ask_user_tool(ask))
+            self.tools.offer(ask_user_tool(ask))
         self.max_llm_calls, self.screenshots, self.max_history = max_llm_calls, screenshots, max_history
         self.observer = observer
         info = session.info
@@ -179,7 +178,7 @@ class Agent:
     def _run_step(self, objective: str, verify: bool, stated: str) -> StepResult:
         state = _State(verify, stated)
         result = state.result
-        tools = self.registry.specs(verify=verify)
+        tools = self.tools.specs(verify=verify)
         while result.llm_calls < self.max_llm_calls:
             screen = self.capture()
             request = LLMRequest(
@@ -224,7 +223,7 @@ class Agent:
         failed_here = finished = False
         for use in uses:
             started = time.monotonic()
-            outcome = self.registry.call(use.name, use.input, ctx, verify=state.verify)
+            outcome = self.tools.call_for_model(use.name, use.input, ctx, verify=state.verify)
             if use.name != "objectiveStatus":
                 counts = outcome.ok and outcome.result.kind == counted
                 state.succeeded += counts and not outcome.result.no_change

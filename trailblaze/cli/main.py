@@ -598,11 +598,10 @@ def schema_command() -> None:
     trail below it uses one: custom tools are Python code, imported only then."""
     import json
 
-    from trailblaze.tools.custom import ToolBox
-    from trailblaze.tools.discovery import toolbox_for
+    from trailblaze.tools.discovery import tools_for
     from trailblaze.trail.schema import trail_json_schema
 
-    custom = toolbox_for(None).box if _trails_use_custom_tools() else ToolBox()
+    custom = tools_for(None).tools.custom() if _trails_use_custom_tools() else ()
     click.echo(json.dumps(trail_json_schema(custom), indent=2, ensure_ascii=False))
 
 
@@ -1039,14 +1038,13 @@ def tool_command(
     FORCE_RESTART or RESUME, as in a replay and as the agent's and the MCP server's launchApp do.
     """
     from trailblaze.errors import UsageError
-    from trailblaze.tools.discovery import toolbox_for
-    from trailblaze.tools.execute import run_recorded_tool
+    from trailblaze.tools.discovery import tools_for
     from trailblaze.tools.memory import Memory
     from trailblaze.trail.model import parse_tool
 
     call = parse_tool(tool_text, "<tool>")
-    custom = toolbox_for(None)  # ./trails/tools or ./tools, [tool.trailblaze] tools, entry points
-    hint = custom.box.unknown_hint(call.name)
+    custom = tools_for(None)  # ./trails/tools or ./tools, [tool.trailblaze] tools, entry points
+    hint = custom.tools.unknown_hint(call.name)
     if hint is not None:
         raise UsageError("\n".join([*custom.problems, f"<tool>: {hint}"]))
     mem = Memory(_key_values(memory, "--memory"), secrets=_secrets(secrets, secret_files))
@@ -1059,7 +1057,7 @@ def tool_command(
             lambda: build_llm(spec, base_url=model.base_url, timeout=model.timeout, retries=model.retries)
         )
     with device.open() as session:
-        result = run_recorded_tool(session, call, mem, custom.box, llm=llm)
+        result = custom.tools.run(session, call, mem, llm=llm)
     _echo(str(result))
     ctx.exit(0 if result.ok else 1)
 
@@ -1308,9 +1306,9 @@ def mcp_command(
     from trailblaze.device.devices import parse_device_spec
     from trailblaze.device.session import DeviceSession
     from trailblaze.engine.options import DeviceChoice
-    from trailblaze.mcp.bench import Workbench
     from trailblaze.mcp.confine import Confinement
     from trailblaze.mcp.server import require_sdk, serve
+    from trailblaze.mcp.session import McpSession
     from trailblaze.mcp.token import MIN_TOKEN_LENGTH
     from trailblaze.tools.memory import Memory
 
@@ -1338,10 +1336,10 @@ def mcp_command(
 
     session = open_session(device) if device is not None else None  # a bad --device fails before serving
     confinement = Confinement(Path(root), {device} if device is not None else set())
-    bench = Workbench(
+    mcp_session = McpSession(
         Memory(secrets=found, flags=MCP), session=session, open_session=open_session, secrets=found, confinement=confinement
     )
-    serve(bench, http_port=http_port, token=token, announce=lambda line: click.echo(line, err=True))
+    serve(mcp_session, http_port=http_port, token=token, announce=lambda line: click.echo(line, err=True))
 
 
 def _trace(trace: bool) -> bool:

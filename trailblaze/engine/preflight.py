@@ -22,10 +22,10 @@ from trailblaze.common import yaml_lines as _yaml
 from trailblaze.common.flags import CLI, Flags
 from trailblaze.common.limits import MAX_EXPANDED_STEPS, MAX_RUNTRAIL_DEPTH
 from trailblaze.errors import TrailFileError, UsageError
-from trailblaze.tools.custom import ToolBox
-from trailblaze.tools.discovery import Discovered, toolbox_for
+from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
+from trailblaze.tools.discovery import Discovered, tools_for
 from trailblaze.tools.memory import TEMPLATE_RE
-from trailblaze.tools.registry import RECORDED_TOOL_PARAMS, unknown_tool_hint
+from trailblaze.tools.toolset import ToolSet
 from trailblaze.trail.model import ANY_CLASSIFIER, Trail, load_trail
 from trailblaze.trail.subtrail import cycle_text, outside_project, resolve_subtrail_path, trail_key
 from trailblaze.trail.variables import build_memory
@@ -40,7 +40,6 @@ __all__ = [
     "may_be_skipped",
     "recorded_platforms",
     "unrecorded",
-    "unknown_tool_hint",
     "uses_custom_tools",
     "validate_trails",
 ]
@@ -53,7 +52,9 @@ _Missing = dict[str, tuple[str, set[str]]]
 
 
 @dataclass(frozen=True)
-class _Tool:
+class _RecordedCall:
+    """A tool call as the trail file records it, and where (for messages); not a tool."""
+
     path: _YPath
     name: str
     params: Any
@@ -181,18 +182,18 @@ class _Scan:
             return
         doc = _parsed(text)
         recorded = list(_recorded_tools(doc.data, platform))
-        custom = _toolbox(trail.path or file, recorded, trail)
+        custom = _tools_for(trail.path or file, recorded, trail)
         for problem in custom.problems:  # a broken tool file: once, however many trails use the folder
             if problem not in self.reported:
                 self.reported.add(problem)
                 where, _, message = _split_location(problem)
                 found.append(Finding(where, message))
         for i, name in enumerate(trail.config.tools or [] if trail.config else []):
-            if name not in custom.box:
-                hint = custom.box.unknown_hint(name) or f"`{name}` is a built-in tool, always offered"
+            if name not in custom.tools.names():
+                hint = custom.tools.unknown_hint(name) or f"`{name}` is a built-in tool, always offered"
                 found.append(Finding(_at(file, doc, ("config", "tools", i)), f"config.tools: {hint}"))
         if self.tools:
-            found += _unknown_tools(file, doc, recorded, custom.box)
+            found += _unknown_tools(file, doc, recorded, custom.tools)
         sub_found = _subtrail_problems(
             file, doc, recorded, platform, self.tools, self.secrets, missing, len(trail.steps)
         )
@@ -248,13 +249,13 @@ def uses_custom_tools(trail: Trail) -> bool:
     return any(t.name not in RECORDED_TOOL_PARAMS for p in PLATFORMS for t in _recorded_tools(data, p))
 
 
-def _toolbox(path: str | Path, recorded: list[_Tool], trail: Trail) -> Discovered:
+def _tools_for(path: str | Path, recorded: list[_RecordedCall], trail: Trail) -> Discovered:
     """The trail's custom tools, found (their `.py` files imported: code that runs) only when a
     recorded tool or `config.tools` names one that is not built in."""
     configured = trail.config is not None and bool(trail.config.tools)
     if configured or any(t.name not in RECORDED_TOOL_PARAMS for t in recorded):
-        return toolbox_for(path)
-    return Discovered(ToolBox())
+        return tools_for(path)
+    return Discovered(ToolSet())
 
 
 def _unused_hint(template: str, given: Mapping[str, str], used: set[str]) -> str:
@@ -304,16 +305,17 @@ def _sample(annotation: Any) -> Any:
     return "text"
 
 
-def _unknown_tools(file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], box: Any) -> list[Finding]:
-    """Recorded tools that neither trailblaze nor the trail's own tools (`box`) can run, and custom
-    tool calls whose params the tool refuses."""
+def _unknown_tools(file: Path, doc: _yaml.YamlDocument, recorded: list[_RecordedCall], tools: ToolSet) -> list[Finding]:
+    """Recorded tools that neither trailblaze nor the trail's own tools can run, and custom tool
+    calls whose params the tool refuses."""
     found = []
+    custom = {t.name: t for t in tools.custom()}
     for tool in recorded:
-        unknown = box.unknown_hint(tool.name)
+        unknown = tools.unknown_hint(tool.name)
         if unknown is not None:
             found.append(Finding(_at(file, doc, (*tool.path, tool.name), key=True), unknown))
             continue
-        refused = _custom_params_problem(box.get(tool.name), tool.params)
+        refused = _custom_params_problem(custom.get(tool.name), tool.params)
         if refused is not None:
             found.append(Finding(_at(file, doc, (*tool.path, tool.name, *refused[0]), key=True), refused[1]))
     return found
@@ -322,7 +324,7 @@ def _unknown_tools(file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], b
 def _subtrail_problems(
     file: Path,
     doc: _yaml.YamlDocument,
-    recorded: list[_Tool],
+    recorded: list[_RecordedCall],
     platform: str,
     tools: bool,
     secrets: Mapping[str, str],
@@ -339,13 +341,13 @@ def _subtrail_problems(
     is remembered for the next call.
     """
     found: list[Finding] = []
-    opened: dict[str, tuple[Trail, _yaml.YamlDocument | None, list[_Tool]] | Finding] = {}
+    opened: dict[str, tuple[Trail, _yaml.YamlDocument | None, list[_RecordedCall]] | Finding] = {}
     # a file walked to the end: its steps with every runTrail expanded, and how many trails deep it nests
     expanded: dict[str, tuple[int, int]] = {}
     templates_done: set[tuple[str, frozenset[str]]] = set()
 
     def walk(
-        file: Path, doc: _yaml.YamlDocument, recorded: list[_Tool], chain: tuple[str, ...], own: int
+        file: Path, doc: _yaml.YamlDocument, recorded: list[_RecordedCall], chain: tuple[str, ...], own: int
     ) -> tuple[int, int]:
         total, height = own, 1
         for tool in recorded:
@@ -411,7 +413,7 @@ def _subtrail_problems(
                 _sub_templates(target, sub_doc, sub, sub_tools, set(given_args), secrets, missing)
             if key not in expanded:
                 if tools:
-                    found.extend(_unknown_tools(target, sub_doc, sub_tools, _toolbox(target, sub_tools, sub).box))
+                    found.extend(_unknown_tools(target, sub_doc, sub_tools, _tools_for(target, sub_tools, sub).tools))
                 expanded[key] = walk(target, sub_doc, sub_tools, (*chain, key), len(sub.steps))
             sub_steps, sub_height = expanded[key]
             total = min(total + sub_steps, MAX_EXPANDED_STEPS + 1)
@@ -431,7 +433,7 @@ def _subtrail_problems(
 
 def _open_sub(
     target: Path, where: str, written: str, platform: str
-) -> tuple[Trail, _yaml.YamlDocument | None, list[_Tool]] | Finding:
+) -> tuple[Trail, _yaml.YamlDocument | None, list[_RecordedCall]] | Finding:
     """A sub-trail, its parsed text and recorded tools (no text: nothing to walk), or why it does not load."""
     try:
         sub = load_trail(target)
@@ -447,7 +449,7 @@ def _sub_templates(
     file: Path,
     doc: _yaml.YamlDocument,
     sub: Trail,
-    recorded: list[_Tool],
+    recorded: list[_RecordedCall],
     given_args: set[str],
     secrets: Mapping[str, str],
     missing: _Missing,
@@ -513,7 +515,7 @@ def _applies(classifier: Any, platform: str) -> bool:
     )
 
 
-def _recorded_tools(data: Any, platform: str) -> Iterator[_Tool]:
+def _recorded_tools(data: Any, platform: str) -> Iterator[_RecordedCall]:
     """Every tool the platform may replay, in a unified or a v1 (list) trail that already loaded."""
     if isinstance(data, list):  # v1: `- tools: [...]`, `- prompts: [...]`, `- trailhead: {...}`
         for i, item in enumerate(data):
@@ -536,7 +538,7 @@ def _recorded_tools(data: Any, platform: str) -> Iterator[_Tool]:
         yield from _step_tools(("trail", i), step, platform)
 
 
-def _step_tools(path: _YPath, step: Any, platform: str) -> Iterator[_Tool]:
+def _step_tools(path: _YPath, step: Any, platform: str) -> Iterator[_RecordedCall]:
     recording = step.get("recording") if isinstance(step, dict) else None
     if not isinstance(recording, dict):
         return
@@ -551,18 +553,18 @@ def _step_tools(path: _YPath, step: Any, platform: str) -> Iterator[_Tool]:
                 yield from _tool_at(here, value)
 
 
-def _tool_list(path: _YPath, value: Any) -> Iterator[_Tool]:
+def _tool_list(path: _YPath, value: Any) -> Iterator[_RecordedCall]:
     for i, item in enumerate(value if isinstance(value, list) else []):
         yield from _tool_at((*path, i), item)
 
 
-def _tool_at(path: _YPath, item: Any) -> Iterator[_Tool]:
+def _tool_at(path: _YPath, item: Any) -> Iterator[_RecordedCall]:
     """The tool written at `path`: `- pressBack` or `- name: {params}`."""
     if isinstance(item, str):
-        yield _Tool(path, item, {})
+        yield _RecordedCall(path, item, {})
     elif isinstance(item, dict) and len(item) == 1:
         name, params = next(iter(item.items()))
-        yield _Tool(path, str(name), params if params is not None else {})
+        yield _RecordedCall(path, str(name), params if params is not None else {})
 
 
 def _agent_may_run(trail: Trail, platform: str) -> bool:

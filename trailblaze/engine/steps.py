@@ -2,8 +2,8 @@
 
 For the trailhead and then every step, the engine picks what to run on this device:
 
-- a recording for the device's classifier (closest first) → its tools run in order through
-  `run_recorded_tool` (element tools poll-resolve, act, settle); `[]` is a deliberate no-op;
+- a recording for the device's classifier (closest first) → its tools run in order through the
+  trail's `ToolSet` (element tools poll-resolve, act, settle); `[]` is a deliberate no-op;
 - no recording, `recordable: false`, or a step the policy gives the agent (`record --step`,
   `--rerecord`) → the agent solves the step;
 - a recorded tool fails → the step fails with diagnostics (trail, step, tool, selector, the closest
@@ -41,8 +41,8 @@ if TYPE_CHECKING:
     from trailblaze.agent.loop import Agent
     from trailblaze.device.session import DeviceSession
     from trailblaze.llm.client import LLMClient
-    from trailblaze.tools.custom import ToolBox
     from trailblaze.tools.execute import ToolResult
+    from trailblaze.tools.toolset import ToolSet
 
 __all__ = ["StepEngine", "run_engine", "skip_reason", "start_record"]
 
@@ -95,18 +95,27 @@ class StepEngine:
         self.family = session.info.platform
         self.classifier = session.info.classifier
         self._agent: Agent | None = None
-        self._tools: ToolBox | None = None
+        self._tools: ToolSet | None = None
 
     @property
-    def tools(self) -> ToolBox:
-        """The custom tools of the trail's tools folder (docs/adr/0020-custom-tools.md)."""
+    def tools(self) -> ToolSet:
+        """The trail's one tool set (docs/adr/0059-one-tool-set-per-run.md): the built-in tools,
+        the project's from the trail's tools folder (docs/adr/0020-custom-tools.md), those of them
+        `config.tools` offers the model, and `askUser` when the policy has someone to ask."""
         if self._tools is None:
-            from trailblaze.tools.discovery import toolbox_for
+            from trailblaze.agent.ask import ask_user_tool
+            from trailblaze.tools.discovery import tools_for
+            from trailblaze.tools.toolset import ToolSet
 
-            found = toolbox_for(self.trail.path)
+            found = tools_for(self.trail.path)
             if found.problems:  # `replay` / `record` report these before the device (preflight)
                 raise UsageError("\n".join(found.problems))
-            self._tools = found.box
+            ask = self.policy.agent.ask
+            self._tools = ToolSet(
+                found.tools.custom(),
+                offer=self.trail.config.tools or () if self.trail.config else (),
+                model_only=(ask_user_tool(ask),) if ask is not None else (),
+            )
         return self._tools
 
     @property
@@ -114,22 +123,17 @@ class StepEngine:
         # Built on first use: a fully recorded trail never constructs an LLM client.
         if self._agent is None:
             from trailblaze.agent.loop import Agent
-            from trailblaze.tools.llm_tools import default_registry
 
             assert self.llm_factory is not None
-            registry = default_registry()
-            for offered in self.tools.llm_tools(self.trail.config.tools or () if self.trail.config else ()):
-                registry.register(offered)
             self._agent = Agent(
                 self.llm_factory(),
                 self.session,
                 self.memory,
-                registry=registry,
+                tools=self.tools,
                 context=self.trail.config.context if self.trail.config else None,
                 max_llm_calls=self.policy.agent.max_llm_calls,
                 screenshots=self.policy.agent.screenshots,
                 observer=self.observer.agent_observer,
-                ask=self.policy.agent.ask,
             )
         return self._agent
 
@@ -232,15 +236,13 @@ class StepEngine:
         return step.recording_for(self.classifier)
 
     def _replay(self, rec: StepRecord, tools: list[ToolCall]) -> _Failure | None:
+        from trailblaze.tools.execute import run_with_keyboard_retry
+
         done: list[tuple[ToolCall, ToolResult]] = []
         for call in tools:
             if self._keyboard_covers(call):
                 self._run_tool(rec, _HIDE_KEYBOARD, auto=True)
-            result = self._run_tool(rec, call)
-            if result.status in ("NOT_FOUND", "NOT_VISIBLE") and self.session.screen().keyboard_shown:
-                # Another layout may put the target under the keyboard (Trailblaze hides it once too).
-                self._run_tool(rec, _HIDE_KEYBOARD, auto=True)
-                result = self._run_tool(rec, call)
+            result = run_with_keyboard_retry(self.session, lambda c, auto: self._run_tool(rec, c, auto=auto), call)
             if not result.ok:
                 return _Failure(done, call, result)
             done.append((call, result))
@@ -262,16 +264,12 @@ class StepEngine:
             return False  # the tool itself runs next and fails naming the pattern
 
     def _run_tool(self, rec: StepRecord, call: ToolCall, *, auto: bool = False) -> ToolResult:
-        from trailblaze.tools.execute import run_recorded_tool
-
         t0 = time.monotonic()
         if call.name == "runTrail":
             result = self._run_subtrail(rec, call)
         else:
             folder = Path(self.trail.path).parent if self.trail.path else None
-            result = run_recorded_tool(
-                self.session, call, self.memory, self.tools, llm=self.llm_factory, folder=folder
-            )
+            result = self.tools.run(self.session, call, self.memory, llm=self.llm_factory, folder=folder)
         self.observer.add_replayed(call, result, (time.monotonic() - t0) * 1000, auto=auto)
         return result
 

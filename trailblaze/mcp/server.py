@@ -1,4 +1,4 @@
-"""`trailblaze mcp`: the `Workbench` served over MCP with the official `mcp` SDK (stdio or streamable HTTP).
+"""`trailblaze mcp`: the `McpSession` served over MCP with the official `mcp` SDK (stdio or streamable HTTP).
 
 The only module here that imports the SDK, and only inside functions: `pip install 'trailblaze[mcp]'`
 is optional. Tool calls run one at a time in a worker thread (device calls block; one device cannot
@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import UsageError
-from trailblaze.mcp.bench import Reply, Workbench, answer
+from trailblaze.mcp.session import McpSession, Reply, answer
 from trailblaze.mcp.surface import McpTool, mcp_tools
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def require_sdk() -> None:
 
 
 def call_tool(
-    bench: Workbench, tools: Mapping[str, McpTool], name: str, raw: Mapping[str, Any] | None
+    mcp_session: McpSession, tools: Mapping[str, McpTool], name: str, raw: Mapping[str, Any] | None
 ) -> Reply:
     """One tool call, whatever happens inside it, as a `Reply`."""
     tool = tools.get(name)
@@ -60,18 +60,18 @@ def call_tool(
         guess = f"did you mean `{close[0]}`? " if close else ""
         return answer("ERROR", f"no tool `{name}`; {guess}call one of: {', '.join(tools)}")
     try:
-        return tool.call(bench, raw or {})
+        return tool.call(mcp_session, raw or {})
     except Exception as exc:  # a bug in trailblaze: still a result the client can show
-        return bench.redacted(answer("ERROR", f"internal error in `{name}`: {type(exc).__name__}: {exc}"))
+        return mcp_session.redacted(answer("ERROR", f"internal error in `{name}`: {type(exc).__name__}: {exc}"))
 
 
-def build_server(bench: Workbench) -> Server[Any]:
-    """The low-level MCP server: `tools/list` and `tools/call` over `bench`."""
+def build_server(mcp_session: McpSession) -> Server[Any]:
+    """The low-level MCP server: `tools/list` and `tools/call` over `mcp_session`."""
     import anyio
     from mcp import types
     from mcp.server.lowlevel import Server
 
-    tools = {t.name: t for t in mcp_tools(bench.registry)}
+    tools = {t.name: t for t in mcp_tools(mcp_session.tools)}
     listed = [
         types.Tool(
             name=t.name,
@@ -85,7 +85,7 @@ def build_server(bench: Workbench) -> Server[Any]:
 
     def run(name: str, raw: Mapping[str, Any] | None) -> Reply:
         with one_at_a_time:
-            return call_tool(bench, tools, name, raw)
+            return call_tool(mcp_session, tools, name, raw)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -112,7 +112,7 @@ def build_server(bench: Workbench) -> Server[Any]:
 
 
 def serve(
-    bench: Workbench,
+    mcp_session: McpSession,
     *,
     http_port: int | None = None,
     token: str | None = None,
@@ -128,14 +128,14 @@ def serve(
     require_sdk()
     import anyio
 
-    server = build_server(bench)
+    server = build_server(mcp_session)
     try:
         if http_port is None:
             anyio.run(_serve_stdio, server)
         else:
             anyio.run(_serve_http, server, http_port, token, announce)
     finally:
-        bench.close()
+        mcp_session.close()
 
 
 async def _serve_stdio(server: Server[Any]) -> None:

@@ -1,8 +1,8 @@
 """The MCP tool surface of `trailblaze mcp`: name, JSON schema, a description written for a model,
-and the `Workbench` method behind each tool.
+and the `McpSession` method behind each tool.
 
 Four groups (docs/adr/0030-mcp-server.md): devices, observation, actions and trails. The actions are
-not defined here: they are the agent's device tools (`trailblaze.tools.llm_tools.default_registry()`, minus
+not defined here: they are the agent's device tools (`trailblaze.tools.toolset.ToolSet().for_model()`, minus
 `objectiveStatus`), so a tool added there — e.g. an app-state probe that delegates to a recorded
 tool — is offered over MCP and recorded into trails with no change in this package.
 """
@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from trailblaze.mcp.bench import Reply, Workbench, answer
-from trailblaze.tools.llm_tools import ToolRegistry, argument_problems, params_schema
+from trailblaze.mcp.session import McpSession, Reply, answer
+from trailblaze.tools.llm_tools import argument_problems, params_schema
+from trailblaze.tools.toolset import ToolSet
 
 __all__ = ["McpTool", "mcp_tools"]
 
@@ -39,7 +40,7 @@ class McpTool:
     description: str
     input_schema: dict[str, Any]
     group: Group
-    call: Callable[[Workbench, Mapping[str, Any]], Reply]
+    call: Callable[[McpSession, Mapping[str, Any]], Reply]
     read_only: bool = False
 
 
@@ -88,23 +89,23 @@ def _own(
     group: Group,
     description: str,
     params: type[_Args],
-    run: Callable[[Workbench, Any], Reply],
+    run: Callable[[McpSession, Any], Reply],
     *,
     read_only: bool = False,
 ) -> McpTool:
-    def call(bench: Workbench, raw: Mapping[str, Any]) -> Reply:
+    def call(mcp_session: McpSession, raw: Mapping[str, Any]) -> Reply:
         try:
             args = params.model_validate(dict(raw))
         except ValidationError as exc:
             return answer("ERROR", f"invalid arguments for `{name}`: {argument_problems(exc)}")
-        return run(bench, args)
+        return run(mcp_session, args)
 
     return McpTool(name, description, params_schema(params), group, call, read_only)
 
 
 def _action(name: str, description: str, schema: dict[str, Any], verification: bool) -> McpTool:
-    def call(bench: Workbench, raw: Mapping[str, Any]) -> Reply:
-        return bench.act(name, raw)
+    def call(mcp_session: McpSession, raw: Mapping[str, Any]) -> Reply:
+        return mcp_session.act(name, raw)
 
     note = _REF_NOTE if "ref" in schema.get("properties", {}) else ""
     return McpTool(name, description + note, schema, "actions", call, read_only=verification)
@@ -160,12 +161,12 @@ _TRAIL_TOOLS = (
 )  # fmt: skip
 
 
-def mcp_tools(registry: ToolRegistry) -> list[McpTool]:
-    """Every tool the server lists, devices first; the actions come from `registry`."""
-    assertions = [n for n in registry.names(verify=True) if n not in _SKIPPED]
+def mcp_tools(tools: ToolSet) -> list[McpTool]:
+    """Every tool the server lists, devices first; the actions are what `tools` offers the model."""
+    assertions = [n for n in tools.model_names(verify=True) if n not in _SKIPPED]
     actions = [
         _action(spec.name, spec.description, dict(spec.input_schema), spec.name in assertions)
-        for spec in registry.specs()
+        for spec in tools.specs()
         if spec.name not in _SKIPPED
     ]
     verify = _own("trail_verify", "trails",

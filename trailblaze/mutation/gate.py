@@ -19,14 +19,14 @@ from trailblaze.mutation.mutants import is_assertion, prove_assertion
 
 if TYPE_CHECKING:
     from trailblaze.screen.hierarchy import Hierarchy
-    from trailblaze.tools.llm_tools import ToolOutcome
+    from trailblaze.tools.llm_tools import ModelCallResult
     from trailblaze.tools.memory import Memory
 
 __all__ = ["completion_refusal"]
 
 
 def completion_refusal(
-    objective: str, outcomes: Sequence[ToolOutcome], screen: Hierarchy, memory: Memory
+    objective: str, outcomes: Sequence[ModelCallResult], screen: Hierarchy, memory: Memory
 ) -> str | None:
     """Why COMPLETED on verify step `objective` is refused, or None. Drops weak assertions from
     `outcomes`' recordings (they are this step's successful calls, oldest first)."""

@@ -310,14 +310,13 @@ class TrailRunner:
         Returns:
             The tool's result (`.ok`, `.status`, `.message`); a missing element is a result, not an error.
         """
-        from trailblaze.tools.discovery import toolbox_for
-        from trailblaze.tools.execute import run_recorded_tool
+        from trailblaze.tools.discovery import tools_for
         from trailblaze.trail.model import parse_tool
 
         call = parse_tool(tool) if isinstance(tool, str) else tool
         self.session.invalidate()
-        custom = toolbox_for(None).box
-        return run_recorded_tool(self.session, call, Memory(memory, secrets=self.secrets, flags=self.flags), custom)
+        custom = tools_for(None).tools
+        return custom.run(self.session, call, Memory(memory, secrets=self.secrets, flags=self.flags))
 
     def close(self) -> None:
         """Finishes the run directory (writes its final `run.json`) and puts back the device state

@@ -1,9 +1,11 @@
-"""The one tool set (ADR 0050): a tool is one `ToolDef` (`tooldef`); the built-in tools are defined
-in `core`, `compat`, `catalog/`, `probes/` and `maestro/` and collected by `registry`; `toolset`
-is the public face (`all_tools`, `ToolSet`, `defines`). A recorded call is a `ToolCall` (`call`),
-validated against its tool's params (`params`, `recorded`); `execute` runs one; `llm_tools` are
-the ref-based tools the model is offered; `custom`, `yaml_tools` and `discovery` bring a project's
-own tools. The run's memory of remembered values is here too (`memory`).
+"""The one tool set (ADRs 0050, 0059): a tool of any kind is one `ToolDef` (`tooldef`). The built-in
+recorded tools are defined in `core`, `compat`, `catalog/`, `probes/` and `maestro/` and collected
+by `builtin`; the tools the model calls by ref are defined in `llm_tools`; a project's Python and
+YAML tools come from `custom`, `yaml_tools` and `discovery`. A run has one `ToolSet` (`toolset`,
+also the public face: `all_tools`, `ToolSet`, `defines`) that looks tools up and runs them. A
+recorded call is a `ToolCall` (`call`), validated against its tool's params (`params`,
+`recorded`); `execute` runs a built-in one. The run's memory of remembered values is here too
+(`memory`).
 
 May import: llm, device, screen, common (tests/test_layering.py checks it).
 """

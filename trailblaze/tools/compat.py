@@ -19,21 +19,21 @@ from trailblaze.tools.lookup import (
     tap_at,
     text_selector,
 )
-from trailblaze.tools.tooldef import Kind, Outcome, RunContext, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, RunContext, StatusMessage, ToolDef, defines
 
 __all__: list[str] = []
 
 
-def _compat(params: type[rt.RecordedToolParams], kind: Kind) -> Callable[[Callable[..., Outcome]], ToolDef]:
-    return defines(params, kind, source="read-compat", trailblaze="read-only")
+def _compat(params: type[rt.RecordedToolParams], kind: Kind) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
+    return defines(params, kind, source="read-compat", block_status="read-only")
 
 
-def _tap_compat(run: RunContext, q: CompatQuery, long_press: bool) -> Outcome:
+def _tap_compat(run: RunContext, q: CompatQuery, long_press: bool) -> StatusMessage:
     node, outcome = find_compat(run, q)
     return outcome if node is None else tap_at(run, node, long_press)
 
 
-def _assert_visible_compat(run: RunContext, q: CompatQuery) -> Outcome:
+def _assert_visible_compat(run: RunContext, q: CompatQuery) -> StatusMessage:
     node, outcome = find_compat(run, q)
     if node is None:
         return "NOT_VISIBLE", outcome[1]
@@ -70,7 +70,7 @@ def _legacy_selector(run: RunContext, sel: rt.LegacyElementSelector, *, shown: b
 
 
 @_compat(rt.TapOnElementWithText, "action")
-def _tap_with_text(run: RunContext, p: rt.TapOnElementWithText) -> Outcome:
+def _tap_with_text(run: RunContext, p: rt.TapOnElementWithText) -> StatusMessage:
     q = compat_query(
         run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index, contains=True
     )
@@ -78,7 +78,7 @@ def _tap_with_text(run: RunContext, p: rt.TapOnElementWithText) -> Outcome:
 
 
 @_compat(rt.TapOnElementWithAccessibilityText, "action")
-def _tap_with_accessibility_text(run: RunContext, p: rt.TapOnElementWithAccessibilityText) -> Outcome:
+def _tap_with_accessibility_text(run: RunContext, p: rt.TapOnElementWithAccessibilityText) -> StatusMessage:
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -86,7 +86,7 @@ def _tap_with_accessibility_text(run: RunContext, p: rt.TapOnElementWithAccessib
 
 
 @_compat(rt.AssertVisibleWithText, "assertion")
-def _assert_visible_with_text(run: RunContext, p: rt.AssertVisibleWithText) -> Outcome:
+def _assert_visible_with_text(run: RunContext, p: rt.AssertVisibleWithText) -> StatusMessage:
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _assert_visible_compat(run, q)
 
@@ -94,7 +94,7 @@ def _assert_visible_with_text(run: RunContext, p: rt.AssertVisibleWithText) -> O
 @_compat(rt.AssertVisibleWithAccessibilityText, "assertion")
 def _assert_visible_with_accessibility_text(
     run: RunContext, p: rt.AssertVisibleWithAccessibilityText
-) -> Outcome:
+) -> StatusMessage:
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -102,7 +102,7 @@ def _assert_visible_with_accessibility_text(
 
 
 @_compat(rt.AssertVisibleWithResourceId, "assertion")
-def _assert_visible_with_resource_id(run: RunContext, p: rt.AssertVisibleWithResourceId) -> Outcome:
+def _assert_visible_with_resource_id(run: RunContext, p: rt.AssertVisibleWithResourceId) -> StatusMessage:
     q = compat_query(
         run, p.accessibilityText, ident=p.resourceId, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -110,7 +110,7 @@ def _assert_visible_with_resource_id(run: RunContext, p: rt.AssertVisibleWithRes
 
 
 @_compat(rt.AssertNotVisibleBySelector, "assertion")
-def _assert_not_visible_by_selector(run: RunContext, p: rt.AssertNotVisibleBySelector) -> Outcome:
+def _assert_not_visible_by_selector(run: RunContext, p: rt.AssertNotVisibleBySelector) -> StatusMessage:
     if p.nodeSelector is not None:
         return assert_gone(run, p.nodeSelector, describe_selector(p.nodeSelector), p.timeoutMs)
     assert p.selector is not None  # the model requires one of the two
@@ -123,6 +123,6 @@ def _assert_not_visible_by_selector(run: RunContext, p: rt.AssertNotVisibleBySel
 
 
 @_compat(rt.LongPressOnElementWithText, "action")
-def _long_press_with_text(run: RunContext, p: rt.LongPressOnElementWithText) -> Outcome:
+def _long_press_with_text(run: RunContext, p: rt.LongPressOnElementWithText) -> StatusMessage:
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _tap_compat(run, q, True)

@@ -32,7 +32,7 @@ from trailblaze.tools.lookup import (
     text_selector,
 )
 from trailblaze.tools.params import RecordedToolParams
-from trailblaze.tools.tooldef import Kind, Outcome, RunContext, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, RunContext, StatusMessage, ToolDef, defines
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -41,17 +41,17 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 
-def _core(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., Outcome]], ToolDef]:
+def _core(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
     return defines(params, kind, source="core")
 
 
 @_core(rt.TapOnElementBySelector, "action")
-def _tap_on_element(run: RunContext, p: rt.TapOnElementBySelector) -> Outcome:
+def _tap_on_element(run: RunContext, p: rt.TapOnElementBySelector) -> StatusMessage:
     return tap_selector(run, p.nodeSelector, p.longPress)
 
 
 @_core(rt.TapOnPoint, "action")
-def _tap_on_point(run: RunContext, p: rt.TapOnPoint) -> Outcome:
+def _tap_on_point(run: RunContext, p: rt.TapOnPoint) -> StatusMessage:
     if p.longPress:
         run.act(lambda d: d.long_press(p.x, p.y), (p.x, p.y))
     else:
@@ -60,7 +60,7 @@ def _tap_on_point(run: RunContext, p: rt.TapOnPoint) -> Outcome:
 
 
 @_core(rt.InputText, "action")
-def _input_text(run: RunContext, p: rt.InputText) -> Outcome:
+def _input_text(run: RunContext, p: rt.InputText) -> StatusMessage:
     run.session.act(lambda d: d.input_text(p.text), observe=False)  # the next tool's look settles it
     if p.hideKeyboardAfter and run.session.screen().keyboard_shown:
         run.session.act(lambda d: d.hide_keyboard())
@@ -69,14 +69,14 @@ def _input_text(run: RunContext, p: rt.InputText) -> Outcome:
 
 
 @_core(rt.EraseText, "action")
-def _erase_text(run: RunContext, p: rt.EraseText) -> Outcome:
+def _erase_text(run: RunContext, p: rt.EraseText) -> StatusMessage:
     n = p.charactersToErase
     run.session.act(lambda d: d.erase_text(n))
     return "OK", "erased the field" if n is None else f"erased {n} characters"
 
 
 @_core(rt.HideKeyboard, "action")
-def _hide_keyboard(run: RunContext, p: rt.HideKeyboard) -> Outcome:
+def _hide_keyboard(run: RunContext, p: rt.HideKeyboard) -> StatusMessage:
     if not run.session.screen().keyboard_shown:
         return "OK", "the keyboard was not shown"
     run.session.act(lambda d: d.hide_keyboard())
@@ -84,7 +84,7 @@ def _hide_keyboard(run: RunContext, p: rt.HideKeyboard) -> Outcome:
 
 
 @_core(rt.Swipe, "action")
-def _swipe(run: RunContext, p: rt.Swipe) -> Outcome:
+def _swipe(run: RunContext, p: rt.Swipe) -> StatusMessage:
     where = "the screen"
     target = p.nodeSelector
     if target is None and p.swipeOnElementText is not None:
@@ -103,7 +103,7 @@ def _swipe(run: RunContext, p: rt.Swipe) -> Outcome:
 
 
 @_core(rt.ScrollUntilTextIsVisible, "action")
-def _scroll_until_visible(run: RunContext, p: rt.ScrollUntilTextIsVisible) -> Outcome:
+def _scroll_until_visible(run: RunContext, p: rt.ScrollUntilTextIsVisible) -> StatusMessage:
     pattern = p.textRegex if p.textRegex is not None else (p.text or None)
     selector = text_selector(run, pattern, ident=p.id, index=p.index)
     what = f"text {pattern!r}" if pattern is not None else f"id {p.id!r}"
@@ -143,7 +143,7 @@ def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]
 
 
 @_core(rt.LaunchApp, "action")
-def _launch_app(run: RunContext, p: rt.LaunchApp) -> Outcome:
+def _launch_app(run: RunContext, p: rt.LaunchApp) -> StatusMessage:
     mode, granted = p.launchMode, ""
     try:
         if p.permissions:
@@ -187,30 +187,30 @@ def _press(key: Any) -> Callable[[Driver], None]:
 
 
 @_core(rt.PressBack, "action")
-def _press_back(run: RunContext, p: rt.PressBack) -> Outcome:
+def _press_back(run: RunContext, p: rt.PressBack) -> StatusMessage:
     run.act(_press("BACK"))
     return "OK", "pressed BACK"
 
 
 @_core(rt.PressKey, "action")
-def _press_key(run: RunContext, p: rt.PressKey) -> Outcome:
+def _press_key(run: RunContext, p: rt.PressKey) -> StatusMessage:
     run.act(_press(p.keyCode))
     return "OK", f"pressed {p.keyCode}"
 
 
 @_core(rt.AssertVisibleBySelector, "assertion")
-def _assert_visible_by_selector(run: RunContext, p: rt.AssertVisibleBySelector) -> Outcome:
+def _assert_visible_by_selector(run: RunContext, p: rt.AssertVisibleBySelector) -> StatusMessage:
     return assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs, p.textMatchMode)
 
 
 @_core(rt.AssertNotVisibleWithText, "assertion")
-def _assert_not_visible_with_text(run: RunContext, p: rt.AssertNotVisibleWithText) -> Outcome:
+def _assert_not_visible_with_text(run: RunContext, p: rt.AssertNotVisibleWithText) -> StatusMessage:
     selector = text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return assert_gone(run, selector, f"text {p.text!r}", None)
 
 
 @_core(rt.RememberTextBySelector, "other")
-def _remember_text(run: RunContext, p: rt.RememberTextBySelector) -> Outcome:
+def _remember_text(run: RunContext, p: rt.RememberTextBySelector) -> StatusMessage:
     node, outcome = find_one(run, p.nodeSelector)
     if node is None:
         return outcome
@@ -220,7 +220,7 @@ def _remember_text(run: RunContext, p: rt.RememberTextBySelector) -> Outcome:
 
 
 @_core(rt.Wait, "other")
-def _wait(run: RunContext, p: rt.Wait) -> Outcome:
+def _wait(run: RunContext, p: rt.Wait) -> StatusMessage:
     time.sleep(p.timeToWaitInSeconds)
     run.session.invalidate()
     run.session.settle()
@@ -228,6 +228,6 @@ def _wait(run: RunContext, p: rt.Wait) -> Outcome:
 
 
 @_core(rt.RunTrail, "other")
-def _run_trail(run: RunContext, p: rt.RunTrail) -> Outcome:
+def _run_trail(run: RunContext, p: rt.RunTrail) -> StatusMessage:
     # the step engine runs sub-trails (trailblaze.engine.replay); a lone tool call has no calling trail
     return "ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)"

@@ -1,4 +1,5 @@
-"""Your own tools: Python functions (`@trailblaze.tool`), YAML composed tools, and the box they join.
+"""Your own tools: Python functions (`@trailblaze.tool`); YAML composed tools are in `yaml_tools`.
+Each is a `ToolDef` (source `python` / `yaml`) whose handler runs it; a run's `ToolSet` holds them.
 
 A custom tool is recorded by its name with its params (`demo_signIn: {email: …, password:
 '{{password}}'}`), never by what it expands to; replay calls the same tool again. Inside, it runs
@@ -19,34 +20,28 @@ def demo_signIn(ctx: trailblaze.ToolContext, email: str, password: str) -> str:
 from __future__ import annotations
 
 import contextvars
-import difflib
 import inspect
 import os
 import re
 import sys
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from trailblaze.errors import TrailblazeError, UsageError
+from trailblaze.errors import TrailblazeError
 from trailblaze.tools.call import ToolCall
-from trailblaze.tools.execute import ToolResult, run_recorded_tool
-from trailblaze.tools.llm_tools import DEFAULT_TOOLS, Tool, ToolOutcome
-from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
-from trailblaze.tools.tooldef import Kind
+from trailblaze.tools.execute import ToolResult, run_with_keyboard_retry
+from trailblaze.tools.tooldef import Kind, Offer, ToolDef
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
-    from trailblaze.tools.llm_tools import CallContext, LLMTool
     from trailblaze.tools.memory import Memory
+    from trailblaze.tools.toolset import ToolSet
 
 __all__ = [
-    "CustomTool",
-    "PythonTool",
-    "ToolBox",
     "ToolContext",
     "params_model",
     "python_tool",
@@ -58,115 +53,16 @@ NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 MAX_DEPTH = 10
 _IGNORED = ("reason", "reasoning")
 """Annotations every recorded tool may carry; a custom tool's function never sees them."""
-_LLM_ONLY = frozenset(t.name for t in DEFAULT_TOOLS) | {"askUser"}
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("trailblaze_tool_depth", default=0)
-
-
-class CustomTool(Protocol):
-    """A tool that is not built in: what the registry, the agent, preflight and replay need of it."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def description(self) -> str: ...
-
-    @property
-    def params(self) -> type[BaseModel]:
-        """Its params (the recorded keys); strict about unknown keys, lenient about `480` vs `"480"`."""
-        ...
-
-    @property
-    def kind(self) -> Kind: ...
-
-    @property
-    def verification(self) -> bool:
-        """Offered on `verify:` steps too."""
-        ...
-
-    @property
-    def origin(self) -> str:
-        """Where it is defined (`trails/tools/demo.py:12`), for messages."""
-        ...
-
-    def run(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolBox) -> ToolResult: ...
-
-
-class ToolBox:
-    """The custom tools of a run, by name, on top of the built-in recorded tools.
-
-    Everything that looks a tool up by name — replay (`run_recorded_tool`), preflight and
-    `validate`, the agent's offered tools — asks one box, so they cannot disagree.
-    """
-
-    def __init__(self, tools: Iterable[CustomTool] = ()) -> None:
-        self._tools: dict[str, CustomTool] = {}
-        for t in tools:
-            self.add(t)
-
-    def add(self, custom: CustomTool) -> None:
-        """Register a tool; a name taken by a built-in or another definition is a `UsageError`."""
-        name = custom.name
-        if name in RECORDED_TOOL_PARAMS or name in _LLM_ONLY:
-            raise UsageError(
-                f"{custom.origin}: `{name}` is a built-in tool; give the custom tool another name"
-            )
-        other = self._tools.get(name)
-        if other is not None and other.origin != custom.origin:
-            raise UsageError(
-                f"{custom.origin}: tool `{name}` is already defined at {other.origin}; rename one of them"
-            )
-        self._tools[name] = custom
-
-    def get(self, name: str) -> CustomTool | None:
-        return self._tools.get(name)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._tools
-
-    def __iter__(self) -> Iterator[CustomTool]:
-        return iter(self._tools.values())
-
-    def __len__(self) -> int:
-        return len(self._tools)
-
-    def names(self) -> list[str]:
-        return sorted(self._tools)
-
-    def knows(self, name: str) -> bool:
-        """A built-in recorded tool or one of these."""
-        return name in RECORDED_TOOL_PARAMS or name in self._tools
-
-    def unknown_hint(self, name: str) -> str | None:
-        """None for a tool this box can run, else a one-line message with the closest known name."""
-        if self.knows(name):
-            return None
-        close = difflib.get_close_matches(name, [*RECORDED_TOOL_PARAMS, *self._tools], n=1, cutoff=0.6)
-        fix = (
-            f"did you mean `{close[0]}`?"
-            if close
-            else "define it in the tools folder (a Python `@trailblaze.tool` or a `*.tool.yaml`); "
-            "`trailblaze schema` lists the built-in tools"
-        )
-        return f"unknown tool `{name}`: trailblaze has no implementation for it; {fix}"
-
-    def llm_tools(self, names: Iterable[str]) -> list[LLMTool]:
-        """The named tools as tools the agent is offered (unknown names are skipped: preflight says so)."""
-        found = [t for n in names if (t := self._tools.get(n)) is not None]
-        return [_offered(t, self) for t in found if getattr(t, "surface", True)]
 
 
 # --- running nested tools -----------------------------------------------------------------------------
 
 
-def run_nested(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolBox) -> ToolResult:
+def run_nested(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
     """One tool inside a custom tool; like replay, a target hidden by the keyboard is tried again
     once after hiding it."""
-    result = run_recorded_tool(session, call, memory, tools)
-    if result.status in ("NOT_FOUND", "NOT_VISIBLE") and session.screen().keyboard_shown:
-        run_recorded_tool(session, ToolCall(name="hideKeyboard"), memory, tools)
-        result = run_recorded_tool(session, call, memory, tools)
-    return result
+    return run_with_keyboard_retry(session, lambda c, _auto: tools.run(session, c, memory), call)
 
 
 class _NestedFailed(Exception):
@@ -181,7 +77,7 @@ class ToolContext:
 
     session: DeviceSession
     memory: Memory
-    tools: ToolBox
+    tools: ToolSet
     name: str
     """The name of the tool being run."""
 
@@ -210,37 +106,28 @@ class ToolContext:
 # --- Python tools -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PythonTool:
-    """A Python function made a tool by `@trailblaze.tool`."""
+def _python_handler(fn: Callable[..., Any], name: str, params: type[BaseModel], kind: Kind) -> Callable[..., ToolResult]:
+    """What runs a Python tool: its params validated, its function called with a `ToolContext`."""
 
-    name: str
-    description: str
-    params: type[BaseModel]
-    fn: Callable[..., Any]
-    origin: str
-    kind: Kind = "action"
-    verification: bool = False
-
-    def run(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolBox) -> ToolResult:
-        args = _validated(self, call, memory)
+    def run(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
+        args = _validated(name, params, kind, call, memory)
         if isinstance(args, ToolResult):
             return args
-        ctx = ToolContext(session, memory, tools, self.name)
+        ctx = ToolContext(session, memory, tools, name)
         token = _depth.set(_depth.get() + 1)
         try:
             if _depth.get() > MAX_DEPTH:
                 return _result(
                     "ERROR",
-                    f"{self.name}: tools nest more than {MAX_DEPTH} deep; does it call itself?",
-                    self.kind,
+                    f"{name}: tools nest more than {MAX_DEPTH} deep; does it call itself?",
+                    kind,
                 )
-            out = self.fn(ctx, **{k: getattr(args, k) for k in type(args).model_fields})
+            out = fn(ctx, **{k: getattr(args, k) for k in type(args).model_fields})
         except _NestedFailed as failed:
             return _result(
                 failed.result.status,
-                memory.redact(f"{self.name}: {failed.call.name}: {failed.result.message}"),
-                self.kind,
+                memory.redact(f"{name}: {failed.call.name}: {failed.result.message}"),
+                kind,
             )
         except TrailblazeError:
             raise  # the device broke, or a template has no value: not this tool's failure
@@ -249,32 +136,34 @@ class PythonTool:
             first = (str(exc).strip().splitlines() or [""])[0]
             return _result(
                 "ERROR",
-                memory.redact(f"{self.name} raised {type(exc).__name__}: {first}".rstrip(": ")),
-                self.kind,
+                memory.redact(f"{name} raised {type(exc).__name__}: {first}".rstrip(": ")),
+                kind,
             )
         finally:
             _depth.reset(token)
         if isinstance(out, ToolResult):
             return out
-        message = f"{self.name} done" if out is None else str(out)
-        return _result("OK", memory.redact(message), self.kind)
+        message = f"{name} done" if out is None else str(out)
+        return _result("OK", memory.redact(message), kind)
+
+    return run
 
 
 def _result(status: str, message: str, kind: Kind) -> ToolResult:
     return ToolResult(status, message, kind)  # type: ignore[arg-type]
 
 
-def _validated(custom: CustomTool, call: ToolCall, memory: Memory) -> BaseModel | ToolResult:
+def _validated(
+    name: str, model: type[BaseModel], kind: Kind, call: ToolCall, memory: Memory
+) -> BaseModel | ToolResult:
     params = {k: v for k, v in call.params.items() if k not in _IGNORED}
-    values = memory.interpolate(params, where=f"{custom.name} params")
+    values = memory.interpolate(params, where=f"{name} params")
     try:
-        return custom.params.model_validate(values)
+        return model.model_validate(values)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"]) or custom.name
-        return _result(
-            "ERROR", memory.redact(f"bad params for {custom.name}: {where}: {first['msg']}"), custom.kind
-        )
+        where = ".".join(str(p) for p in first["loc"]) or name
+        return _result("ERROR", memory.redact(f"bad params for {name}: {where}: {first['msg']}"), kind)
 
 
 def _show_traceback() -> None:
@@ -324,8 +213,8 @@ def python_tool(
     description: str | None = None,
     kind: Kind = "action",
     verification: bool = False,
-) -> PythonTool:
-    """The `PythonTool` for a function whose first parameter is the `ToolContext`.
+) -> ToolDef:
+    """The tool (source `python`) for a function whose first parameter is the `ToolContext`.
 
     Raises:
         TypeError: a parameter has no type annotation, or the name is not a valid tool name.
@@ -361,14 +250,18 @@ def python_tool(
         origin = f"{_short_path(inspect.getsourcefile(fn) or fn.__module__)}:{lines}"
     except (OSError, TypeError):
         origin = f"{fn.__module__}.{fn.__qualname__}"
-    return PythonTool(
+    params = params_model(tool_name, fields)
+    offered: frozenset[Offer] = frozenset(("model", "verify")) if verification else frozenset(("model",))
+    return ToolDef(
         name=tool_name,
-        description=description or summary or tool_name,
-        params=params_model(tool_name, fields),
-        fn=fn,
-        origin=origin,
+        params=params,
         kind=kind,
-        verification=verification,
+        description=description or summary or tool_name,
+        source="python",
+        handler=_python_handler(fn, tool_name, params, kind),
+        offered_to=offered,
+        block_status="extension",
+        origin=origin,
     )
 
 
@@ -415,8 +308,8 @@ def tool(
     return wrap(fn) if fn is not None else wrap
 
 
-def tools_in(obj: Any) -> list[CustomTool]:
-    """The tools a module, a decorated function, a `PythonTool` or a list of them holds."""
+def tools_in(obj: Any) -> list[ToolDef]:
+    """The tools a module, a decorated function, a Python tool's `ToolDef` or a list of them holds."""
     if inspect.ismodule(obj):
         return [t for v in vars(obj).values() if (t := _one(v)) is not None]
     if isinstance(obj, (list, tuple)):
@@ -425,39 +318,8 @@ def tools_in(obj: Any) -> list[CustomTool]:
     return [one] if one is not None else []
 
 
-def _one(obj: Any) -> PythonTool | None:
-    if isinstance(obj, PythonTool):
-        return obj
+def _one(obj: Any) -> ToolDef | None:
+    if isinstance(obj, ToolDef):
+        return obj if obj.source == "python" else None
     found = getattr(obj, TOOL_ATTRIBUTE, None) if callable(obj) else None
-    return found if isinstance(found, PythonTool) else None
-
-
-# --- offering custom tools to the agent -----------------------------------------------------------------
-
-
-class _Reasoning(BaseModel):
-    reasoning: str | None = Field(
-        default=None, description="Brief: what you see, what is done, why this call is next."
-    )
-
-
-def _offered(custom: CustomTool, box: ToolBox) -> Tool:
-    """A custom tool as the model sees it, a `Tool` like the built-in ones: its params plus
-    `reasoning`; the call is recorded by the tool's name."""
-    params: type[BaseModel] = create_model(
-        f"{custom.name}_args",
-        __base__=custom.params,
-        reasoning=(str | None, _Reasoning.model_fields["reasoning"]),
-    )
-
-    def run(args: Any, ctx: CallContext) -> ToolOutcome:
-        given = args.model_dump(mode="json", exclude_unset=True, exclude={"reasoning"})
-        # the recording keeps templates: a secret value the model typed becomes `{{name}}` again
-        call = ToolCall(name=custom.name, params=ctx.memory.redact(given))
-        try:
-            result = run_recorded_tool(ctx.session, call, ctx.memory, box)
-        except UsageError as exc:  # e.g. `{{name}}` the run does not know: the model can fix it
-            return ToolOutcome(_result("ERROR", exc.message, custom.kind))
-        return ToolOutcome(result, [call])
-
-    return Tool(custom.name, custom.description, params, run, custom.verification, records=(custom.name,))
+    return found if isinstance(found, ToolDef) and found.source == "python" else None

@@ -31,10 +31,12 @@ from pathlib import Path
 from types import ModuleType
 
 from trailblaze.errors import TrailblazeError
-from trailblaze.tools.custom import CustomTool, ToolBox, tools_in
+from trailblaze.tools.custom import tools_in
+from trailblaze.tools.tooldef import ToolDef
+from trailblaze.tools.toolset import ToolSet
 from trailblaze.tools.yaml_tools import check_bodies, load_yaml_tool
 
-__all__ = ["ENTRY_POINT_GROUP", "Discovered", "clear_cache", "discover", "tool_sources", "toolbox_for"]
+__all__ = ["ENTRY_POINT_GROUP", "Discovered", "clear_cache", "discover", "tool_sources", "tools_for"]
 
 ENTRY_POINT_GROUP = "trailblaze.tools"
 _PACKAGE_PREFIX = "_trailblaze_tools_"
@@ -43,9 +45,12 @@ _LOADING = threading.RLock()
 
 @dataclass
 class Discovered:
-    """The tools found for a trail, and what was wrong on the way (`file:line:col: message` lines)."""
+    """The tools found for a trail, and what was wrong on the way (`file:line:col: message` lines).
 
-    box: ToolBox
+    `tools` is shared by the trails of a folder (cached): a run builds its own `ToolSet` from
+    `tools.custom()` with what its trail offers the model."""
+
+    tools: ToolSet
     problems: list[str] = field(default_factory=list)
     sources: tuple[str, ...] = ()
 
@@ -97,7 +102,7 @@ def tool_sources(trail_dir: Path) -> tuple[str, ...]:
     return tuple(folders)
 
 
-def toolbox_for(trail_path: str | Path | None, *, entry_points: bool = True) -> Discovered:
+def tools_for(trail_path: str | Path | None, *, entry_points: bool = True) -> Discovered:
     """The custom tools for a trail file (or, with None, for the current folder: `./tools`, `./trails/tools`)."""
     if trail_path is None:
         here = Path.cwd()
@@ -119,7 +124,7 @@ def discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discover
 
 @lru_cache(maxsize=32)
 def _discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discovered:
-    found: list[CustomTool] = []
+    found: list[ToolDef] = []
     problems: list[str] = []
     for source in sources:
         if source.startswith("!"):
@@ -130,14 +135,14 @@ def _discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discove
             found += _from_path(_shown(source), problems)
     if entry_points:
         found += _from_entry_points(problems)
-    box = ToolBox()
+    tools = ToolSet()
     for custom in found:
         try:
-            box.add(custom)
+            tools.add(custom)
         except TrailblazeError as exc:
             problems.append(exc.message)
-    problems += check_bodies(box)
-    return Discovered(box, problems, sources)
+    problems += check_bodies(tools)
+    return Discovered(tools, problems, sources)
 
 
 def _shown(source: str) -> Path:
@@ -154,7 +159,7 @@ def clear_cache() -> None:
     _discover.cache_clear()
 
 
-def _from_path(path: Path, problems: list[str]) -> list[CustomTool]:
+def _from_path(path: Path, problems: list[str]) -> list[ToolDef]:
     if not path.exists():
         problems.append(
             f"{path}: no such tools folder or file (from [tool.trailblaze] tools in pyproject.toml)"
@@ -168,7 +173,7 @@ def _from_path(path: Path, problems: list[str]) -> list[CustomTool]:
             return tools_in(module) if module is not None else []
         problems.append(f"{path}: a tools entry is a folder, a .py file or a .tool.yaml file")
         return []
-    out: list[CustomTool] = []
+    out: list[ToolDef] = []
     for file in sorted(path.glob("*.py")):
         if file.name == "__init__.py":
             continue
@@ -181,7 +186,7 @@ def _from_path(path: Path, problems: list[str]) -> list[CustomTool]:
     return out
 
 
-def _yaml_tool(path: Path, problems: list[str]) -> list[CustomTool]:
+def _yaml_tool(path: Path, problems: list[str]) -> list[ToolDef]:
     tool, found = load_yaml_tool(path)
     problems += found
     return [tool] if tool is not None else []
@@ -226,7 +231,7 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [""])[0]
 
 
-def _from_module_name(name: str, problems: list[str]) -> list[CustomTool]:
+def _from_module_name(name: str, problems: list[str]) -> list[ToolDef]:
     try:
         return tools_in(importlib.import_module(name))
     except Exception as exc:
@@ -236,8 +241,8 @@ def _from_module_name(name: str, problems: list[str]) -> list[CustomTool]:
         return []
 
 
-def _from_entry_points(problems: list[str]) -> list[CustomTool]:
-    out: list[CustomTool] = []
+def _from_entry_points(problems: list[str]) -> list[ToolDef]:
+    out: list[ToolDef] = []
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         try:
             loaded = ep.load()

@@ -1,7 +1,9 @@
 """Running one recorded-form tool on a device session (replay, `trailblaze tool`, the agent's delegate).
 
-The tool is looked up by name among the built-in `ToolDef`s (`trailblaze.tools.toolset`), else among the
-run's custom tools; its handler runs on a `trailblaze.tools.lookup.Run`. Element tools
+A run looks a tool up by name in its `trailblaze.tools.toolset.ToolSet` (`ToolSet.run`: the
+built-in tools and the project's Python / YAML tools); a built-in tool's handler runs here
+(`run_builtin`), on a `trailblaze.tools.lookup.HandlerContext`. `run_recorded_tool` runs a
+built-in tool with no tool set (the model's tools, which only write built-in ones). Element tools
 poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`), act at the
 centre of that node's visible part, and settle (every action goes through `DeviceSession.act`).
 Results start with a status word the model and the report can act on:
@@ -27,16 +29,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
 from trailblaze.device.noop import NO_CHANGE
 from trailblaze.errors import ActionRefused, DeviceUnsupported
 from trailblaze.screen.patterns import PatternTooSlow
-from trailblaze.tools.lookup import Run, closest_nodes, covered_message
+from trailblaze.tools.builtin import BUILTIN_TOOLS, TOOL_KINDS, unknown_tool_hint
+from trailblaze.tools.lookup import HandlerContext, closest_nodes, covered_message
 from trailblaze.tools.memory import TEMPLATE_RE
-from trailblaze.tools.registry import TOOL_KINDS, builtin, unknown_tool_hint
 from trailblaze.tools.tooldef import Kind, Status
 
 if TYPE_CHECKING:
@@ -44,16 +46,18 @@ if TYPE_CHECKING:
     from trailblaze.llm.client import LLMClient
     from trailblaze.tools.call import ToolCall
     from trailblaze.tools.memory import Memory
+    from trailblaze.tools.tooldef import ToolDef
 
 __all__ = [
     "TOOL_KINDS",
-    "CustomTools",
     "Kind",
     "Status",
     "ToolResult",
     "closest_nodes",
     "covered_message",
+    "run_builtin",
     "run_recorded_tool",
+    "run_with_keyboard_retry",
 ]
 
 
@@ -77,23 +81,10 @@ class ToolResult:
         return f"{self.status} {self.message}"
 
 
-class _CustomTool(Protocol):
-    def run(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: Any) -> ToolResult: ...
-
-
-class CustomTools(Protocol):
-    """The custom tools of a run by name (`trailblaze.tools.custom.ToolBox`)."""
-
-    def get(self, name: str) -> _CustomTool | None: ...
-
-    def unknown_hint(self, name: str) -> str | None: ...
-
-
 def run_recorded_tool(
     session: DeviceSession,
     call: ToolCall,
     memory: Memory,
-    tools: CustomTools | None = None,
     *,
     llm: Callable[[], LLMClient] | None = None,
     folder: Path | None = None,
@@ -105,8 +96,6 @@ def run_recorded_tool(
         call: The tool as recorded; its `{{templates}}` are interpolated from `memory` here and the
             call itself is left untouched.
         memory: Variables, args and secrets; `rememberTextBySelector` writes into it.
-        tools: The run's custom tools (Python and YAML, docs/adr/0020-custom-tools.md), looked up
-            by name when `call` is not a built-in tool.
         llm: Builds an LLM client for the catalog tools that ask one on every run (`rememberText`,
             `assertWithAi`, …); without it they answer `UNSUPPORTED`.
         folder: The folder of the trail the tool belongs to: relative paths in it (`web_navigate`'s
@@ -119,13 +108,24 @@ def run_recorded_tool(
         DeviceError: The device failed (unreachable, protocol error).
         UsageError: A template names an unknown variable.
     """
-    tool = builtin(call.name)
-    if tool is None or tool.handler is None:
-        custom = tools.get(call.name) if tools is not None else None
-        if custom is not None:
-            return custom.run(session, call, memory, tools)
-        hint = tools.unknown_hint(call.name) if tools is not None else unknown_tool_hint(call.name)
-        return ToolResult("ERROR", hint or f"unknown tool {call.name!r}", "other")
+    # 72 tools: a scan is microseconds next to a device's milliseconds; the run's `ToolSet` is the index
+    tool = next((t for t in BUILTIN_TOOLS if t.name == call.name), None)
+    if tool is None:
+        return ToolResult("ERROR", unknown_tool_hint(call.name), "other")
+    return run_builtin(tool, session, call, memory, llm=llm, folder=folder)
+
+
+def run_builtin(
+    tool: ToolDef,
+    session: DeviceSession,
+    call: ToolCall,
+    memory: Memory,
+    *,
+    llm: Callable[[], LLMClient] | None = None,
+    folder: Path | None = None,
+) -> ToolResult:
+    """Runs the built-in `tool` for `call` (see `run_recorded_tool`)."""
+    assert tool.handler is not None
     kind = tool.kind
     own = getattr(tool.params, "templates_at_run", False)  # e.g. mobile_maestro: per command, in its own scope
     params = call.params if own else memory.interpolate(call.params, where=f"{call.name} params")
@@ -138,7 +138,7 @@ def run_recorded_tool(
             where = ".".join(str(p) for p in first["loc"]) or call.name
             return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = tool.handler
-    run = Run(session, memory, llm, secret_inputs=_uses_secret(call.params, memory), folder=folder)
+    run = HandlerContext(session, memory, llm, secret_inputs=_uses_secret(call.params, memory), folder=folder)
     try:
         status, message = handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
@@ -162,3 +162,22 @@ def _uses_secret(params: Any, memory: Memory) -> bool:
     if isinstance(params, (list, tuple)):
         return any(_uses_secret(v, memory) for v in params)
     return False
+
+
+_HIDE_KEYBOARD: dict[str, Any] = {"name": "hideKeyboard"}
+
+
+def run_with_keyboard_retry(
+    session: DeviceSession, run: Callable[[ToolCall, bool], ToolResult], call: ToolCall
+) -> ToolResult:
+    """`run(call, False)`, and when its target was not found or not visible while the keyboard is
+    up, hide the keyboard (`run(hideKeyboard, True)`: automatic) and run it once more: another
+    layout may put the target under the keyboard (Trailblaze hides it once too). Replay and the
+    tools inside a custom tool both go through here."""
+    from trailblaze.tools.call import ToolCall
+
+    result = run(call, False)
+    if result.status in ("NOT_FOUND", "NOT_VISIBLE") and session.screen().keyboard_shown:
+        run(ToolCall(**_HIDE_KEYBOARD), True)
+        result = run(call, False)
+    return result

@@ -1,8 +1,8 @@
-"""Finding and acting on elements for the built-in tools: the run context (`Run`) and the lookups
+"""Finding and acting on elements for the built-in tools: the run context (`HandlerContext`) and the lookups
 every element tool shares.
 
 Element tools poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`),
-act at the centre of that node's visible part, and settle (every action goes through `Run.act`).
+act at the centre of that node's visible part, and settle (every action goes through `HandlerContext.act`).
 The read-compat lookups (`CompatQuery`) keep Maestro's matching for Trailblaze's older tools
 (docs/adr/0012-read-compat-tools.md).
 """
@@ -21,7 +21,7 @@ from trailblaze.screen.patterns import full_match
 from trailblaze.screen.resolve import describe_selector, missing_attributes
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.assertions import TextMode, shown_text, text_matches
-from trailblaze.tools.tooldef import Outcome, RunContext
+from trailblaze.tools.tooldef import RunContext, StatusMessage
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_SCROLLS",
     "CompatQuery",
-    "Run",
+    "HandlerContext",
     "app_area",
     "assert_gone",
     "assert_visible",
@@ -57,7 +57,7 @@ _LISTED = 5
 
 
 @dataclass
-class Run:
+class HandlerContext:
     """The run context of one tool (`trailblaze.tools.tooldef.RunContext`): the device session, the
     run's memory, and what the tool did that the result reports (no visible change, an LLM call)."""
 
@@ -82,13 +82,13 @@ class Run:
         return self.session.info.platform
 
     # --- element lookups handlers in other modules use through the context ---
-    def find_one(self, selector: NodeSelector) -> tuple[Node | None, Outcome]:
+    def find_one(self, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
         return find_one(self, selector)
 
-    def tap_node(self, node: Node, long_press: bool) -> Outcome:
+    def tap_node(self, node: Node, long_press: bool) -> StatusMessage:
         return tap_at(self, node, long_press)
 
-    def assert_visible(self, selector: NodeSelector, expected: str | None, timeout_ms: int | None) -> Outcome:
+    def assert_visible(self, selector: NodeSelector, expected: str | None, timeout_ms: int | None) -> StatusMessage:
         return assert_visible(self, selector, expected, timeout_ms)
 
     def maestro_text(self, text: str, *, ident: str | None = None, index: int | None = None) -> NodeSelector:
@@ -158,7 +158,7 @@ def candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> 
     return "closest on screen: " + "; ".join(describe(n) for n in nodes[:limit])
 
 
-def find_one(run: RunContext, selector: NodeSelector) -> tuple[Node | None, Outcome]:
+def find_one(run: RunContext, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
     res = run.session.resolve(selector)
     sel = describe_selector(selector)
     if len(res.nodes) == 1:
@@ -176,7 +176,7 @@ def find_one(run: RunContext, selector: NodeSelector) -> tuple[Node | None, Outc
     )
 
 
-def tap_selector(run: RunContext, selector: NodeSelector, long_press: bool) -> Outcome:
+def tap_selector(run: RunContext, selector: NodeSelector, long_press: bool) -> StatusMessage:
     node, outcome = find_one(run, selector)
     return outcome if node is None else tap_at(run, node, long_press)
 
@@ -193,7 +193,7 @@ def covered_message(node: Node) -> str:
     return f"{describe(node)} at ({x:.0f}, {y:.0f}) is covered by {cover.describe()}; {hint}"
 
 
-def tap_at(run: RunContext, node: Node, long_press: bool) -> Outcome:
+def tap_at(run: RunContext, node: Node, long_press: bool) -> StatusMessage:
     if node.covered_by is not None:
         return "NOT_VISIBLE", covered_message(node)
     x, y = _point(node)
@@ -248,7 +248,7 @@ def assert_visible(
     expected: str | None,
     timeout_ms: int | None,
     mode: TextMode | None = None,
-) -> Outcome:
+) -> StatusMessage:
     def shows(nodes: list[Node]) -> bool:
         if not nodes:
             return False
@@ -272,7 +272,7 @@ def assert_visible(
     )
 
 
-def assert_gone(run: RunContext, selector: NodeSelector, what: str, timeout_ms: int | None) -> Outcome:
+def assert_gone(run: RunContext, selector: NodeSelector, what: str, timeout_ms: int | None) -> StatusMessage:
     timeout = None if timeout_ms is None else timeout_ms / 1000
     res = run.session.resolve(selector, timeout=timeout, until=lambda nodes: not nodes)
     if not res.nodes:
@@ -390,7 +390,7 @@ def compat_query(
     )
 
 
-def find_compat(run: RunContext, q: CompatQuery) -> tuple[Node | None, Outcome]:
+def find_compat(run: RunContext, q: CompatQuery) -> tuple[Node | None, StatusMessage]:
     res = run.session.resolve(q.selector, until=lambda nodes: q.pick(nodes) is not None)
     node = q.pick(res.nodes)
     if node is not None:

@@ -7,7 +7,7 @@ keys, so a validation error location is also a path in the file. `{{var}}` templ
 here: they are interpolated at dispatch, never at load.
 
 Each model here is the params of one `ToolDef`, defined with its handler in `trailblaze.tools.core`
-(read-compat ones in `trailblaze.tools.compat`); `trailblaze.tools.registry` collects them.
+(read-compat ones in `trailblaze.tools.compat`); `trailblaze.tools.builtin` collects them.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """The one tool model: what a tool is (`ToolDef`), what it counts as (`Kind`), and what its handler
 may use of the running tool (`RunContext`).
 
-Every built-in tool — Trailblaze's recorded tools, the read-compat ones, the catalog, web and probe
-tools — is one `ToolDef`, made by `defines` on its handler next to (or importing) its params model.
-`trailblaze.tools.registry` collects them; the tables the engine used to keep by hand (params by
-name, kinds, handlers, the read-compat names) are views of that one collection
-(docs/adr/0050-one-tool-model.md).
+Every tool is one `ToolDef` (docs/adr/0050-one-tool-model.md, 0059-one-tool-set-per-run.md): the
+built-in recorded tools — Trailblaze's, the read-compat ones, the catalog, web and probe tools —
+made by `defines` on their handler next to (or importing) their params model and collected by
+`trailblaze.tools.builtin`; the tools the model calls by ref (`trailblaze.tools.llm_tools`), which
+write recorded tools; and a project's Python and YAML tools (`custom`, `yaml_tools`). A run's
+`trailblaze.tools.toolset.ToolSet` holds them all.
 
 This module is the bottom of the package: it imports no handler, so handler modules can import it.
 """
@@ -34,13 +35,13 @@ __all__ = [
     "Handler",
     "Kind",
     "Offer",
-    "Outcome",
+    "StatusMessage",
     "Platform",
     "RunContext",
     "Source",
     "Status",
     "ToolDef",
-    "TrailblazeStatus",
+    "BlockStatus",
     "defines",
 ]
 
@@ -52,30 +53,32 @@ Status = Literal[
 ]
 """The first word of every tool result (`trailblaze.tools.execute` explains each)."""
 
-Outcome = tuple[Any, str]
+StatusMessage = tuple[Any, str]
 """What a handler answers: `(status, message)`; the status is a `Status` word."""
 
-Offer = Literal["model", "verify", "mcp"]
-"""Who a recorded tool is offered to as it is: the agent on action steps, on `verify:` steps, MCP."""
+Offer = Literal["model", "verify"]
+"""Who a tool is offered to as it is: the model on action steps, and on `verify:` steps (MCP offers
+what the model is offered)."""
 
 Platform = Literal["android", "ios", "web"]
 ALL_PLATFORMS: frozenset[Platform] = frozenset(("android", "ios", "web"))
 
-Source = Literal["core", "read-compat", "catalog", "web", "probe", "python", "yaml"]
+Source = Literal["core", "read-compat", "catalog", "web", "probe", "python", "yaml", "model"]
 """Where a tool comes from: the engine's own recorded tools, Trailblaze's older forms, Trailblaze's
-catalog, the web tools, the app-state probes, or a project's Python / YAML tools."""
+catalog, the web tools, the app-state probes, a project's Python / YAML tools, or the tools only the
+model calls (by ref, or as a recorded tool is), which write recorded tools."""
 
-TrailblazeStatus = Literal["same", "read-only", "extension"]
+BlockStatus = Literal["same", "read-only", "extension"]
 """`same`: Block's Trailblaze has the tool with these params (recordings move both ways);
 `read-only`: older Trailblaze recordings are read and replayed, our recorder never writes it;
 `extension`: trailblaze's own, Block's Trailblaze does not know it."""
 
-Handler = Callable[[Any, Any], Outcome]
-"""`handler(run, params)`: runs the tool with its validated params on a `RunContext`."""
+Handler = Callable[[Any, Any], StatusMessage]
+"""`handler(run, params)`: runs a built-in tool with its validated params on a `RunContext`."""
 
 
 class RunContext(Protocol):
-    """What a handler may use of the running tool (`trailblaze.tools.lookup.Run` provides it).
+    """What a handler may use of the running tool (`trailblaze.tools.lookup.HandlerContext` provides it).
 
     One definition for every handler: the core, catalog, web and probe tools all take it.
     """
@@ -96,13 +99,13 @@ class RunContext(Protocol):
 
     def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None: ...
 
-    def find_one(self, selector: NodeSelector) -> tuple[Node | None, Outcome]: ...
+    def find_one(self, selector: NodeSelector) -> tuple[Node | None, StatusMessage]: ...
 
-    def tap_node(self, node: Node, long_press: bool) -> Outcome: ...
+    def tap_node(self, node: Node, long_press: bool) -> StatusMessage: ...
 
     def assert_visible(
         self, selector: NodeSelector, expected: str | None, timeout_ms: int | None
-    ) -> Outcome: ...
+    ) -> StatusMessage: ...
 
     def maestro_text(
         self, text: str, *, ident: str | None = None, index: int | None = None
@@ -123,19 +126,25 @@ class ToolDef:
     description: str
     """What it does, in one line (the params model's docstring for built-in tools)."""
     source: Source
-    handler: Handler | None = None
-    """Runs the built-in tool; None for Python / YAML tools, which run through their `ToolBox`."""
+    handler: Callable[..., Any] | None = None
+    """Runs the tool. By `source`: a built-in recorded tool's is a `Handler`, `(run, params) ->
+    StatusMessage`; a Python / YAML tool's runs it, `(session, call, memory, tools) -> ToolResult`;
+    a model tool's, `(ctx, args) -> ModelCallResult`, runs the recorded tools it writes."""
     offered_to: frozenset[Offer] = frozenset()
-    """Who is offered the tool as it is; the agent reaches the others through the ref tools
-    (`trailblaze.tools.llm_tools`), which record them."""
+    """Who is offered the tool as it is; the model reaches the other recorded tools through the
+    model tools (`trailblaze.tools.llm_tools`), which record them."""
     platforms: frozenset[Platform] = ALL_PLATFORMS
     """Where it can do its job; elsewhere it answers UNSUPPORTED with the reason."""
-    trailblaze: TrailblazeStatus = "same"
+    block_status: BlockStatus = "same"
+    records: tuple[str, ...] = ()
+    """A model tool's: the recorded tools a call writes into the trail (none: never recorded)."""
+    origin: str = ""
+    """A Python / YAML tool's: where it is defined (`trails/tools/demo.py:12`), for messages."""
 
-    def __call__(self, run: Any, params: Any) -> Outcome:
+    def __call__(self, run: Any, params: Any) -> Any:
         """Run the handler (so a `@defines`-decorated function stays callable)."""
         if self.handler is None:
-            raise TypeError(f"tool {self.name} has no built-in handler")
+            raise TypeError(f"tool {self.name} has no handler")
         return self.handler(run, params)
 
 
@@ -150,7 +159,7 @@ def defines(
     source: Source,
     offered_to: frozenset[Offer] = frozenset(),
     platforms: frozenset[Platform] = ALL_PLATFORMS,
-    trailblaze: TrailblazeStatus = "same",
+    block_status: BlockStatus = "same",
 ) -> Callable[[Handler], ToolDef]:
     """Decorate a handler to make it the one definition of the tool whose params are `params`.
 
@@ -168,7 +177,7 @@ def defines(
             handler=handler,
             offered_to=offered_to,
             platforms=platforms,
-            trailblaze=trailblaze,
+            block_status=block_status,
         )
 
     return wrap

@@ -1,11 +1,13 @@
-"""The one tool model and the one tool set (docs/adr/0050-one-tool-model.md).
+"""The one tool model and the one tool set (docs/adr/0050-one-tool-model.md,
+docs/adr/0059-one-tool-set-per-run.md).
 
 A tool is one `ToolDef`: name, params model, kind, description, handler, who it is offered to, the
 platforms it works on and its status in Block's Trailblaze. Built-in tools are defined by decorating
-their handler with `defines(params, kind, ...)` (docs/contributing-tools.md);
-`trailblaze.tools.registry` collects them, and every table the engine reads (params by name,
-kinds, read-compat names) is a view of that collection. A project's Python and YAML tools join them
-in a `ToolSet`.
+their handler with `defines(params, kind, ...)` (docs/contributing-tools.md) and collected by
+`trailblaze.tools.builtin`; the tools the model calls by ref are defined by `offers` in
+`trailblaze.tools.llm_tools`. A run has one `ToolSet`: the built-in tools, the model's, the
+project's Python and YAML tools and `askUser`. The engine, `run_recorded_tool`, the agent, MCP and
+`trailblaze tool` all ask it.
 
 ```python
 from trailblaze.tools.toolset import all_tools
@@ -17,42 +19,56 @@ for tool in all_tools():
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+import functools
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, Field, ValidationError, create_model
+
+from trailblaze.errors import UsageError
+from trailblaze.tools.builtin import BUILTIN_TOOLS, unknown_tool_hint
 from trailblaze.tools.tooldef import (
     ALL_PLATFORMS,
+    BlockStatus,
     Kind,
     Offer,
-    Outcome,
     Platform,
     RunContext,
     Source,
     Status,
+    StatusMessage,
     ToolDef,
-    TrailblazeStatus,
     defines,
 )
 
 if TYPE_CHECKING:
-    from trailblaze.tools.custom import CustomTool
+    from trailblaze.device.session import DeviceSession
+    from trailblaze.llm.client import LLMClient, ToolSpec
+    from trailblaze.tools.call import ToolCall
+    from trailblaze.tools.execute import ToolResult
+    from trailblaze.tools.llm_tools import CallContext, ModelCallResult
+    from trailblaze.tools.memory import Memory
 
 __all__ = [
     "ALL_PLATFORMS",
+    "BlockStatus",
     "Kind",
     "Offer",
-    "Outcome",
     "Platform",
     "RunContext",
     "Source",
     "Status",
+    "StatusMessage",
     "ToolDef",
     "ToolSet",
-    "TrailblazeStatus",
     "all_tools",
+    "builtin_tools",
     "defines",
     "get_tool",
 ]
+
+_CUSTOM: tuple[Source, ...] = ("python", "yaml")
 
 
 def all_tools() -> tuple[ToolDef, ...]:
@@ -61,56 +77,221 @@ def all_tools() -> tuple[ToolDef, ...]:
     The tool-catalog reference page is generated from this; a project's own tools are added by
     `ToolSet(custom).tools()`.
     """
-    from trailblaze.tools.registry import BUILTIN
-
-    return tuple(BUILTIN.values())
+    return BUILTIN_TOOLS
 
 
 def get_tool(name: str) -> ToolDef | None:
     """The built-in tool recorded as `name`, None for any other name."""
-    from trailblaze.tools.registry import builtin
+    return builtin_tools().get(name)
 
-    return builtin(name)
+
+@functools.cache
+def builtin_tools() -> ToolSet:
+    """The tool set of a run with no project tools looked up (its unknown-tool hint says so)."""
+    return ToolSet(project=False)
 
 
 class ToolSet:
-    """Every tool a run can call: the built-in ones and the project's Python / YAML tools.
+    """Every tool a run can call, by name: built once per trail, asked by everything that runs a tool.
 
-    A custom tool keeps its own `run` (it runs nested tools through its `ToolBox`); here it is
-    described by the same `ToolDef` fields as a built-in one, with no handler.
+    Two names spaces, because a trail and the model name tools differently: `get` finds a recorded
+    tool (built in, or the project's Python / YAML tool) the way replay runs it; `for_model` lists
+    what the model is offered (the model tools, the project's tools the trail's `config.tools`
+    names, `askUser`) and `call_for_model` runs one of them.
     """
 
-    def __init__(self, custom: Iterable[CustomTool] = ()) -> None:
-        self._tools: dict[str, ToolDef] = {t.name: t for t in all_tools()}
+    def __init__(
+        self,
+        custom: Iterable[ToolDef] = (),
+        *,
+        offer: Iterable[str] = (),
+        model_only: Iterable[ToolDef] = (),
+        project: bool = True,
+    ) -> None:
+        """`custom`: the project's tools (a name taken twice is a `UsageError`); `offer`: the ones
+        the model is offered (unknown names are skipped: preflight says so); `model_only`: tools
+        only the model calls (`askUser`); `project`: whether project tools were looked up, for the
+        unknown-tool hint."""
+        from trailblaze.tools.llm_tools import MODEL_TOOLS
+
+        self._recorded: dict[str, ToolDef] = {t.name: t for t in BUILTIN_TOOLS}
+        self._model: dict[str, ToolDef] = {t.name: t for t in MODEL_TOOLS}
+        self._reserved = frozenset(self._model) | {"askUser"}
+        self._project = project
+        self._specs: dict[bool, tuple[ToolSpec, ...]] = {}
+        """`specs()` by `verify`: pydantic builds a JSON schema in ~1 ms a tool, and the agent asks
+        for the same definitions at every step."""
         for tool in custom:
-            self._tools.setdefault(tool.name, _custom_def(tool))
+            self.add(tool)
+        for name in offer:
+            found = self._recorded.get(name)
+            if found is not None and found.source in _CUSTOM and "model" in found.offered_to:
+                self.offer(_for_model(found, self))
+        for tool in model_only:
+            self.offer(tool)
+
+    # --- recorded tools: what a trail holds and replay runs ---------------------------------------
+
+    def add(self, tool: ToolDef) -> None:
+        """Add a project tool; a name taken by a built-in or another definition is a `UsageError`."""
+        if tool.name in self._reserved or (
+            tool.name in self._recorded and self._recorded[tool.name].source not in _CUSTOM
+        ):
+            raise UsageError(
+                f"{tool.origin}: `{tool.name}` is a built-in tool; give the custom tool another name"
+            )
+        other = self._recorded.get(tool.name)
+        if other is not None and other.origin != tool.origin:
+            raise UsageError(
+                f"{tool.origin}: tool `{tool.name}` is already defined at {other.origin}; rename one of them"
+            )
+        self._recorded[tool.name] = tool
 
     def get(self, name: str) -> ToolDef | None:
-        return self._tools.get(name)
+        """The recorded tool `name` (built in or the project's), None for any other name."""
+        return self._recorded.get(name)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._tools
+        return name in self._recorded
 
     def tools(self) -> tuple[ToolDef, ...]:
-        """Every tool's definition: the built-in ones first, then the custom ones."""
-        return tuple(self._tools.values())
+        """Every recorded tool's definition: the built-in ones first, then the project's."""
+        return tuple(self._recorded.values())
+
+    def custom(self) -> tuple[ToolDef, ...]:
+        """The project's Python and YAML tools."""
+        return tuple(t for t in self._recorded.values() if t.source in _CUSTOM)
+
+    def __iter__(self) -> Iterator[ToolDef]:
+        return iter(self.custom())
+
+    def __len__(self) -> int:
+        return len(self.custom())
+
+    def names(self) -> list[str]:
+        """The project's tools' names, sorted."""
+        return sorted(t.name for t in self.custom())
 
     def offered_to(self, who: Offer) -> tuple[ToolDef, ...]:
-        """The tools offered as they are to the agent (`model`), on `verify:` steps, or over MCP."""
-        return tuple(t for t in self._tools.values() if who in t.offered_to)
+        """The recorded tools offered as they are to the model (`model`) or on `verify:` steps."""
+        return tuple(t for t in self._recorded.values() if who in t.offered_to)
+
+    def unknown_hint(self, name: str) -> str | None:
+        """None for a tool this set can run, else a one-line message with the closest known name."""
+        if name in self._recorded:
+            return None
+        return unknown_tool_hint(name, self._recorded, project=self._project)
+
+    def run(
+        self,
+        session: DeviceSession,
+        call: ToolCall,
+        memory: Memory,
+        *,
+        llm: Callable[[], LLMClient] | None = None,
+        folder: Path | None = None,
+    ) -> ToolResult:
+        """Run one recorded-form call: a built-in tool as `trailblaze.tools.execute.run_recorded_tool`
+        says (`llm`, `folder` too), a Python / YAML tool by its handler (its nested tools run
+        through this set); an unknown name is an ERROR result with the closest name."""
+        from trailblaze.tools.execute import ToolResult, run_builtin
+
+        tool = self._recorded.get(call.name)
+        if tool is None or tool.handler is None:
+            return ToolResult("ERROR", self.unknown_hint(call.name) or f"unknown tool {call.name!r}", "other")
+        if tool.source in _CUSTOM:
+            result: ToolResult = tool.handler(session, call, memory, self)
+            return result
+        return run_builtin(tool, session, call, memory, llm=llm, folder=folder)
+
+    # --- the model's tools -------------------------------------------------------------------------
+
+    def offer(self, tool: ToolDef) -> None:
+        """Offer the model one more tool (or replace the one of that name)."""
+        self._model[tool.name] = tool
+        self._specs.clear()
+
+    def for_model(self, *, verify: bool = False) -> tuple[ToolDef, ...]:
+        """The tools offered on an action step, or on a `verify:` step (assertions only)."""
+        return tuple(t for t in self._model.values() if "verify" in t.offered_to or not verify)
+
+    def model_names(self, *, verify: bool = False) -> list[str]:
+        return [t.name for t in self.for_model(verify=verify)]
+
+    def specs(self, *, verify: bool = False) -> tuple[ToolSpec, ...]:
+        """The tool definitions sent to the model (built once per set and `verify`)."""
+        from trailblaze.llm.client import ToolSpec
+        from trailblaze.tools.llm_tools import params_schema
+
+        specs = self._specs.get(verify)
+        if specs is None:
+            specs = self._specs[verify] = tuple(
+                ToolSpec(name=t.name, description=t.description, input_schema=params_schema(t.params))
+                for t in self.for_model(verify=verify)
+            )
+        return specs
+
+    def call_for_model(
+        self, name: str, raw: Mapping[str, Any], ctx: CallContext, *, verify: bool = False
+    ) -> ModelCallResult:
+        """Validate the model's arguments and run the tool; bad input comes back as an ERROR result."""
+        from trailblaze.tools.llm_tools import ModelCallResult, argument_problems
+
+        tool = self._model.get(name)
+        if tool is None or tool.handler is None or not ("verify" in tool.offered_to or not verify):
+            offered = ", ".join(self.model_names(verify=verify))
+            return ModelCallResult(_error(f"no tool `{name}` here; call one of: {offered}"))
+        try:
+            args = tool.params.model_validate(dict(raw))
+        except ValidationError as exc:
+            return ModelCallResult(_error(f"invalid arguments for `{name}`: {argument_problems(exc)}"))
+        result: ModelCallResult = tool.handler(ctx, args)
+        return result
 
 
-def _custom_def(tool: CustomTool) -> ToolDef:
-    from trailblaze.tools.yaml_tools import YamlTool
+def _error(message: str, kind: Kind = "other") -> Any:
+    from trailblaze.tools.execute import ToolResult
 
-    source: Source = "yaml" if isinstance(tool, YamlTool) else "python"
-    offered: frozenset[Offer] = frozenset(("model", "verify")) if tool.verification else frozenset(("model",))
+    return ToolResult("ERROR", message, kind)
+
+
+class _Reasoning(BaseModel):
+    reasoning: str | None = Field(
+        default=None, description="Brief: what you see, what is done, why this call is next."
+    )
+
+
+def _for_model(custom: ToolDef, tools: ToolSet) -> ToolDef:
+    """A project tool as the model sees it, like the built-in ones: its params plus `reasoning`;
+    the call is recorded by the tool's name."""
+    from trailblaze.tools.call import ToolCall
+    from trailblaze.tools.llm_tools import ModelCallResult
+
+    params: type[BaseModel] = create_model(
+        f"{custom.name}_args",
+        __base__=custom.params,
+        reasoning=(str | None, _Reasoning.model_fields["reasoning"]),
+    )
+
+    def run(ctx: CallContext, args: Any) -> ModelCallResult:
+        given = args.model_dump(mode="json", exclude_unset=True, exclude={"reasoning"})
+        # the recording keeps templates: a secret value the model typed becomes `{{name}}` again
+        call = ToolCall(name=custom.name, params=ctx.memory.redact(given))
+        try:
+            result = tools.run(ctx.session, call, ctx.memory)
+        except UsageError as exc:  # e.g. `{{name}}` the run does not know: the model can fix it
+            return ModelCallResult(_error(exc.message, custom.kind))
+        return ModelCallResult(result, [call])
+
     return ToolDef(
-        name=tool.name,
-        params=tool.params,
-        kind=tool.kind,
-        description=tool.description,
-        source=source,
-        offered_to=offered,
-        trailblaze="extension",
+        name=custom.name,
+        params=params,
+        kind=custom.kind,
+        description=custom.description,
+        source="model",
+        handler=run,
+        offered_to=custom.offered_to,
+        block_status="extension",
+        records=(custom.name,),
+        origin=custom.origin,
     )

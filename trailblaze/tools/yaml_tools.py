@@ -16,6 +16,8 @@ tools:
 call's value: a value that is exactly the template keeps the param's type, a template inside text
 becomes text, an omitted optional param without a default removes its key. Any other `{{name}}`
 is left for the run's memory, as in a recording. The tool is recorded by its id and params.
+
+The tool is a `ToolDef` (source `yaml`) whose handler is its `YamlBody`, the calls it runs.
 """
 
 from __future__ import annotations
@@ -30,17 +32,18 @@ from pydantic import BaseModel, Field, ValidationError
 
 from trailblaze.common import yaml_lines as _yaml
 from trailblaze.errors import Problem
+from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.call import ToolCall
-from trailblaze.tools.custom import NAME_RE, ToolBox, _result, _validated, params_model, run_nested
+from trailblaze.tools.custom import NAME_RE, _result, _validated, params_model, run_nested
 from trailblaze.tools.execute import ToolResult
-from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
-from trailblaze.tools.tooldef import Kind
+from trailblaze.tools.tooldef import Kind, Offer, ToolDef
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
     from trailblaze.tools.memory import Memory
+    from trailblaze.tools.toolset import ToolSet
 
-__all__ = ["YamlTool", "check_bodies", "load_yaml_tool"]
+__all__ = ["YamlBody", "check_bodies", "load_yaml_tool"]
 
 _TYPES: dict[str, tuple[Any, Any]] = {
     "string": (str, "text"),
@@ -71,19 +74,16 @@ _YPath = tuple[str | int, ...]
 
 
 @dataclass(frozen=True)
-class YamlTool:
-    """One `*.tool.yaml`: declared params and a body of tool calls."""
+class YamlBody:
+    """What a `*.tool.yaml` runs: its declared params and its body of tool calls (the handler of
+    the tool's `ToolDef`)."""
 
     name: str
-    description: str
     params: type[BaseModel]
     body: tuple[ToolCall, ...]
-    origin: str
     declared: tuple[str, ...] = ()
     samples: Mapping[str, Any] = field(default_factory=dict)
     verification: bool = False
-    surface: bool = True
-    """`surface_to_llm: false`: replayable and callable from other tools, never offered to the agent."""
     body_paths: tuple[_YPath, ...] = ()
     source: _yaml.YamlDocument | None = field(default=None, compare=False, repr=False)
     path: str = ""
@@ -99,8 +99,8 @@ class YamlTool:
             for c in self.body
         ]
 
-    def run(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolBox) -> ToolResult:
-        args = _validated(self, call, memory)
+    def __call__(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
+        args = _validated(self.name, self.params, self.kind, call, memory)
         if isinstance(args, ToolResult):
             return args
         values = args.model_dump(exclude_unset=False)
@@ -163,7 +163,7 @@ class _Reader:
         self.problems.append(Problem(line, column, message))
 
 
-def load_yaml_tool(path: Path) -> tuple[YamlTool | None, list[str]]:
+def load_yaml_tool(path: Path) -> tuple[ToolDef | None, list[str]]:
     """The tool in `path` and the problems found (`file:line:col: message`); None when it cannot be used."""
     shown = str(path)
     try:
@@ -179,7 +179,7 @@ def load_yaml_tool(path: Path) -> tuple[YamlTool | None, list[str]]:
     return (tool if not r.problems else None), [p.format(shown) for p in r.problems]
 
 
-def _read(r: _Reader, data: Any) -> YamlTool | None:
+def _read(r: _Reader, data: Any) -> ToolDef | None:
     if not isinstance(data, dict):
         r.problem((), f"a tool file is a mapping with `id`, `parameters` and `tools`, found {_kind(data)}")
         return None
@@ -223,19 +223,35 @@ def _read(r: _Reader, data: Any) -> YamlTool | None:
                 r.problem(path, f"`{m[0]}` names no parameter of `{name}`; declare it under `parameters:`")
     if r.problems or not name:
         return None
-    return YamlTool(
+    verification = data.get("is_verification") is True
+    params = params_model(name, fields)
+    runs = YamlBody(
         name=name,
-        description=description.strip() or name,
-        params=params_model(name, fields),
+        params=params,
         body=tuple(body),
-        origin=f"{r.path}:{r.doc.position(('id',))[0]}",
         declared=tuple(declared),
         samples=samples,
-        verification=data.get("is_verification") is True,
-        surface=data.get("surface_to_llm") is not False,
+        verification=verification,
         body_paths=tuple(paths),
         source=r.doc,
         path=str(r.path),
+    )
+    # `surface_to_llm: false`: replayable and callable from other tools, never offered to the model
+    offered: frozenset[Offer] = (
+        frozenset()
+        if data.get("surface_to_llm") is False
+        else frozenset(("model", "verify")) if verification else frozenset(("model",))
+    )
+    return ToolDef(
+        name=name,
+        params=params,
+        kind=runs.kind,
+        description=description.strip() or name,
+        source="yaml",
+        handler=runs,
+        offered_to=offered,
+        block_status="extension",
+        origin=f"{r.path}:{r.doc.position(('id',))[0]}",
     )
 
 
@@ -328,13 +344,14 @@ def _body(r: _Reader, value: Any) -> tuple[list[ToolCall], list[_YPath]]:
     return calls, paths
 
 
-def check_bodies(tools: ToolBox) -> list[str]:
+def check_bodies(tools: ToolSet) -> list[str]:
     """What is wrong with the bodies of the YAML tools in `tools` once every tool is known: a tool
     name nothing defines, params a built-in tool refuses (checked with sample values for the
     templates), a tool that calls itself."""
     problems: list[str] = []
-    for custom in tools:
-        if not isinstance(custom, YamlTool) or custom.source is None:
+    for tool in tools.custom():
+        custom = tool.handler
+        if not isinstance(custom, YamlBody) or custom.source is None:
             continue
         for call, path in zip(custom.expand(custom.samples), custom.body_paths, strict=True):
             line, column = custom.source.position(path, key=True)

@@ -21,13 +21,13 @@ from trailblaze.screen.selector import (
     AndroidMaestroSelector,
     IosMaestroSelector,
 )
+from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.params import takes_text_only
 from trailblaze.tools.recorded import LegacyElementSelector
-from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail.model import TrailConfig
 
 if TYPE_CHECKING:
-    from trailblaze.tools.custom import CustomTool
+    from trailblaze.tools.tooldef import ToolDef
 
 __all__ = ["SCHEMA_ID", "trail_json_schema"]
 
@@ -48,7 +48,7 @@ def _model_schema(model: type[BaseModel], defs: dict[str, Any]) -> dict[str, Any
     return schema
 
 
-def _tool_schemas(defs: dict[str, Any], custom: Iterable[CustomTool] = ()) -> list[dict[str, Any]]:
+def _tool_schemas(defs: dict[str, Any], custom: Iterable[ToolDef] = ()) -> list[dict[str, Any]]:
     variants: list[dict[str, Any]] = []
     needs_params: list[str] = []
     models: dict[str, type[BaseModel]] = dict(RECORDED_TOOL_PARAMS)
@@ -114,7 +114,7 @@ def _tighten_selector(defs: dict[str, Any]) -> None:
     selector["not"] = {"anyOf": [{"required": list(pair)} for pair in combinations(_BRANCHES, 2)]}
 
 
-def trail_json_schema(custom: Iterable[CustomTool] = ()) -> dict[str, Any]:
+def trail_json_schema(custom: Iterable[ToolDef] = ()) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a `.trail.yaml` file, unified or v1.
 
     Args:

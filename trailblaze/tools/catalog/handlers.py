@@ -22,7 +22,15 @@ from trailblaze.device.settle import backoff, same_screen
 from trailblaze.screen.compact import compact_view
 from trailblaze.tools.catalog import params as cp
 from trailblaze.tools.params import RecordedToolParams
-from trailblaze.tools.tooldef import ALL_PLATFORMS, Kind, Outcome, Platform, RunContext, ToolDef, defines
+from trailblaze.tools.tooldef import (
+    ALL_PLATFORMS,
+    Kind,
+    Platform,
+    RunContext,
+    StatusMessage,
+    ToolDef,
+    defines,
+)
 
 if TYPE_CHECKING:
     from trailblaze.screen.hierarchy import Node, Rect
@@ -34,11 +42,11 @@ _ANDROID: frozenset[Platform] = frozenset(("android",))
 
 def _catalog(
     params: type[RecordedToolParams], kind: Kind, *, platforms: frozenset[Platform] = ALL_PLATFORMS
-) -> Callable[[Callable[..., Outcome]], ToolDef]:
+) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
     return defines(params, kind, source="catalog", platforms=platforms)
 
 
-def _ref_node(run: RunContext, ref: str) -> tuple[Node | None, Outcome]:
+def _ref_node(run: RunContext, ref: str) -> tuple[Node | None, StatusMessage]:
     view = compact_view(run.session.settle())
     key = ref.strip().strip("[]")
     node = view.refs.get(key) or view.covered.get(key)
@@ -48,19 +56,19 @@ def _ref_node(run: RunContext, ref: str) -> tuple[Node | None, Outcome]:
 
 
 @_catalog(cp.Tap, "action")
-def _tap(run: RunContext, p: cp.Tap) -> Outcome:
+def _tap(run: RunContext, p: cp.Tap) -> StatusMessage:
     node, outcome = _ref_node(run, p.ref)
     return outcome if node is None else run.tap_node(node, p.longPress)
 
 
 @_catalog(cp.LongPress, "action")
-def _long_press(run: RunContext, p: cp.LongPress) -> Outcome:
+def _long_press(run: RunContext, p: cp.LongPress) -> StatusMessage:
     node, outcome = _ref_node(run, p.ref)
     return outcome if node is None else run.tap_node(node, True)
 
 
 @_catalog(cp.AssertVisible, "assertion")
-def _assert_visible(run: RunContext, p: cp.AssertVisible) -> Outcome:
+def _assert_visible(run: RunContext, p: cp.AssertVisible) -> StatusMessage:
     node, outcome = _ref_node(run, p.ref)
     if node is None:
         return "NOT_VISIBLE", outcome[1]
@@ -75,7 +83,7 @@ def _drag(run: RunContext, start: tuple[float, float], end: tuple[float, float],
 
 
 @_catalog(cp.DragTo, "action")
-def _drag_to(run: RunContext, p: cp.DragTo) -> Outcome:
+def _drag_to(run: RunContext, p: cp.DragTo) -> StatusMessage:
     node, outcome = _ref_node(run, p.ref)
     if node is None:
         return outcome
@@ -103,7 +111,7 @@ def _relative(spec: str, area: Rect) -> tuple[float, float]:
 
 
 @_catalog(cp.TapOn, "action")
-def _tap_on(run: RunContext, p: cp.TapOn) -> Outcome:
+def _tap_on(run: RunContext, p: cp.TapOn) -> StatusMessage:
     node, outcome = run.find_one(p.selector)
     if node is None:
         return outcome
@@ -119,13 +127,13 @@ def _tap_on(run: RunContext, p: cp.TapOn) -> Outcome:
 
 
 @_catalog(cp.DragByPoints, "action")
-def _drag_by_points(run: RunContext, p: cp.DragByPoints) -> Outcome:
+def _drag_by_points(run: RunContext, p: cp.DragByPoints) -> StatusMessage:
     _drag(run, (p.startX, p.startY), (p.endX, p.endY), p.durationMs)
     return "OK", f"dragged ({p.startX}, {p.startY}) to ({p.endX}, {p.endY})"
 
 
 @_catalog(cp.SwipeWithRelativeCoordinates, "action")
-def _swipe_relative(run: RunContext, p: cp.SwipeWithRelativeCoordinates) -> Outcome:
+def _swipe_relative(run: RunContext, p: cp.SwipeWithRelativeCoordinates) -> StatusMessage:
     area = run.session.screen().screen
     where = "the screen"
     if p.swipeOnElementText is not None:
@@ -140,7 +148,7 @@ def _swipe_relative(run: RunContext, p: cp.SwipeWithRelativeCoordinates) -> Outc
 
 
 @_catalog(cp.TapOnAccessibilityNode, "action", platforms=_ANDROID)
-def _tap_on_accessibility_node(run: RunContext, p: cp.TapOnAccessibilityNode) -> Outcome:
+def _tap_on_accessibility_node(run: RunContext, p: cp.TapOnAccessibilityNode) -> StatusMessage:
     if run.platform != "android":
         return (
             "UNSUPPORTED",
@@ -162,14 +170,14 @@ def _tap_on_accessibility_node(run: RunContext, p: cp.TapOnAccessibilityNode) ->
 
 
 @_catalog(cp.LongPressElementWithAccessibilityText, "action")
-def _long_press_accessibility_text(run: RunContext, p: cp.LongPressElementWithAccessibilityText) -> Outcome:
+def _long_press_accessibility_text(run: RunContext, p: cp.LongPressElementWithAccessibilityText) -> StatusMessage:
     selector = run.maestro_text(p.accessibilityText, ident=p.id, index=p.index or 0)
     node, outcome = run.find_one(selector)
     return outcome if node is None else run.tap_node(node, True)
 
 
 @_catalog(cp.ClearText, "action")
-def _clear_text(run: RunContext, p: cp.ClearText) -> Outcome:
+def _clear_text(run: RunContext, p: cp.ClearText) -> StatusMessage:
     focused = [n for n in run.session.settle().nodes if n.focused and n.text and n.text != n.hint]
     if not focused and not any(n.focused for n in run.session.screen().nodes):
         # no focused field in the dump: the driver clears whatever field has the keyboard, if any
@@ -182,7 +190,7 @@ def _clear_text(run: RunContext, p: cp.ClearText) -> Outcome:
 
 
 @_catalog(cp.InputTextRandom, "action")
-def _input_text_random(run: RunContext, p: cp.InputTextRandom) -> Outcome:
+def _input_text_random(run: RunContext, p: cp.InputTextRandom) -> StatusMessage:
     digits = "".join(random.choice("0123456789") for _ in range(p.digitCount))
     value = p.prefix + digits
     run.session.act(lambda d: d.input_text(value))
@@ -193,7 +201,7 @@ def _input_text_random(run: RunContext, p: cp.InputTextRandom) -> Outcome:
 
 
 @_catalog(cp.OpenUrl, "action")
-def _open_url(run: RunContext, p: cp.OpenUrl) -> Outcome:
+def _open_url(run: RunContext, p: cp.OpenUrl) -> StatusMessage:
     driver = run.session.driver
     if not isinstance(driver, SupportsOpenUrl):
         return "UNSUPPORTED", f"this {run.platform} driver cannot open URLs"
@@ -205,19 +213,19 @@ def _open_url(run: RunContext, p: cp.OpenUrl) -> Outcome:
 
 
 @_catalog(cp.StopApp, "action")
-def _stop_app(run: RunContext, p: cp.StopApp) -> Outcome:
+def _stop_app(run: RunContext, p: cp.StopApp) -> StatusMessage:
     run.session.act(lambda d: d.stop_app(p.appId))
     return "OK", f"stopped {p.appId}"
 
 
 @_catalog(cp.ClearAppData, "action")
-def _clear_app_data(run: RunContext, p: cp.ClearAppData) -> Outcome:
+def _clear_app_data(run: RunContext, p: cp.ClearAppData) -> StatusMessage:
     run.session.act(lambda d: d.clear_app(p.appId))
     return "OK", f"cleared the data of {p.appId}"
 
 
 @_catalog(cp.SetClipboard, "other")
-def _set_clipboard(run: RunContext, p: cp.SetClipboard) -> Outcome:
+def _set_clipboard(run: RunContext, p: cp.SetClipboard) -> StatusMessage:
     driver = run.session.driver
     if not isinstance(driver, SupportsClipboard):
         return "UNSUPPORTED", f"this {run.platform} driver has no clipboard access"
@@ -226,7 +234,7 @@ def _set_clipboard(run: RunContext, p: cp.SetClipboard) -> Outcome:
 
 
 @_catalog(cp.PasteClipboard, "action")
-def _paste_clipboard(run: RunContext, p: cp.PasteClipboard) -> Outcome:
+def _paste_clipboard(run: RunContext, p: cp.PasteClipboard) -> StatusMessage:
     driver = run.session.driver
     if not isinstance(driver, SupportsClipboard):
         return "UNSUPPORTED", f"this {run.platform} driver has no clipboard access"
@@ -238,7 +246,7 @@ def _paste_clipboard(run: RunContext, p: cp.PasteClipboard) -> Outcome:
 
 
 @_catalog(cp.ListInstalledApps, "other", platforms=_ANDROID)
-def _list_apps(run: RunContext, p: cp.ListInstalledApps) -> Outcome:
+def _list_apps(run: RunContext, p: cp.ListInstalledApps) -> StatusMessage:
     driver = run.session.driver
     if not isinstance(driver, SupportsAppList):
         return "UNSUPPORTED", (
@@ -249,7 +257,7 @@ def _list_apps(run: RunContext, p: cp.ListInstalledApps) -> Outcome:
 
 
 @_catalog(cp.NetworkConnection, "action", platforms=frozenset())
-def _network(run: RunContext, p: cp.NetworkConnection) -> Outcome:
+def _network(run: RunContext, p: cp.NetworkConnection) -> StatusMessage:
     return (
         "UNSUPPORTED",
         "networkConnection (airplane mode) is not supported by the uiautomator2 / WDA drivers",
@@ -257,14 +265,14 @@ def _network(run: RunContext, p: cp.NetworkConnection) -> Outcome:
 
 
 @_catalog(cp.TakeSnapshot, "other")
-def _take_snapshot(run: RunContext, p: cp.TakeSnapshot) -> Outcome:
+def _take_snapshot(run: RunContext, p: cp.TakeSnapshot) -> StatusMessage:
     shot = run.session.screenshot()
     note = f" - {p.description}" if p.description else ""
     return "OK", f"snapshot '{p.screenName}'{note} captured ({len(shot)} bytes)"
 
 
 @_catalog(cp.WaitForChange, "other")
-def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> Outcome:
+def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> StatusMessage:
     before = run.session.screen()
     deadline = time.monotonic() + p.timeoutMs / 1000
     changed_at: float | None = None
@@ -287,20 +295,20 @@ def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> Outcome:
 
 
 @_catalog(cp.RequestDetailedViewHierarchy, "other")
-def _detailed_hierarchy(run: RunContext, p: cp.RequestDetailedViewHierarchy) -> Outcome:
+def _detailed_hierarchy(run: RunContext, p: cp.RequestDetailedViewHierarchy) -> StatusMessage:
     view = compact_view(run.session.settle())
     return "OK", view.text
 
 
 @_catalog(cp.AssertEquals, "assertion")
-def _assert_equals(run: RunContext, p: cp.AssertEquals) -> Outcome:
+def _assert_equals(run: RunContext, p: cp.AssertEquals) -> StatusMessage:
     if p.actual == p.expected:
         return "OK", f"{p.actual!r} equals {p.expected!r}"
     return "NOT_VISIBLE", f"expected {p.expected!r} but was {p.actual!r}"
 
 
 @_catalog(cp.AssertNotEquals, "assertion")
-def _assert_not_equals(run: RunContext, p: cp.AssertNotEquals) -> Outcome:
+def _assert_not_equals(run: RunContext, p: cp.AssertNotEquals) -> StatusMessage:
     if p.actual != p.expected:
         return "OK", f"{p.actual!r} differs from {p.expected!r}"
     return "NOT_VISIBLE", f"expected a value other than {p.expected!r}"
@@ -341,7 +349,7 @@ _PROMPT_PART = re.compile(r"\[\[(.+?)\]\]")
 
 
 @_catalog(cp.AssertMath, "assertion")
-def _assert_math(run: RunContext, p: cp.AssertMath) -> Outcome:
+def _assert_math(run: RunContext, p: cp.AssertMath) -> StatusMessage:
     expression = p.expression
     if _PROMPT_PART.search(expression):
         if run.llm is None:
@@ -371,14 +379,14 @@ def _assert_math(run: RunContext, p: cp.AssertMath) -> Outcome:
 
 
 @_catalog(cp.DumpMemory, "other")
-def _dump_memory(run: RunContext, p: cp.DumpMemory) -> Outcome:
+def _dump_memory(run: RunContext, p: cp.DumpMemory) -> StatusMessage:
     lines = run.memory.describe_for_llm()
     return "OK", "memory: " + ("; ".join(lines) if lines else "(empty)")
 
 
 def _ask(
     run: RunContext, p: cp.RememberText | cp.RememberNumber | cp.RememberWithAi | cp.AssertWithAi
-) -> Outcome:
+) -> StatusMessage:
     if run.llm is None:
         return "UNSUPPORTED", (
             f"{p.tool_name} asks an LLM on every run and this run has none (replay with an LLM configured, "
@@ -410,12 +418,12 @@ _assert_with_ai = _catalog(cp.AssertWithAi, "assertion")(_ask)
 
 
 @_catalog(cp.AssertWaypoint, "assertion", platforms=frozenset())
-def _waypoint(run: RunContext, p: cp.AssertWaypoint) -> Outcome:
+def _waypoint(run: RunContext, p: cp.AssertWaypoint) -> StatusMessage:
     return "UNSUPPORTED", "assertWaypoint needs Trailblaze waypoint files, which trailblaze does not read"
 
 
 @_catalog(cp.FindMatches, "other")
-def _find_matches(run: RunContext, p: cp.FindMatches) -> Outcome:
+def _find_matches(run: RunContext, p: cp.FindMatches) -> StatusMessage:
     timeout = 0.0 if p.timeoutMs is None else max(0, p.timeoutMs) / 1000
     nodes = run.session.resolve(p.selector, timeout=timeout, until=bool).nodes
     found = [
@@ -431,7 +439,7 @@ def _find_matches(run: RunContext, p: cp.FindMatches) -> Outcome:
 
 
 @_catalog(cp.WaitUntilNotVisible, "other")
-def _wait_until_not_visible(run: RunContext, p: cp.WaitUntilNotVisible) -> Outcome:
+def _wait_until_not_visible(run: RunContext, p: cp.WaitUntilNotVisible) -> StatusMessage:
     timeout = None if p.timeoutMs is None else p.timeoutMs / 1000
     res = run.session.resolve(p.nodeSelector, timeout=timeout, until=lambda nodes: not nodes)
     return "OK", "true" if not res.nodes else "false"

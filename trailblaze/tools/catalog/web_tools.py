@@ -28,7 +28,7 @@ from trailblaze.tools.catalog.web_target import WebTargetParams, describe_target
 from trailblaze.tools.catalog.web_text import node_showing
 from trailblaze.tools.catalog.web_urls import project_folder, url_to_open
 from trailblaze.tools.params import RecordedToolParams
-from trailblaze.tools.tooldef import Kind, Outcome, Platform, RunContext, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, Platform, RunContext, StatusMessage, ToolDef, defines
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -39,7 +39,7 @@ __all__: list[str] = []
 _WEB: frozenset[Platform] = frozenset(("web",))
 
 
-def _web_tool(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., Outcome]], ToolDef]:
+def _web_tool(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
     return defines(params, kind, source="web", platforms=_WEB)
 
 
@@ -130,7 +130,7 @@ def _web(run: RunContext) -> SupportsWeb | None:
     return driver if isinstance(driver, SupportsWeb) else None
 
 
-def _unsupported(run: RunContext) -> Outcome:
+def _unsupported(run: RunContext) -> StatusMessage:
     return "UNSUPPORTED", f"web tools need a browser (--device web); this device is {run.platform}"
 
 
@@ -171,7 +171,7 @@ def _find(
         run.session.invalidate()
 
 
-def _not_found(target: NodeSelector | str) -> Outcome:
+def _not_found(target: NodeSelector | str) -> StatusMessage:
     return "NOT_FOUND", f"no element {describe_target(target)} on the page"
 
 
@@ -193,7 +193,7 @@ def _local_file(url: str, folder: Path | None) -> Path:
 
 
 @_web_tool(WebNavigate, "action")
-def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
+def _navigate(run: RunContext, p: WebNavigate) -> StatusMessage:
     web = _web(run)
     if web is None:
         return _unsupported(run)
@@ -221,13 +221,13 @@ def _navigate(run: RunContext, p: WebNavigate) -> Outcome:
 
 
 @_web_tool(WebClick, "action")
-def _click(run: RunContext, p: WebClick) -> Outcome:
+def _click(run: RunContext, p: WebClick) -> StatusMessage:
     nodes = _find(run, _target(p))
     return _not_found(_target(p)) if not nodes else run.tap_node(nodes[0], False)
 
 
 @_web_tool(WebType, "action")
-def _type(run: RunContext, p: WebType) -> Outcome:
+def _type(run: RunContext, p: WebType) -> StatusMessage:
     nodes = _find(run, _target(p))
     if not nodes:
         return _not_found(_target(p))
@@ -245,7 +245,7 @@ def _type(run: RunContext, p: WebType) -> Outcome:
 
 
 @_web_tool(WebPressKey, "action")
-def _press_key(run: RunContext, p: WebPressKey) -> Outcome:
+def _press_key(run: RunContext, p: WebPressKey) -> StatusMessage:
     web = _web(run)
     if web is None:
         return _unsupported(run)
@@ -254,7 +254,7 @@ def _press_key(run: RunContext, p: WebPressKey) -> Outcome:
 
 
 @_web_tool(WebScroll, "action")
-def _scroll(run: RunContext, p: WebScroll) -> Outcome:
+def _scroll(run: RunContext, p: WebScroll) -> StatusMessage:
     web = _web(run)
     if web is None:
         return _unsupported(run)
@@ -272,7 +272,7 @@ def _scroll(run: RunContext, p: WebScroll) -> Outcome:
 
 
 @_web_tool(WebSelectOption, "action")
-def _select_option(run: RunContext, p: WebSelectOption) -> Outcome:
+def _select_option(run: RunContext, p: WebSelectOption) -> StatusMessage:
     web = _web(run)
     if web is None:
         return _unsupported(run)
@@ -287,7 +287,7 @@ def _select_option(run: RunContext, p: WebSelectOption) -> Outcome:
 
 
 @_web_tool(WebSnapshot, "other")
-def _snapshot(run: RunContext, p: WebSnapshot) -> Outcome:
+def _snapshot(run: RunContext, p: WebSnapshot) -> StatusMessage:
     if _web(run) is None:
         return _unsupported(run)
     shot = run.session.screenshot()
@@ -295,7 +295,7 @@ def _snapshot(run: RunContext, p: WebSnapshot) -> Outcome:
 
 
 @_web_tool(WebVerifyTextVisible, "assertion")
-def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> Outcome:
+def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> StatusMessage:
     web = _web(run)
     deadline = time.monotonic() + run.session.resolve_timeout
     while True:
@@ -308,7 +308,7 @@ def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> Outcome:
 
 
 @_web_tool(WebVerifyElementVisible, "assertion")
-def _verify_element(run: RunContext, p: WebVerifyElementVisible) -> Outcome:
+def _verify_element(run: RunContext, p: WebVerifyElementVisible) -> StatusMessage:
     nodes = _find(run, _target(p))
     if not nodes:
         return "NOT_VISIBLE", f"element {describe_target(_target(p))} is not visible on the page"
@@ -316,7 +316,7 @@ def _verify_element(run: RunContext, p: WebVerifyElementVisible) -> Outcome:
 
 
 @_web_tool(WebVerifyValue, "assertion")
-def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
+def _verify_value(run: RunContext, p: WebVerifyValue) -> StatusMessage:
     web = _web(run)
     if web is None:
         return _unsupported(run)
@@ -326,7 +326,8 @@ def _verify_value(run: RunContext, p: WebVerifyValue) -> Outcome:
     if target is None:
         if p.type != "TEXT":
             return "ERROR", f"web_verifyValue type {p.type} needs `ref` or `nodeSelector`"
-        return _verify_text(run, WebVerifyTextVisible(text=p.expected))
+        verified: StatusMessage = _verify_text(run, WebVerifyTextVisible(text=p.expected))
+        return verified
     actual: str | None = None
 
     def value_of(nodes: list[Node]) -> str | None:

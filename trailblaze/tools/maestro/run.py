@@ -39,7 +39,7 @@ from trailblaze.tools.maestro.commands import (
 )
 from trailblaze.tools.maestro.scripts import SEED_ENV, ScriptError, Scripts, scripts_for, truthy
 from trailblaze.tools.maestro.select import Query, query
-from trailblaze.tools.tooldef import Outcome
+from trailblaze.tools.tooldef import StatusMessage
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -62,7 +62,7 @@ _CONDITION_TIMEOUT_S = 2.0
 _NAMES = ("Alex Kim", "Sam Lee", "Jordan Park", "Taylor Reed", "Morgan Hale")
 
 
-def run_commands(ctx: RunContext, commands: list[Any], env: dict[str, str] | None = None) -> Outcome:
+def run_commands(ctx: RunContext, commands: list[Any], env: dict[str, str] | None = None) -> StatusMessage:
     """Runs Maestro `commands` in order; the first failure that is not optional ends the list.
 
     Raises:
@@ -89,7 +89,7 @@ class _Runner:
             )
         return found
 
-    def run_list(self, commands: list[Any], env: dict[str, str]) -> Outcome:
+    def run_list(self, commands: list[Any], env: dict[str, str]) -> StatusMessage:
         messages: list[str] = []
         for item in commands:
             status, message = self.run_one(item, env)
@@ -98,7 +98,7 @@ class _Runner:
             messages.append(message)
         return "OK", "; ".join(messages) if messages else "no commands"
 
-    def run_one(self, item: Any, env: dict[str, str]) -> Outcome:
+    def run_one(self, item: Any, env: dict[str, str]) -> StatusMessage:
         problems = check(item)
         if problems:
             return "ERROR", problems[0][1]
@@ -172,7 +172,7 @@ class _Runner:
         res = self.session.resolve(q.selector, timeout=timeout, until=q.found())
         return q.pick(res.nodes), res.waited_s, res.hierarchy
 
-    def not_found(self, q: Query, waited: float, hierarchy: Hierarchy, status: str = "NOT_FOUND") -> Outcome:
+    def not_found(self, q: Query, waited: float, hierarchy: Hierarchy, status: str = "NOT_FOUND") -> StatusMessage:
         texts = [
             n for n in hierarchy.visible_nodes() if (n.text or n.label) and hierarchy.window_kind(n) == "app"
         ]
@@ -214,7 +214,7 @@ class _Unknown(UsageError):
 
 # --- commands ------------------------------------------------------------------------------------------
 
-Handler = Callable[[_Runner, dict[str, Any], dict[str, str]], Outcome]
+Handler = Callable[[_Runner, dict[str, Any], dict[str, str]], StatusMessage]
 
 
 def _app(fields: dict[str, Any], name: str) -> str:
@@ -224,7 +224,7 @@ def _app(fields: dict[str, Any], name: str) -> str:
     return app
 
 
-def _launch_app(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _launch_app(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     app = _app(f, "launchApp")
     if "://" in app and r.ctx.platform != "web":
         return "UNSUPPORTED", f"launchApp {app}: a Maestro web flow (`url:`) runs in a browser: use --device web"
@@ -265,7 +265,7 @@ def _launch_app(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
 
 
 def _tap(kind: str) -> Handler:
-    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
         times = max(as_int(f.get("repeat")) or 1, 1)
         delay = (as_int(f.get("delay")) or 100) / 1000
         if f.get("point") is not None:
@@ -317,7 +317,7 @@ def _point(text: str, screen: Rect) -> tuple[float, float]:
     return one(xs, screen.width, screen.left), one(ys, screen.height, screen.top)
 
 
-def _assert_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _assert_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     q = r._query(f)
     node, waited, hierarchy = r.find(q)
     if node is None:
@@ -325,7 +325,7 @@ def _assert_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outco
     return "OK", f"{r.ctx.describe(node)} is visible"
 
 
-def _wait_gone(r: _Runner, q: Query, timeout: float | None) -> Outcome:
+def _wait_gone(r: _Runner, q: Query, timeout: float | None) -> StatusMessage:
     res = r.session.resolve(q.selector, timeout=timeout, until=lambda nodes: q.pick(nodes) is None)
     node = q.pick(res.nodes)
     if node is None:
@@ -334,11 +334,11 @@ def _wait_gone(r: _Runner, q: Query, timeout: float | None) -> Outcome:
     return "TIMEOUT", f"{r.ctx.describe(node)} ({q.shown}) is still visible after {res.waited_s:.1f} s{hint}"
 
 
-def _assert_not_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _assert_not_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     return _wait_gone(r, r._query(f), None)
 
 
-def _extended_wait(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _extended_wait(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     timeout = r.timeout(f)
     if f.get("visible") is not None:
         q = r._query(f["visible"])
@@ -349,13 +349,13 @@ def _extended_wait(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcom
     return _wait_gone(r, r._query(f["notVisible"]), timeout)
 
 
-def _eval_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _eval_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     script = str(f["script"])
     value = r._substitute(script, env) if "${" in script else r.script(script, env, "evalScript")
     return "OK", f"evaluated: {value}"
 
 
-def _run_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _run_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     when = f.get("when")
     if isinstance(when, dict) and not r.condition(when, env):
         return "OK", f"skipped runScript {f['file']} (its `when` does not hold)"
@@ -370,7 +370,7 @@ def _run_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     return "OK", f"ran {name}"
 
 
-def _assert_true(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _assert_true(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     written = f["condition"]
     value = str(written).lower() if isinstance(written, bool) else r._substitute(str(written), env)
     if truthy(value):
@@ -379,7 +379,7 @@ def _assert_true(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
 
 
 def _ai(kind: str) -> Handler:
-    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
         if r.ctx.llm is None:
             return "UNSUPPORTED", (
                 f"{kind} asks a model on every run and none is configured; pass --model PROVIDER:MODEL "
@@ -406,7 +406,7 @@ def _ai(kind: str) -> Handler:
 _NO_DEFECTS = "The screen shows no visual defects (cut-off text, overlapping or misaligned elements)"
 
 
-def _set_permissions(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _set_permissions(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     app = _app(f, "setPermissions")
     driver = r.session.driver
     if r.ctx.platform == "ios" or not isinstance(driver, SupportsShellStatus):
@@ -421,17 +421,17 @@ def _set_permissions(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outc
     return "OK", f"permissions of {app}: {', '.join(changes) or 'none changed'}"
 
 
-def _add_media(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _add_media(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     return "UNSUPPORTED", f"addMedia: this {r.ctx.platform} driver cannot add media to the device's gallery"
 
 
-def _clear_keychain(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _clear_keychain(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     if r.ctx.platform == "ios":
         return "UNSUPPORTED", "clearKeychain: trailblaze has no access to the iOS keychain"
     return "OK", "clearKeychain: Android has no keychain to clear"
 
 
-def _copy_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _copy_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     q = r._query(f)
     node, waited, hierarchy = r.find(q)
     if node is None:
@@ -441,16 +441,16 @@ def _copy_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     return "OK", f"copied {text!r} from {r.ctx.describe(node)}"
 
 
-def _type(r: _Runner, text: str) -> Outcome:
+def _type(r: _Runner, text: str) -> StatusMessage:
     r.session.act(lambda d: d.input_text(text), observe=False)
     return "OK", f"typed {text!r}"
 
 
-def _input_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _input_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     return _type(r, str(f["text"]))
 
 
-def _paste_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _paste_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     copied = r.ctx.memory.lookup(COPIED_TEXT)
     if copied is None:
         return "ERROR", "pasteText: nothing was copied; run copyTextFrom first"
@@ -458,7 +458,7 @@ def _paste_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
 
 
 def _random(kind: str) -> Handler:
-    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
         random = r.scripts().rng  # seeded per run: a failure's values come back with its seed
         length = as_int(f.get("length")) or 8
         if kind == "text":
@@ -474,13 +474,13 @@ def _random(kind: str) -> Handler:
     return handler
 
 
-def _erase_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _erase_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     n = as_int(f.get("charactersToErase")) if f.get("charactersToErase") is not None else None
     r.session.act(lambda d: d.erase_text(n))
     return "OK", "erased the field" if n is None else f"erased {n} characters"
 
 
-def _press_key(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _press_key(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     key: Any = key_code(str(f["key"]))
     if key is None:  # a key the drivers do not name: Android takes its key code
         code = ANDROID_KEYCODES.get(str(f["key"]).strip().lower())
@@ -493,12 +493,12 @@ def _press_key(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     return "OK", f"pressed {key}"
 
 
-def _back(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _back(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     r.ctx.act(lambda d: d.press_key("BACK"))
     return "OK", "pressed back"
 
 
-def _hide_keyboard(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _hide_keyboard(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     if not r.session.screen().keyboard_shown:
         return "OK", "the keyboard was not shown"
     r.session.act(lambda d: d.hide_keyboard())
@@ -522,7 +522,7 @@ def _path(area: Rect, direction: str) -> tuple[float, float, float, float]:
     }[direction]
 
 
-def _swipe(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _swipe(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     hierarchy = r.session.screen()
     if "start" in f:
         x1, y1 = _point(str(f["start"]), hierarchy.screen)
@@ -542,7 +542,7 @@ def _swipe(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     return "OK", f"swiped {direction} on {where}"
 
 
-def _scroll(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _scroll(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     path = _path(_scroll_area(r.session.screen()), "UP")
     r.ctx.act(lambda d: d.swipe(*path))
     return "OK", "scrolled down"
@@ -555,7 +555,7 @@ def _scroll_area(hierarchy: Hierarchy) -> Rect:
     return max(scrollables, key=lambda n: n.visible_bounds.area).visible_bounds
 
 
-def _scroll_until_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _scroll_until_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     q = r._query(f["element"])
     need = (as_int(f.get("visibilityPercentage")) if f.get("visibilityPercentage") is not None else 100) or 0
     direction = str(f.get("direction", "DOWN")).upper()
@@ -595,13 +595,13 @@ def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]
     return lambda d: d.swipe(*path)
 
 
-def _wait_for_animation(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _wait_for_animation(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     r.session.invalidate()
     r.session.settle()
     return "OK", "the screen is still"
 
 
-def _open_link(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _open_link(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     driver = r.session.driver
     if not isinstance(driver, SupportsOpenUrl):
         return "UNSUPPORTED", f"openLink: this {r.ctx.platform} driver cannot open links"
@@ -614,7 +614,7 @@ def _open_link(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
 
 
 def _app_action(verb: str) -> Handler:
-    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
         app = _app(f, verb)
         if verb == "clearState":
             r.session.act(lambda d: d.clear_app(app))
@@ -625,7 +625,7 @@ def _app_action(verb: str) -> Handler:
     return handler
 
 
-def _take_screenshot(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _take_screenshot(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     from trailblaze.common.files import atomic_write
 
     name = str(f["path"])
@@ -696,7 +696,7 @@ def _from_file(r: _Runner, f: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _run_flow(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _run_flow(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     when = f.get("when")
     if isinstance(when, dict) and not r.condition(when, env):
         return "OK", f"skipped {f.get('label') or 'runFlow'} (its `when` does not hold)"
@@ -704,7 +704,7 @@ def _run_flow(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     return r.run_list(f.get("commands") or [], _scoped(env, f, r))
 
 
-def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     commands = f.get("commands") or []
     times_raw = f.get("times")
     times = as_int(r._substitute(times_raw, env)) if times_raw is not None else None
@@ -724,7 +724,7 @@ def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     return "OK", f"repeated {count} time{'s' * (count != 1)}"
 
 
-def _retry(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
+def _retry(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     written = as_int(r._substitute(f.get("maxRetries"), env)) if f.get("maxRetries") is not None else None
     retries = min(max(1 if written is None else written, 0), 3)  # Maestro allows at most 3
     f = _from_file(r, f)

@@ -3,7 +3,7 @@ SQLite database) and switch the device's network, through `run-as` and the devic
 (docs/adr/0031-app-state-probes.md).
 
 `params` holds their typed params; `handlers` and `logs` make each one `ToolDef` with its handler
-(collected by `trailblaze.tools.registry`, run by `trailblaze.tools.execute`); `prefs` parses
+(collected by `trailblaze.tools.builtin`, run by `trailblaze.tools.execute`); `prefs` parses
 SharedPreferences XML, `sql` keeps queries read-only and reads sqlite3's output, `network` switches
 radios and restores them when the trail ends.
 """

@@ -25,13 +25,13 @@ from trailblaze.tools.probes.sql import (
     read_only_sql,
     sqlite_command,
 )
-from trailblaze.tools.tooldef import Kind, Offer, Outcome, Platform, RunContext, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, Offer, Platform, RunContext, StatusMessage, ToolDef, defines
 
-__all__ = ["ProbeContext"]
+__all__: list[str] = []
 
 _SHOWN_ROWS = 50
 _ANDROID: frozenset[Platform] = frozenset(("android",))
-_VERIFY: frozenset[Offer] = frozenset(("model", "verify", "mcp"))
+_VERIFY: frozenset[Offer] = frozenset(("model", "verify"))
 _IOS_NEEDS = {
     "storage": (
         "WebDriverAgent has no access to app storage/network settings; reading an iOS app's data "
@@ -45,8 +45,6 @@ _IOS_NEEDS = {
 }
 
 
-ProbeContext = RunContext
-"""What a probe uses of the running tool: the one run context (`trailblaze.tools.tooldef`)."""
 
 
 class _Stop(Exception):
@@ -54,13 +52,13 @@ class _Stop(Exception):
 
     def __init__(self, status: str, message: str) -> None:
         super().__init__(message)
-        self.outcome: Outcome = (status, message)
+        self.outcome: StatusMessage = (status, message)
 
 
 def _probe(
-    area: str, run: Callable[[ProbeContext, Any, SupportsShellStatus], Outcome]
-) -> Callable[[ProbeContext, Any], Outcome]:
-    def handler(ctx: ProbeContext, p: RecordedToolParams) -> Outcome:
+    area: str, run: Callable[[RunContext, Any, SupportsShellStatus], StatusMessage]
+) -> Callable[[RunContext, Any], StatusMessage]:
+    def handler(ctx: RunContext, p: RecordedToolParams) -> StatusMessage:
         driver = ctx.session.driver
         if ctx.platform == "ios":
             return "UNSUPPORTED", f"{p.tool_name}: {_IOS_NEEDS[area]}"
@@ -74,7 +72,7 @@ def _probe(
     return handler
 
 
-def _app(ctx: ProbeContext, app_id: str | None) -> str:
+def _app(ctx: RunContext, app_id: str | None) -> str:
     if app_id:
         return app_id
     current = ctx.session.current_app()
@@ -87,17 +85,17 @@ def _probe_tool(
     params: type[RecordedToolParams],
     kind: Kind,
     area: str,
-    run: Callable[[ProbeContext, Any, SupportsShellStatus], Outcome],
+    run: Callable[[RunContext, Any, SupportsShellStatus], StatusMessage],
 ) -> ToolDef:
     """A probe's one definition: offered to the agent (and on `verify:` steps unless it changes
     the device) and over MCP as it is, Android only, trailblaze's own."""
-    offered: frozenset[Offer] = frozenset(("model", "mcp")) if kind == "action" else _VERIFY
+    offered: frozenset[Offer] = frozenset(("model",)) if kind == "action" else _VERIFY
     return defines(
-        params, kind, source="probe", offered_to=offered, platforms=_ANDROID, trailblaze="extension"
+        params, kind, source="probe", offered_to=offered, platforms=_ANDROID, block_status="extension"
     )(_probe(area, run))
 
 
-def _run_as_problem(answer: ShellOutput, app_id: str) -> Outcome | None:
+def _run_as_problem(answer: ShellOutput, app_id: str) -> StatusMessage | None:
     """The outcome for a `run-as` that could not run the command at all, else None."""
     text = answer.output.strip()
     if "unknown package" in text:
@@ -144,7 +142,7 @@ def _read_prefs_file(shell: SupportsShellStatus, app_id: str, file: str) -> dict
         raise _Stop("ERROR", f"shared_prefs/{file} of {app_id} is not a preferences file: {exc}") from None
 
 
-def _read_prefs(ctx: ProbeContext, p: pp.ReadPrefs, shell: SupportsShellStatus) -> Outcome:
+def _read_prefs(ctx: RunContext, p: pp.ReadPrefs, shell: SupportsShellStatus) -> StatusMessage:
     app_id = _app(ctx, p.appId)
     if p.file is not None:
         files = [_prefs_file(p.file)]
@@ -156,7 +154,7 @@ def _read_prefs(ctx: ProbeContext, p: pp.ReadPrefs, shell: SupportsShellStatus) 
     return "OK", f"shared preferences of {app_id}: {json.dumps(found, ensure_ascii=False)}"
 
 
-def _assert_pref(ctx: ProbeContext, p: pp.AssertPref, shell: SupportsShellStatus) -> Outcome:
+def _assert_pref(ctx: RunContext, p: pp.AssertPref, shell: SupportsShellStatus) -> StatusMessage:
     app_id = _app(ctx, p.appId)
     file = _prefs_file(p.file)
     values = _read_prefs_file(shell, app_id, file)
@@ -179,7 +177,7 @@ def _same(actual: str, expected: str) -> bool:
         return False
 
 
-def _query(ctx: ProbeContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> tuple[str, QueryRows]:
+def _query(ctx: RunContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> tuple[str, QueryRows]:
     try:
         sql = read_only_sql(p.sql)
     except SqlRefused as exc:
@@ -211,7 +209,7 @@ def _rows_json(result: QueryRows) -> str:
 _HIDDEN = "values hidden: the query uses a secret, and its result may be derived from it"
 
 
-def _query_database(ctx: ProbeContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> Outcome:
+def _query_database(ctx: RunContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> StatusMessage:
     sql, result = _query(ctx, p, shell)
     count = len(result.rows)
     if ctx.secret_inputs:  # `hex('{{password}}')` is the secret in a spelling no redactor knows
@@ -225,7 +223,7 @@ def _cell(value: pp.Scalar | None) -> str:
     return "" if value is None else str(value)
 
 
-def _assert_query(ctx: ProbeContext, p: pp.AssertQuery, shell: SupportsShellStatus) -> Outcome:
+def _assert_query(ctx: RunContext, p: pp.AssertQuery, shell: SupportsShellStatus) -> StatusMessage:
     sql, result = _query(ctx, p, shell)
     status, message = _compare_query(sql, p, result)
     if ctx.secret_inputs:  # the verdict only: a value may be the secret in another spelling
@@ -235,7 +233,7 @@ def _assert_query(ctx: ProbeContext, p: pp.AssertQuery, shell: SupportsShellStat
     return status, message
 
 
-def _compare_query(sql: str, p: pp.AssertQuery, result: QueryRows) -> Outcome:
+def _compare_query(sql: str, p: pp.AssertQuery, result: QueryRows) -> StatusMessage:
     if isinstance(p.expected, list):
         wanted = [[_cell(v) for v in row] for row in p.expected]
         got = result.rows
@@ -289,7 +287,7 @@ def _switch(shell: SupportsShellStatus, radio: str, on: bool) -> ShellOutput:
     )
 
 
-def _set_network(ctx: ProbeContext, p: pp.SetNetwork, shell: SupportsShellStatus) -> Outcome:
+def _set_network(ctx: RunContext, p: pp.SetNetwork, shell: SupportsShellStatus) -> StatusMessage:
     wanted = {
         r: v for r, v in (("wifi", p.wifi), ("data", p.data), ("airplane", p.airplane)) if v is not None
     }

@@ -12,7 +12,7 @@ from typing import Any
 from trailblaze.common.redact import scrub
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.probes import params as pp
-from trailblaze.tools.tooldef import Kind, Offer, Outcome, RunContext, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, Offer, RunContext, StatusMessage, ToolDef, defines
 
 __all__: list[str] = []
 
@@ -23,8 +23,8 @@ _IOS = (
 )
 
 
-def _needs_log(run: Callable[[RunContext, Any, str], Outcome]) -> Callable[[RunContext, Any], Outcome]:
-    def handler(ctx: RunContext, p: RecordedToolParams) -> Outcome:
+def _needs_log(run: Callable[[RunContext, Any, str], StatusMessage]) -> Callable[[RunContext, Any], StatusMessage]:
+    def handler(ctx: RunContext, p: RecordedToolParams) -> StatusMessage:
         if ctx.platform == "ios":
             return "UNSUPPORTED", f"{p.tool_name}: {_IOS}"
         logs = ctx.session.app_logs
@@ -39,16 +39,16 @@ def _needs_log(run: Callable[[RunContext, Any, str], Outcome]) -> Callable[[RunC
 
 
 def _log_tool(
-    params: type[RecordedToolParams], kind: Kind, run: Callable[[RunContext, Any, str], Outcome]
+    params: type[RecordedToolParams], kind: Kind, run: Callable[[RunContext, Any, str], StatusMessage]
 ) -> ToolDef:
-    offered: frozenset[Offer] = frozenset(("model", "verify", "mcp"))
+    offered: frozenset[Offer] = frozenset(("model", "verify"))
     return defines(
         params,
         kind,
         source="probe",
         offered_to=offered,
         platforms=frozenset(("android",)),
-        trailblaze="extension",
+        block_status="extension",
     )(_needs_log(run))
 
 
@@ -58,7 +58,7 @@ def _lines(lines: list[str]) -> str:
     return scrub(f"{more}:\n" + "\n".join(shown))
 
 
-def _read_logs(ctx: RunContext, p: pp.ReadLogs, app: str) -> Outcome:
+def _read_logs(ctx: RunContext, p: pp.ReadLogs, app: str) -> StatusMessage:
     since = None if p.sinceStep is None else p.sinceStep - 1
     lines = ctx.session.app_logs.read(app, since).lines
     if p.grep is not None:
@@ -71,7 +71,7 @@ def _read_logs(ctx: RunContext, p: pp.ReadLogs, app: str) -> Outcome:
     return "OK", f"{len(lines)} {what} {where}" + _lines(lines)
 
 
-def _assert_log_contains(ctx: RunContext, p: pp.AssertLogContains, app: str) -> Outcome:
+def _assert_log_contains(ctx: RunContext, p: pp.AssertLogContains, app: str) -> StatusMessage:
     session = ctx.session
     wanted = re.compile(p.pattern)
     timeout = session.resolve_timeout if p.timeoutMs is None else p.timeoutMs / 1000

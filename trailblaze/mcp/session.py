@@ -3,7 +3,7 @@
 SDK-free and synchronous: every method returns a `Reply` — a status word, the text the client sees
 and maybe an image — and never raises for a trail-level, usage or device problem (the MCP layer
 turns a reply into a tool result; docs/adr/0030-mcp-server.md). Actions go through the agent's own
-tool registry (`trailblaze.tools.llm_tools`), so a ref becomes the selector `record` would write and runs
+tool set (`trailblaze.tools.toolset.ToolSet`, the model's tools of `trailblaze.tools.llm_tools`), so a ref becomes the selector `record` would write and runs
 through `run_recorded_tool`, settling afterwards. Every text leaving here is redacted: a secret's
 value never appears, only `{{name}}`.
 """
@@ -20,7 +20,8 @@ from trailblaze.common.redact import scrub
 from trailblaze.errors import DeviceError, TrailblazeError, TrailFileError, UsageError
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.draft import TrailDraft
-from trailblaze.tools.llm_tools import CallContext, ToolRegistry, default_registry
+from trailblaze.tools.llm_tools import CallContext
+from trailblaze.tools.toolset import ToolSet
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from trailblaze.tools.memory import Memory
     from trailblaze.trail.model import ToolCall, Trail
 
-__all__ = ["HINTS", "Reply", "Workbench", "answer"]
+__all__ = ["HINTS", "Reply", "McpSession", "answer"]
 
 HINTS: dict[str, str] = {
     "NOT_FOUND": "take a `snapshot` and use a ref from the newest view; refs belong to the screen they were listed on",
@@ -77,14 +78,14 @@ def answer(status: str, message: str, *more: str) -> Reply:
     return Reply(status, "\n".join(lines))
 
 
-class Workbench:
+class McpSession:
     """One device and one trail draft, driven tool call by tool call.
 
     Args:
         memory: The run's secrets (and remembered values); secret values are redacted from replies.
         session: The open device, or None until `use_device`.
         open_session: Opens a `--device` spec (with the server's latency and timeouts).
-        registry: The device tools offered as actions (default: the agent's).
+        tools: The tool set whose model tools are offered as actions (default: the agent's).
         confinement: The folder client paths must stay in and the devices a client may open
             (default: the current folder, the simulators and what `list_devices` shows).
     """
@@ -95,14 +96,14 @@ class Workbench:
         *,
         session: DeviceSession | None = None,
         open_session: Callable[[str], DeviceSession] | None = None,
-        registry: ToolRegistry | None = None,
+        tools: ToolSet | None = None,
         secrets: Mapping[str, str] | None = None,
         confinement: Confinement | None = None,
     ) -> None:
         self.memory = memory
         self.confined = confinement or Confinement(Path.cwd())
         self.session = session
-        self.registry = registry or default_registry()
+        self.tools = tools if tools is not None else ToolSet()
         self.draft: TrailDraft | None = None
         self._open = open_session
         self._secrets = dict(secrets or {})
@@ -184,8 +185,8 @@ class Workbench:
         """Runs one of the agent's device tools by ref, records it into the current step when it
         succeeded, and returns the result line plus the settled screen."""
         draft = self.draft
-        if draft is not None and draft.verifying and name not in self.registry.names(verify=True):
-            asserts = ", ".join(n for n in self.registry.names(verify=True) if n != "objectiveStatus")
+        if draft is not None and draft.verifying and name not in self.tools.model_names(verify=True):
+            asserts = ", ".join(n for n in self.tools.model_names(verify=True) if n != "objectiveStatus")
             return answer(
                 "ERROR",
                 f"the current step is a verify step and `{name}` is not an assertion",
@@ -195,7 +196,7 @@ class Workbench:
         def run(session: DeviceSession) -> Reply:
             hierarchy = session.screen()
             ctx = CallContext(session, self.memory, _view(hierarchy), hierarchy)
-            outcome = self.registry.call(name, raw, ctx)
+            outcome = self.tools.call_for_model(name, raw, ctx)
             weak = _weak_assertions(outcome.recorded, hierarchy, self.memory) if outcome.ok else []
             if weak:  # an assertion that cannot fail is not recorded (docs/adr/0038-assertions-pin-facts.md)
                 outcome.recorded = [c for c in outcome.recorded if all(c is not w for w, _ in weak)]

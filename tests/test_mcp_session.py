@@ -1,4 +1,4 @@
-"""The MCP error model and secret handling, in-process (the workbench the server serves, on a
+"""The MCP error model and secret handling, in-process (the `McpSession` the server serves, on a
 simulated phone): every problem is a result with a status word and a hint, never a raise."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from trailblaze.device.devices import open_device
 from trailblaze.device.driver import DeviceInfo
 from trailblaze.device.session import DeviceSession
 from trailblaze.errors import DeviceError
-from trailblaze.mcp.bench import Reply, Workbench
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.server import call_tool
+from trailblaze.mcp.session import McpSession, Reply
 from trailblaze.mcp.surface import McpTool, mcp_tools
 from trailblaze.tools.memory import Memory
 
@@ -32,9 +32,9 @@ def android() -> Iterator[Rig]:
 class _Client:
     """Calls tools the way the server does (by name, raw arguments), checking every reply for the secret."""
 
-    def __init__(self, bench: Workbench) -> None:
+    def __init__(self, bench: McpSession) -> None:
         self.bench = bench
-        self.tools = {t.name: t for t in mcp_tools(bench.registry)}
+        self.tools = {t.name: t for t in mcp_tools(bench.tools)}
 
     def __call__(self, name: str, **args: Any) -> Reply:
         reply = call_tool(self.bench, self.tools, name, args)
@@ -44,7 +44,7 @@ class _Client:
 
 @pytest.fixture
 def call(android: Rig, tmp_path: Path) -> Iterator[_Client]:
-    bench = Workbench(
+    bench = McpSession(
         Memory(secrets={"password": PASSWORD}),
         session=android.session,
         secrets={"password": PASSWORD},
@@ -71,7 +71,7 @@ def _status(reply: Reply, status: str) -> None:
 
 
 def test_without_a_device_or_a_trail_every_tool_answers_with_a_status(tmp_path: Path) -> None:
-    call = _Client(Workbench(Memory(), confinement=Confinement(tmp_path)))
+    call = _Client(McpSession(Memory(), confinement=Confinement(tmp_path)))
     _status(call("snapshot"), "NO_DEVICE")
     _status(call("tap", ref="abc"), "NO_DEVICE")
     _status(call("use_device", device="sim:android"), "ERROR")  # this bench cannot open devices: not a raise
@@ -91,7 +91,7 @@ def test_without_a_device_or_a_trail_every_tool_answers_with_a_status(tmp_path: 
 
 
 def test_list_devices_then_use_one() -> None:
-    bench = Workbench(Memory(), open_session=open_device)
+    bench = McpSession(Memory(), open_session=open_device)
     call = _Client(bench)
     listed = call("list_devices")
     _status(listed, "OK")
@@ -114,10 +114,10 @@ def test_list_devices_then_use_one() -> None:
 
 
 def test_a_bug_inside_a_tool_is_an_error_result_not_a_protocol_error() -> None:
-    def broken(bench: Workbench, raw: Mapping[str, Any]) -> Reply:
+    def broken(bench: McpSession, raw: Mapping[str, Any]) -> Reply:
         raise RuntimeError(f"boom {PASSWORD}")
 
-    bench = Workbench(Memory(secrets={"password": PASSWORD}))
+    bench = McpSession(Memory(secrets={"password": PASSWORD}))
     tools = {"broken": McpTool("broken", "d", {"type": "object"}, "actions", broken)}
     reply = call_tool(bench, tools, "broken", None)
     assert (
@@ -139,8 +139,8 @@ class _DeadDriver:
 
 
 def test_a_dead_device_is_a_device_error_result() -> None:
-    bench = Workbench(Memory(), session=DeviceSession(_DeadDriver()))  # type: ignore[arg-type]
-    tools = {t.name: t for t in mcp_tools(bench.registry)}
+    bench = McpSession(Memory(), session=DeviceSession(_DeadDriver()))  # type: ignore[arg-type]
+    tools = {t.name: t for t in mcp_tools(bench.tools)}
     for name, args in (("snapshot", {}), ("tap", {"ref": "abc"}), ("pressBack", {})):
         reply = call_tool(bench, tools, name, args)
         _status(reply, "DEVICE_ERROR")
