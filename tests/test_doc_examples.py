@@ -327,7 +327,10 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         "hand: a benchmark (minutes) that prints figures; here only `--help` runs"
     ),
     "trailblaze --help": Run(shows="Usage: trailblaze"),
-    "python benchmarks/architecture.py": Run(shows="places to add a ref tool the model calls: 2 in 1 file"),
+    "python benchmarks/architecture.py": Elsewhere(
+        "hand: a benchmark that reads the checkout's own code (the examples run in a scratch folder); the "
+        "figures are printed by hand, and tests/test_toolset.py holds the tool model's figures it prints"
+    ),
     'python -c "from trailblaze.tools.toolset import all_tools; print(*(f\'{t.name} {t.kind} {t.source}\' for t in '
     "all_tools()), sep='\\n')\"": Run(shows="mobile_maestro action catalog"),
     'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/sim': Elsewhere(
