@@ -60,7 +60,7 @@ class DeviceInfo:
     platform: Platform
     classifier: str
     """Most specific device classifier, e.g. `android-phone`, `ios-iphone`; recordings are stored
-    under the platform family (`android` / `ios`) and looked up closest-first."""
+    under the platform (`android` / `ios`) and looked up closest-first."""
     serial: str
     """adb serial / WDA URL / simulator name."""
     model: str
@@ -69,10 +69,6 @@ class DeviceInfo:
     height: int
     scale: float
     """Screenshot pixels per coordinate unit (1.0 on Android, usually 2 or 3 on iOS)."""
-
-    @property
-    def family(self) -> str:
-        return self.platform
 
 
 @dataclass(frozen=True)

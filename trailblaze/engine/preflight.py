@@ -640,8 +640,8 @@ def recorded_platforms(trails: Sequence[tuple[Path, Trail]]) -> str:
         keys = {k for s in trail.steps for k in (s.recording or {})}
         if trail.trailhead is not None:
             keys |= set(trail.trailhead.recording or {})
-        for family in {k.split("-")[0] for k in keys} & set(PLATFORMS):
-            counts[family] = counts.get(family, 0) + 1
+        for platform in {k.split("-")[0] for k in keys} & set(PLATFORMS):
+            counts[platform] = counts.get(platform, 0) + 1
     if not counts:
         return ""
     names = [p for p in PLATFORMS if p in counts]

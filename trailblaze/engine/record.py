@@ -3,7 +3,7 @@
 Record and replay share one step engine (`trailblaze.engine.steps.StepEngine`). In record mode a step that
 already has a recording for this device is replayed through `run_recorded_tool` (no LLM); with
 `rerecord`, or when it has none, or when it is `recordable: false`, or when `steps` / `from_step`
-choose it, the agent solves it. The recordings the agent makes go under the device's platform family
+choose it, the agent solves it. The recordings the agent makes go under the device's platform
 (`android` / `ios`) with `Trail.set_recording` in memory; when every step passed, the proof replay
 (`trailblaze.engine.proof`) relaunches the trail and replays it from them with no LLM, and only then is the
 file saved atomically — other classifiers and the rest of the file untouched. A failed, interrupted

@@ -92,7 +92,7 @@ class StepEngine:
         # the trails running now, outermost first (this one last): a runTrail back into one is a cycle
         self.chain = chain if chain is not None else ((trail_key(trail.path),) if trail.path else ())
         self.subtrails: SubTrails = subtrails if subtrails is not None else {}
-        self.family = session.info.platform
+        self.platform = session.info.platform
         self.classifier = session.info.classifier
         self._agent: Agent | None = None
         self._tools: ToolSet | None = None
@@ -221,8 +221,8 @@ class StepEngine:
                 self.on_step(rec)
 
     def _recording_key(self, step: TrailStep) -> str:
-        """The key whose recording this device replays (closest first), else the platform family."""
-        return closest_classifier(step.recording, self.classifier) or self.family
+        """The key whose recording this device replays (closest first), else the platform."""
+        return closest_classifier(step.recording, self.classifier) or self.platform
 
     def _recorded_tools(self, step: TrailStep | None, index: int) -> list[ToolCall] | None:
         if step is None:
@@ -387,8 +387,8 @@ class StepEngine:
             unrecorded = failure is None and self.policy.name == "replay" and (step is None or step.recordable)
             if not unrecorded or not self.trail.path:
                 raise
-            why = f"it has no {self.family} recording"
-            raise no_model_error(why, self.trail.path, device or self.family, exc, self.memory.flags) from None
+            why = f"it has no {self.platform} recording"
+            raise no_model_error(why, self.trail.path, device or self.platform, exc, self.memory.flags) from None
 
     def _write(self, rec: StepRecord, step: TrailStep | None, tools: list[ToolCall]) -> None:
         if step is None:
@@ -397,7 +397,7 @@ class StepEngine:
                     f"the trailhead took {len(tools)} tools; a trailhead records exactly one, not saved"
                 )
                 return
-            self.trail.set_trailhead_recording(self.family, tools[0])
+            self.trail.set_trailhead_recording(self.platform, tools[0])
         else:
             self.trail.set_recording(rec.index, self._recording_key(step), tools)
         if self.policy.defers_save():

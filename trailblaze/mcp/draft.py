@@ -1,5 +1,5 @@
 """The trail an MCP client is authoring: steps opened by `trail_step` / `trail_verify`, each holding
-the recorded-form calls of the actions that succeeded while it was open, per platform family.
+the recorded-form calls of the actions that succeeded while it was open, per platform.
 
 Saving builds a plain `Trail` and writes it with `save_trail` (atomic), so the file is exactly what
 `trailblaze record` would have written for the same actions: selectors, never refs, and `{{name}}`
@@ -24,7 +24,7 @@ class DraftStep:
     kind: StepKind
     text: str
     tools: dict[str, list[ToolCall]] = field(default_factory=dict)
-    """Platform family (`android` / `ios`) → the recorded calls, in order."""
+    """Platform (`android` / `ios`) → the recorded calls, in order."""
 
     @property
     def empty(self) -> bool:

@@ -63,7 +63,7 @@ def is_trail_name(name: str) -> bool:
 def pick_folder_trail(names: Iterable[str], classifier: str | None) -> list[str]:
     """Which of a folder's files is its trail on a device with `classifier` (all of them when None).
 
-    With a platform family only (`android`, before the device is open) and no `android.trail.yaml`,
+    With a platform only (`android`, before the device is open) and no `android.trail.yaml`,
     the folder's first more specific file (`android-phone.trail.yaml`) stands for it.
     """
     folder = sorted(n for n in names if is_folder_trail_name(n))
