@@ -74,7 +74,7 @@ def instrument(seen: set[str]) -> list[str]:
 
 def main(argv: list[str]) -> int:
     root = Path(__file__).resolve().parents[1]
-    sys.path.insert(0, str(root))  # `tests.device_support`, as `python -m pytest` from the root sees it
+    sys.path.insert(0, str(root))  # `tests.support.device`, as `python -m pytest` from the root sees it
     os.chdir(root)
     seen: set[str] = set()
     names = instrument(seen)

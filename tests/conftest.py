@@ -7,6 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+# Fixtures several test modules request live in tests/support; imported here, every test can request them.
+from tests.support.cli import external_sim  # noqa: F401
+from tests.support.record import api  # noqa: F401
 from trailblaze.llm.client import override_allow_llm_requests
 
 # Never let adbutils start a real adb server on 5037 when a simulator is missing.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 
 
 @pytest.mark.slow

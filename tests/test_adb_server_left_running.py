@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.system_tools import require
+from tests.support.system_tools import require
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]

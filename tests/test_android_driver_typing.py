@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.device_support import Rig, install_adb_keyboard, rig
+from tests.support.device import Rig, install_adb_keyboard, rig
 from trailblaze_sim.model import ManualClock
 
 TEXT = "Grüße, 東京 🚀"

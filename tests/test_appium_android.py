@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.appium_support import AppiumServer
-from tests.cli_support import EXAMPLES_DIR, copy_example, trailblaze
+from tests.support.appium import AppiumServer
+from tests.support.cli import EXAMPLES_DIR, copy_example, trailblaze
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze_sim import create_device

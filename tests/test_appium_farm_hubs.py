@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import copy_example, trailblaze
+from tests.support.cli import copy_example, trailblaze
 from trailblaze.testing.farm_hub import FarmHub
 from trailblaze_sim import create_device
 from trailblaze_sim.server.wda import WdaSimServer

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.cli_support import EXAMPLES_DIR, copy_example, trailblaze
+from tests.support.cli import EXAMPLES_DIR, copy_example, trailblaze
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.errors import AppNotInstalledError, DeviceUnsupported
@@ -125,7 +125,7 @@ def test_mcp_authors_a_trail_through_appium(phone: WdaSimServer, tmp_path: Path)
     import anyio
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
-    from tests.mcp_support import Client, _env, author_sign_in
+    from tests.support.mcp import Client, _env, author_sign_in
 
     caps = _caps(tmp_path)
     trail = tmp_path / "login.trail.yaml"

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli_support import copy_example, trailblaze
+from tests.support.cli import copy_example, trailblaze
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.engine.replay import build_memory, replay_trail

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from demo_screens import demo_screen
 
+from tests.support.demo_screens import demo_screen
 from trailblaze.agent.loop import Agent
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
@@ -305,7 +305,7 @@ def test_web_assertions_pin_text_checked_and_selected() -> None:
 
 @pytest.mark.slow
 def test_validate_warns_and_check_names_assertions_that_cannot_fail(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from cli_support import copy_example, trailblaze
+    from tests.support.cli import copy_example, trailblaze
 
     trail = copy_example("open-message.trail.yaml", tmp_path)
     text = trail.read_text()

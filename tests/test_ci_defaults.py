@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.engine.ci_defaults import CI_SCREENSHOTS_NOTE, default_screenshots, in_ci
 
 pytest_plugins = ["pytester"]

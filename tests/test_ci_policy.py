@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.test_sim_app import Phone
+from tests.support.sim_phone import Phone
 from trailblaze.errors import TrailFileError
 from trailblaze.output.ci_policy import CiPolicy, heals, verdict
 from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord

@@ -20,7 +20,7 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.cli_support import NO_LLM, trailblaze
+from tests.support.cli import NO_LLM, trailblaze
 from trailblaze.__about__ import __version__
 from trailblaze.cli.ci_workflow import EMULATOR_ACTION, github_workflow
 

@@ -5,48 +5,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 
 import pytest
 
-PY = sys.executable
-
-
-def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PY, "-m", "trailblaze", *args], capture_output=True, text=True, timeout=60, env=env or dict(os.environ)
-    )
-
-
-@pytest.fixture(params=["android", "ios"])
-def external_sim(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[str, str]]]:
-    """`trailblaze sim PLATFORM` as a subprocess; yields the --device spec and the environment."""
-    proc = subprocess.Popen(
-        [PY, "-m", "trailblaze", "sim", request.param, "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        env = dict(os.environ)
-        if request.param == "android":
-            port = re.search(r"ANDROID_ADB_SERVER_PORT=(\d+)", line)
-            assert port, line
-            env["ANDROID_ADB_SERVER_PORT"] = port.group(1)
-            yield "android", env
-        else:
-            url = re.search(r"(http://127\.0\.0\.1:\d+)", line)
-            assert url, line
-            yield f"ios:{url.group(1)}", env
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+from tests.support.cli import run_cli as _cli
 
 
 @pytest.mark.slow

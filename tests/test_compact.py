@@ -9,38 +9,17 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.demo_screens import SCREENS, demo_screen
-from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
+from tests.support.demo_screens import SCREENS, demo_screen
+from tests.support.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
+from tests.support.screen_checks import covers_every_interactive_node
 from trailblaze.screen.compact import compact_view, draw_set_of_mark
-from trailblaze.screen.hierarchy import Hierarchy, parse_hierarchy
+from trailblaze.screen.hierarchy import parse_hierarchy
 
 _LINE = re.compile(r'^( *)(?:\[([a-z][0-9a-z]{2,}\d*)\] \S+(?: ".*?")?.*|… .*|\[keyboard shown\]|\(\d+ elements? (?:behind the dialog( ".*")?|under the keyboard) (?:is|are) hidden\))$')
 
 
 def _fixture(name: str) -> Path:
     return next(p for p in FIXTURES if p.name == name)
-
-
-def covers_every_interactive_node(h: Hierarchy) -> list[str]:
-    """Visible interactive nodes of the app windows that have no ref (parametrise over any capture).
-
-    A node under a dialog or the keyboard has a ref only among the hidden ones (`view.covered`)."""
-    view = compact_view(h)
-    with_ref = {id(n) for n in view.refs.values()}
-    hidden = {id(n) for n in view.covered.values()}
-    missing = []
-    for node in h.visible_nodes():
-        if h.window_kind(node) != "app" or not node.interactive:
-            continue
-        if node.covered:
-            if id(node) not in hidden:
-                missing.append(f"{node!r} (covered, no hidden ref)")
-            continue
-        if any(a.short_class in ("StatusBar", "Keyboard") for a in node.ancestors()):
-            continue
-        if id(node) not in with_ref:
-            missing.append(repr(node))
-    return missing
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=FIXTURE_IDS)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import copy_example
-from tests.device_support import Rig, rig
+from tests.support.cli import copy_example
+from tests.support.device import Rig, rig
 from trailblaze.agent.loop import Agent
 from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.llm.client import ImageBlock, LLMRequest

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 
 
 def test_emoji_codes_and_markup_from_a_trail_print_literally(tmp_path: Path) -> None:

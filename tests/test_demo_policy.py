@@ -112,7 +112,7 @@ def test_the_demo_model_is_labelled_as_itself_and_costs_nothing() -> None:
 
 
 def test_the_docs_list_the_same_phrasings() -> None:
-    from tests.doc_examples import doc_section
+    from tests.support.doc_examples import doc_section
 
     listed = doc_section("demo-phrasings")  # in docs/guides/recording.md
     assert listed.splitlines() == [f"- {p}" for p in PHRASINGS]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import copy_example
+from tests.support.cli import copy_example
 
 pytestmark = pytest.mark.slow
 BOUND_S = 30.0

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.device_support import Arming, Rig, rig
+from tests.support.device import Arming, Rig, rig
 from trailblaze.device.hiccups import Backoff, Hiccups, judge, moved_on
 from trailblaze.errors import AppNotInstalledError, DeviceError, SessionLost, WireFault, exit_code_for
 from trailblaze.screen.hierarchy import Hierarchy

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from tests.device_support import Rig, rig
+from tests.support.device import Rig, rig
 from trailblaze.cli.main import cli
 from trailblaze.device.logs import DeviceLogMode
 from trailblaze.device.session import DeviceSession

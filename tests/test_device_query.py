@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.demo_screens import SCREENS, _reach, demo_screen
-from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
+from tests.support.demo_screens import SCREENS, _reach, demo_screen
+from tests.support.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
 from trailblaze.device.devices import load_driver_plugin
 from trailblaze.device.driver import SupportsElementWait
 from trailblaze.device.query import (
@@ -204,7 +204,7 @@ def test_the_device_answers_the_query_as_query_matches_reads_the_dump(platform: 
 def test_waiting_for_an_element_that_appears_later_waits_on_the_device_not_on_dumps(platform: str) -> None:
     """The Inbox heading shows a second after Sign in: the wait is one device query and one dump
     (before: a dump every poll interval for the whole second)."""
-    from tests.device_support import rig
+    from tests.support.device import rig
 
     with rig(platform, resolve_timeout=5.0, loading_timeout=5.0) as r:
         s: DeviceSession = r.session

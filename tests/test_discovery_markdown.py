@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.errors import TrailFileError
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy

@@ -1,7 +1,7 @@
 """Every example command of README.md, of every page of the docs site and of every
 `trailblaze COMMAND --help` runs as written.
 
-Each example (tests/doc_examples.py) runs in bash in a fresh project folder holding the docs' own
+Each example (tests/support/doc_examples.py) runs in bash in a fresh project folder holding the docs' own
 files (the pytest guide's Python test example and `conftest.py`, the trails guide's `login.trail.md`) and the example trail
 `trails/login.trail.yaml` with the demo's tools — one trail keeps a `trails/` example to seconds.
 What an example needs from outside is a local stand-in: the model is the Messages-API fake serving
@@ -39,7 +39,7 @@ import yaml
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from packaging.requirements import Requirement
 
-from tests.doc_examples import (
+from tests.support.doc_examples import (
     EXCLUDED_DOCS,
     ROOT,
     Example,
@@ -48,8 +48,8 @@ from tests.doc_examples import (
     doc_files,
     help_examples,
 )
-from tests.report_support import build_run_dir
-from tests.system_tools import require
+from tests.support.report import build_run_dir
+from tests.support.system_tools import require
 from trailblaze.testing.chat_completions_api import FakeChatCompletionsAPI
 from trailblaze.testing.demo_policy import demo_policy_unlabelled
 from trailblaze.testing.messages_api import FakeMessagesAPI
@@ -620,7 +620,7 @@ def _run_example(example: Example, stand_ins: StandIns, folder: Path) -> str | N
 
 async def _talk_to_mcp(command: str, tool: str, project: Path, env: dict[str, str]) -> str:
     """Starts `trailblaze mcp …` as written and asks it for `tool`; its answer (or why there is none)."""
-    from tests.mcp_support import Client, http_session
+    from tests.support.mcp import Client, http_session
 
     http = re.search(r"--http (\d+)", command)
     if not http:
@@ -661,7 +661,7 @@ def _line_with(proc: subprocess.Popen[str], text: str) -> str:
 
 async def _author_login_mcp(project: Path, env: dict[str, str]) -> None:
     """`trails/login-mcp.trail.yaml`, authored by refs in a `trailblaze mcp` session as the README shows."""
-    from tests.mcp_support import Client, author_sign_in
+    from tests.support.mcp import Client, author_sign_in
 
     command = "exec trailblaze mcp --device android --secret password"
     params = StdioServerParameters(command="bash", args=["-c", command], env=env, cwd=str(project))

@@ -15,7 +15,7 @@ import click
 import pytest
 import yaml
 
-from tests.site_support import ROOT, reference_hook
+from tests.support.docs_site import ROOT, reference_hook
 
 README = ROOT / "README.md"
 

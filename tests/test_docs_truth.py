@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.site_support import ROOT, reference_hook
-from tests.system_tools import require
+from tests.support.docs_site import ROOT, reference_hook
+from tests.support.system_tools import require
 
 GETTING_STARTED = ROOT / "docs" / "getting-started" / "index.md"
 _NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
-from tests.device_support import PKG, Rig, install_adb_keyboard, rig
+from tests.support.device import PKG, Rig, install_adb_keyboard, rig
 from trailblaze.device.driver import Driver, SupportsClipboard
 from trailblaze_sim.model import ManualClock
 

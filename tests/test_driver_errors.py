@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from tests.device_support import rig
+from tests.support.device import rig
 from trailblaze.device.devices import load_driver_plugin
 from trailblaze.errors import DeviceError, UsageError
 from trailblaze_sim.faults import Conditions

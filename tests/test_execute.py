@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.device_support import PKG, Rig, rig
+from tests.support.device import PKG, Rig, rig
 from trailblaze.errors import UsageError
 from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.execute import TOOL_KINDS, ToolResult, run_recorded_tool

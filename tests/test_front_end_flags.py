@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pytester_support import FAST_SESSION
+from tests.support.pytester import FAST_SESSION
 from trailblaze.common.flags import CLI, MCP, PYTEST, Flags
 from trailblaze.engine.policy import HealPolicy, RecordPolicy, ReplayPolicy
 from trailblaze.engine.preflight import validate_trails

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from tests.demo_screens import demo_screen
-from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
+from tests.support.demo_screens import demo_screen
+from tests.support.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
 from trailblaze.errors import DeviceError
 from trailblaze.screen.hierarchy import DumpCache, Rect, _parse_android_expat, _parse_xml, parse_hierarchy
 

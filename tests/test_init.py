@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 
 FILES = ["trails/example.trail.yaml", "conftest.py", "pyproject.toml", ".github/workflows/trailblaze.yml", ".gitignore"]
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.cli_support import trailblaze
-from tests.device_support import Rig, rig
-from tests.test_sim_android_adb_fidelity import _apk
+from tests.support.cli import trailblaze
+from tests.support.device import Rig, rig
+from tests.support.sim_android import apk as _apk
 from trailblaze.device.install import install_apps
 from trailblaze.errors import UsageError
 from trailblaze.tools.execute import run_recorded_tool

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from tests.report_support import CANDIDATES, FAILED_STEP_TEXT, XSS_TEXT, build_run_dir
+from tests.support.report import CANDIDATES, FAILED_STEP_TEXT, XSS_TEXT, build_run_dir
 from trailblaze.output.junit import junit_xml, write_junit
 from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord
 

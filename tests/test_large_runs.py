@@ -23,11 +23,11 @@ from typing import Any
 from urllib.parse import unquote
 
 import pytest
-from cli_support import copy_example, trailblaze
 from lxml import html as lxml_html
 from PIL import Image
 
-from tests.report_support import build_many_trails, build_run_dir
+from tests.support.cli import copy_example, trailblaze
+from tests.support.report import build_many_trails, build_run_dir
 from trailblaze.cli.main import main
 from trailblaze.common import yaml_lines
 from trailblaze.errors import UsageError
@@ -143,7 +143,7 @@ def test_in_chromium_pictures_load_as_they_are_reached(tmp_path: Path) -> None:
     """Headless Chromium (through Playwright) loads no picture for the first screen of a 30-trail
     page, the open failing trail's when it is scrolled to, and says what is missing when the page's
     `_files` folder did not travel with it."""
-    from tests.system_tools import require
+    from tests.support.system_tools import require
 
     browser = require("chromium", why="opening the HTML report in a headless browser")
     sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
@@ -326,7 +326,7 @@ def test_replay_report_single_file(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_pytest_report_single_file(pytester: pytest.Pytester) -> None:
-    from tests.pytester_support import FAST_SESSION
+    from tests.support.pytester import FAST_SESSION
 
     pytester.makefile(".ini", pytest="[pytest]\naddopts = -p no:cacheprovider\n")
     shutil.copytree(Path(__file__).parent / "data" / "pytest" / "trails", pytester.path / "trails")

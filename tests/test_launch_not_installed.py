@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.device_support import PKG, Rig, rig
+from tests.support.device import PKG, Rig, rig
 from trailblaze.cli.main import main
 from trailblaze.tools.execute import run_recorded_tool
 from trailblaze.tools.memory import Memory

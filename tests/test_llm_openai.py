@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.llm_wire_support import example_request
+from tests.support.llm_wire import example_request
 from trailblaze.common.redact import register_secrets
 from trailblaze.errors import LLMError
 from trailblaze.llm.client import (

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.llm_wire_support import example_request
+from tests.support.llm_wire import example_request
 from trailblaze.errors import LLMError, UsageError
 from trailblaze.llm.anthropic import BedrockLLM, VertexLLM
 from trailblaze.llm.client import LLMAuthError, LLMRateLimitError, LLMRequest, Message, ToolSpec

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.cli.main import cli
 from trailblaze.tools.maestro.sniff import flow_file_kind, looks_like_flow
 from trailblaze.trail.discovery import walk_trails

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 
 # each replays flows end to end on both simulated platforms (minutes in all): the full suite only
 pytestmark = pytest.mark.slow

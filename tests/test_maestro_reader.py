@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.screen.patterns import full_match
 from trailblaze.tools.maestro.commands import check, normalize

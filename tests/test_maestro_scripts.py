@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.cli.main import cli
 from trailblaze.errors import TrailFileError
 from trailblaze.tools.maestro import scripts as scripts_module

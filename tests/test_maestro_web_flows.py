@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import trailblaze
-from tests.system_tools import require
+from tests.support.cli import trailblaze
+from tests.support.system_tools import require
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.device_support import Rig, rig
+from tests.support.device import Rig, rig
 from trailblaze.common.redact import Redactor
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.server import call_tool

@@ -12,8 +12,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.cli_support import trailblaze
-from tests.mcp_support import PASSWORD, Client, author_sign_in, http_server, http_session, stdio_session
+from tests.support.cli import trailblaze
+from tests.support.mcp import PASSWORD, Client, author_sign_in, http_server, http_session, stdio_session
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.device_support import Rig, rig
+from tests.support.device import Rig, rig
 from trailblaze.device.devices import open_device
 from trailblaze.device.driver import DeviceInfo
 from trailblaze.device.session import DeviceSession

@@ -48,7 +48,7 @@ def test_trail_verify_lists_every_assertion_it_allows() -> None:
 
 
 def test_the_mcp_reference_counts_and_names_every_tool() -> None:
-    from tests.site_support import reference_hook
+    from tests.support.docs_site import reference_hook
 
     page = reference_hook().mcp_page()
     [count] = re.findall(r"lists \*\*(\d+) tools\*\*", page)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from device_support import rig
 
+from tests.support.device import rig
 from trailblaze.common.flags import PYTEST
 from trailblaze.engine.replay import replay_trail
 from trailblaze.errors import UsageError

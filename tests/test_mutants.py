@@ -2,7 +2,7 @@
 fact a verify step states changed) fails the trails that state that fact, at that verify step; the
 restyled demo (same facts, another layout) passes them all.
 
-The replays run once per module, concurrently, each on its own simulator (tests/mutants_support.py);
+The replays run once per module, concurrently, each on its own simulator (tests/support/mutants.py);
 benchmarks/mutant_kills.py runs the full cross product and prints the kill table.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.mutants_support import (
+from tests.support.mutants import (
     EXAMPLES_DIR,
     MUTANTS_DIR,
     PLATFORMS,
@@ -28,7 +28,7 @@ from tests.mutants_support import (
     run_jobs,
     verdict,
 )
-from tests.sim_phone_support import Phone
+from tests.support.sim_phone import Phone
 from trailblaze.output.runlog import StepRecord, TrailRecord
 from trailblaze.trail.model import load_trail
 from trailblaze_sim import load_app_spec

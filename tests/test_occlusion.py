@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.demo_screens import demo_screen
-from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
-from tests.test_cli_device import _cli
-from tests.test_cli_device import external_sim as cli_sim  # noqa: F401 (a fixture, requested by name)
-from tests.test_record_cli import (
+from tests.support.cli import external_sim as cli_sim  # noqa: F401 (a fixture, requested by name)
+from tests.support.cli import run_cli as _cli
+from tests.support.demo_screens import demo_screen
+from tests.support.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
+from tests.support.record import (
     api,  # noqa: F401 (a fixture, requested by name)
     record,
 )
@@ -148,7 +148,7 @@ def test_selectors_prefer_the_uncovered_match_and_never_describe_a_covered_node(
 
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_filled_text_fields_show_value_and_name_the_same_way(platform: str) -> None:
-    from tests.demo_screens import _Driver, capture
+    from tests.support.demo_screens import _Driver, capture
     from trailblaze_sim import create_device
     from trailblaze_sim.model import ManualClock
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from packaging.requirements import Requirement
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.__about__ import __version__
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.device_support import Rig, rig
+from tests.support.device import Rig, rig
 from trailblaze.device.driver import ShellOutput
 from trailblaze.device.session import DeviceSession
 from trailblaze.engine.replay import replay_trail

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.pytester_support import FAST_SESSION
+from tests.support.pytester import FAST_SESSION
 from trailblaze.pytest.plugin import pool_problem
 
 pytest_plugins = ["pytester"]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pytester_support import FAST_SESSION
+from tests.support.pytester import FAST_SESSION
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.slow

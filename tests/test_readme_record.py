@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.doc_examples import doc_section
+from tests.support.doc_examples import doc_section
 from trailblaze.output.runlog import load_run
 from trailblaze.trail.model import load_trail
 

@@ -8,47 +8,17 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from tests.support.record import nl_copy, record
 from trailblaze.testing import Delay, FakeError, FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail.model import load_trail
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def api() -> Iterator[FakeMessagesAPI]:
-    with FakeMessagesAPI(policy=demo_policy) as server:
-        yield server
-
-
-def nl_copy(name: str, tmp_path: Path) -> Path:
-    """A copy of an example trail with every recording removed (natural language only)."""
-    data = yaml.safe_load((ROOT / "trails" / name).read_text())
-    for step in data["trail"]:
-        step.pop("recording", None)
-    target = tmp_path / name
-    target.write_text(yaml.safe_dump(data, sort_keys=False))
-    return target
-
-
-def record(api: FakeMessagesAPI, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANTHROPIC_BASE_URL": api.url, "COLUMNS": "200"}
-    env.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", "record", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
 
 
 def tools_of(path: Path, classifier: str) -> list[dict[str, Any]]:

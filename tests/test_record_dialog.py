@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_record_cli import (
+from tests.support.record import (
     api,  # noqa: F401 (a fixture, requested by name)
     nl_copy,
     record,

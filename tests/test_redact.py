@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.leak_scan import LeakScan, spellings
+from tests.support.leak_scan import LeakScan, spellings
 from trailblaze.common.redact import Redactor, register_secrets, scrub
 from trailblaze.errors import UsageError
 from trailblaze.llm.client import ImageBlock, LLMRequest, Message, TextBlock, scrub_request

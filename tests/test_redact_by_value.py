@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from tests.cli_support import copy_example, trailblaze
+from tests.support.cli import copy_example, trailblaze
 from trailblaze.common.redact import Redactor
 from trailblaze.common.redact_values import scrub_dump, scrub_model
 from trailblaze.output.runlog import StepRecord, TrailRecord

@@ -8,7 +8,7 @@ import string
 
 import pytest
 
-from tests.leak_scan import spellings
+from tests.support.leak_scan import spellings
 from trailblaze.common import redact
 from trailblaze.common.redact import Redactor
 

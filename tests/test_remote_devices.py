@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_support import copy_example, trailblaze
 
+from tests.support.cli import copy_example, trailblaze
 from trailblaze.device.devices import DeviceSpec, open_device, parse_device_spec
 from trailblaze.errors import DeviceError, UsageError
 from trailblaze_sim.runtime import Simulator, start_simulator

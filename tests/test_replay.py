@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli_support import copy_example
+from tests.support.cli import copy_example
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.engine.heal import ambiguity, closest_candidates, seed_text, trail_diff

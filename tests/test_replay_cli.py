@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cli_support import copy_example, trailblaze
+from tests.support.cli import copy_example, trailblaze
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail.model import load_trail

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.device_support import Arming
+from tests.support.device import Arming
 from trailblaze.device.devices import open_device
 from trailblaze.engine.commands import run_replay_command
 from trailblaze.engine.options import DeviceChoice, ReplayRun, RunInputs, RunOutput

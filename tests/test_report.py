@@ -13,7 +13,7 @@ import pytest
 from lxml import html as lxml_html
 from PIL import Image
 
-from tests.report_support import CANDIDATES, FAILED_STEP_TEXT, XSS_TEXT, build_run_dir
+from tests.support.report import CANDIDATES, FAILED_STEP_TEXT, XSS_TEXT, build_run_dir
 from trailblaze.cli.main import main
 from trailblaze.errors import UsageError
 from trailblaze.output._html import format_cost, format_duration

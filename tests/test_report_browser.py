@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageStat
 
-from tests.report_support import build_run_dir
-from tests.system_tools import require
+from tests.support.report import build_run_dir
+from tests.support.system_tools import require
 from trailblaze.output.report import write_html_report
 
 _FAILED_RED = (160, 17, 31)  # --bad-fg: failed badge text, failing trail border, error text

@@ -17,7 +17,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail.model import ToolCall, Trail, TrailStep, load_trail, loads_trail

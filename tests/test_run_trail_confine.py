@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 
 SHADOW = "root:$6$Xy9secrethash:19000:0:99999:7:::\nadmin: hunter2-shadow\n"
 EVIL_TOOL = """\

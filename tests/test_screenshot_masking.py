@@ -21,7 +21,7 @@ from urllib.parse import unquote
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.screen.hierarchy import Rect
 from trailblaze.screen.saved_screen import parse_saved_screen
 

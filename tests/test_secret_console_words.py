@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,7 @@ field (the Password field masks what it shows), then a later step fails, so the 
 list, the error, the hierarchy dumps and the agent's screen text all hold them. Each command runs
 in a subprocess on both simulated platforms; every file of the run directory, the report, the
 JUnit file, stdout / stderr and every request body `FakeMessagesAPI` received are scanned for
-every spelling (tests/leak_scan.py). The total is printed; it must be 0 occurrences.
+every spelling (tests/support/leak_scan.py). The total is printed; it must be 0 occurrences.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.leak_scan import LeakScan
+from tests.support.leak_scan import LeakScan
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from tests.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
+from tests.support.hierarchy_fixtures import FIXTURE_IDS, FIXTURES, load
+from tests.support.screen_checks import round_trip
 from trailblaze.screen.hierarchy import Hierarchy, Node, parse_hierarchy
-from trailblaze.screen.occlusion import covers
 from trailblaze.screen.resolve import compile_pattern, resolve
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.screen.selector_gen import generate_selector, hit_test, literal, selector_for
@@ -232,35 +232,6 @@ def test_identical_twins_fall_back_to_index() -> None:
 
 def test_invisible_node_has_no_selector(login: Hierarchy) -> None:
     assert selector_for(_node(login, "Hidden"), login) is None
-
-
-def round_trip(h: Hierarchy) -> tuple[int, list[str]]:
-    """Checks every visible interactive node: its selector resolves to exactly it (a covered node
-    gets none).
-
-    Returns the number checked and a description of every miss. Parametrise over any `Hierarchy`.
-    """
-    misses: list[str] = []
-    checked = 0
-    covers(h)
-    for node in h.visible_nodes():
-        if not node.interactive:
-            continue
-        checked += 1
-        if node.covered:
-            # Under a dialog or the keyboard: a tap would land on the cover, so no selector at all.
-            if selector_for(node, h) is not None or generate_selector(node, h) is not None:
-                misses.append(f"{node!r}: covered by {node.covered_by} but got a selector")
-            continue
-        sel = selector_for(node, h)
-        found = resolve(sel, h) if sel is not None else []
-        if found != [node]:
-            misses.append(f"{node!r}: {sel.to_yaml_dict() if sel else None} -> {found}")
-        hit_sel = generate_selector(node, h)
-        target = hit_test(h, *node.center)
-        if hit_sel is None or len(resolve(hit_sel, h)) != 1:
-            misses.append(f"{node!r}: hit-tested selector {hit_sel} is not unique (hit {target!r})")
-    return checked, misses
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=FIXTURE_IDS)

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.demo_screens import SCREENS, demo_screen
-from tests.test_compact import covers_every_interactive_node
-from tests.test_selectors import round_trip
+from tests.support.demo_screens import SCREENS, demo_screen
+from tests.support.screen_checks import covers_every_interactive_node, round_trip
 from trailblaze.screen.compact import compact_view
 from trailblaze.screen.hierarchy import Hierarchy, Node
 from trailblaze.screen.occlusion import covers

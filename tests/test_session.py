@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.device_support import rig
+from tests.support.device import rig
 from trailblaze.screen.selector import NodeSelector
 from trailblaze_sim.model import ManualClock
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.device_support import rig
+from tests.support.device import rig
 from trailblaze.device.devices import load_driver_plugin
 from trailblaze.device.session import DeviceSession
 from trailblaze.device.settle import fingerprint, loading_indicator, normalise_text, same_screen, settle

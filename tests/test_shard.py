@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from cli_support import EXAMPLES_DIR, NO_LLM, copy_example, trailblaze
 
+from tests.support.cli import EXAMPLES_DIR, NO_LLM, copy_example, trailblaze
 from trailblaze.engine.shard import Shard, assign_shards, load_durations, parse_shard, select_shard
 from trailblaze.errors import UsageError
 from trailblaze.output.runlog import RunRecord, TrailRecord, write_run
@@ -112,7 +112,7 @@ trail:
 
 
 def _readme_commands(marker: str) -> list[list[str]]:
-    from tests.doc_examples import doc_section
+    from tests.support.doc_examples import doc_section
 
     block = doc_section(marker)  # in docs/guides/sharding.md
     return [shlex.split(line) for line in block.splitlines() if line.startswith("trailblaze ")]

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import adbutils
 import pytest
 import uiautomator2 as u2
-from sim_android_support import PKG
 
+from tests.support.sim_android import PKG
 from trailblaze_sim import create_device
 from trailblaze_sim.android.hierarchy import AxNode, build_windows, render_hierarchy
 from trailblaze_sim.android.shell import AndroidShell, MemFS

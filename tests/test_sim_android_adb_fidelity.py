@@ -15,25 +15,13 @@ from pathlib import Path
 
 import adbutils
 import pytest
-from sim_android_support import PKG, AndroidRig, android_rig, rid, sign_in
 
+from tests.support.sim_android import PKG, AndroidRig, android_rig, rid, sign_in
+from tests.support.sim_android import apk as _apk
 from trailblaze_sim.android.pm import apk_package_name
 
 ADB = shutil.which("adb") or str(Path(adbutils.__file__).parent / "binaries" / "adb")
 _THREADTIME = re.compile(r"^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} +(\d+) +(\d+) ([VDIWEF]) (\S+) *: (.*)$")
-
-
-def _apk(package: str, *permissions: str) -> bytes:
-    uses = "".join(f'<uses-permission android:name="{p}"/>' for p in permissions)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        z.writestr(
-            "AndroidManifest.xml",
-            f'<?xml version="1.0"?>\n<manifest xmlns:android="http://schemas.android.com/apk/res/android" '
-            f'package="{package}" android:versionCode="3">{uses}</manifest>',
-        )
-        z.writestr("classes.dex", b"dex\n035\x00")
-    return buf.getvalue()
 
 
 @pytest.fixture(scope="module")

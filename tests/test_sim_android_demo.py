@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim_android_support import android_rig, rid, sign_in
+from tests.support.sim_android import android_rig, rid, sign_in
 
 
 def test_wrong_password_shows_error() -> None:

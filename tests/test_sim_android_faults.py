@@ -19,9 +19,9 @@ import time
 import adbutils
 import pytest
 import uiautomator2 as u2
-from sim_android_support import android_rig
 from uiautomator2.exceptions import AdbShellError, RPCUnknownError
 
+from tests.support.sim_android import android_rig
 from trailblaze_sim.faults import Conditions, LatencyProfile
 
 

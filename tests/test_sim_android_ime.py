@@ -12,8 +12,8 @@ import zipfile
 from collections.abc import Iterator
 
 import pytest
-from sim_android_support import AndroidRig, android_rig, rid
 
+from tests.support.sim_android import AndroidRig, android_rig, rid
 from trailblaze.device.apk import input_method_services
 from trailblaze.screen.hierarchy import parse_hierarchy
 

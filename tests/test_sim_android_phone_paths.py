@@ -10,8 +10,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from sim_android_support import PKG, android_rig
 
+from tests.support.sim_android import PKG, android_rig
 from trailblaze_sim.runtime import sim_conditions
 
 

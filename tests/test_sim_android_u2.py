@@ -11,9 +11,9 @@ import pytest
 import uiautomator2 as u2
 from lxml import etree
 from PIL import Image
-from sim_android_support import PKG, android_rig, rid, sign_in
 from uiautomator2.exceptions import UiObjectNotFoundError
 
+from tests.support.sim_android import PKG, android_rig, rid, sign_in
 from trailblaze_sim.android.hierarchy import LAUNCHER_PACKAGE
 
 

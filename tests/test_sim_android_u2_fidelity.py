@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 from lxml import etree
-from sim_android_support import PKG, android_rig, rid, sign_in
 from uiautomator2.exceptions import UiObjectNotFoundError
 
+from tests.support.sim_android import PKG, android_rig, rid, sign_in
 from trailblaze_sim import load_app_spec
 from trailblaze_sim.faults import Conditions, LatencyProfile
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sim_phone_support import Phone
+from tests.support.sim_phone import Phone
 from trailblaze.errors import DeviceError, UsageError
 from trailblaze_sim import bundled_apps, create_device, load_app_spec
 from trailblaze_sim.faults import Conditions

@@ -30,7 +30,7 @@ from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 
-from tests.appium_support import AppiumServer, SimPhones, sim_phones
+from tests.support.appium import AppiumServer, SimPhones, sim_phones
 
 pytestmark = pytest.mark.slow
 

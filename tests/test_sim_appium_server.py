@@ -15,7 +15,7 @@ from typing import Any
 import adbutils
 import pytest
 
-from tests.appium_support import SimPhones, sim_phones
+from tests.support.appium import SimPhones, sim_phones
 
 PKG = "dev.trailblaze.demo"
 RUNNER = "io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner"

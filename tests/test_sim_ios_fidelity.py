@@ -14,8 +14,8 @@ import wda
 from lxml import etree
 from wda.exceptions import WDARequestError
 
-from tests.device_support import rig
-from tests.wda_support import raw_wda
+from tests.support.device import rig
+from tests.support.wda import raw_wda
 from trailblaze.errors import UsageError
 from trailblaze_sim import create_device, load_app_spec
 from trailblaze_sim.app.spec import parse_app_spec

@@ -10,7 +10,7 @@ import wda
 from lxml import etree
 from wda.exceptions import WDARequestError, WDAStaleElementReferenceError
 
-from tests.wda_support import raw_wda
+from tests.support.wda import raw_wda
 from trailblaze_sim import create_device
 from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import ManualClock

@@ -16,7 +16,7 @@ from pathlib import Path
 import adbutils
 import pytest
 
-from tests.system_tools import require
+from tests.support.system_tools import require
 from trailblaze_sim import create_device
 from trailblaze_sim.model import ManualClock
 from trailblaze_sim.server.adb import AndroidSimServer

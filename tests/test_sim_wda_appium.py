@@ -26,7 +26,7 @@ from selenium.webdriver.common.actions import interaction
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.pointer_input import PointerInput
 
-from tests.wda_support import raw_wda
+from tests.support.wda import raw_wda
 from trailblaze_sim import create_device
 from trailblaze_sim.app.spec import parse_app_spec
 from trailblaze_sim.device.simulated import SimulatedDevice

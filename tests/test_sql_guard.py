@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.device_support import Rig, rig
+from tests.support.device import Rig, rig
 from trailblaze.cli.main import main
 from trailblaze.device.session import DeviceSession
 from trailblaze.tools.execute import run_recorded_tool

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from tests.cli_support import copy_example, trailblaze
+from tests.support.cli import copy_example, trailblaze
 from trailblaze.output.runlog import StepRecord, TrailRecord, load_run
 from trailblaze.output.storyboard import FRAME_WIDTH, frames_of, write_storyboard
 

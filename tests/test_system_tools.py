@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.system_tools import DEBIAN_PACKAGES, require
+from tests.support.system_tools import DEBIAN_PACKAGES, require
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -188,9 +188,9 @@ def test_the_tool_model_is_one_type_one_collection_and_a_ref_tool_is_two_places_
     """The figures of docs/adr/0059-one-tool-set-per-run.md, counted from the code as
     `benchmarks/architecture.py` prints them."""
     arch = _architecture()
-    from tests.test_layering import _modules
+    from tests.support.layering import module_paths
 
-    trees = arch._trees({name: path.read_text("utf-8") for name, path in _modules().items()})
+    trees = arch._trees({name: path.read_text("utf-8") for name, path in module_paths().items()})
     types_ = arch.tool_types(trees)
     # a tool is a `ToolDef`; `McpTool` is one line of the MCP listing (its actions come from the ToolSet)
     assert types_ == ["trailblaze.mcp.surface.McpTool", "trailblaze.tools.tooldef.ToolDef"]

@@ -7,8 +7,8 @@ from typing import Any
 
 import jsonschema
 import pytest
-from test_trail_errors import MALFORMED, Case
 
+from tests.support.malformed_trails import MALFORMED, Case
 from trailblaze.common.yaml_lines import YamlSyntaxError, parse_document
 from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.trail.schema import trail_json_schema

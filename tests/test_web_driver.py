@@ -4,20 +4,18 @@ from a local http.server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import contextlib
 import shutil
-import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.cli_support import trailblaze
-from tests.web_support import QuietHandler, serve_folder
+from tests.support.cli import trailblaze
+from tests.support.web import WEB_DATA as DATA
+from tests.support.web import serve_site as _serve
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data" / "web"
 TRAIL = ROOT / "trails" / "web" / "todomvc-active-filter.trail.yaml"
 
 pytest.importorskip("playwright", reason="the web driver needs `pip install -e ./drivers/web` (playwright)")
@@ -25,24 +23,6 @@ if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chr
     pytest.skip(
         "no browser: install Debian's `chromium` package for the web driver tests", allow_module_level=True
     )
-
-
-class _Quiet(QuietHandler):
-    def do_GET(self) -> None:
-        if not self.path.endswith("/slow"):
-            super().do_GET()
-            return
-        time.sleep(0.4)  # a slow backend (not a wait of the test): settling must outlast it
-        body = b"Data loaded"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-def _serve(directory: Path) -> contextlib.AbstractContextManager[str]:
-    return serve_folder(directory, _Quiet)
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +103,7 @@ trail:
 
 @pytest.mark.slow
 def test_record_through_the_messages_api_then_replay_with_no_llm(tmp_path: Path, base_url: str) -> None:
-    from tests.web_policy import todomvc_policy
+    from tests.support.web_policy import todomvc_policy
     from trailblaze.testing import FakeMessagesAPI
     from trailblaze.trail.model import load_trail
 
@@ -147,7 +127,7 @@ def test_record_through_the_messages_api_then_replay_with_no_llm(tmp_path: Path,
 
 @pytest.mark.slow
 def test_self_heal_repairs_a_renamed_filter(tmp_path: Path) -> None:
-    from tests.web_policy import todomvc_policy
+    from tests.support.web_policy import todomvc_policy
     from trailblaze.testing import FakeMessagesAPI
 
     # The app renames its "Active" filter to "Open": the recorded selector finds nothing.

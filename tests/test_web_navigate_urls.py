@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.tools.catalog.web_urls import url_to_open
 
 

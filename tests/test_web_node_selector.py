@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tests.cli_support import NO_LLM, trailblaze
-from tests.web_support import serve_folder
+from tests.support.cli import NO_LLM, trailblaze
+from tests.support.web import serve_folder
 from trailblaze.tools.catalog.web_target import WebTargetParams
 from trailblaze.tools.catalog.web_tools import (
     WebClick,

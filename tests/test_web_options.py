@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 from trailblaze.device.web_options import WebOptions
 from trailblaze.errors import UsageError
 from trailblaze.screen.css_check import css_problem
@@ -23,7 +23,8 @@ if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chr
         "no browser: install Debian's `chromium` package for the web driver tests", allow_module_level=True
     )
 
-from tests.test_web_driver import DATA, _serve
+from tests.support.web import WEB_DATA as DATA
+from tests.support.web import serve_site as _serve
 
 pytest_plugins = ["pytester"]
 

@@ -9,10 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.test_web_driver import DATA, _serve  # skips this module too when no browser is installed
+from tests.support.web import WEB_DATA as DATA
+from tests.support.web import require_browser
+from tests.support.web import serve_site as _serve
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.screen.hierarchy import Hierarchy
+
+require_browser()
 
 
 @pytest.fixture(scope="module")

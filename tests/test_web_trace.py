@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 
 pytest.importorskip("playwright", reason="the web driver needs `pip install -e ./drivers/web` (playwright)")
 if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):
     pytest.skip("no browser: install Debian's `chromium` package", allow_module_level=True)
 
-from tests.test_web_driver import DATA, _serve
+from tests.support.web import WEB_DATA as DATA
+from tests.support.web import serve_site as _serve
 
 SECRET = "hunter2-trace-secret"
 _TRAIL = """\

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.cli_support import trailblaze
+from tests.support.cli import trailblaze
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE = ROOT / ".github" / "workflows" / "release.yml"

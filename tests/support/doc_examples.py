@@ -20,7 +20,8 @@ from pathlib import Path
 
 import click
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
+
 README = ROOT / "README.md"
 EXCLUDED_DOCS = {
     "docs/adr/": "decision records: their commands say what was decided and measured then; the guides "

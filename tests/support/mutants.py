@@ -22,13 +22,13 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from tests.support.paths import ROOT
 from trailblaze.device.devices import open_device
 from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
 from trailblaze.llm.client import LLMClient
 from trailblaze.output.runlog import StepRecord, TrailRecord
 from trailblaze.trail.model import load_trail
 
-ROOT = Path(__file__).resolve().parents[1]
 MUTANTS_DIR = ROOT / "tests" / "data" / "mutants"
 MANIFEST = MUTANTS_DIR / "manifest.yaml"
 EXAMPLES_DIR = ROOT / "trails"

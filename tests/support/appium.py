@@ -39,13 +39,14 @@ from typing import Any
 
 import pytest
 
-from tests.system_tools import require
+from tests.support.paths import TESTS
+from tests.support.system_tools import require
 from trailblaze_sim import create_device
 from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import ManualClock
 from trailblaze_sim.server.adb import AndroidSimServer
 
-APPIUM_HOME = Path(__file__).resolve().parent / "appium"
+APPIUM_HOME = TESTS / "appium"
 """The folder with the rig's package.json: Appium and its UiAutomator2 driver, pinned."""
 _APPIUM_MAIN = APPIUM_HOME / "node_modules" / "appium" / "index.js"
 _DRIVER = APPIUM_HOME / "node_modules" / "appium-uiautomator2-driver" / "package.json"

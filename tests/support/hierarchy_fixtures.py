@@ -9,9 +9,10 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+from tests.support.paths import DATA
 from trailblaze.screen.hierarchy import Hierarchy, parse_hierarchy
 
-FIXTURE_DIR = Path(__file__).resolve().parent / "data" / "hierarchy"
+FIXTURE_DIR = DATA / "hierarchy"
 FIXTURES = sorted(FIXTURE_DIR.glob("*/*.xml"))
 FIXTURE_IDS = [f"{p.parent.name}/{p.name}" for p in FIXTURES]
 

@@ -8,7 +8,12 @@ import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+
+from tests.support.paths import TRAILS
 
 NO_LLM = "http://127.0.0.1:9"
 """A closed port: a run that needed the model would fail to reach it."""
@@ -30,7 +35,7 @@ def trailblaze(
     )
 
 
-EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "trails"
+EXAMPLES_DIR = TRAILS
 _COPYING = threading.Lock()
 
 
@@ -49,3 +54,38 @@ def copy_example(name: str, tmp_path: Path) -> Path:
         if not (tmp_path / sub).exists():
             copy_example(sub, tmp_path)
     return target
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m trailblaze ARGS` with the given environment (this process's by default), a minute at most."""
+    return subprocess.run(
+        [sys.executable, "-m", "trailblaze", *args], capture_output=True, text=True, timeout=60, env=env or dict(os.environ)
+    )
+
+
+@pytest.fixture(params=["android", "ios"])
+def external_sim(request: pytest.FixtureRequest) -> Iterator[tuple[str, dict[str, str]]]:
+    """`trailblaze sim PLATFORM` as a subprocess; yields the --device spec and the environment."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trailblaze", "sim", request.param, "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        env = dict(os.environ)
+        if request.param == "android":
+            port = re.search(r"ANDROID_ADB_SERVER_PORT=(\d+)", line)
+            assert port, line
+            env["ANDROID_ADB_SERVER_PORT"] = port.group(1)
+            yield "android", env
+        else:
+            url = re.search(r"(http://127\.0\.0\.1:\d+)", line)
+            assert url, line
+            yield f"ios:{url.group(1)}", env
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()

@@ -5,10 +5,9 @@ from __future__ import annotations
 import importlib.util
 import sys
 from functools import cache
-from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
 
 
 @cache

@@ -20,7 +20,7 @@ DEBIAN_PACKAGES = {
     "npm": ("npm",),
 }
 """Debian package → the program names that provide what the tests need, in order of preference.
-(Node.js and npm run the real Appium server, tests/appium_support.py, whose tests fail rather than
+(Node.js and npm run the real Appium server, tests/support/appium.py, whose tests fail rather than
 skip without them: they are the Appium driver's only end-to-end proof.)"""
 
 

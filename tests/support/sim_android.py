@@ -3,6 +3,8 @@ driven through the unmodified adbutils + uiautomator2 clients over real sockets.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -66,3 +68,17 @@ def sign_in(rig: AndroidRig, email: str = "ada@example.com", password: str = "hu
     d(resourceId=rid("sign_in")).click()
     rig.clock.advance(1.0)
     assert d(text="Inbox", className="android.widget.TextView").wait(timeout=2)
+
+
+def apk(package: str, *permissions: str) -> bytes:
+    """A minimal APK for `adb install`: a manifest with the package and its permissions, and a stub dex."""
+    uses = "".join(f'<uses-permission android:name="{p}"/>' for p in permissions)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr(
+            "AndroidManifest.xml",
+            f'<?xml version="1.0"?>\n<manifest xmlns:android="http://schemas.android.com/apk/res/android" '
+            f'package="{package}" android:versionCode="3">{uses}</manifest>',
+        )
+        z.writestr("classes.dex", b"dex\n035\x00")
+    return buf.getvalue()
