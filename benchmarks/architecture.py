@@ -6,11 +6,11 @@ tool's context goes by, and the places one edits to add a tool the model calls b
 
     python benchmarks/architecture.py
 
-The import graph is the one tests/test_layering.py checks (built in tests/support/layering.py: every import
+The import graph is the one tests/project/test_layering.py checks (built in tests/support/layering.py: every import
 inside `trailblaze/`, module level or not); "layers" is the longest import chain, counted in modules.
 
 The simulator's figures (issue 39, ADR 0061) follow: modules at the top of `trailblaze_sim/`, its
-packages and tiers (tests/test_sim_layering.py) and the method counts of its five largest classes
+packages and tiers (tests/sim/test_sim_layering.py) and the method counts of its five largest classes
 (every `def` in the class body, private ones included).
 """
 

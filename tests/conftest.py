@@ -34,7 +34,7 @@ os.environ["GCE_METADATA_HOST"] = os.environ["GCE_METADATA_IP"] = "127.0.0.1:9"
 os.environ["CLOUDSDK_CONFIG"] = os.devnull
 # CI=true changes `trailblaze replay`'s defaults (trailblaze.engine.ci_defaults: failing steps' screenshots only).
 # The suite sees the local defaults wherever it runs, so a test reads the same run directory in CI as on
-# a laptop; the tests of the CI defaults set CI themselves (tests/test_ci_defaults.py).
+# a laptop; the tests of the CI defaults set CI themselves (tests/engine/test_ci_defaults.py).
 os.environ.pop("CI", None)
 
 

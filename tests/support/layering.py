@@ -1,4 +1,4 @@
-"""The import graph of `trailblaze/` and its package tiers, as tests/test_layering.py checks them (ADR 0053)
+"""The import graph of `trailblaze/` and its package tiers, as tests/project/test_layering.py checks them (ADR 0053)
 and benchmarks/architecture.py measures them.
 
 Every import counts — module level, inside functions and under `TYPE_CHECKING` — because a cycle hidden

@@ -1,5 +1,5 @@
 """Malformed trail files, each with the line, column and message its first problem is reported at
-(tests/test_trail_errors.py) and whether the JSON Schema rejects it too (tests/test_trail_schema.py)."""
+(tests/trail/test_trail_errors.py) and whether the JSON Schema rejects it too (tests/trail/test_trail_schema.py)."""
 
 from __future__ import annotations
 

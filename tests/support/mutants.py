@@ -1,4 +1,4 @@
-"""App mutants and their kill table, shared by tests/test_mutants.py and benchmarks/mutant_kills.py.
+"""App mutants and their kill table, shared by tests/mutation/test_mutants.py and benchmarks/mutant_kills.py.
 
 A mutant (`tests/data/mutants/NAME.yaml`) is the demo app with exactly one fact changed that a
 `verify:` step of the example trails states. `manifest.yaml` says which fact and which verify steps

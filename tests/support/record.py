@@ -1,5 +1,5 @@
 """`trailblaze record` in a subprocess against `FakeMessagesAPI` with the demo policy, for the tests of
-recording (tests/test_record_cli.py, tests/test_record_dialog.py, tests/test_occlusion.py)."""
+recording (tests/cli/test_record_cli.py, tests/cli/test_record_dialog.py, tests/screen/test_occlusion.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Checks over any screen, shared by the tests of the compact view and of selectors and by the demo-app
-round trip (tests/test_selectors_demo.py): parametrise them over any `Hierarchy`."""
+round trip (tests/screen/test_selectors_demo.py): parametrise them over any `Hierarchy`."""
 
 from __future__ import annotations
 

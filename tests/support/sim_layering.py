@@ -1,4 +1,4 @@
-"""The import graph of `trailblaze_sim` and its package tiers, as tests/test_sim_layering.py checks them
+"""The import graph of `trailblaze_sim` and its package tiers, as tests/sim/test_sim_layering.py checks them
 (ADR 0061) and benchmarks/architecture.py measures them; the same rules as the core (tests/support/layering.py).
 """
 

@@ -3,7 +3,7 @@
 A test that needs one calls `require(...)`: on a machine without the program the test is skipped
 with a reason naming the package, so the README's `python -m pytest -n 2` passes on a fresh machine.
 `.ci/run` installs every package listed in `DEBIAN_PACKAGES`, so CI runs those tests
-(tests/test_system_tools.py keeps the two lists in step).
+(tests/project/test_system_tools.py keeps the two lists in step).
 """
 
 from __future__ import annotations
