@@ -30,9 +30,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 _ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(_ROOT))  # the Appium rig lives with the tests (tests/appium_support.py)
+sys.path.insert(0, str(_ROOT))  # the Appium rig lives with the tests (tests/support/appium.py)
 
-from tests.appium_support import AppiumServer  # noqa: E402
+from tests.support.appium import AppiumServer  # noqa: E402
 from trailblaze.device.devices import open_device  # noqa: E402
 from trailblaze.engine.replay import build_memory, replay_trail  # noqa: E402
 from trailblaze.testing.farm_hub import FarmHub  # noqa: E402

@@ -6,11 +6,11 @@ tool's context goes by, and the places one edits to add a tool the model calls b
 
     python benchmarks/architecture.py
 
-The import graph is the one tests/test_layering.py checks (every import inside `trailblaze/`, module
-level or not); "layers" is the longest import chain, counted in modules.
+The import graph is the one tests/project/test_layering.py checks (built in tests/support/layering.py: every import
+inside `trailblaze/`, module level or not); "layers" is the longest import chain, counted in modules.
 
 The simulator's figures (issue 39, ADR 0061) follow: modules at the top of `trailblaze_sim/`, its
-packages and tiers (tests/test_sim_layering.py) and the method counts of its five largest classes
+packages and tiers (tests/sim/test_sim_layering.py) and the method counts of its five largest classes
 (every `def` in the class body, private ones included).
 """
 
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "trailblaze"
 sys.path.insert(0, str(ROOT))
 
-from tests.test_layering import _TOP, TIERS, _modules, import_graph, package_of, package_violations  # noqa: E402
+from tests.support.layering import TIERS, TOP, import_graph, module_paths, package_of, package_violations  # noqa: E402
 
 
 def _layers(graph: dict[str, set[str]]) -> int:
@@ -204,7 +204,7 @@ def ref_tool_places(trees: dict[str, ast.Module]) -> dict[str, tuple[int, int, i
 
 
 def main() -> None:
-    modules = _modules()
+    modules = module_paths()
     top = [p for p in PACKAGE.glob("*.py")]
     packages = [p for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
     text = {name: path.read_text("utf-8") for name, path in modules.items()}
@@ -220,7 +220,7 @@ def main() -> None:
     print(f"modules in trailblaze/ (all): {len(modules)}; at the top level: {len(top)}; subpackages: {len(packages)}")
     print(f"lines in trailblaze/: {lines}")
     graph = import_graph()
-    edges = {(package_of(m), package_of(d)) for m, ds in graph.items() if m not in _TOP for d in ds} - {(p, p) for p in map(package_of, graph)}
+    edges = {(package_of(m), package_of(d)) for m, ds in graph.items() if m not in TOP for d in ds} - {(p, p) for p in map(package_of, graph)}
     print(f"import layers (longest chain): {_layers(graph)}")
     print(
         f"packages: {sum(len(t) for t in TIERS) - 1} in {len(TIERS)} tiers; package-level import edges: {len(edges)}; "
@@ -262,9 +262,9 @@ def _class_sizes(package: Path) -> list[tuple[int, str]]:
 
 
 def _simulator() -> None:
-    from tests import test_sim_layering as sim
+    from tests.support import sim_layering as sim
 
-    modules = sim._modules()
+    modules = sim.module_paths()
     top = list(sim.PACKAGE.glob("*.py"))
     graph = sim.import_graph()
     print("\nthe simulator (drivers/sim/trailblaze_sim):")

@@ -23,12 +23,11 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))  # `tests.support`, as `python -m pytest` from the root sees it
 
 
 def per_assertion() -> None:
-    from demo_screens import SCREENS, demo_screen
-
+    from tests.support.demo_screens import SCREENS, demo_screen
     from trailblaze.mutation.mutants import prove_assertion
     from trailblaze.screen.compact import compact_view
     from trailblaze.tools.assertions import pin_assertion

@@ -23,11 +23,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
 DEFAULT_FILES = [
-    "tests/test_sim_android_u2.py",
-    "tests/test_sim_android_u2_fidelity.py",
-    "tests/test_sim_android_adb_fidelity.py",
-    "tests/test_sim_android.py",
-    "tests/test_sim_android_demo.py",
+    "tests/sim/test_sim_android_u2.py",
+    "tests/sim/test_sim_android_u2_fidelity.py",
+    "tests/sim/test_sim_android_adb_fidelity.py",
+    "tests/sim/test_sim_android.py",
+    "tests/sim/test_sim_android_demo.py",
 ]
 ADB_HOST_SERVICES = [
     "host:version", "host:devices", "host:devices-l", "host:track-devices", "host:features",

@@ -1,7 +1,7 @@
 """Issue 38 item 7: a run of 1,000 trails — the report's size and first paint, replay's memory, validate.
 
 1. **Report bytes per trail**: a synthetic run directory of `--trails` trails (the five trails of
-   tests/report_support.py, over and over, with real simulator captures) rendered by
+   tests/support/report.py, over and over, with real simulator captures) rendered by
    `write_html_report`: the page with its pictures beside it (the default) and `single_file`.
 2. **First paint**: that page opened in headless Chromium (Debian's `chromium`, driven by Playwright):
    first contentful paint, DOMContentLoaded and load, the median of three.
@@ -33,7 +33,7 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(_ROOT))
 
-from tests.report_support import build_many_trails  # noqa: E402 — the repo root goes on sys.path first
+from tests.support.report import build_many_trails  # noqa: E402 — the repo root goes on sys.path first
 
 _TWO_STEPS = """\
 config:

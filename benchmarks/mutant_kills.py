@@ -25,7 +25,7 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(_ROOT))
 
-from tests.mutants_support import (  # noqa: E402 — the repo root goes on sys.path first
+from tests.support.mutants import (  # noqa: E402 — the repo root goes on sys.path first
     RESTYLED,
     Job,
     Manifest,

@@ -19,12 +19,12 @@ import pytest
 import wda
 
 DEFAULT_TESTS = [
-    "tests/test_sim_ios_wda.py",
-    "tests/test_sim_ios_fidelity.py",
-    "tests/test_sim_ios_faults.py",
-    "tests/test_launch_not_installed.py",
-    "tests/test_driver_common.py",
-    "tests/test_driver_errors.py",
+    "tests/sim/test_sim_ios_wda.py",
+    "tests/sim/test_sim_ios_fidelity.py",
+    "tests/sim/test_sim_ios_faults.py",
+    "tests/device/test_launch_not_installed.py",
+    "tests/drivers/test_driver_common.py",
+    "tests/drivers/test_driver_errors.py",
 ]
 _CLASSES: dict[str, type] = {
     "Client": wda.BaseClient,
@@ -74,7 +74,7 @@ def instrument(seen: set[str]) -> list[str]:
 
 def main(argv: list[str]) -> int:
     root = Path(__file__).resolve().parents[1]
-    sys.path.insert(0, str(root))  # `tests.device_support`, as `python -m pytest` from the root sees it
+    sys.path.insert(0, str(root))  # `tests.support.device`, as `python -m pytest` from the root sees it
     os.chdir(root)
     seen: set[str] = set()
     names = instrument(seen)

@@ -7,6 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
+# Fixtures several test modules request live in tests/support; imported here, every test can request them.
+from tests.support.cli import external_sim  # noqa: F401
+from tests.support.record import api  # noqa: F401
 from trailblaze.llm.client import override_allow_llm_requests
 
 # Never let adbutils start a real adb server on 5037 when a simulator is missing.
@@ -31,7 +34,7 @@ os.environ["GCE_METADATA_HOST"] = os.environ["GCE_METADATA_IP"] = "127.0.0.1:9"
 os.environ["CLOUDSDK_CONFIG"] = os.devnull
 # CI=true changes `trailblaze replay`'s defaults (trailblaze.engine.ci_defaults: failing steps' screenshots only).
 # The suite sees the local defaults wherever it runs, so a test reads the same run directory in CI as on
-# a laptop; the tests of the CI defaults set CI themselves (tests/test_ci_defaults.py).
+# a laptop; the tests of the CI defaults set CI themselves (tests/engine/test_ci_defaults.py).
 os.environ.pop("CI", None)
 
 

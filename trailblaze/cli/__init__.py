@@ -1,4 +1,4 @@
 """The `trailblaze` command (`main`), `trailblaze init` (`scaffold`, `ci_workflow`).
 
-May import: every package (tests/test_layering.py checks it).
+May import: every package (tests/project/test_layering.py checks it).
 """

@@ -10,7 +10,7 @@ path, the iOS scheme) is marked `FILL IN`. The workflow installs the pinned
 `trailblaze[android]==<this version>`, so CI runs the trailblaze that wrote it, or what `pip_spec`
 names (`pip_requirement`: a version, a wheel or sdist path, or a URL). docs/guides/ci.md.
 
-The workflow passes zizmor's audits (tests/test_workflow_audit.py): the token may only read the
+The workflow passes zizmor's audits (tests/project/test_workflow_audit.py): the token may only read the
 repository (`permissions: contents: read`), every action is pinned to the full commit SHA of a release
 (`ACTIONS`; a tag can be moved to other code, a commit cannot) with the version in a comment, and
 checkouts keep no credentials in `.git/config` for later steps or artifacts to leak.

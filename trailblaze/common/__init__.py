@@ -4,5 +4,5 @@ file writes and locks (`files`), size limits (`limits`), reading a text file onc
 positions (`yaml_lines`), secret redaction (`redact`, `redact_values`, `secret_sources`), printable
 text, numbers-as-text and screenshot bytes.
 
-May import: errors (tests/test_layering.py checks it).
+May import: errors (tests/project/test_layering.py checks it).
 """

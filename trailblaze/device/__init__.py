@@ -4,5 +4,5 @@ and what it does about transient device faults (`hiccups`),
 app install and permissions, device logs and queries, and the simulator plug-in lookup
 (`simulator`).
 
-May import: screen, common (tests/test_layering.py checks it).
+May import: screen, common (tests/project/test_layering.py checks it).
 """

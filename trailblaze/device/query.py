@@ -12,7 +12,7 @@ tool acts on — its visibility, its order among matches, `index`, whether a dia
 covers it (`trailblaze.screen.occlusion`) — is always the dump resolver's. For that the query must never miss
 what the resolver finds: on every dump, every node the selector resolves to satisfies the query
 (`query_matches`); the query may match more (an invisible node, WDA's `name` falling back to the
-label), in which case the session falls back to polling the dump. tests/test_device_query.py checks
+label), in which case the session falls back to polling the dump. tests/device/test_device_query.py checks
 both directions on the demo app's screens and the real-world dumps.
 """
 

@@ -3,5 +3,5 @@ heal, proof, record, re-record), the run options (`options`), replay and record 
 (`replay`, `runner`), the proof replay, self-heal diagnostics (`heal`), retries, sharding,
 pre-flight checks and `trailblaze check` (`check`).
 
-May import: output, agent, mutation, trail, tools, llm, device, screen, common (tests/test_layering.py checks it).
+May import: output, agent, mutation, trail, tools, llm, device, screen, common (tests/project/test_layering.py checks it).
 """

@@ -2,5 +2,5 @@
 OpenAI-compatible clients (`anthropic`, `openai`, `_sdk`), choosing a model (`models`), pricing
 and the agent's prompts. The SDKs are imported only when a client is made.
 
-May import: common (tests/test_layering.py checks it).
+May import: common (tests/project/test_layering.py checks it).
 """

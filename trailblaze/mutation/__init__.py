@@ -2,5 +2,5 @@
 mutants that contradict it (`mutants`), and the gate the recorder passes every assertion through
 before it is written (`gate`).
 
-May import: trail, tools, device, screen (tests/test_layering.py checks it).
+May import: trail, tools, device, screen (tests/project/test_layering.py checks it).
 """

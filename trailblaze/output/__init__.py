@@ -3,5 +3,5 @@
 path (`artifacts`), the HTML report (`report`, its pictures `report_images`, `_html`), JUnit XML
 (`junit`), merging shards (`merge`) and what a result means for CI (`ci_policy`).
 
-May import: agent, trail, tools, llm, device, screen, common (tests/test_layering.py checks it).
+May import: agent, trail, tools, llm, device, screen, common (tests/project/test_layering.py checks it).
 """

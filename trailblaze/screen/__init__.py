@@ -3,5 +3,5 @@
 the compact view the model reads (`compact`), occlusion, resolving a selector to a node (`resolve`),
 text patterns and saved screens, and the mask that blacks out what shows a secret in a screenshot (`mask`).
 
-May import: common (tests/test_layering.py checks it).
+May import: common (tests/project/test_layering.py checks it).
 """

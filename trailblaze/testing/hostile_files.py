@@ -1,7 +1,7 @@
 """A corpus of hostile trail files: what an attacker or a careless editor can hand to trailblaze.
 
 `write_corpus(folder)` writes every case into `folder` and returns them with what each command must
-answer. tests/test_hostile_files.py runs them through `validate`, `replay` and pytest collection
+answer. tests/testing/test_hostile_files.py runs them through `validate`, `replay` and pytest collection
 under a memory limit; benchmarks/hostile_files.py prints time and peak memory per file.
 """
 

@@ -7,5 +7,5 @@ recorded call is a `ToolCall` (`call`), validated against its tool's params (`pa
 `recorded`); `execute` runs a built-in one. The run's memory of remembered values is here too
 (`memory`).
 
-May import: llm, device, screen, common (tests/test_layering.py checks it).
+May import: llm, device, screen, common (tests/project/test_layering.py checks it).
 """

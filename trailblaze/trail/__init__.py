@@ -4,5 +4,5 @@ cases (`_markdown`), finding trail files (`discovery`), `{{templates}}` (`variab
 (`subtrail`) and the JSON schema of the format (`schema`). A Maestro flow is read through
 `trailblaze.tools.maestro`.
 
-May import: tools, screen, common (tests/test_layering.py checks it).
+May import: tools, screen, common (tests/project/test_layering.py checks it).
 """

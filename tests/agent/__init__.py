@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.agent`: the agent loop and asking the user."""

@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.device`: sessions, settling, device faults, queries, installs, device specs."""

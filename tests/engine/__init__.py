@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.engine`: replay, record, policies, run options, sharding, preflight."""

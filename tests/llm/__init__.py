@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.llm`: the model clients, providers and model choice."""

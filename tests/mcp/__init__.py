@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.mcp`: the MCP server, its session and surface."""

@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.mutation`: app mutants and recorded assertions that can fail."""

@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.output`: run directories, reports, JUnit, CI verdicts, storyboards."""

@@ -1,0 +1,1 @@
+"""Tests of the project as a whole: package layering, light imports, packaging, workflows, the suite's layout."""

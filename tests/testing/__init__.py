@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.testing`: the test doubles and corpora the library ships."""

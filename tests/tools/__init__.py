@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.tools`: the tool model, built-in, catalog, custom and Maestro tools, probes, memory."""

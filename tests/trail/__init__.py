@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.trail`: the trail file format, its reader, schema, limits and sub-trails."""
