@@ -31,10 +31,8 @@ from pathlib import Path
 from types import ModuleType
 
 from trailblaze.errors import TrailblazeError
-from trailblaze.tools.custom import tools_in
 from trailblaze.tools.tooldef import ToolDef
 from trailblaze.tools.toolset import ToolSet
-from trailblaze.tools.yaml_tools import check_bodies, load_yaml_tool
 
 __all__ = ["ENTRY_POINT_GROUP", "Discovered", "clear_cache", "discover", "tool_sources", "tools_for"]
 
@@ -124,6 +122,8 @@ def discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discover
 
 @lru_cache(maxsize=32)
 def _discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discovered:
+    from trailblaze.tools.yaml_tools import check_bodies  # a project's tools: imported when it has some
+
     found: list[ToolDef] = []
     problems: list[str] = []
     for source in sources:
@@ -160,6 +160,8 @@ def clear_cache() -> None:
 
 
 def _from_path(path: Path, problems: list[str]) -> list[ToolDef]:
+    from trailblaze.tools.custom import tools_in  # a project's tools: imported when it has some
+
     if not path.exists():
         problems.append(
             f"{path}: no such tools folder or file (from [tool.trailblaze] tools in pyproject.toml)"
@@ -187,6 +189,8 @@ def _from_path(path: Path, problems: list[str]) -> list[ToolDef]:
 
 
 def _yaml_tool(path: Path, problems: list[str]) -> list[ToolDef]:
+    from trailblaze.tools.yaml_tools import load_yaml_tool  # a project's tools: imported when it has some
+
     tool, found = load_yaml_tool(path)
     problems += found
     return [tool] if tool is not None else []
@@ -232,6 +236,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _from_module_name(name: str, problems: list[str]) -> list[ToolDef]:
+    from trailblaze.tools.custom import tools_in  # a project's tools: imported when it has some
+
     try:
         return tools_in(importlib.import_module(name))
     except Exception as exc:
@@ -242,6 +248,8 @@ def _from_module_name(name: str, problems: list[str]) -> list[ToolDef]:
 
 
 def _from_entry_points(problems: list[str]) -> list[ToolDef]:
+    from trailblaze.tools.custom import tools_in  # a project's tools: imported when it has some
+
     out: list[ToolDef] = []
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         try:
