@@ -122,8 +122,6 @@ def discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discover
 
 @lru_cache(maxsize=32)
 def _discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discovered:
-    from trailblaze.tools.yaml_tools import check_bodies  # a project's tools: imported when it has some
-
     found: list[ToolDef] = []
     problems: list[str] = []
     for source in sources:
@@ -141,7 +139,10 @@ def _discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discove
             tools.add(custom)
         except TrailblazeError as exc:
             problems.append(exc.message)
-    problems += check_bodies(tools)
+    if found:  # the YAML tools' checker is imported when a project has tools
+        from trailblaze.tools.yaml_tools import check_bodies
+
+        problems += check_bodies(tools)
     return Discovered(tools, problems, sources)
 
 
@@ -248,8 +249,6 @@ def _from_module_name(name: str, problems: list[str]) -> list[ToolDef]:
 
 
 def _from_entry_points(problems: list[str]) -> list[ToolDef]:
-    from trailblaze.tools.custom import tools_in  # a project's tools: imported when it has some
-
     out: list[ToolDef] = []
     for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
         try:
@@ -259,6 +258,8 @@ def _from_entry_points(problems: list[str]) -> list[ToolDef]:
                 f"entry point `{ep.name} = {ep.value}` ({ENTRY_POINT_GROUP}): cannot load it: {type(exc).__name__}: {_first_line(exc)}"
             )
             continue
+        from trailblaze.tools.custom import tools_in  # a project's tools: imported when it has some
+
         tools = tools_in(loaded)
         if not tools:
             problems.append(
