@@ -328,6 +328,9 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     ),
     "trailblaze --help": Run(shows="Usage: trailblaze"),
     "python benchmarks/architecture.py": Run(shows="places to add a ref tool the model calls: 2 in 1 file"),
+    "python benchmarks/architecture.py --before e06e342": Elsewhere(
+        "hand: it reads the checkout's git history, which the examples' fresh project folder has not"
+    ),
     'python -c "from trailblaze.tools.toolset import all_tools; print(*(f\'{t.name} {t.kind} {t.source}\' for t in '
     "all_tools()), sep='\\n')\"": Run(shows="mobile_maestro action catalog"),
     'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/sim': Elsewhere(
@@ -432,6 +435,7 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
         ("report_picture.py", "--width"),
         ("maestro_corpus.py", "--list"),
         ("startup.py", "--runs"),
+        ("architecture.py", "--before"),
         ("appium_replay.py", "--farm-ms"),
         ("device_faults.py", "--replays"),
         ("large_runs.py", "--skip-replay"),
