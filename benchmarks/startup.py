@@ -67,10 +67,11 @@ def _uncached_env() -> dict[str, str]:
 
 
 def _process(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float]:
-    """(wall ms, CPU ms) of a fresh process, which must exit 0."""
+    """(wall ms, CPU ms) of a fresh process, which must exit 0. It runs outside the checkout (unless
+    `cwd`), so that `python -m` imports what PYTHONPATH names first, not the checkout it stands in."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=False)
+    done = subprocess.run(argv, env=env, cwd=cwd or tempfile.gettempdir(), capture_output=True, check=False)
     wall = (time.perf_counter() - t0) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert done.returncode == 0, f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-300:]!r}"
