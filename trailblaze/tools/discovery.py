@@ -17,7 +17,6 @@ A folder contributes its `*.py` files (imported as one package, so relative impo
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -199,6 +198,8 @@ def _yaml_tool(path: Path, problems: list[str]) -> list[ToolDef]:
 
 def _package_for(folder: Path) -> str:
     """A private package name for a tools folder: its `.py` files import as its submodules."""
+    import hashlib  # only for a project's tools folder
+
     digest = hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:12]
     name = _PACKAGE_PREFIX + digest
     if name not in sys.modules:

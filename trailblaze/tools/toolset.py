@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from trailblaze.errors import UsageError
 from trailblaze.tools.builtin import BUILTIN_NAMES, builtin_defs, builtin_tool, unknown_tool_hint
@@ -263,6 +263,8 @@ def _error(message: str, kind: Kind = "other") -> Any:
 
 
 class _Reasoning(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # only its field is used, by a project's tool for the model
+
     reasoning: str | None = Field(
         default=None, description="Brief: what you see, what is done, why this call is next."
     )
