@@ -5,6 +5,13 @@ syntax trees: the types that model a tool, the collections that hold tools by na
 tool's context goes by, and the places one edits to add a tool the model calls by ref.
 
     python benchmarks/architecture.py
+    python benchmarks/architecture.py --before e06e342
+
+`--before REV` extracts that commit (`git archive REV | tar -x`) and prints the figures counted from
+the code (tool types and collections, places to add a ref tool, rich imports in `engine/`, the
+simulator's top-level modules and largest classes) for REV and for the working tree side by side. The
+timed figures it does not measure: the fast tier's time is `python -m pytest -n 2 -m "not slow"` in
+each checkout, and start-up is `benchmarks/startup.py` (`PYTHONPATH=<checkout>` for another).
 
 The import graph is the one tests/project/test_layering.py checks (built in tests/support/layering.py: every import
 inside `trailblaze/`, module level or not); "layers" is the longest import chain, counted in modules.
@@ -16,10 +23,13 @@ packages and tiers (tests/sim/test_sim_layering.py) and the method counts of its
 
 from __future__ import annotations
 
+import argparse
 import ast
 import functools
 import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -203,7 +213,72 @@ def ref_tool_places(trees: dict[str, ast.Module]) -> dict[str, tuple[int, int, i
     return out
 
 
+def rich_imports(trees: dict[str, ast.Module], package: str = "trailblaze.engine") -> list[str]:
+    """The modules of `package` that import rich, at module level or inside a function."""
+    return sorted(
+        name
+        for name, tree in trees.items()
+        if name == package or name.startswith(package + ".")
+        if any(
+            (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "rich" for a in n.names))
+            or (isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").split(".")[0] == "rich")
+            for n in ast.walk(tree)
+        )
+    )
+
+
+def _package_trees(package: Path) -> dict[str, ast.Module]:
+    """Every module of `package` (a folder), by dotted name, parsed."""
+    out = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = ast.parse(path.read_text("utf-8"))
+    return out
+
+
+def static_figures(root: Path) -> dict[str, str]:
+    """The figures counted from the code of the checkout at `root`, by name, as printed."""
+    trees = _package_trees(root / "trailblaze")
+    types = tool_types(trees)
+    collections = tool_collections(trees, types)
+    places = ref_tool_places(trees)
+    most = max(places.values(), default=(0, 0, 0, 0))
+    rich = rich_imports(trees)
+    sim = root / "drivers" / "sim" / "trailblaze_sim"
+    top = sorted(p.stem for p in sim.glob("*.py"))
+    return {
+        "tool types": f"{len(types)} ({', '.join(types)})",
+        "tool collections": f"{len(collections)} ({', '.join(collections)})",
+        "places to add a ref tool": f"{most[0]} in {most[1]} file(s); with a new recorded tool: {most[2]} in {most[3]}",
+        "rich imports in engine/": f"{len(rich)} ({', '.join(rich) or 'none'})",
+        "simulator top-level modules": f"{len(top)} ({', '.join(top)})",
+        "simulator largest classes": ", ".join(f"{name} {count}" for count, name in _class_sizes(sim)[:5]),
+    }
+
+
+def _before(rev: str) -> None:
+    """The static figures of `rev` and of the working tree, side by side; the timed ones pointed to."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        old = static_figures(Path(tmp))
+    new = static_figures(ROOT)
+    print(f"before ({rev}) and after (the working tree), counted from the code:")
+    for name in new:
+        print(f"{name}:\n  before: {old[name]}\n  after:  {new[name]}")
+    print(
+        "the fast tier's time (not re-measured here): `python -m pytest -n 2 -m \"not slow\"` in each checkout\n"
+        "start-up (not re-measured here): `python benchmarks/startup.py` (another checkout: PYTHONPATH=<it>)"
+    )
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--before", metavar="REV", help="Also count the figures of this commit, side by side.")
+    before = parser.parse_args().before
+    if before:
+        _before(before)
+        return
     modules = module_paths()
     top = [p for p in PACKAGE.glob("*.py")]
     packages = [p for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()]
@@ -243,6 +318,8 @@ def main() -> None:
         f"with a new recorded tool it writes: {most[2]} in {most[3]} files "
         f"(the most of {len(places)} ref tools: {', '.join(f'{k} {v[0]}' for k, v in sorted(places.items()))})"
     )
+    rich = rich_imports(trees)
+    print(f"rich imports in engine/: {len(rich)} ({', '.join(rich) or 'none'})")
     print("largest parameter counts:")
     for count, name in params[:5]:
         print(f"  {count:3d}  {name}")

@@ -10,7 +10,13 @@ Prints, as medians of N fresh processes:
   the difference is the process's start-up — interpreter, imports, driver plugin;
 - `trailblaze validate trails/login.trail.yaml` next to its floor, `python -c "import pydantic, yaml,
   click"` (the libraries a validate cannot do without): the difference is ours (issue 39: ≤ +0.1 s);
+- what the replay process's imports cost, group by group (CPU, fresh processes importing every
+  module the replay loaded): the interpreter, pydantic/yaml/click, rich, trailblaze and its driver
+  plugin (with what they import), then the device libraries (uiautomator2, adbutils, requests …);
 - the modules `import trailblaze.cli.main` takes longest to import (`python -X importtime`).
+
+Targets (issue 39 item 6): a replay process ≤ +250 ms over in-process, `validate` ≤ +0.1 s over its
+floor (docs/adr/0063-start-up.md).
 
 Each figure twice: with a bytecode cache (what an installed package or any second run has) and
 without one for trailblaze's own sources (PYTHONDONTWRITEBYTECODE=1, as on the machine the figures
@@ -61,10 +67,11 @@ def _uncached_env() -> dict[str, str]:
 
 
 def _process(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[float, float]:
-    """(wall ms, CPU ms) of a fresh process, which must exit 0."""
+    """(wall ms, CPU ms) of a fresh process, which must exit 0. It runs outside the checkout (unless
+    `cwd`), so that `python -m` imports what PYTHONPATH names first, not the checkout it stands in."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, check=False)
+    done = subprocess.run(argv, env=env, cwd=cwd or tempfile.gettempdir(), capture_output=True, check=False)
     wall = (time.perf_counter() - t0) * 1000
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert done.returncode == 0, f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-300:]!r}"
@@ -117,8 +124,13 @@ def _start_simulator() -> tuple[subprocess.Popen[str], str]:
     return proc, port
 
 
+_REPLAY_MODULES: list[str] = []
+"""The modules the in-process replay imported (filled by `_replay_overhead`'s warm-up)."""
+
+
 def _replay_overhead(runs: int, env: dict[str, str]) -> tuple[tuple[float, float], tuple[float, float]]:
     """(wall, CPU) ms of `trailblaze replay` as a fresh process and in this process, on one simulator."""
+    before = set(sys.modules)
     from trailblaze.cli.main import cli
 
     sim, port = _start_simulator()
@@ -151,6 +163,8 @@ def _replay_overhead(runs: int, env: dict[str, str]) -> tuple[tuple[float, float
                 return (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
 
             in_process(-1)  # warm-up: imports, the first connection
+            if not _REPLAY_MODULES:
+                _REPLAY_MODULES.extend(m for m in sys.modules if m not in before and "__editable__" not in m)
             process, inside = [], []
             for n in range(runs):  # interleaved, so both see the same machine
                 cmd = [sys.executable, "-m", "trailblaze", *args, "--run-dir", str(tmp / f"p{n}")]
@@ -160,6 +174,30 @@ def _replay_overhead(runs: int, env: dict[str, str]) -> tuple[tuple[float, float
         sim.terminate()
         sim.wait()
     return _figure(process), _figure(inside)
+
+
+_GROUPS: tuple[tuple[str, tuple[str, ...] | None], ...] = (
+    ("pydantic, yaml, click (every module of theirs a replay loads)", ("pydantic", "pydantic_core", "yaml", "click")),
+    ("rich (the console)", ("rich",)),
+    ("trailblaze and its driver plugin, with what they import", ("trailblaze", "trailblaze_android")),
+    ("the rest: the device libraries (uiautomator2, adbutils, requests, Pillow …)", None),
+)
+
+
+def _import_costs(runs: int, env: dict[str, str]) -> list[tuple[str, float]]:
+    """CPU ms of fresh processes importing, group after group, the modules the replay imported."""
+    py = sys.executable
+    rows = [("python -c pass", _figure([_process([py, "-c", "pass"], env) for _ in range(runs)])[1])]
+    chosen: list[str] = []
+    for name, tops in _GROUPS:
+        chosen += [m for m in _REPLAY_MODULES if m not in chosen and (tops is None or m.split(".")[0] in tops)]
+        script = (
+            "import importlib\n"
+            f"for m in {chosen!r}:\n"
+            "    try:\n        importlib.import_module(m)\n    except Exception:\n        pass\n"
+        )
+        rows.append((name, _figure([_process([py, "-c", script], env) for _ in range(runs)])[1]))
+    return rows
 
 
 def _slowest_imports(count: int) -> list[tuple[int, str]]:
@@ -199,6 +237,12 @@ def _print(title: str, runs: int, env: dict[str, str]) -> None:
         f"  trailblaze replay (login trail, sim android, zero latency): {p_wall:.0f} ms as a process vs {i_wall:.0f} ms "
         f"in-process: start-up {p_wall - i_wall:+.0f} ms wall; CPU {p_cpu:.0f} vs {i_cpu:.0f} ms: {p_cpu - i_cpu:+.0f} ms"
     )
+    print("  what the replay process's imports cost (CPU, least of the runs; each group adds to the ones above):")
+    last = 0.0
+    for name, cpu in _import_costs(runs, env):
+        print(f"    {cpu:6.0f} ms  {cpu - last:+5.0f} ms  {name}")
+        last = cpu
+    print(f"    the rest of the start-up, {p_cpu - i_cpu - last:+.0f} ms CPU: first-use work (pydantic schemas, the first connection …)")
 
 
 def main() -> None:

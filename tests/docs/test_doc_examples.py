@@ -329,7 +329,10 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze --help": Run(shows="Usage: trailblaze"),
     "python benchmarks/architecture.py": Elsewhere(
         "hand: a benchmark that reads the checkout's own code (the examples run in a scratch folder); the "
-        "figures are printed by hand, and tests/test_toolset.py holds the tool model's figures it prints"
+        "figures are printed by hand, and tests/tools/test_toolset.py holds the tool model's figures it prints"
+    ),
+    "python benchmarks/architecture.py --before e06e342": Elsewhere(
+        "hand: it reads the checkout's git history, which the examples' fresh project folder has not"
     ),
     'python -c "from trailblaze.tools.toolset import all_tools; print(*(f\'{t.name} {t.kind} {t.source}\' for t in '
     "all_tools()), sep='\\n')\"": Run(shows="mobile_maestro action catalog"),
@@ -435,6 +438,7 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
         ("report_picture.py", "--width"),
         ("maestro_corpus.py", "--list"),
         ("startup.py", "--runs"),
+        ("architecture.py", "--before"),
         ("appium_replay.py", "--farm-ms"),
         ("device_faults.py", "--replays"),
         ("large_runs.py", "--skip-replay"),

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from trailblaze.device.driver import SupportsShellStatus
+if TYPE_CHECKING:  # the trail reader checks permission keys without the driver layer
+    from trailblaze.device.driver import SupportsShellStatus
 
 __all__ = ["SHORT_NAMES", "PermissionRefused", "SupportsPermissions", "check_permission_key", "set_permissions"]
 

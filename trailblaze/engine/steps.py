@@ -103,7 +103,6 @@ class StepEngine:
         the project's from the trail's tools folder (docs/adr/0020-custom-tools.md), those of them
         `config.tools` offers the model, and `askUser` when the policy has someone to ask."""
         if self._tools is None:
-            from trailblaze.agent.ask import ask_user_tool
             from trailblaze.tools.discovery import tools_for
             from trailblaze.tools.toolset import ToolSet
 
@@ -111,6 +110,8 @@ class StepEngine:
             if found.problems:  # `replay` / `record` report these before the device (preflight)
                 raise UsageError("\n".join(found.problems))
             ask = self.policy.agent.ask
+            if ask is not None:  # the model's tools are imported only when there is a model to offer them
+                from trailblaze.agent.ask import ask_user_tool
             self._tools = ToolSet(
                 found.tools.custom(),
                 offer=self.trail.config.tools or () if self.trail.config else (),

@@ -33,11 +33,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from trailblaze.errors import TrailblazeError
 from trailblaze.tools.call import ToolCall
-from trailblaze.tools.execute import ToolResult, run_with_keyboard_retry
 from trailblaze.tools.tooldef import Kind, Offer, ToolDef
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
+    from trailblaze.tools.execute import ToolResult
     from trailblaze.tools.memory import Memory
     from trailblaze.tools.toolset import ToolSet
 
@@ -62,6 +62,8 @@ _depth: contextvars.ContextVar[int] = contextvars.ContextVar("trailblaze_tool_de
 def run_nested(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
     """One tool inside a custom tool; like replay, a target hidden by the keyboard is tried again
     once after hiding it."""
+    from trailblaze.tools.execute import run_with_keyboard_retry  # the device layer: when a tool runs
+
     return run_with_keyboard_retry(session, lambda c, _auto: tools.run(session, c, memory), call)
 
 
@@ -110,6 +112,8 @@ def _python_handler(fn: Callable[..., Any], name: str, params: type[BaseModel], 
     """What runs a Python tool: its params validated, its function called with a `ToolContext`."""
 
     def run(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
+        from trailblaze.tools.execute import ToolResult  # the device layer: imported when a tool runs
+
         args = _validated(name, params, kind, call, memory)
         if isinstance(args, ToolResult):
             return args
@@ -150,6 +154,8 @@ def _python_handler(fn: Callable[..., Any], name: str, params: type[BaseModel], 
 
 
 def _result(status: str, message: str, kind: Kind) -> ToolResult:
+    from trailblaze.tools.execute import ToolResult
+
     return ToolResult(status, message, kind)  # type: ignore[arg-type]
 
 

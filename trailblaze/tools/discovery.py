@@ -17,7 +17,6 @@ A folder contributes its `*.py` files (imported as one package, so relative impo
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -31,10 +30,8 @@ from pathlib import Path
 from types import ModuleType
 
 from trailblaze.errors import TrailblazeError
-from trailblaze.tools.custom import tools_in
 from trailblaze.tools.tooldef import ToolDef
 from trailblaze.tools.toolset import ToolSet
-from trailblaze.tools.yaml_tools import check_bodies, load_yaml_tool
 
 __all__ = ["ENTRY_POINT_GROUP", "Discovered", "clear_cache", "discover", "tool_sources", "tools_for"]
 
@@ -141,7 +138,10 @@ def _discover(sources: tuple[str, ...], *, entry_points: bool = True) -> Discove
             tools.add(custom)
         except TrailblazeError as exc:
             problems.append(exc.message)
-    problems += check_bodies(tools)
+    if found:  # the YAML tools' checker is imported when a project has tools
+        from trailblaze.tools.yaml_tools import check_bodies
+
+        problems += check_bodies(tools)
     return Discovered(tools, problems, sources)
 
 
@@ -160,6 +160,8 @@ def clear_cache() -> None:
 
 
 def _from_path(path: Path, problems: list[str]) -> list[ToolDef]:
+    from trailblaze.tools.custom import tools_in  # a project's tools: imported when it has some
+
     if not path.exists():
         problems.append(
             f"{path}: no such tools folder or file (from [tool.trailblaze] tools in pyproject.toml)"
@@ -187,6 +189,8 @@ def _from_path(path: Path, problems: list[str]) -> list[ToolDef]:
 
 
 def _yaml_tool(path: Path, problems: list[str]) -> list[ToolDef]:
+    from trailblaze.tools.yaml_tools import load_yaml_tool  # a project's tools: imported when it has some
+
     tool, found = load_yaml_tool(path)
     problems += found
     return [tool] if tool is not None else []
@@ -194,6 +198,8 @@ def _yaml_tool(path: Path, problems: list[str]) -> list[ToolDef]:
 
 def _package_for(folder: Path) -> str:
     """A private package name for a tools folder: its `.py` files import as its submodules."""
+    import hashlib  # only for a project's tools folder
+
     digest = hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:12]
     name = _PACKAGE_PREFIX + digest
     if name not in sys.modules:
@@ -232,6 +238,8 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _from_module_name(name: str, problems: list[str]) -> list[ToolDef]:
+    from trailblaze.tools.custom import tools_in  # a project's tools: imported when it has some
+
     try:
         return tools_in(importlib.import_module(name))
     except Exception as exc:
@@ -251,6 +259,8 @@ def _from_entry_points(problems: list[str]) -> list[ToolDef]:
                 f"entry point `{ep.name} = {ep.value}` ({ENTRY_POINT_GROUP}): cannot load it: {type(exc).__name__}: {_first_line(exc)}"
             )
             continue
+        from trailblaze.tools.custom import tools_in  # a project's tools: imported when it has some
+
         tools = tools_in(loaded)
         if not tools:
             problems.append(

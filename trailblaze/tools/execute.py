@@ -36,7 +36,7 @@ from pydantic import BaseModel, ValidationError
 from trailblaze.device.noop import NO_CHANGE
 from trailblaze.errors import ActionRefused, DeviceUnsupported
 from trailblaze.screen.patterns import PatternTooSlow
-from trailblaze.tools.builtin import BUILTIN_TOOLS, TOOL_KINDS, unknown_tool_hint
+from trailblaze.tools.builtin import TOOL_KINDS, builtin_tool, unknown_tool_hint
 from trailblaze.tools.lookup import HandlerContext, closest_nodes, covered_message
 from trailblaze.tools.memory import TEMPLATE_RE
 from trailblaze.tools.tooldef import Kind, Status
@@ -108,8 +108,7 @@ def run_recorded_tool(
         DeviceError: The device failed (unreachable, protocol error).
         UsageError: A template names an unknown variable.
     """
-    # 72 tools: a scan is microseconds next to a device's milliseconds; the run's `ToolSet` is the index
-    tool = next((t for t in BUILTIN_TOOLS if t.name == call.name), None)
+    tool = builtin_tool(call.name)
     if tool is None:
         return ToolResult("ERROR", unknown_tool_hint(call.name), "other")
     return run_builtin(tool, session, call, memory, llm=llm, folder=folder)

@@ -26,7 +26,7 @@ from pydantic.json_schema import SkipJsonSchema
 from trailblaze.errors import UsageError
 from trailblaze.screen.selector_gen import generate_selector, selector_for
 from trailblaze.tools.assertions import pin_assertion
-from trailblaze.tools.builtin import BUILTIN_TOOLS, RECORDED_TOOL_PARAMS, TOOL_KINDS
+from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS, TOOL_KINDS, builtin_defs
 from trailblaze.tools.call import ToolCall
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.recorded import Direction, KeyCode, LaunchMode
@@ -474,7 +474,7 @@ def _as_is(tool: ToolDef) -> ToolDef:
 def _offered_in_order() -> tuple[ToolDef, ...]:
     ours = [v for v in globals().values() if isinstance(v, ToolDef) and v.source == "model"]
     last = [t for t in ours if t.name == "objectiveStatus"]
-    as_is = [_as_is(t) for t in BUILTIN_TOOLS if "model" in t.offered_to]
+    as_is = [_as_is(t) for t in builtin_defs() if "model" in t.offered_to]
     return (*[t for t in ours if t not in last], *as_is, *last)
 
 

@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from trailblaze.errors import UsageError
-from trailblaze.tools.builtin import BUILTIN_TOOLS, unknown_tool_hint
+from trailblaze.tools.builtin import BUILTIN_NAMES, builtin_defs, builtin_tool, unknown_tool_hint
 from trailblaze.tools.tooldef import (
     ALL_PLATFORMS,
     BlockStatus,
@@ -77,7 +77,7 @@ def all_tools() -> tuple[ToolDef, ...]:
     The tool-catalog reference page is generated from this; a project's own tools are added by
     `ToolSet(custom).tools()`.
     """
-    return BUILTIN_TOOLS
+    return builtin_defs()
 
 
 def get_tool(name: str) -> ToolDef | None:
@@ -111,12 +111,13 @@ class ToolSet:
         """`custom`: the project's tools (a name taken twice is a `UsageError`); `offer`: the ones
         the model is offered (unknown names are skipped: preflight says so); `model_only`: tools
         only the model calls (`askUser`); `project`: whether project tools were looked up, for the
-        unknown-tool hint."""
-        from trailblaze.tools.llm_tools import MODEL_TOOLS
+        unknown-tool hint.
 
-        self._recorded: dict[str, ToolDef] = {t.name: t for t in BUILTIN_TOOLS}
-        self._model: dict[str, ToolDef] = {t.name: t for t in MODEL_TOOLS}
-        self._reserved = frozenset(self._model) | {"askUser"}
+        A built-in tool's module, and the model's tools, are imported when first asked for: a replay
+        imports the modules of the tools its trails name (start-up, docs/adr/0063-start-up.md)."""
+        self._custom: dict[str, ToolDef] = {}
+        self._offered: dict[str, ToolDef] | None = None
+        """The model's tools, made on first use (`_model`)."""
         self._project = project
         self._specs: dict[bool, tuple[ToolSpec, ...]] = {}
         """`specs()` by `verify`: pydantic builds a JSON schema in ~1 ms a tool, and the agent asks
@@ -124,7 +125,7 @@ class ToolSet:
         for tool in custom:
             self.add(tool)
         for name in offer:
-            found = self._recorded.get(name)
+            found = self._custom.get(name)
             if found is not None and found.source in _CUSTOM and "model" in found.offered_to:
                 self.offer(_for_model(found, self))
         for tool in model_only:
@@ -134,33 +135,31 @@ class ToolSet:
 
     def add(self, tool: ToolDef) -> None:
         """Add a project tool; a name taken by a built-in or another definition is a `UsageError`."""
-        if tool.name in self._reserved or (
-            tool.name in self._recorded and self._recorded[tool.name].source not in _CUSTOM
-        ):
+        if tool.name in BUILTIN_NAMES or tool.name in self._model() or tool.name == "askUser":
             raise UsageError(
                 f"{tool.origin}: `{tool.name}` is a built-in tool; give the custom tool another name"
             )
-        other = self._recorded.get(tool.name)
+        other = self._custom.get(tool.name)
         if other is not None and other.origin != tool.origin:
             raise UsageError(
                 f"{tool.origin}: tool `{tool.name}` is already defined at {other.origin}; rename one of them"
             )
-        self._recorded[tool.name] = tool
+        self._custom[tool.name] = tool
 
     def get(self, name: str) -> ToolDef | None:
         """The recorded tool `name` (built in or the project's), None for any other name."""
-        return self._recorded.get(name)
+        return self._custom.get(name) or builtin_tool(name)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._recorded
+        return name in self._custom or name in BUILTIN_NAMES
 
     def tools(self) -> tuple[ToolDef, ...]:
         """Every recorded tool's definition: the built-in ones first, then the project's."""
-        return tuple(self._recorded.values())
+        return (*builtin_defs(), *self._custom.values())
 
     def custom(self) -> tuple[ToolDef, ...]:
         """The project's Python and YAML tools."""
-        return tuple(t for t in self._recorded.values() if t.source in _CUSTOM)
+        return tuple(self._custom.values())
 
     def __iter__(self) -> Iterator[ToolDef]:
         return iter(self.custom())
@@ -174,13 +173,13 @@ class ToolSet:
 
     def offered_to(self, who: Offer) -> tuple[ToolDef, ...]:
         """The recorded tools offered as they are to the model (`model`) or on `verify:` steps."""
-        return tuple(t for t in self._recorded.values() if who in t.offered_to)
+        return tuple(t for t in self.tools() if who in t.offered_to)
 
     def unknown_hint(self, name: str) -> str | None:
         """None for a tool this set can run, else a one-line message with the closest known name."""
-        if name in self._recorded:
+        if name in self:
             return None
-        return unknown_tool_hint(name, self._recorded, project=self._project)
+        return unknown_tool_hint(name, (*BUILTIN_NAMES, *self._custom), project=self._project)
 
     def run(
         self,
@@ -196,7 +195,7 @@ class ToolSet:
         through this set); an unknown name is an ERROR result with the closest name."""
         from trailblaze.tools.execute import ToolResult, run_builtin
 
-        tool = self._recorded.get(call.name)
+        tool = self.get(call.name)
         if tool is None or tool.handler is None:
             return ToolResult("ERROR", self.unknown_hint(call.name) or f"unknown tool {call.name!r}", "other")
         if tool.source in _CUSTOM:
@@ -208,12 +207,20 @@ class ToolSet:
 
     def offer(self, tool: ToolDef) -> None:
         """Offer the model one more tool (or replace the one of that name)."""
-        self._model[tool.name] = tool
+        self._model()[tool.name] = tool
         self._specs.clear()
+
+    def _model(self) -> dict[str, ToolDef]:
+        """The tools the model is offered, by name: the model's own, then what `offer` added."""
+        if self._offered is None:
+            from trailblaze.tools.llm_tools import MODEL_TOOLS
+
+            self._offered = {t.name: t for t in MODEL_TOOLS}
+        return self._offered
 
     def for_model(self, *, verify: bool = False) -> tuple[ToolDef, ...]:
         """The tools offered on an action step, or on a `verify:` step (assertions only)."""
-        return tuple(t for t in self._model.values() if "verify" in t.offered_to or not verify)
+        return tuple(t for t in self._model().values() if "verify" in t.offered_to or not verify)
 
     def model_names(self, *, verify: bool = False) -> list[str]:
         return [t.name for t in self.for_model(verify=verify)]
@@ -237,7 +244,7 @@ class ToolSet:
         """Validate the model's arguments and run the tool; bad input comes back as an ERROR result."""
         from trailblaze.tools.llm_tools import ModelCallResult, argument_problems
 
-        tool = self._model.get(name)
+        tool = self._model().get(name)
         if tool is None or tool.handler is None or not ("verify" in tool.offered_to or not verify):
             offered = ", ".join(self.model_names(verify=verify))
             return ModelCallResult(_error(f"no tool `{name}` here; call one of: {offered}"))
@@ -256,6 +263,8 @@ def _error(message: str, kind: Kind = "other") -> Any:
 
 
 class _Reasoning(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # only its field is used, by a project's tool for the model
+
     reasoning: str | None = Field(
         default=None, description="Brief: what you see, what is done, why this call is next."
     )

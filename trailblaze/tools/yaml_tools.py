@@ -35,11 +35,11 @@ from trailblaze.errors import Problem
 from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.call import ToolCall
 from trailblaze.tools.custom import NAME_RE, _result, _validated, params_model, run_nested
-from trailblaze.tools.execute import ToolResult
 from trailblaze.tools.tooldef import Kind, Offer, ToolDef
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
+    from trailblaze.tools.execute import ToolResult
     from trailblaze.tools.memory import Memory
     from trailblaze.tools.toolset import ToolSet
 
@@ -100,6 +100,8 @@ class YamlBody:
         ]
 
     def __call__(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
+        from trailblaze.tools.execute import ToolResult  # the device layer: imported when a tool runs
+
         args = _validated(self.name, self.params, self.kind, call, memory)
         if isinstance(args, ToolResult):
             return args

@@ -1,0 +1,122 @@
+"""Start-up (issue 39 item 6, docs/adr/0063-start-up.md): a process imports what it runs.
+
+`validate` of one trail imports the params module of the tools it names and builds their models,
+none of another tool's, nor the tool runner, the project-tool loaders or the model's tools; the
+built-in tools' table (`trailblaze.tools.builtin._TABLE`) says what the definitions say. Each check
+runs in a fresh interpreter, where `sys.modules` starts empty.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.paths import ROOT
+from trailblaze.tools import builtin
+
+TRAIL = ROOT / "trails" / "login.trail.yaml"
+
+_LOADED = """
+import json, sys
+from trailblaze.cli.main import cli
+from trailblaze.tools.params import RecordedToolParams
+try:
+    cli.main(args=sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+
+def _all(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _all(sub)
+
+built = sorted({c.tool_name for c in _all(RecordedToolParams) if c.__dict__.get("__pydantic_complete__")})
+print(json.dumps({"modules": sorted(sys.modules), "built": built}))
+"""
+
+
+def _loaded(*args: str) -> dict[str, list[str]]:
+    """The modules a fresh `trailblaze …` process imported, and the tools whose params it built."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, *args], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    found: dict[str, list[str]] = json.loads(done.stdout.splitlines()[-1])
+    return found
+
+
+def _named(trail: Path) -> set[str]:
+    from trailblaze.trail.model import load_trail
+
+    loaded = load_trail(trail)
+    steps = [*loaded.steps, *([loaded.trailhead] if loaded.trailhead else [])]
+    names: set[str] = set()
+    for step in steps:
+        for calls in (step.recording or {}).values():
+            names |= {c.name for c in (calls if isinstance(calls, list) else [calls])}
+    return names
+
+
+def test_validate_of_one_trail_imports_the_params_of_the_tools_it_names_and_no_more() -> None:
+    named = _named(TRAIL)
+    assert named and named <= set(builtin.BUILTIN_NAMES)
+    loaded = _loaded("validate", str(TRAIL))
+    modules = set(loaded["modules"])
+    needed = {f"trailblaze.tools.{builtin._PARAMS[n].split(':')[0]}" for n in named}
+    params_modules = {f"trailblaze.tools.{ref.split(':')[0]}" for ref in builtin._PARAMS.values()}
+    assert modules & params_modules == needed
+    definitions = {f"trailblaze.tools.{m}" for m in builtin._MODULES}
+    assert not modules & definitions, "validate imported the tools' handlers"
+    for runs_tools in (
+        "trailblaze.tools.execute",  # the tool runner, and the screen lookup under it
+        "trailblaze.tools.lookup",
+        "trailblaze.tools.custom",  # a project's tools: none here
+        "trailblaze.tools.yaml_tools",
+        "trailblaze.tools.llm_tools",  # the model's tools
+        "trailblaze.device.session",
+        "trailblaze.device.noop",
+    ):
+        assert runs_tools not in modules, f"validate imported {runs_tools}"
+    assert set(loaded["built"]) == named, "validate built the params of tools the trail does not name"
+
+
+def test_a_tool_set_imports_the_module_of_a_tool_when_it_is_asked_for() -> None:
+    script = (
+        "import json, sys\n"
+        "from trailblaze.tools.toolset import ToolSet\n"
+        "tools = ToolSet()\n"
+        "before = set(sys.modules)\n"
+        "assert tools.get('web_click') is not None and 'tapOnPoint' in tools\n"
+        "print(json.dumps([sorted(before), sorted(set(sys.modules) - before)]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    before, added = json.loads(done.stdout)
+    assert "trailblaze.tools.llm_tools" not in before + added  # no model, no model tools
+    assert not {f"trailblaze.tools.{m}" for m in builtin._MODULES} & set(before)
+    assert "trailblaze.tools.catalog.web_tools" in added and "trailblaze.tools.core" not in added
+
+
+def _row(tool: object) -> tuple[str, str, str, str]:
+    """What `_TABLE` says of a definition found in its module."""
+    from trailblaze.tools.tooldef import ToolDef
+
+    assert isinstance(tool, ToolDef)
+    params = tool.params
+    where = params.__module__.removeprefix("trailblaze.tools.")
+    module = next(
+        m for m in builtin._MODULES if tool in vars(importlib.import_module(f"trailblaze.tools.{m}")).values()
+    )
+    attribute = next(
+        k for k, v in vars(importlib.import_module(f"trailblaze.tools.{module}")).items() if v is tool
+    )
+    return (tool.name, tool.kind, f"{where}:{params.__qualname__}", f"{module}:{attribute}")
+
+
+def test_the_table_of_built_in_tools_says_what_their_definitions_say() -> None:
+    modules = [importlib.import_module(f"trailblaze.tools.{m}") for m in builtin._MODULES]
+    rows = tuple(_row(t) for t in builtin._collect(modules))
+    shown = "\n".join(f"    {r!r}," for r in rows)
+    assert builtin._TABLE == rows, f"trailblaze/tools/builtin.py's _TABLE should be:\n{shown}"
+    assert builtin.builtin_defs() == builtin._collect(modules)
