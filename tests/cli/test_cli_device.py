@@ -40,6 +40,7 @@ def test_snapshot_then_tools_then_snapshot_against_an_external_simulator(
     assert raw.returncode == 0 and ("<hierarchy" in raw.stdout or '"type"' in raw.stdout)
 
 
+@pytest.mark.slow
 def test_errors_exit_with_one_line(tmp_path: object) -> None:
     env = dict(os.environ, ANDROID_ADB_SERVER_PORT="9", ADBUTILS_ADB_PATH="/bin/false")
     down = _cli("snapshot", "--device", "android", env=env)

@@ -244,6 +244,7 @@ def no_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.usefixtures("no_api_key")
+@pytest.mark.slow
 def test_no_api_key_is_checked_before_the_device(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """An unrecorded step with no model is the trail's problem (exit 2, issue 40); a record that needs
     the model and has no key is the endpoint's (exit 3)."""

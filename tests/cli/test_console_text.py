@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.support.cli import trailblaze
 
 
+@pytest.mark.slow
 def test_emoji_codes_and_markup_from_a_trail_print_literally(tmp_path: Path) -> None:
     folder = tmp_path / "root:x:0:0 [bold]dir"
     folder.mkdir()

@@ -33,6 +33,7 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     )
 
 
+@pytest.mark.slow
 def test_a_device_that_cannot_connect_still_gets_both_reports_every_time(tmp_path: Path) -> None:
     closed = {"ANDROID_ADB_SERVER_PORT": "9", "ADBUTILS_ADB_PATH": "/bin/false"}  # nobody listens on 9
     written = 0

@@ -115,6 +115,7 @@ def test_the_cli_names_a_bad_secret_file_line(tmp_path: Path, capsys: pytest.Cap
     assert code == 2 and f"error: {tmp_path / 's.env'}:2: expected NAME=VALUE" in err
 
 
+@pytest.mark.slow
 def test_a_secret_from_the_environment_is_not_in_the_process_command_line(tmp_path: Path) -> None:
     """What `ps` / /proc/PID/cmdline shows of a running `trailblaze` holds the name, not the value."""
     env = {**os.environ, "TRAILBLAZE_SECRET_PASSWORD": "hunter2-env-only"}
@@ -165,6 +166,7 @@ def trailblaze_secrets():
 """
 
 
+@pytest.mark.slow
 def test_a_conftest_override_of_trailblaze_secrets_is_redacted_too(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(VAULT_CONFTEST)
     pytester.makepyfile(

@@ -121,6 +121,7 @@ def test_the_u2_simulator_serves_a_screenshot_while_a_dump_runs(android: tuple[R
     assert conditions.log == ["dump+shot"]  # both inside the server at once: latency is per request
 
 
+@pytest.mark.slow
 def test_the_wda_simulator_queues_requests_like_wdas_main_queue() -> None:
     """WebDriverAgent routes every request on its main queue; the simulator must not be faster than
     that, or a concurrent screenshot would look free on iOS when it is not."""

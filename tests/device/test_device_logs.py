@@ -102,6 +102,7 @@ def test_a_failing_replay_keeps_the_apps_log_beside_the_failed_step(android: Rig
     assert saved["trails"][0]["steps"][1]["device_log"] == failed.device_log
 
 
+@pytest.mark.slow
 def test_always_keeps_each_steps_own_lines_and_readlogs_reads_since_a_step(
     android: Rig, tmp_path: Path
 ) -> None:
@@ -127,6 +128,7 @@ def test_always_keeps_each_steps_own_lines_and_readlogs_reads_since_a_step(
     assert nothing.message == f"no {PKG} log lines matching /no such line/ since the run started"
 
 
+@pytest.mark.slow
 def test_assert_log_contains_finds_the_sign_in_line_and_a_missing_one_fails(
     android: Rig, tmp_path: Path
 ) -> None:

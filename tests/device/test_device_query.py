@@ -201,6 +201,7 @@ def test_the_device_answers_the_query_as_query_matches_reads_the_dump(platform: 
 
 
 @pytest.mark.parametrize("platform", ["android", "ios"])
+@pytest.mark.slow
 def test_waiting_for_an_element_that_appears_later_waits_on_the_device_not_on_dumps(platform: str) -> None:
     """The Inbox heading shows a second after Sign in: the wait is one device query and one dump
     (before: a dump every poll interval for the whole second)."""

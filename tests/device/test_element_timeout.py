@@ -45,6 +45,7 @@ def _login_copy(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("command", ["replay", "record"])
+@pytest.mark.slow
 def test_a_failing_recorded_step_waits_the_given_bound(
     command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

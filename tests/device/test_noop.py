@@ -84,6 +84,7 @@ def test_tool_results_say_no_visible_change(login: DeviceSession) -> None:
 
 
 @pytest.mark.parametrize("platform", ["android", "ios"])
+@pytest.mark.slow
 def test_toggling_a_switch_is_a_change(platform: str) -> None:
     with open_device(f"sim:{platform}", latency="zero") as s:
         from trailblaze.tools.discovery import tools_for
@@ -136,6 +137,7 @@ trail:
 """
 
 
+@pytest.mark.slow
 def test_run_json_report_and_replay_mark_no_ops(login: DeviceSession, tmp_path: Path) -> None:
     heading, forgot = ref(login, "Welcome back"), ref(login, "Forgot password?")
     done = ("objectiveStatus", {"status": "COMPLETED", "explanation": "tapped"})

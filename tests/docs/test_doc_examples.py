@@ -320,7 +320,10 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "ruff check .": _CI,
     "mypy": _CI,
     'python -m pytest -n 2 -m "not slow"': _SUITE,
-    'python -m pytest -n 2 -m "not slow" --durations=30 -q': _SUITE,
+    "python benchmarks/tiers.py": Elsewhere(
+        "hand: it runs the fast tier (about a minute and a half) and prints its time and the unmarked tests "
+        "over a second; here only `--help` runs"
+    ),
     "python -m pytest tests/device/test_settle.py -q -x -p no:randomly -n 0": _SUITE,
     "python -m pytest tests/tools/test_toolset.py tests/tools/test_execute.py -q -p no:randomly -n 0": _SUITE,
     "python benchmarks/startup.py --runs 9": Elsewhere(
@@ -442,6 +445,7 @@ def test_no_example_takes_the_real_adb_servers_port() -> None:
         ("appium_replay.py", "--farm-ms"),
         ("device_faults.py", "--replays"),
         ("large_runs.py", "--skip-replay"),
+        ("tiers.py", "--junit"),
     ],
 )
 def test_the_benchmark_examples_exist_and_parse_their_options(script: str, option: str) -> None:

@@ -69,6 +69,7 @@ def test_hierarchy_and_screenshot(r: Rig) -> None:
         assert image.size == (round(info.width * info.scale), round(info.height * info.scale))
 
 
+@pytest.mark.slow
 def test_text_input_appends_erases_and_hides_the_keyboard(r: Rig) -> None:
     d = r.driver
     d.tap(*r.by_id("email").center)
@@ -91,6 +92,7 @@ def test_text_input_appends_erases_and_hides_the_keyboard(r: Rig) -> None:
     assert r.device.screen_name == "login"
 
 
+@pytest.mark.slow
 def test_long_press_is_not_a_tap_and_double_tap_toggles_twice(r: Rig) -> None:
     d = r.driver
     d.long_press(*r.by_id("sign_in").center)
@@ -105,6 +107,7 @@ def test_long_press_is_not_a_tap_and_double_tap_toggles_twice(r: Rig) -> None:
     assert r.device.state["dark_mode"] != before
 
 
+@pytest.mark.slow
 def test_swipe_scrolls_the_list(r: Rig) -> None:
     _sign_in(r)
     h = r.driver.hierarchy()
@@ -117,6 +120,7 @@ def test_swipe_scrolls_the_list(r: Rig) -> None:
     assert first == "Message 1" and now != first
 
 
+@pytest.mark.slow
 def test_keys_back_and_home(r: Rig) -> None:
     _sign_in(r)
     d = r.driver
@@ -129,6 +133,7 @@ def test_keys_back_and_home(r: Rig) -> None:
     assert d.current_app() is None
 
 
+@pytest.mark.slow
 def test_app_lifecycle_and_launch_modes(r: Rig) -> None:
     d = r.driver
     _sign_in(r)

@@ -49,6 +49,7 @@ def test_android_unknown_serial_and_bad_port() -> None:
 
 @pytest.mark.parametrize("platform", ["android", "ios"])
 @pytest.mark.parametrize("fault", ["rpc_error", "drop_connection", "empty_dump", "offline"])
+@pytest.mark.slow
 def test_fault_kinds_become_device_errors(platform: str, fault: str) -> None:
     conditions = Conditions()
     with rig(platform, clock=ManualClock(), conditions=conditions) as r:

@@ -46,6 +46,7 @@ def _stats(session: DeviceSession) -> dict[str, int]:
     return session.driver.idle_stats
 
 
+@pytest.mark.slow
 def test_a_click_that_changes_nothing_waits_one_task_turn_not_a_frame(session: DeviceSession) -> None:
     _click(session, "Do nothing")
     assert _stats(session) == {"frames": 0, "busy": 0}  # nothing queued: the task-turn path

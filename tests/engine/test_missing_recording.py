@@ -49,6 +49,7 @@ def _trailblaze(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_replay_on_a_platform_the_trail_was_not_recorded_for_is_exit_2_with_the_fix(tmp_path: Path) -> None:
     trail = _android_only(tmp_path)
     done = _trailblaze("replay", trail.name, "--device", "sim:ios", "--secret", "password=hunter2", cwd=tmp_path)
@@ -62,6 +63,7 @@ def test_replay_on_a_platform_the_trail_was_not_recorded_for_is_exit_2_with_the_
     assert not (tmp_path / ".trailblaze").exists()  # found before the device: nothing ran
 
 
+@pytest.mark.slow
 def test_an_added_unrecorded_step_is_exit_2_too(tmp_path: Path) -> None:
     trail = _android_only(tmp_path, extra_step="Open the first message")
     done = _trailblaze("replay", trail.name, "--device", "sim:android", "--secret", "password=hunter2", cwd=tmp_path)

@@ -146,6 +146,7 @@ def test_recordable_false_is_solved_every_time_and_never_written(android: Device
     assert record.status == "passed-ai" and path.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_trailhead_runs_first_and_its_failure_is_fatal_even_with_self_heal(
     android: DeviceSession, tmp_path: Path
 ) -> None:
@@ -249,6 +250,7 @@ def test_verify_step_is_healed_as_a_verify_step(android: DeviceSession, tmp_path
     assert "resourceIdRegex: dev.trailblaze.demo:id/welcome" in path.read_text() and "Welcome home" not in path.read_text()
 
 
+@pytest.mark.slow
 def test_self_heal_without_write_back_keeps_the_file(android_v2: DeviceSession, tmp_path: Path) -> None:
     path = tmp_path / "t.trail.yaml"
     path.write_text(
@@ -311,6 +313,7 @@ def test_reliability_on_realistic_latency_with_animations(platform: str, tmp_pat
     assert failures == []
 
 
+@pytest.mark.slow
 def test_a_steps_before_picture_is_the_previous_after_unless_the_device_moved(
     android: DeviceSession, tmp_path: Path
 ) -> None:

@@ -99,6 +99,7 @@ def _agent_request(**kwargs: Any) -> LLMRequest:
     )
 
 
+@pytest.mark.slow
 def test_tool_use_answer_is_parsed_into_our_types(api: FakeMessagesAPI) -> None:
     api.enqueue(tool_use_response("tap", {"ref": "b2"}, text="Continue is visible", id="toolu_abc"))
     with _client(api) as llm:
@@ -229,6 +230,7 @@ def test_timeout_names_the_timeout(api: FakeMessagesAPI) -> None:
     assert len(api.requests) == 1
 
 
+@pytest.mark.slow
 def test_timeout_names_the_options_that_raise_it(api: FakeMessagesAPI) -> None:
     api.policy = lambda body: Delay(10)
     with _client(api, timeout=0.2, max_retries=1) as llm, pytest.raises(LLMTimeoutError) as info:

@@ -138,6 +138,7 @@ class _DeadDriver:
         pass
 
 
+@pytest.mark.slow
 def test_a_dead_device_is_a_device_error_result() -> None:
     bench = McpSession(Memory(), session=DeviceSession(_DeadDriver()))  # type: ignore[arg-type]
     tools = {t.name: t for t in mcp_tools(bench.tools)}

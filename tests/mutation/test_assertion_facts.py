@@ -190,6 +190,7 @@ def ref(session: DeviceSession, label: str) -> str:
     return next(e.ref for e in parse_screen(compact_view(session.screen()).text) if e.label == label)
 
 
+@pytest.mark.slow
 def test_an_assertion_by_ref_without_text_records_the_text_and_state_it_saw(settings: DeviceSession) -> None:
     llm = ScriptedLLM(
         [
@@ -209,6 +210,7 @@ def test_an_assertion_by_ref_without_text_records_the_text_and_state_it_saw(sett
     ]
 
 
+@pytest.mark.slow
 def test_completed_is_refused_until_every_stated_fact_is_asserted(settings: DeviceSession) -> None:
     llm = ScriptedLLM(
         [

@@ -74,6 +74,7 @@ def _images(root: Path) -> list[Path]:
     )
 
 
+@pytest.mark.slow
 def test_steps_keeps_the_devices_jpeg_after_every_step(android: DeviceSession, tmp_path: Path) -> None:
     run, record, taken = _replay(android, tmp_path, "steps")
     assert record.status == "passed"
@@ -86,6 +87,7 @@ def test_steps_keeps_the_devices_jpeg_after_every_step(android: DeviceSession, t
     assert "after every step — " in page and page.count('<img src="data:') >= len(record.steps)
 
 
+@pytest.mark.slow
 def test_failures_photographs_only_the_failing_step(android_v2: DeviceSession, tmp_path: Path) -> None:
     run, record, taken = _replay(android_v2, tmp_path, "failures")
     failed = [s for s in record.steps if s.status == "failed"]
@@ -102,6 +104,7 @@ def test_failures_photographs_only_the_failing_step(android_v2: DeviceSession, t
     assert "failing steps only — 1 captured" in page and "not taken (screenshots: failures only)" in page
 
 
+@pytest.mark.slow
 def test_steps_also_photographs_the_failing_step(android_v2: DeviceSession, tmp_path: Path) -> None:
     run, record, _ = _replay(android_v2, tmp_path, "steps")
     failed = next(s for s in record.steps if s.status == "failed")
@@ -157,6 +160,7 @@ def test_a_background_screenshot_lands_before_the_next_action(android: DeviceSes
     assert step.screenshot_before is not None and (run.root / step.screenshot_before).is_file()
 
 
+@pytest.mark.slow
 def test_run_json_is_written_per_trail_not_per_step(android: DeviceSession, tmp_path: Path) -> None:
     writes: list[int] = []
 

@@ -116,6 +116,7 @@ def test_a_folder_that_is_not_the_reports_own_is_never_emptied(built: tuple[Path
     assert (mine / "notes.txt").read_text() == "mine"
 
 
+@pytest.mark.slow
 def test_the_single_file_form_embeds_everything_and_drops_an_old_folder(
     built: tuple[Path, RunRecord], tmp_path: Path
 ) -> None:
@@ -128,6 +129,7 @@ def test_the_single_file_form_embeds_everything_and_drops_an_old_folder(
     assert not (tmp_path / "report_files").exists()
 
 
+@pytest.mark.slow
 def test_the_page_is_at_most_20_kb_per_trail(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     build_many_trails(run_dir, 40)
@@ -213,6 +215,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, kind: type) -> 
     return counts
 
 
+@pytest.mark.slow
 def test_the_report_and_junit_read_the_run_one_trail_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -350,6 +350,7 @@ def test_pool_assignment_rules() -> None:
     assert "android:B" in (pool_problem(("android:A", "android:B"), 4) or "")
 
 
+@pytest.mark.slow
 def test_unreachable_device_fails_tests_with_one_line(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -418,6 +419,7 @@ trail:
 """
 
 
+@pytest.mark.slow
 def test_a_matrix_skips_each_trail_where_its_config_or_recordings_say_it_does_not_run(
     project: pytest.Pytester,
 ) -> None:

@@ -208,6 +208,7 @@ def _settings(session: DeviceSession) -> DeviceSession:
     return session
 
 
+@pytest.mark.slow
 def test_a_tap_on_a_covered_element_is_refused_on_replay_and_tool(device: DeviceSession) -> None:
     _settings(device)
     assert _run(device, "tapOnElementBySelector", **_by_id(device, "sign_out")).startswith("OK")
@@ -221,6 +222,7 @@ def test_a_tap_on_a_covered_element_is_refused_on_replay_and_tool(device: Device
     ).nodes
 
 
+@pytest.mark.slow
 def test_the_keyboard_covers_what_lies_under_it(device: DeviceSession) -> None:
     _settings(device)
     assert _run(device, "tapOnElementBySelector", **_by_id(device, "tab_search")).startswith("OK")
@@ -255,6 +257,7 @@ def _ref(view_text: str, label: str) -> str:
     return match.group(1)
 
 
+@pytest.mark.slow
 def test_a_scripted_model_tapping_behind_the_dialog_is_told_and_nothing_covered_is_recorded(
     device: DeviceSession,
 ) -> None:

@@ -23,6 +23,7 @@ def _app_process_pid(d: object) -> int | None:
     return None
 
 
+@pytest.mark.slow
 def test_app_current_names_the_short_activity_and_the_pid_that_ps_shows() -> None:
     with android_rig() as rig:
         d = rig.d

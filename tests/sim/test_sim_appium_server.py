@@ -62,6 +62,7 @@ def _refused(port: int) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_the_instrumentation_serves_port_6790_until_it_is_killed_or_force_stopped(
     phone: tuple[SimPhones, adbutils.AdbDevice],
 ) -> None:

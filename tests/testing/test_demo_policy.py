@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from trailblaze.llm.prompts import OBJECTIVE_HEADER, SCREEN_HEADER
 from trailblaze.testing.demo_policy import PHRASINGS, demo_llm, demo_policy, parse_screen
 
@@ -118,6 +120,7 @@ def test_the_docs_list_the_same_phrasings() -> None:
     assert listed.splitlines() == [f"- {p}" for p in PHRASINGS]
 
 
+@pytest.mark.slow
 def test_through_the_messages_api_it_is_labelled_demo_and_costs_nothing() -> None:
     """`trailblaze sim llm` is reached as Anthropic (ANTHROPIC_BASE_URL): the answer still says who it is."""
     from trailblaze.llm.anthropic import AnthropicLLM

@@ -49,6 +49,7 @@ def _text_of(session: DeviceSession, short_id: str) -> str:
 
 
 @pytest.mark.parametrize("platform", ["android", "ios"])
+@pytest.mark.slow
 def test_catalog_tools_replay_on_both_platforms(platform: str) -> None:
     memory = Memory()
     with open_device(f"sim:{platform}", latency="zero", resolve_timeout=0.3) as session:
@@ -193,6 +194,7 @@ def test_a_selector_field_the_dump_lacks_names_the_attribute() -> None:
     assert out.startswith("NOT_FOUND") and "no attribute for isHeading (`heading`)" in out
 
 
+@pytest.mark.slow
 def test_validate_and_schema_know_the_catalog_tools() -> None:
     schema = trail_json_schema()
     trail = {

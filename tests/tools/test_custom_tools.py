@@ -198,6 +198,7 @@ def android() -> Iterator[DeviceSession]:
         yield session
 
 
+@pytest.mark.slow
 def test_python_and_yaml_tools_run_by_name_with_templates_from_memory(android: DeviceSession) -> None:
     box = tools_for(ROOT / "trails" / "login.trail.yaml").tools
     mem = Memory(secrets={"password": "hunter2"})
@@ -229,6 +230,7 @@ def test_python_and_yaml_tools_run_by_name_with_templates_from_memory(android: D
     )
 
 
+@pytest.mark.slow
 def test_a_yaml_tool_composes_a_python_tool_with_its_params_and_the_runs_memory(
     tmp_path: Path, android: DeviceSession
 ) -> None:

@@ -115,6 +115,7 @@ def test_keys_gestures_and_app_tools(r: Rig) -> None:
     ok(r, "assertVisibleWithAccessibilityText: {accessibilityText: Sign in}")
 
 
+@pytest.mark.slow
 def test_failures_are_status_words_with_candidates(r: Rig) -> None:
     missing = run(r, f"tapOnElementBySelector: {{nodeSelector: {_by_id(r, 'sign_inn')}}}")
     assert missing.status == "NOT_FOUND" and not missing.ok

@@ -252,6 +252,7 @@ SIGN_IN = """\
 """
 
 
+@pytest.mark.slow
 def test_offline_sign_in_shows_the_banner_and_the_network_comes_back_after_the_trail(
     android: Rig, tmp_path: Path
 ) -> None:

@@ -43,6 +43,7 @@ def test_a_trailblaze_trail_of_read_compat_tools_replays(platform: str, tmp_path
 
 
 @pytest.mark.parametrize("platform", ["android", "ios"])
+@pytest.mark.slow
 def test_read_compat_matching_rules(platform: str) -> None:
     with open_device(f"sim:{platform}", latency="zero", resolve_timeout=0.2) as session:
         def run(tool: str) -> str:

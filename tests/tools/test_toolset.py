@@ -184,6 +184,7 @@ def _architecture() -> types.ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_the_tool_model_is_one_type_one_collection_and_a_ref_tool_is_two_places_in_one_file() -> None:
     """The figures of docs/adr/0059-one-tool-set-per-run.md, counted from the code as
     `benchmarks/architecture.py` prints them."""

@@ -162,6 +162,7 @@ def test_a_value_note_points_into_the_sub_flow_and_names_env(tmp_path: Path) -> 
     ]
 
 
+@pytest.mark.slow
 def test_every_location_in_the_corpus_lies_inside_the_file_it_names() -> None:
     import re
 

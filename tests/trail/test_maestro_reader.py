@@ -236,6 +236,7 @@ def test_import_of_something_that_is_no_flow_exits_2(tmp_path: Path) -> None:
 # --- the corpus ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_maestro_corpus_validates_with_no_traceback(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location(
         "maestro_corpus", ROOT / "benchmarks" / "maestro_corpus.py"
