@@ -313,7 +313,7 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         shows="1 trail: 1 passed", given="maestro flows"
     ),
     "python benchmarks/maestro_hostile.py": Elsewhere(
-        "tests/tools/test_maestro_scripts.py, which builds the same tree of flows and times its refusal (under 2 s)"
+        "tests/toolset/test_maestro_scripts.py, which builds the same tree of flows and times its refusal (under 2 s)"
     ),
     # docs/contributing.md, contributing-tools.md, guides/simulator.md
     "python3 -m venv .venv && . .venv/bin/activate": _CI,
@@ -325,14 +325,14 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         "over a second; here only `--help` runs"
     ),
     "python -m pytest tests/device/test_settle.py -q -x -p no:randomly -n 0": _SUITE,
-    "python -m pytest tests/tools/test_toolset.py tests/tools/test_execute.py -q -p no:randomly -n 0": _SUITE,
+    "python -m pytest tests/toolset/test_toolset.py tests/toolset/test_execute.py -q -p no:randomly -n 0": _SUITE,
     "python benchmarks/startup.py --runs 9": Elsewhere(
         "hand: a benchmark (minutes) that prints figures; here only `--help` runs"
     ),
     "trailblaze --help": Run(shows="Usage: trailblaze"),
     "python benchmarks/architecture.py": Elsewhere(
         "hand: a benchmark that reads the checkout's own code (the examples run in a scratch folder); the "
-        "figures are printed by hand, and tests/tools/test_toolset.py holds the tool model's figures it prints"
+        "figures are printed by hand, and tests/toolset/test_toolset.py holds the tool model's figures it prints"
     ),
     "python benchmarks/architecture.py --before e06e342": Elsewhere(
         "hand: it reads the checkout's git history, which the examples' fresh project folder has not"

@@ -7,7 +7,7 @@ and the read-compat names. Looking a tool up by name is the `ToolSet`'s job
 `defines`) by module and attribute; a module is imported only when a tool it defines is asked for,
 so reading a trail builds the params of the tools it names and no more (start-up, issue 39; docs/adr/
 0063-start-up.md). Its order is the order `trailblaze schema` and `all_tools()` list them in.
-tests/test_toolset.py checks the table against the definitions of the modules in `_MODULES`.
+tests/project/test_startup_imports.py checks the table against the definitions of the modules in `_MODULES`.
 """
 
 from __future__ import annotations
