@@ -227,18 +227,9 @@ def rich_imports(trees: dict[str, ast.Module], package: str = "trailblaze.engine
     )
 
 
-def _package_trees(package: Path) -> dict[str, ast.Module]:
-    """Every module of `package` (a folder), by dotted name, parsed."""
-    out = {}
-    for path in package.rglob("*.py"):
-        parts = path.relative_to(package.parent).with_suffix("").parts
-        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = ast.parse(path.read_text("utf-8"))
-    return out
-
-
 def static_figures(root: Path) -> dict[str, str]:
     """The figures counted from the code of the checkout at `root`, by name, as printed."""
-    trees = _package_trees(root / "trailblaze")
+    trees = {name: ast.parse(path.read_text("utf-8")) for name, path in module_paths(root / "trailblaze").items()}
     types = tool_types(trees)
     collections = tool_collections(trees, types)
     places = ref_tool_places(trees)

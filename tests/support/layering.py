@@ -16,19 +16,20 @@ from tests.support.paths import ROOT
 PACKAGE = ROOT / "trailblaze"
 
 
-def module_paths() -> dict[str, Path]:
+def module_paths(package: Path = PACKAGE) -> dict[str, Path]:
+    """Every module of `package` (a folder) by dotted name."""
     out = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         out[name] = path
     return out
 
 
 @functools.cache  # parsing the package takes a while; the tests only read the graph
-def import_graph() -> dict[str, set[str]]:
-    """Module → the `trailblaze` modules it imports; `from pkg import sub` is an edge to `pkg.sub`."""
-    modules = module_paths()
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module → the modules of `package` it imports; `from pkg import sub` is an edge to `pkg.sub`."""
+    modules = module_paths(package)
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -109,9 +110,10 @@ TOP = {"trailblaze", "trailblaze.__main__"}  # the public face and `python -m tr
 TOP_LEVEL_MODULES = {"__init__", "__about__", "__main__", "errors"}
 
 
-def package_of(module: str) -> str:
+def package_of(module: str, package: Path = PACKAGE) -> str:
+    """The subpackage of `package` that `module` lies in; "" for a module at its top level."""
     parts = module.split(".")
-    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else ""
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (package / parts[1]).is_dir()) else ""
 
 
 def package_violations(graph: dict[str, set[str]]) -> list[str]:

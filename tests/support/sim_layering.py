@@ -4,10 +4,9 @@
 
 from __future__ import annotations
 
-import ast
-import functools
 from pathlib import Path
 
+from tests.support import layering
 from tests.support.paths import ROOT
 
 PACKAGE = ROOT / "drivers" / "sim" / "trailblaze_sim"
@@ -29,34 +28,16 @@ TOP_LEVEL_MODULES = {"__init__", "model", "faults", "runtime", "plugin"}
 
 
 def module_paths() -> dict[str, Path]:
-    out = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    return out
+    return layering.module_paths(PACKAGE)
 
 
-@functools.cache  # parsing the package takes a while; the tests only read the graph
 def import_graph() -> dict[str, set[str]]:
-    """Module → the `trailblaze_sim` modules it imports; `from pkg import sub` is an edge to `pkg.sub`."""
-    modules = module_paths()
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets: list[str] = []
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                subs = [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in modules]
-                # Only names that are not submodules make the package itself a dependency.
-                targets = subs if len(subs) == len(node.names) else [node.module, *subs]
-            graph[name].update(t for t in targets if t in modules and t != name)
-    return graph
+    """Module → the `trailblaze_sim` modules it imports (the core's rule: tests/support/layering.py)."""
+    return layering.import_graph(PACKAGE)
 
 
 def package_of(module: str) -> str:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else ""
+    return layering.package_of(module, PACKAGE)
 
 
 def package_violations(graph: dict[str, set[str]]) -> list[str]:
