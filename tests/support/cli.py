@@ -36,22 +36,26 @@ def trailblaze(
 
 
 EXAMPLES_DIR = TRAILS
-_COPYING = threading.Lock()
+_COPYING = threading.RLock()
+"""Examples are copied from several threads into one folder, and a copy also copies the trails it runs:
+one lock around the whole copy, so no thread reads a file another is still writing."""
 
 
 def copy_example(name: str, tmp_path: Path) -> Path:
     """The example and, next to it, the demo's custom tools (trails/tools/) and the trails it runs
-    with `runTrail`."""
+    with `runTrail`. A file already copied is left alone: another thread may be replaying it."""
     target = tmp_path / name
     text = (EXAMPLES_DIR / name).read_text(encoding="utf-8")
-    target.write_text(text, encoding="utf-8")
-    with _COPYING:  # examples are copied from several threads; tools are loaded once per folder
+    with _COPYING:
+        if not target.exists():
+            partial = target.with_name(target.name + ".partial")
+            partial.write_text(text, encoding="utf-8")
+            partial.replace(target)  # whole or absent, never empty, to a reader outside the lock
         if not (tmp_path / "tools").exists():
             shutil.copytree(
                 EXAMPLES_DIR / "tools", tmp_path / "tools", ignore=shutil.ignore_patterns("__pycache__")
             )
-    for sub in sorted(set(re.findall(r"runTrail:\s*\n\s*path:\s*(\S+)", text))):
-        if not (tmp_path / sub).exists():
+        for sub in sorted(set(re.findall(r"runTrail:\s*\n\s*path:\s*(\S+)", text))):
             copy_example(sub, tmp_path)
     return target
 
