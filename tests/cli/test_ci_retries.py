@@ -61,7 +61,7 @@ def test_a_trail_that_fails_its_first_launch_only_is_flaky_with_one_retry(tmp_pa
     assert "attempt 1 failed; retry 1 of 1 from the start on a clean launch" in out
     assert "flaky: passed on attempt 2 of 2" in out
     assert "1 trail: 1 flaky" in out and "flaky (2 attempts)" in out
-    assert "flaky: ci/ready passed on attempt 2 of 2; attempt 1 failed: ready.trail.yaml step 2" in out
+    assert "flaky: ci/ready passed on attempt 2 of 2; attempt 1 failed: ready.trail.yaml:14 step 2" in out
     # run.json: the last attempt holds the first, each in a folder of its own with its screens
     (trail,) = json.loads((run / "run.json").read_text())["trails"]
     assert trail["status"] == "passed" and trail["directory"] == "01-ready-trail-attempt-2"

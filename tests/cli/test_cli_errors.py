@@ -361,4 +361,4 @@ def test_a_template_missing_at_run_time_names_the_trail_and_step(tmp_path: Path)
     with open_device("sim:android", latency="zero") as session:
         with pytest.raises(UsageError) as exc:
             replay_trail(trail, session, memory=Memory({}, secrets={"pw": "hunter2"}))
-    assert exc.value.message.startswith("t.trail.yaml step 2 ('type'): unknown variable {{later}} in inputText")
+    assert exc.value.message.startswith("t.trail.yaml:8 step 2 ('type'): unknown variable {{later}} in inputText")

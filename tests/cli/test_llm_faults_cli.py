@@ -51,7 +51,7 @@ def test_a_malformed_answer_is_an_llm_error_naming_the_step_and_endpoint(
     done = _record(api, tmp_path)
     assert done.returncode == 3, done.stdout + done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
-    assert "t.trail.yaml step 1 ('Tap the Sign in button')" in done.stderr
+    assert "t.trail.yaml:2 step 1 ('Tap the Sign in button')" in done.stderr
     assert f"malformed answer from model endpoint {api.url}" in done.stderr
 
 
@@ -60,7 +60,7 @@ def test_a_hung_endpoint_is_bounded_by_the_llm_options(api: FakeMessagesAPI, tmp
     done = _record(api, tmp_path, "--llm-timeout", "0.3", "--llm-retries", "1")
     assert done.returncode == 3, done.stdout + done.stderr
     error = done.stderr
-    assert "t.trail.yaml step 1" in error and f"model endpoint {api.url} timed out (no answer within 0.3 s)" in error
+    assert "t.trail.yaml:2 step 1" in error and f"model endpoint {api.url} timed out (no answer within 0.3 s)" in error
     assert "after 1 retry" in error and "--llm-timeout" in error and "--llm-retries" in error
     assert len(api.requests) == 2  # one try and one retry, not the SDK's five
 

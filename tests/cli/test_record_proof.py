@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -125,7 +126,7 @@ def test_a_recording_that_does_not_replay_after_a_relaunch_is_not_written(
     log = run_log(run)
     [rec] = log["trails"]
     assert rec["status"] == "failed" and rec["verification"] == "failed"
-    assert rec["error"].startswith("proof replay: archive.trail.yaml step 3")
+    assert re.match(r"proof replay: archive.trail.yaml:\d+ step 3", rec["error"])
     assert not any(s["recording_written"] for s in rec["steps"])  # nothing was written
     proof = rec["proof"]
     assert [s["status"] for s in proof["steps"]] == ["passed", "passed", "failed"] + ["skipped"] * 4
@@ -380,9 +381,10 @@ def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
                 rundir=run,
                 on_proof_step=after_proof_step,
             )
-    assert caught.value.exit_code == 3 and "login.trail.yaml step 2" in caught.value.message
+    line = path.read_text().splitlines().index("- step: Type user@example.com into the Email field") + 1
+    assert caught.value.exit_code == 3 and f"login.trail.yaml:{line} step 2" in caught.value.message
     assert path.read_bytes() == before
     [rec] = run_log(tmp_path / "run")["trails"]
     assert rec["status"] == "error" and rec["verification"] == "failed"
-    assert rec["error"].startswith("proof replay: login.trail.yaml step 2")
+    assert rec["error"].startswith(f"proof replay: login.trail.yaml:{line} step 2")
     assert rec["proof"]["status"] == "error" and not any(s["recording_written"] for s in rec["steps"])

@@ -64,7 +64,7 @@ def test_v2_fails_at_login_then_self_heals(platform: str, api: FakeMessagesAPI, 
     )  # fmt: skip
     assert failed.returncode == 1, failed.stdout + failed.stderr
     out = failed.stdout
-    assert 'login.trail.yaml step 4 (\'Tap the "Sign in" button\')' in out and "tapOnElementBySelector" in out
+    assert 'login.trail.yaml:67 step 4 (\'Tap the "Sign in" button\')' in out and "tapOnElementBySelector" in out
     assert "sign_in" in out and '"Log in" (id log_in)' in out
     assert not api.requests and trail.read_bytes() == before
     assert (tmp_path / "r1" / "report.html").is_file() and "<failure" in (tmp_path / "j1.xml").read_text()

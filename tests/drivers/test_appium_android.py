@@ -102,7 +102,7 @@ def test_a_mutant_that_contradicts_a_verify_step_fails_it(
     run = json.loads((tmp_path / "run" / "run.json").read_text("utf-8"))
     steps = run["trails"][0]["steps"]
     assert [s["status"] for s in steps] == ["passed"] * 4 + ["failed"]
-    assert "login.trail.yaml step 5" in result.stdout and "Mailbox" in result.stdout
+    assert "login.trail.yaml:81 step 5" in result.stdout and "Mailbox" in result.stdout
 
 
 def test_two_phones_at_once_through_one_appium_server_under_pytest_n_2(

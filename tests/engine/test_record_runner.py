@@ -150,4 +150,4 @@ def test_failing_replay_names_the_step_and_suggests_rerecord(session: DeviceSess
     record = record_trail(path, session, no_llm, options=RecordOptions(screenshots=False))
     assert record.status == "failed"
     error = record.steps[0].error or ""
-    assert "t.trail.yaml step 1 ('Tap Nowhere')" in error and "NOT_FOUND" in error and "--rerecord" in error
+    assert "t.trail.yaml:2 step 1 ('Tap Nowhere')" in error and "NOT_FOUND" in error and "--rerecord" in error

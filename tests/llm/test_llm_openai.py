@@ -277,5 +277,5 @@ def test_a_malformed_answer_during_record_is_exit_3_naming_step_and_endpoint(
               "--llm-base-url", api.url, "--llm-retries", "0", "--run-dir", str(tmp_path / "run")])  # fmt: skip
     err = capsys.readouterr().err
     assert exc.value.code == 3, err
-    assert "t.trail.yaml step 1 ('Tap the Sign in button')" in err and "Traceback" not in err
+    assert "t.trail.yaml:2 step 1 ('Tap the Sign in button')" in err and "Traceback" not in err
     assert f"malformed answer from model endpoint {api.url} (not a Chat Completions answer" in err

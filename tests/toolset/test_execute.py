@@ -175,3 +175,11 @@ def test_a_read_tool_is_validated_once_and_again_only_when_a_template_changes_it
     memory.remember("why", "cleanup")
     ok(r, "eraseText: {charactersToErase: 0, reason: '{{why}}'}", memory)
     assert seen == [{"charactersToErase": 0, "reason": "{{why}}"}, {"charactersToErase": 0, "reason": "cleanup"}]
+
+
+def test_a_pattern_too_slow_is_the_trails_fault_and_a_missing_element_is_not() -> None:
+    with rig("android", clock=ManualClock()) as r:  # its ids (`dev.trailblaze.demo:id/…`) make it backtrack
+        slow = run(r, "tapOnElementBySelector: {nodeSelector: {androidAccessibility: {resourceIdRegex: '(.|..|...)*d\\d'}}}")
+        assert slow.status == "ERROR" and "took too long to match" in slow.message and slow.in_trail
+        missing = run(r, f"tapOnElementBySelector: {{nodeSelector: {_by_id(r, 'nowhere')}}}")
+        assert missing.status == "NOT_FOUND" and not missing.in_trail

@@ -86,6 +86,15 @@ def test_a_script_error_names_the_file_line_column_and_message() -> None:
         js.evaluate("output.x = ", "login.yaml", _values())
 
 
+def test_an_inline_expression_is_named_whole_and_a_longer_one_at_its_line() -> None:
+    js = Scripts(seed=1)
+    with pytest.raises(ScriptError) as raised:
+        js.evaluate("output.a.b", "`${output.a.b}`", _values())
+    assert raised.value.message == "`${output.a.b}`: TypeError: cannot read property 'b' of undefined"
+    with pytest.raises(ScriptError, match=r"^`\$\{…\}`:2:\d+: TypeError"):
+        js.evaluate("1 +\n output.a.b", "`${…}`", _values())
+
+
 def test_time_and_memory_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scripts_module, "TIME_LIMIT_S", 0.2)
     js = Scripts(seed=1)
@@ -355,6 +364,34 @@ def test_a_false_assert_true_fails_its_flow_with_exit_1(tmp_path: Path) -> None:
     ran = trailblaze("replay", str(DATA / "scripts" / "false.yaml"), "--device", "sim:android", cwd=tmp_path)
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "assertTrue ${output.count > 5} is false (it gave 'false')" in ran.stdout
+
+
+@pytest.mark.slow  # replays on the simulated phone
+def test_a_script_that_throws_fails_at_the_flows_line_and_is_never_healed(tmp_path: Path) -> None:
+    flow = tmp_path / "flow.yaml"
+    flow.write_text(HEAD + "- launchApp\n\n- inputText: ${output.a.b}\n", encoding="utf-8")
+    ran = trailblaze("replay", str(flow), "--device", "sim:android", "--self-heal", "--run-dir", "run", cwd=tmp_path)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    out = " ".join(ran.stdout.split())
+    assert "flow.yaml:5 step 2 (\"inputText '${output.a.b}'\"): recorded tool 1 of 1 mobile_maestro failed: " in out
+    # the failure first, then the seed note; no screen candidates and no self-heal: the flow is wrong
+    assert "ERROR `${output.a.b}`: TypeError: cannot read property 'b' of undefined; random values seeded with" in out
+    assert out.count("fix it in the trail (re-recording or self-heal would not)") == 1
+    assert "closest on screen" not in out and "no API key" not in out
+    (trail,) = json.loads((tmp_path / "run" / "run.json").read_text())["trails"]
+    assert [s["mode"] for s in trail["steps"]] == ["replay", "replay"]
+
+    # a script that failed optionally leaves the list's later, screen-side failure as it is
+    flow.write_text(
+        HEAD + "- launchApp\n- runFlow:\n    commands:\n      - inputText: {text: '${output.a.b}', optional: true}\n"
+        "      - tapOn: Nowhere\n",
+        encoding="utf-8",
+    )
+    ran = trailblaze("replay", str(flow), "--device", "sim:android", "--element-timeout", "0.3", cwd=tmp_path)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    out = " ".join(ran.stdout.split())
+    assert "flow.yaml:4 step 2" in out and "closest on screen" in out and "to let the agent repair this step" in out
+    assert "fix it in the trail" not in out
 
 
 @pytest.mark.slow  # replays on the simulated phone

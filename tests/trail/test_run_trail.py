@@ -119,8 +119,8 @@ def test_a_failing_sub_step_fails_the_calling_step_naming_both(tmp_path: Path) -
     )  # fmt: skip
     assert done.returncode == 1, done.stdout + done.stderr
     out = " ".join(done.stdout.split())
-    assert "inbox.trail.yaml step 1" in out and "runTrail failed" in out
-    assert "sign-in.trail.yaml step 4" in out and "nope" in out
+    assert re.search(r"inbox.trail.yaml:\d+ step 1", out) and "runTrail failed" in out
+    assert re.search(r"sign-in.trail.yaml:\d+ step 4", out) and "nope" in out
     record = json.loads((tmp_path / "run" / "run.json").read_text())
     sub = record["trails"][0]["steps"][0]["subtrails"][0]
     assert sub["status"] == "failed" and [s["status"] for s in sub["steps"]][3:] == ["failed", "skipped"]
@@ -287,7 +287,7 @@ def test_the_library_replay_nests_without_a_run_dir_and_refuses_a_cycle_at_run_t
         assert record.status == "passed"
         (sub,) = record.steps[0].subtrails
         assert sub.status == "passed" and len(sub.steps) == 5 and sub.duration_ms > 0
-        with pytest.raises(UsageError, match=r"loop.trail.yaml step 1 .*a cycle \(loop.trail.yaml → loop.trail.yaml\)"):
+        with pytest.raises(UsageError, match=r"loop.trail.yaml:\d+ step 1 .*a cycle \(loop.trail.yaml → loop.trail.yaml\)"):
             replay_trail(loop, session)
 
 

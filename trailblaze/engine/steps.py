@@ -189,9 +189,10 @@ class StepEngine:
                     and step is not None
                     and failure.call.name != "runTrail"
                     and failure.result.status != "NOT_INSTALLED"
+                    and not failure.result.in_trail
                 ):
                     # trailhead failures are always fatal; a sub-trail heals its own steps; no agent
-                    # can install a missing app
+                    # can install a missing app, nor mend a script that throws
                     rec.mode = "self-heal"
                     self._solve(rec, step, text, failure)
                 else:
@@ -317,6 +318,10 @@ class StepEngine:
         if result.status == "NOT_INSTALLED":  # the screen is beside the point: the device lacks the app
             rec.error = self.memory.redact(error)
             return
+        if result.in_trail:  # the screen is beside the point: the trail's own code failed
+            rec.candidates = []
+            rec.error = self.memory.redact(f"{error}; fix it in the trail (re-recording or self-heal would not)")
+            return
         if rec.candidates and "closest on screen" not in result.message:
             error += "; closest on screen: " + "; ".join(rec.candidates[:3])
         error += "; " + self.policy.failure_hint(rec.index, self.memory.flags)
@@ -419,8 +424,9 @@ class StepEngine:
 
     def _where(self, rec: StepRecord) -> str:
         name = Path(self.trail.path or "trail").name
+        line = self.trail.step_line(rec.index)
         number = "trailhead" if rec.index < 0 else f"step {rec.index + 1}"
-        return f"{name} {number} ({rec.text!r})"
+        return f"{name}{f':{line}' if line else ''} {number} ({rec.text!r})"
 
 
 def _located(exc: InfrastructureError, message: str) -> InfrastructureError:

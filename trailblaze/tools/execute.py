@@ -72,6 +72,9 @@ class ToolResult:
     """An OK gesture or key press after which the settled screen was the same as before it."""
     ai: bool = False
     """The tool asked the LLM (`rememberText`, `assertWithAi`, …): an AI step even on replay."""
+    in_trail: bool = False
+    """The failure lies in the trail itself (a script that threw, a pattern too slow to match), not in
+    what the screen shows: the fix is in the file, so no screen candidates and no self-heal."""
 
     @property
     def ok(self) -> bool:
@@ -142,6 +145,7 @@ def run_builtin(
         status, message = handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
         status, message = "ERROR", exc.message
+        run.in_trail = True
     except DeviceUnsupported as exc:  # e.g. a farm refuses shell: the tool cannot run on this connection
         status, message = "UNSUPPORTED", exc.message
     except ActionRefused as exc:  # e.g. no on-screen keyboard: this tool fails, the device is fine
@@ -149,7 +153,8 @@ def run_builtin(
     no_change = status == "OK" and run.no_change
     if no_change:
         message = f"{message} {NO_CHANGE}"
-    return ToolResult(status, memory.redact(message), kind, no_change, ai=run.ai)
+    in_trail = status != "OK" and run.in_trail
+    return ToolResult(status, memory.redact(message), kind, no_change, ai=run.ai, in_trail=in_trail)
 
 
 def _uses_secret(params: Any, memory: Memory) -> bool:

@@ -67,6 +67,8 @@ class HandlerContext:
     no_change: bool = False
     """The gesture / key press of this tool left the screen as it was."""
     ai: bool = False
+    in_trail: bool = False
+    """The tool failed on the trail's own code (a Maestro script that threw, a pattern too slow)."""
     secret_inputs: bool = False
     """A param of this tool was filled from a secret: what it reads back may be derived from it
     (`SELECT hex('{{password}}')`), so probes show no values (the secret's spellings alone are redacted)."""

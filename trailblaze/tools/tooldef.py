@@ -89,6 +89,8 @@ class RunContext(Protocol):
     """Builds the run's LLM client, for the tools that ask one on every run; None without one."""
     ai: bool
     """Set by a tool that asked the LLM (replay reports it as an AI step)."""
+    in_trail: bool
+    """Set by a tool whose failure lies in the trail's own code (a script that threw), not the screen."""
     folder: Path | None
     """The trail's folder: relative paths in its tools are read from there (None: the working directory)."""
     secret_inputs: bool

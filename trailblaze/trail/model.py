@@ -98,6 +98,10 @@ class Trail(BaseModel):
     """Converted in memory from a Maestro flow (`trailblaze.tools.maestro`): never saved over that flow."""
     _flow_templates: list[tuple[str, str]] | None = PrivateAttr(default=None)
     _flow_notes: list[str] = PrivateAttr(default_factory=list)
+    _flow_lines: list[int | None] = PrivateAttr(default_factory=list)
+    """A flow's trailhead (none) and each step's line in the flow file (None: onFlowStart / Complete)."""
+    _disk_lines: tuple[str, list[int | None]] | None = PrivateAttr(default=None)
+    """The trailhead's and each step's line in `_disk_text`, with that text: worked out when first asked."""
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trail):
@@ -126,6 +130,24 @@ class Trail(BaseModel):
     def flow_notes(self) -> list[str]:
         """`file:line:col: note: …` for what a Maestro flow writes that trailblaze does not act on."""
         return list(self._flow_notes)
+
+    def step_line(self, index: int) -> int | None:
+        """The line step `index` (-1: the trailhead) starts on in the file on disk, for messages that
+        say `file:line`; None when unknown (built in code, a `.trail.md`, steps changed since read).
+
+        The file, not the text in memory: a record keeps new recordings in memory until its proof
+        replay passes, and a line must point where the reader's editor will find the step."""
+        if self._from_flow:
+            lines = self._flow_lines
+        else:
+            text = self._disk_text
+            if text is None or self._shape() != self._disk_shape:
+                return None
+            if self._disk_lines is None or self._disk_lines[0] != text:
+                self._disk_lines = (text, _lines_of(text, self._path or "<string>"))
+            lines = self._disk_lines[1]
+        at = index + 1
+        return lines[at] if 0 <= at < len(lines) else None
 
     @property
     def source_text(self) -> str | None:
@@ -329,11 +351,23 @@ def _flow_trail(text: str, name: str) -> Trail:
     flow = read_flow(text, name)
     trail = loads_trail(flow_trail_text(flow), name)
     trail._from_flow = True
+    trail._flow_lines = [None, *([None] if flow.on_start else []), *flow.lines]
     trail._flow_templates = flow.templates
     trail._flow_notes = flow.notes
     if flow.notes:
         trail._note = "; ".join(n.split(": note: ", 1)[-1] for n in flow.notes)
     return trail
+
+
+def _lines_of(text: str, path: str) -> list[int | None]:
+    """The trailhead's and each step's line in trail text that loaded before (empty if it no longer does)."""
+    try:
+        contents = read_trail(text, path)
+    except (TrailFileError, _yaml.YamlSyntaxError):
+        return []
+    doc = _yaml.parse_document(text)
+    paths = [contents.trailhead_path, *(path for path, _ in contents.step_paths)]
+    return [None if p is None else doc.position(p)[0] for p in paths]
 
 
 def loads_trail(text: str, path: str = "<string>") -> Trail:

@@ -104,19 +104,25 @@ class _Runner:
             return "ERROR", problems[0][1]
         name, fields = normalize(item)
         optional = as_bool(fields.get("optional")) is True
+        in_trail = False
         try:
             if name not in CONTAINERS and name not in _RAW:
                 fields = self._substitute(fields, env)
             status, message = _COMMANDS[name](self, fields, env)
-        except (ActionRefused, PatternTooSlow, ScriptError) as exc:
+        except (PatternTooSlow, ScriptError) as exc:  # the flow's own code or pattern, not the screen
+            status, message, in_trail = "ERROR", exc.message, True
+        except ActionRefused as exc:
             status, message = "ERROR", exc.message
         except ValueError as exc:
             status, message = "ERROR", f"{name}: {exc}"
-        if self.notes:
-            message = "; ".join([*self.notes, message])
+        if self.notes:  # a failure first: it is what the reader came for
+            message = "; ".join([*self.notes, message] if status == "OK" else [message, *self.notes])
             self.notes.clear()
         if status != "OK" and optional:
             return "OK", f"optional {summary(item)} did not pass ({status} {message}); continued"
+        # whether the list's failure is the flow's own: a container's is its last command's
+        if status == "OK" or in_trail or name not in CONTAINERS:
+            self.ctx.in_trail = status != "OK" and in_trail
         return status, message
 
     # --- variables ---------------------------------------------------------------------------------

@@ -202,7 +202,7 @@ class Scripts:
                 context.set_time_limit(TIME_LIMIT_S)
             raise ScriptError(f"{where}: more than {MAX_REQUESTS} HTTP requests in one script")
         except quickjs.JSException as exc:
-            raise ScriptError(_message(exc, where)) from None
+            raise ScriptError(_message(exc, where, source)) from None
         except quickjs.StackOverflow:
             raise ScriptError(f"{where}: RangeError: the script recursed too deep") from None
         finally:
@@ -264,7 +264,7 @@ class Scripts:
         return lines
 
 
-def _message(exc: Exception, where: str) -> str:
+def _message(exc: Exception, where: str, source: str) -> str:
     text = str(exc).strip()
     first = text.splitlines()[0] if text else "the script failed"
     if "interrupted" in first:
@@ -272,7 +272,9 @@ def _message(exc: Exception, where: str) -> str:
     if "out of memory" in first or first == "null":
         return f"{where}: the script used more than {MEMORY_LIMIT // (1024 * 1024)} MB of memory"
     positions = _AT.findall(text)
-    if positions:
+    # an inline `${…}` on one line is named whole: its `:1:1` would point nowhere useful
+    inline = where.startswith("`") and "\n" not in source.strip()
+    if positions and not inline:
         line, col = positions[0]
         return f"{where}:{line}:{col}: {first}"
     return f"{where}: {first}"
