@@ -246,7 +246,7 @@ def test_css_selectors_replay_through_the_cli(tmp_path: Path, site: str) -> None
     assert first.count("✓") == 4 and "✗" not in first, out
     assert result.returncode == 2, out
     assert result.stderr.splitlines()[-1] == (
-        f"error: {bad.name} step 2 ('Tap what a selector the browser rejects names'): bad CSS selector "
+        f"error: {bad.name}:8 step 2 ('Tap what a selector the browser rejects names'): bad CSS selector "
         "'li:frobnicate': SyntaxError: Failed to execute 'querySelectorAll' on 'Document': 'li:frobnicate' "
         "is not a valid selector."
     )

@@ -449,7 +449,19 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
     told.verdict(list(result.lines))  # their values are redacted already, their labels are the program's
     if broken is not None:
         raise broken
+    if shard is None and result.trails and len(result.skipped) == result.trails:
+        raise UsageError(_nothing_ran(result.skipped))  # a green run that ran nothing would mislead CI
     return result.code
+
+
+def _nothing_ran(skipped: list[str]) -> str:
+    """Why a run whose every trail was skipped is an error, and what to do (exit 2)."""
+    if len(skipped) == 1:
+        return f"nothing ran: the one trail was skipped ({skipped[0]}); replay it on a --device it runs on"
+    return (
+        f"nothing ran: all {len(skipped)} trails were skipped (the first: {skipped[0]}); replay them on a "
+        "--device they run on, or add trails that run on this one"
+    )
 
 
 def _before_retry(

@@ -18,7 +18,7 @@ This module only reads the run log; the runner and the pytest plugin print its l
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from trailblaze.common.redact import scrub
@@ -57,6 +57,9 @@ class Verdict:
 
     code: int
     lines: list[str]
+    trails: int = 0
+    skipped: list[str] = field(default_factory=list)
+    """The error (`skipped on android-phone: why`) of each trail the run skipped."""
 
 
 def is_passing(trail: TrailRecord) -> bool:
@@ -110,8 +113,12 @@ def verdict(
     flaky_lines: list[str] = []
     quarantined: list[str] = []
     healed: list[Heal] = []
-    failing = flaky = 0
+    failing = flaky = total = 0
+    skipped: list[str] = []
     for trail in run.trails if trails is None else trails:
+        total += 1
+        if trail.status == "skipped":
+            skipped.append(scrub(trail.error or "skipped"))
         failing += is_blocking(trail)
         if is_flaky(trail):
             flaky += 1
@@ -137,4 +144,4 @@ def verdict(
     if policy.fail_on_flaky and flaky:
         lines.append(f"--fail-on-flaky: {flaky} flaky trail{'s' * (flaky != 1)} fail the run")
     code = 1 if failing or over_budget or (policy.fail_on_flaky and flaky) else 0
-    return Verdict(code, lines)
+    return Verdict(code, lines, total, skipped)
