@@ -86,18 +86,21 @@ class Trail(BaseModel):
     _source: str | None = PrivateAttr(default=None)
     _snapshot: Any = PrivateAttr(default=None)
     _path: str | None = PrivateAttr(default=None)
-    _step_paths: list[tuple[YPath, StepKind]] = PrivateAttr(default_factory=list)
+    # A private attribute's default is copied for each model (an empty list or dict is, cheaply); a
+    # `default_factory=list` would cost the first model ~1.5 ms: pydantic reads the factory's signature,
+    # and on Python 3.11 `inspect.signature(list)` compiles the tokenizer's patterns (start-up, ADR 0063).
+    _step_paths: list[tuple[YPath, StepKind]] = PrivateAttr(default=[])
     _trailhead_path: YPath | None = PrivateAttr(default=None)
     # For saving under concurrent writers: the file's text when this model last matched it (None:
     # not read from disk), the model's shape then, and the recording edits made since.
     _disk_text: str | None = PrivateAttr(default=None)
     _disk_shape: Any = PrivateAttr(default=None)
-    _edits: dict[tuple[int, str], _Edit] = PrivateAttr(default_factory=dict)
+    _edits: dict[tuple[int, str], _Edit] = PrivateAttr(default={})
     _note: str | None = PrivateAttr(default=None)
     _from_flow: bool = PrivateAttr(default=False)
     """Converted in memory from a Maestro flow (`trailblaze.tools.maestro`): never saved over that flow."""
     _flow_templates: list[tuple[str, str]] | None = PrivateAttr(default=None)
-    _flow_notes: list[str] = PrivateAttr(default_factory=list)
+    _flow_notes: list[str] = PrivateAttr(default=[])
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trail):
