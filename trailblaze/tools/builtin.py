@@ -12,7 +12,6 @@ tests/project/test_startup_imports.py checks the table against the definitions o
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -230,6 +229,8 @@ def __getattr__(name: str) -> Any:
 def unknown_tool_hint(name: str, known: Iterable[str] = BUILTIN_NAMES, *, project: bool = False) -> str:
     """The one-line message for a tool name none of `known` is, with the closest one; `project`:
     the project's tools were looked up too, so say where to define one."""
+    import difflib  # for a did-you-mean only: not imported at start-up
+
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     if close:
         fix = f"did you mean `{close[0]}`?"

@@ -33,7 +33,6 @@ from trailblaze.common.text_files import read_trail_text
 from trailblaze.common.yaml_lines import Path as YPath
 from trailblaze.errors import TrailConflictError, TrailFileError, UsageError
 from trailblaze.tools.maestro.sniff import looks_like_flow
-from trailblaze.trail._markdown import markdown_to_yaml, remap
 from trailblaze.trail._parts import (
     ANY_CLASSIFIER,
     CLASSIFIER_RE,
@@ -312,6 +311,8 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
     text = read_trail_text(name)
     if markdown:
         # A Markdown test case: its recordings go to the sibling .trail.yaml, created on first save.
+        from trailblaze.trail._markdown import markdown_to_yaml, remap  # a .trail.md only (start-up)
+
         md = markdown_to_yaml(text, name)
         try:
             return loads_trail(md.text, sibling)

@@ -6,7 +6,6 @@ from typing import Any, Literal
 
 from pydantic import field_validator
 
-from trailblaze.device.permissions import check_permission_key
 from trailblaze.tools.params import RecordedToolParams
 
 __all__ = ["LaunchApp", "LaunchMode"]
@@ -28,6 +27,9 @@ class LaunchApp(RecordedToolParams):
     @field_validator("permissions")
     @classmethod
     def _known_permissions(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        # the device layer is not imported unless a trail gives permissions
+        from trailblaze.device.permissions import check_permission_key
+
         for key in value or {}:
             check_permission_key(key)
         return value
