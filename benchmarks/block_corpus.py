@@ -21,7 +21,7 @@ from pathlib import Path
 
 from trailblaze.engine.preflight import uses_custom_tools, validate_trails
 from trailblaze.errors import TrailblazeError, TrailFileError
-from trailblaze.tools.recorded import RECORDED_TOOL_PARAMS
+from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.trail.discovery import is_trail_name
 from trailblaze.trail.model import Trail, load_trail
 

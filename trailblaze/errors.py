@@ -23,7 +23,6 @@ TrailblazeError
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -168,6 +167,8 @@ class AppNotInstalledError(DeviceError):
     result (a failed step, exit 1): the trail or the device set-up is wrong, not the connection."""
 
     def __init__(self, app_id: str, known: Sequence[str], *, where: str, known_what: str = "installed") -> None:
+        import difflib  # for a did-you-mean only: not imported at start-up
+
         self.app_id = app_id
         self.near = difflib.get_close_matches(app_id, list(known), n=3, cutoff=0.6)
         if self.near:

@@ -9,7 +9,7 @@ import string
 import pytest
 
 from tests.support.leak_scan import spellings
-from trailblaze.common import redact
+from trailblaze.common import redact_spellings
 from trailblaze.common.redact import Redactor
 
 _ALPHABET = string.ascii_letters + string.digits + "!#%&*+-_.@ <>\"'\\/=ÄßÅ😀"
@@ -33,13 +33,13 @@ def test_a_thousand_secrets_are_each_redacted_in_every_spelling() -> None:
 
 def test_exact_patterns_are_built_only_for_secrets_the_text_may_hold(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
-    real = redact._exact_pattern
+    real = redact_spellings._exact_pattern
 
     def counting(value: str) -> str:
         built.append(value)
         return real(value)
 
-    monkeypatch.setattr(redact, "_exact_pattern", counting)
+    monkeypatch.setattr(redact_spellings, "_exact_pattern", counting)
     secrets = {f"S{i}": f"secret-value-{i:04d}" for i in range(1000)}
     redactor = Redactor(secrets)
     text = '{"typed": "secret-value-0042", "other": "secret%2Dvalue%2D0999"}' * 50

@@ -19,7 +19,7 @@ from trailblaze.device.install import install_apps
 from trailblaze.errors import UsageError
 from trailblaze.tools.execute import run_recorded_tool
 from trailblaze.tools.memory import Memory
-from trailblaze.tools.recorded import LaunchApp
+from trailblaze.tools.recorded.app import LaunchApp
 from trailblaze.trail.model import ToolCall
 
 PKG = "dev.trailblaze.demo"

@@ -79,7 +79,32 @@ def test_validate_of_one_trail_imports_the_params_of_the_tools_it_names_and_no_m
         "trailblaze.device.noop",
     ):
         assert runs_tools not in modules, f"validate imported {runs_tools}"
+    for unused in _NOT_FOR_A_VALIDATE:
+        assert unused not in modules, f"validate imported {unused}"
     assert set(loaded["built"]) == named, "validate built the params of tools the trail does not name"
+
+
+_NOT_FOR_A_VALIDATE = (
+    "trailblaze.common.redact_spellings",  # the redactor's matching: imported with the first secret
+    "html.entities",
+    "ahocorasick",
+    "difflib",  # did-you-means: made for a problem only
+    "traceback",  # --debug only
+    "trailblaze.trail._markdown",  # a .trail.md only
+    "trailblaze.device.permissions",  # a launchApp that gives permissions only
+)
+"""What `validate` of the login trail has no use for (docs/adr/0063-start-up.md): each cost it 0.3-2 ms."""
+
+
+def test_node_selector_is_built_at_import_and_its_branches_on_first_use() -> None:
+    """A model with a field of a deferred model makes that model's schema again for itself: were
+    NodeSelector deferred, the params of each selector tool would make its schema anew (~1.2 ms each)."""
+    script = (
+        "from trailblaze.screen import selector as s\n"
+        "print(s.NodeSelector.__pydantic_complete__, s.AndroidAccessibilitySelector.__pydantic_complete__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False"]
 
 
 def test_a_tool_set_imports_the_module_of_a_tool_when_it_is_asked_for() -> None:

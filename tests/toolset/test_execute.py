@@ -159,7 +159,7 @@ def test_poll_resolve_waits_for_the_element_to_appear() -> None:
 def test_a_read_tool_is_validated_once_and_again_only_when_a_template_changes_it(
     r: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from trailblaze.tools import recorded as rt
+    from trailblaze.tools.recorded import keyboard as rt
     seen: list[object] = []
     validate = rt.EraseText.model_validate
 

@@ -46,7 +46,7 @@ def test_the_model_sees_exactly_the_design_tools() -> None:
 
 def test_launch_app_defaults_to_a_clean_start_everywhere_and_says_so() -> None:
     from trailblaze.mcp.surface import mcp_tools
-    from trailblaze.tools.recorded import LaunchApp
+    from trailblaze.tools.recorded.app import LaunchApp
 
     tools = ToolSet()
     spec = next(s for s in tools.specs() if s.name == "launchApp")

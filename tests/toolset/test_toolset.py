@@ -170,7 +170,7 @@ def test_the_real_example_in_the_contributor_docs_is_the_shipped_code() -> None:
     text = (PACKAGE.parent / "docs" / "contributing-tools.md").read_text(encoding="utf-8")
     section = text.split("## A real example", 1)[1].split("## A new tool", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert blocks[0] in (PACKAGE / "tools" / "recorded.py").read_text(encoding="utf-8")
+    assert blocks[0] in (PACKAGE / "tools" / "recorded" / "keyboard.py").read_text(encoding="utf-8")
     assert blocks[1] in (PACKAGE / "tools" / "core.py").read_text(encoding="utf-8")
 
 

@@ -14,7 +14,8 @@ from trailblaze.common.yaml_lines import content_end, parse_document
 from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
-from trailblaze.tools.recorded import LaunchApp, TapOnElementBySelector
+from trailblaze.tools.recorded.app import LaunchApp
+from trailblaze.tools.recorded.selector import TapOnElementBySelector
 from trailblaze.tools.toolset import all_tools
 from trailblaze.trail.model import (
     ANY_CLASSIFIER,

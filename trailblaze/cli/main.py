@@ -12,7 +12,6 @@ import math
 import os
 import signal
 import sys
-import traceback
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -1372,6 +1371,8 @@ def _interrupt_once(signum: int, frame: Any) -> None:
 
 
 def _print_traceback() -> None:
+    import traceback
+
     from trailblaze.common.redact import scrub
 
     click.echo(scrub(traceback.format_exc()).rstrip("\n"), err=True)  # frames quote messages, messages the screen

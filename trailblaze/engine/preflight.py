@@ -11,7 +11,6 @@ not checked for templates (the agent may remember names too).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -264,12 +263,14 @@ def _unused_hint(template: str, given: Mapping[str, str], used: set[str]) -> str
     assert match is not None
     name = match.group(2) or match.group(3)
     unused = [n for n in given if n not in used]
+    if not unused:
+        return ""
+    import difflib  # for a did-you-mean only: not imported at start-up
+
     close = difflib.get_close_matches(name, unused, n=1, cutoff=0.6)
     if close:
         return f"; {given[close[0]]} {close[0]} was given but is used nowhere (a typo of {name}?)"
-    if unused:
-        return "; given but used nowhere: " + ", ".join(f"{given[n]} {n}" for n in unused)
-    return ""
+    return "; given but used nowhere: " + ", ".join(f"{given[n]} {n}" for n in unused)
 
 
 def _split_location(problem: str) -> tuple[str, str, str]:

@@ -140,6 +140,11 @@ class NodeSelector(_Strict):
     """One driver branch plus optional relations; `index` (0-based, top-to-bottom then
     left-to-right among the matches) is the last resort."""
 
+    # Built at import, unlike the branches: a model with a field of a deferred model makes that model's
+    # schema again for itself, so the params of every selector tool would each make this one (~1.2 ms
+    # apiece; start-up, docs/adr/0063-start-up.md).
+    model_config = ConfigDict(defer_build=False)
+
     androidAccessibility: AndroidAccessibilitySelector | None = None
     androidMaestro: AndroidMaestroSelector | None = None
     iosMaestro: IosMaestroSelector | None = None

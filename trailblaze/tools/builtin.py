@@ -12,7 +12,6 @@ tests/project/test_startup_imports.py checks the table against the definitions o
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -48,28 +47,28 @@ _MODULES: tuple[str, ...] = (
 # name, kind (the definition's: the fact check reads it without importing the tool), its params
 # model, its definition: "module:attribute" under trailblaze.tools
 _TABLE: tuple[tuple[str, Kind, str, str], ...] = (
-    ("tapOnElementBySelector", "action", "recorded:TapOnElementBySelector", "core:_tap_on_element"),
-    ("tapOnPoint", "action", "recorded:TapOnPoint", "core:_tap_on_point"),
-    ("inputText", "action", "recorded:InputText", "core:_input_text"),
-    ("eraseText", "action", "recorded:EraseText", "core:_erase_text"),
-    ("hideKeyboard", "action", "recorded:HideKeyboard", "core:_hide_keyboard"),
-    ("swipe", "action", "recorded:Swipe", "core:_swipe"),
-    ("scrollUntilTextIsVisible", "action", "recorded:ScrollUntilTextIsVisible", "core:_scroll_until_visible"),
-    ("launchApp", "action", "recorded:LaunchApp", "core:_launch_app"),
-    ("pressBack", "action", "recorded:PressBack", "core:_press_back"),
-    ("pressKey", "action", "recorded:PressKey", "core:_press_key"),
-    ("assertVisibleBySelector", "assertion", "recorded:AssertVisibleBySelector", "core:_assert_visible_by_selector"),
-    ("assertNotVisibleWithText", "assertion", "recorded:AssertNotVisibleWithText", "core:_assert_not_visible_with_text"),
-    ("rememberTextBySelector", "other", "recorded:RememberTextBySelector", "core:_remember_text"),
-    ("wait", "other", "recorded:Wait", "core:_wait"),
-    ("runTrail", "other", "recorded:RunTrail", "core:_run_trail"),
-    ("tapOnElementWithText", "action", "recorded:TapOnElementWithText", "compat:_tap_with_text"),
-    ("tapOnElementWithAccessibilityText", "action", "recorded:TapOnElementWithAccessibilityText", "compat:_tap_with_accessibility_text"),
-    ("assertVisibleWithText", "assertion", "recorded:AssertVisibleWithText", "compat:_assert_visible_with_text"),
-    ("assertVisibleWithAccessibilityText", "assertion", "recorded:AssertVisibleWithAccessibilityText", "compat:_assert_visible_with_accessibility_text"),
-    ("assertVisibleWithResourceId", "assertion", "recorded:AssertVisibleWithResourceId", "compat:_assert_visible_with_resource_id"),
-    ("assertNotVisibleBySelector", "assertion", "recorded:AssertNotVisibleBySelector", "compat:_assert_not_visible_by_selector"),
-    ("longPressOnElementWithText", "action", "recorded:LongPressOnElementWithText", "compat:_long_press_with_text"),
+    ("tapOnElementBySelector", "action", "recorded.selector:TapOnElementBySelector", "core:_tap_on_element"),
+    ("tapOnPoint", "action", "recorded.gestures:TapOnPoint", "core:_tap_on_point"),
+    ("inputText", "action", "recorded.keyboard:InputText", "core:_input_text"),
+    ("eraseText", "action", "recorded.keyboard:EraseText", "core:_erase_text"),
+    ("hideKeyboard", "action", "recorded.keyboard:HideKeyboard", "core:_hide_keyboard"),
+    ("swipe", "action", "recorded.gestures:Swipe", "core:_swipe"),
+    ("scrollUntilTextIsVisible", "action", "recorded.text:ScrollUntilTextIsVisible", "core:_scroll_until_visible"),
+    ("launchApp", "action", "recorded.app:LaunchApp", "core:_launch_app"),
+    ("pressBack", "action", "recorded.keyboard:PressBack", "core:_press_back"),
+    ("pressKey", "action", "recorded.keyboard:PressKey", "core:_press_key"),
+    ("assertVisibleBySelector", "assertion", "recorded.selector:AssertVisibleBySelector", "core:_assert_visible_by_selector"),
+    ("assertNotVisibleWithText", "assertion", "recorded.text:AssertNotVisibleWithText", "core:_assert_not_visible_with_text"),
+    ("rememberTextBySelector", "other", "recorded.selector:RememberTextBySelector", "core:_remember_text"),
+    ("wait", "other", "recorded.flow:Wait", "core:_wait"),
+    ("runTrail", "other", "recorded.flow:RunTrail", "core:_run_trail"),
+    ("tapOnElementWithText", "action", "recorded.compat:TapOnElementWithText", "compat:_tap_with_text"),
+    ("tapOnElementWithAccessibilityText", "action", "recorded.compat:TapOnElementWithAccessibilityText", "compat:_tap_with_accessibility_text"),
+    ("assertVisibleWithText", "assertion", "recorded.compat:AssertVisibleWithText", "compat:_assert_visible_with_text"),
+    ("assertVisibleWithAccessibilityText", "assertion", "recorded.compat:AssertVisibleWithAccessibilityText", "compat:_assert_visible_with_accessibility_text"),
+    ("assertVisibleWithResourceId", "assertion", "recorded.compat:AssertVisibleWithResourceId", "compat:_assert_visible_with_resource_id"),
+    ("assertNotVisibleBySelector", "assertion", "recorded.compat:AssertNotVisibleBySelector", "compat:_assert_not_visible_by_selector"),
+    ("longPressOnElementWithText", "action", "recorded.compat:LongPressOnElementWithText", "compat:_long_press_with_text"),
     ("tap", "action", "catalog.params:Tap", "catalog.handlers:_tap"),
     ("longPress", "action", "catalog.params:LongPress", "catalog.handlers:_long_press"),
     ("assertVisible", "assertion", "catalog.params:AssertVisible", "catalog.handlers:_assert_visible"),
@@ -230,6 +229,8 @@ def __getattr__(name: str) -> Any:
 def unknown_tool_hint(name: str, known: Iterable[str] = BUILTIN_NAMES, *, project: bool = False) -> str:
     """The one-line message for a tool name none of `known` is, with the closest one; `project`:
     the project's tools were looked up too, so say where to define one."""
+    import difflib  # for a did-you-mean only: not imported at start-up
+
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     if close:
         fix = f"did you mean `{close[0]}`?"

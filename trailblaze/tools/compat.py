@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 from trailblaze.screen.resolve import describe_selector
 from trailblaze.screen.selector import NodeSelector
-from trailblaze.tools import recorded as rt
 from trailblaze.tools.lookup import (
     CompatQuery,
     assert_gone,
@@ -19,12 +18,14 @@ from trailblaze.tools.lookup import (
     tap_at,
     text_selector,
 )
+from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.recorded import compat as rt
 from trailblaze.tools.tooldef import Kind, RunContext, StatusMessage, ToolDef, defines
 
 __all__: list[str] = []
 
 
-def _compat(params: type[rt.RecordedToolParams], kind: Kind) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
+def _compat(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
     return defines(params, kind, source="read-compat", block_status="read-only")
 
 

@@ -1,4 +1,4 @@
-"""The engine's own recorded tools, each one definition: its params model (`trailblaze.tools.recorded`)
+"""The engine's own recorded tools, each one definition: its params model (in `trailblaze.tools.recorded`)
 and its handler, made a `ToolDef` by `@_core(params, kind)`.
 
 A handler gets the run context and the validated params and answers `(status, message)`; see
@@ -16,7 +16,6 @@ from trailblaze.device.driver import SupportsShellStatus
 from trailblaze.device.permissions import PermissionRefused, set_permissions
 from trailblaze.device.settle import same_screen
 from trailblaze.errors import AppNotInstalledError
-from trailblaze.tools import recorded as rt
 from trailblaze.tools.lookup import (
     MAX_SCROLLS,
     app_area,
@@ -32,6 +31,16 @@ from trailblaze.tools.lookup import (
     text_selector,
 )
 from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.recorded.app import LaunchApp
+from trailblaze.tools.recorded.flow import RunTrail, Wait
+from trailblaze.tools.recorded.gestures import Swipe, TapOnPoint
+from trailblaze.tools.recorded.keyboard import EraseText, HideKeyboard, InputText, PressBack, PressKey
+from trailblaze.tools.recorded.selector import (
+    AssertVisibleBySelector,
+    RememberTextBySelector,
+    TapOnElementBySelector,
+)
+from trailblaze.tools.recorded.text import AssertNotVisibleWithText, ScrollUntilTextIsVisible
 from trailblaze.tools.tooldef import Kind, RunContext, StatusMessage, ToolDef, defines
 
 if TYPE_CHECKING:
@@ -45,13 +54,13 @@ def _core(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..
     return defines(params, kind, source="core")
 
 
-@_core(rt.TapOnElementBySelector, "action")
-def _tap_on_element(run: RunContext, p: rt.TapOnElementBySelector) -> StatusMessage:
+@_core(TapOnElementBySelector, "action")
+def _tap_on_element(run: RunContext, p: TapOnElementBySelector) -> StatusMessage:
     return tap_selector(run, p.nodeSelector, p.longPress)
 
 
-@_core(rt.TapOnPoint, "action")
-def _tap_on_point(run: RunContext, p: rt.TapOnPoint) -> StatusMessage:
+@_core(TapOnPoint, "action")
+def _tap_on_point(run: RunContext, p: TapOnPoint) -> StatusMessage:
     if p.longPress:
         run.act(lambda d: d.long_press(p.x, p.y), (p.x, p.y))
     else:
@@ -59,8 +68,8 @@ def _tap_on_point(run: RunContext, p: rt.TapOnPoint) -> StatusMessage:
     return "OK", f"{'long-pressed' if p.longPress else 'tapped'} ({p.x}, {p.y})"
 
 
-@_core(rt.InputText, "action")
-def _input_text(run: RunContext, p: rt.InputText) -> StatusMessage:
+@_core(InputText, "action")
+def _input_text(run: RunContext, p: InputText) -> StatusMessage:
     run.session.act(lambda d: d.input_text(p.text), observe=False)  # the next tool's look settles it
     if p.hideKeyboardAfter and run.session.screen().keyboard_shown:
         run.session.act(lambda d: d.hide_keyboard())
@@ -68,23 +77,23 @@ def _input_text(run: RunContext, p: rt.InputText) -> StatusMessage:
     return "OK", f"typed {p.text!r}"
 
 
-@_core(rt.EraseText, "action")
-def _erase_text(run: RunContext, p: rt.EraseText) -> StatusMessage:
+@_core(EraseText, "action")
+def _erase_text(run: RunContext, p: EraseText) -> StatusMessage:
     n = p.charactersToErase
     run.session.act(lambda d: d.erase_text(n))
     return "OK", "erased the field" if n is None else f"erased {n} characters"
 
 
-@_core(rt.HideKeyboard, "action")
-def _hide_keyboard(run: RunContext, p: rt.HideKeyboard) -> StatusMessage:
+@_core(HideKeyboard, "action")
+def _hide_keyboard(run: RunContext, p: HideKeyboard) -> StatusMessage:
     if not run.session.screen().keyboard_shown:
         return "OK", "the keyboard was not shown"
     run.session.act(lambda d: d.hide_keyboard())
     return "OK", "hid the keyboard"
 
 
-@_core(rt.Swipe, "action")
-def _swipe(run: RunContext, p: rt.Swipe) -> StatusMessage:
+@_core(Swipe, "action")
+def _swipe(run: RunContext, p: Swipe) -> StatusMessage:
     where = "the screen"
     target = p.nodeSelector
     if target is None and p.swipeOnElementText is not None:
@@ -102,8 +111,8 @@ def _swipe(run: RunContext, p: rt.Swipe) -> StatusMessage:
     return "OK", f"swiped {p.direction} on {where}"
 
 
-@_core(rt.ScrollUntilTextIsVisible, "action")
-def _scroll_until_visible(run: RunContext, p: rt.ScrollUntilTextIsVisible) -> StatusMessage:
+@_core(ScrollUntilTextIsVisible, "action")
+def _scroll_until_visible(run: RunContext, p: ScrollUntilTextIsVisible) -> StatusMessage:
     pattern = p.textRegex if p.textRegex is not None else (p.text or None)
     selector = text_selector(run, pattern, ident=p.id, index=p.index)
     what = f"text {pattern!r}" if pattern is not None else f"id {p.id!r}"
@@ -142,8 +151,8 @@ def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]
     return lambda d: d.swipe(*path)
 
 
-@_core(rt.LaunchApp, "action")
-def _launch_app(run: RunContext, p: rt.LaunchApp) -> StatusMessage:
+@_core(LaunchApp, "action")
+def _launch_app(run: RunContext, p: LaunchApp) -> StatusMessage:
     mode, granted = p.launchMode, ""
     try:
         if p.permissions:
@@ -186,31 +195,31 @@ def _press(key: Any) -> Callable[[Driver], None]:
     return lambda d: d.press_key(key)
 
 
-@_core(rt.PressBack, "action")
-def _press_back(run: RunContext, p: rt.PressBack) -> StatusMessage:
+@_core(PressBack, "action")
+def _press_back(run: RunContext, p: PressBack) -> StatusMessage:
     run.act(_press("BACK"))
     return "OK", "pressed BACK"
 
 
-@_core(rt.PressKey, "action")
-def _press_key(run: RunContext, p: rt.PressKey) -> StatusMessage:
+@_core(PressKey, "action")
+def _press_key(run: RunContext, p: PressKey) -> StatusMessage:
     run.act(_press(p.keyCode))
     return "OK", f"pressed {p.keyCode}"
 
 
-@_core(rt.AssertVisibleBySelector, "assertion")
-def _assert_visible_by_selector(run: RunContext, p: rt.AssertVisibleBySelector) -> StatusMessage:
+@_core(AssertVisibleBySelector, "assertion")
+def _assert_visible_by_selector(run: RunContext, p: AssertVisibleBySelector) -> StatusMessage:
     return assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs, p.textMatchMode)
 
 
-@_core(rt.AssertNotVisibleWithText, "assertion")
-def _assert_not_visible_with_text(run: RunContext, p: rt.AssertNotVisibleWithText) -> StatusMessage:
+@_core(AssertNotVisibleWithText, "assertion")
+def _assert_not_visible_with_text(run: RunContext, p: AssertNotVisibleWithText) -> StatusMessage:
     selector = text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return assert_gone(run, selector, f"text {p.text!r}", None)
 
 
-@_core(rt.RememberTextBySelector, "other")
-def _remember_text(run: RunContext, p: rt.RememberTextBySelector) -> StatusMessage:
+@_core(RememberTextBySelector, "other")
+def _remember_text(run: RunContext, p: RememberTextBySelector) -> StatusMessage:
     node, outcome = find_one(run, p.nodeSelector)
     if node is None:
         return outcome
@@ -219,15 +228,15 @@ def _remember_text(run: RunContext, p: rt.RememberTextBySelector) -> StatusMessa
     return "OK", f"remembered {p.variable} = {value!r}"
 
 
-@_core(rt.Wait, "other")
-def _wait(run: RunContext, p: rt.Wait) -> StatusMessage:
+@_core(Wait, "other")
+def _wait(run: RunContext, p: Wait) -> StatusMessage:
     time.sleep(p.timeToWaitInSeconds)
     run.session.invalidate()
     run.session.settle()
     return "OK", f"waited {p.timeToWaitInSeconds:g} s"
 
 
-@_core(rt.RunTrail, "other")
-def _run_trail(run: RunContext, p: rt.RunTrail) -> StatusMessage:
+@_core(RunTrail, "other")
+def _run_trail(run: RunContext, p: RunTrail) -> StatusMessage:
     # the step engine runs sub-trails (trailblaze.engine.replay); a lone tool call has no calling trail
     return "ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)"

@@ -29,7 +29,9 @@ from trailblaze.tools.assertions import pin_assertion
 from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS, TOOL_KINDS, builtin_defs
 from trailblaze.tools.call import ToolCall
 from trailblaze.tools.params import RecordedToolParams
-from trailblaze.tools.recorded import Direction, KeyCode, LaunchMode
+from trailblaze.tools.recorded.app import LaunchMode
+from trailblaze.tools.recorded.gestures import Direction
+from trailblaze.tools.recorded.keyboard import KeyCode
 from trailblaze.tools.tooldef import Kind, Offer, ToolDef
 
 if TYPE_CHECKING:

@@ -6,7 +6,6 @@ with a fix, and translates pydantic's validation errors into the same one-line m
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args, get_origin
@@ -102,7 +101,7 @@ class _Reader:
         for key in data:
             if key in allowed:
                 continue
-            hint = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = _close(str(key), allowed)
             fix = f"did you mean `{hint[0]}`?" if hint else f"expected {_one_of(allowed)}"
             self.problem((*path, key), f"unknown key `{key}` {where}; {fix}", key=True)
 
@@ -504,7 +503,7 @@ def _describe(error: Any, names: list[str | int], model: type[BaseModel], owner:
         parent = _field_models(model, names[:-1])
         allowed = list(parent.model_fields) if parent is not None else []
         key = str(names[-1]) if names else "?"
-        hint = difflib.get_close_matches(key, allowed, n=1)
+        hint = _close(key, allowed)
         fix = f"did you mean `{hint[0]}`?" if hint else f"expected {_one_of(allowed)}"
         inner = ".".join(str(n) for n in names[:-1])
         scope = f"`{inner}` of {owner}" if inner else owner
@@ -546,7 +545,14 @@ def _trail_shaped(data: Any) -> bool:
 
 
 def _names_some(data: dict[Any, Any], names: Sequence[str]) -> bool:
-    return any(key in names or difflib.get_close_matches(str(key), names, n=1, cutoff=0.75) for key in data)
+    return any(key in names or _close(str(key), names, cutoff=0.75) for key in data)
+
+
+def _close(word: str, names: Sequence[str], cutoff: float = 0.6) -> list[str]:
+    """The one name of `names` closest to `word`, if any is close enough (a did-you-mean)."""
+    import difflib  # for a did-you-mean only: not imported at start-up
+
+    return difflib.get_close_matches(word, names, n=1, cutoff=cutoff)
 
 
 def _kind(value: Any) -> str:

@@ -33,7 +33,6 @@ from trailblaze.common.text_files import read_trail_text
 from trailblaze.common.yaml_lines import Path as YPath
 from trailblaze.errors import TrailConflictError, TrailFileError, UsageError
 from trailblaze.tools.maestro.sniff import looks_like_flow
-from trailblaze.trail._markdown import markdown_to_yaml, remap
 from trailblaze.trail._parts import (
     ANY_CLASSIFIER,
     CLASSIFIER_RE,
@@ -86,19 +85,22 @@ class Trail(BaseModel):
     _source: str | None = PrivateAttr(default=None)
     _snapshot: Any = PrivateAttr(default=None)
     _path: str | None = PrivateAttr(default=None)
-    _step_paths: list[tuple[YPath, StepKind]] = PrivateAttr(default_factory=list)
+    # A private attribute's default is copied for each model (an empty list or dict is, cheaply); a
+    # `default_factory=list` would cost the first model ~1.5 ms: pydantic reads the factory's signature,
+    # and on Python 3.11 `inspect.signature(list)` compiles the tokenizer's patterns (start-up, ADR 0063).
+    _step_paths: list[tuple[YPath, StepKind]] = PrivateAttr(default=[])
     _trailhead_path: YPath | None = PrivateAttr(default=None)
     # For saving under concurrent writers: the file's text when this model last matched it (None:
     # not read from disk), the model's shape then, and the recording edits made since.
     _disk_text: str | None = PrivateAttr(default=None)
     _disk_shape: Any = PrivateAttr(default=None)
-    _edits: dict[tuple[int, str], _Edit] = PrivateAttr(default_factory=dict)
+    _edits: dict[tuple[int, str], _Edit] = PrivateAttr(default={})
     _note: str | None = PrivateAttr(default=None)
     _from_flow: bool = PrivateAttr(default=False)
     """Converted in memory from a Maestro flow (`trailblaze.tools.maestro`): never saved over that flow."""
     _flow_templates: list[tuple[str, str]] | None = PrivateAttr(default=None)
-    _flow_notes: list[str] = PrivateAttr(default_factory=list)
-    _flow_lines: list[int | None] = PrivateAttr(default_factory=list)
+    _flow_notes: list[str] = PrivateAttr(default=[])
+    _flow_lines: list[int | None] = PrivateAttr(default=[])
     """A flow's trailhead (none) and each step's line in the flow file (None: onFlowStart / Complete)."""
     _disk_lines: tuple[str, list[int | None]] | None = PrivateAttr(default=None)
     """The trailhead's and each step's line in `_disk_text`, with that text: worked out when first asked."""
@@ -331,6 +333,8 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
     text = read_trail_text(name)
     if markdown:
         # A Markdown test case: its recordings go to the sibling .trail.yaml, created on first save.
+        from trailblaze.trail._markdown import markdown_to_yaml, remap  # a .trail.md only (start-up)
+
         md = markdown_to_yaml(text, name)
         try:
             return loads_trail(md.text, sibling)

@@ -23,7 +23,7 @@ from trailblaze.screen.selector import (
 )
 from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.params import takes_text_only
-from trailblaze.tools.recorded import LegacyElementSelector
+from trailblaze.tools.recorded.compat import LegacyElementSelector
 from trailblaze.trail.model import TrailConfig
 
 if TYPE_CHECKING:

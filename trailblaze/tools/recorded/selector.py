@@ -1,0 +1,41 @@
+"""Params of the tools that act on the one element a `nodeSelector` finds (see the package's docstring)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from trailblaze.screen.selector import NodeSelector
+from trailblaze.tools.params import RecordedToolParams
+
+__all__ = ["AssertVisibleBySelector", "RememberTextBySelector", "TapOnElementBySelector"]
+
+
+class TapOnElementBySelector(RecordedToolParams):
+    """Tap the one element matching `nodeSelector` (polls until it appears)."""
+
+    tool_name = "tapOnElementBySelector"
+    nodeSelector: NodeSelector
+    longPress: bool = False
+
+
+class AssertVisibleBySelector(RecordedToolParams):
+    """Assert the element matching `nodeSelector` is visible (optionally with `expectedText`)."""
+
+    tool_name = "assertVisibleBySelector"
+    nodeSelector: NodeSelector
+    expectedText: str | None = None
+    """The text the element shows (trimmed, case-sensitive; its text, label or iOS value)."""
+    timeoutMs: int | None = Field(default=None, ge=0)
+    textMatchMode: Literal["EXACT", "PREFIX", "REGEX"] | None = None
+    """How `expectedText` compares: EXACT (default), PREFIX, or REGEX (full match) — a recording
+    widens a text only this way, deliberately (docs/adr/0038-assertions-pin-facts.md)."""
+
+
+class RememberTextBySelector(RecordedToolParams):
+    """Store the text of the element matching `nodeSelector` in memory as `variable`."""
+
+    tool_name = "rememberTextBySelector"
+    nodeSelector: NodeSelector
+    variable: str = Field(min_length=1)
