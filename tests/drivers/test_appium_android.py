@@ -283,3 +283,21 @@ def test_install_and_launch_permissions_need_no_shell_through_appium(
     launch["permissions"] = {"all": "allow"}
     assert run_recorded_tool(session, ToolCall(name="launchApp", params=launch), Memory()).status == "OK"
     assert granted() == {camera: True, notify: True}
+
+
+def test_add_media_reaches_the_gallery_through_push_file(
+    phones: AndroidSimServer, session: DeviceSession, tmp_path: Path
+) -> None:
+    """Maestro's `addMedia` through Appium is `pushFile` (no shell: farms allow it); UiAutomator2 has
+    the media scanned itself, through its Settings app on API 29+."""
+    import adbutils
+
+    picture = io.BytesIO()
+    Image.new("RGB", (8, 8), "blue").save(picture, "PNG")
+    path = tmp_path / "blue.png"
+    path.write_bytes(picture.getvalue())
+    assert session.driver.add_media(str(path), "blue.png") == "/sdcard/Pictures/blue.png"  # type: ignore[attr-defined]
+    device = adbutils.AdbClient("127.0.0.1", phones.port).device(SERIALS[1])
+    assert device.sync.read_bytes("/sdcard/Pictures/blue.png") == picture.getvalue()
+    listed = device.shell("content query --uri content://media/external/images/media")
+    assert "_data=/storage/emulated/0/Pictures/blue.png" in listed

@@ -32,6 +32,7 @@ __all__ = [
     "DriverPlugin",
     "Key",
     "LaunchMode",
+    "SupportsAddMedia",
     "SupportsAppList",
     "SupportsClipboard",
     "SupportsConcurrentRequests",
@@ -245,6 +246,16 @@ class SupportsShellStatus(Protocol):
 
     def shell_status(self, command: str) -> ShellOutput:
         """Runs one shell command line (the caller quotes its words for the device's sh)."""
+        ...
+
+
+@runtime_checkable
+class SupportsAddMedia(Protocol):
+    """A device whose gallery a picture or video can be added to (Maestro's `addMedia`)."""
+
+    def add_media(self, path: str, name: str) -> str:
+        """Copies the file at `path` into the device's shared pictures or movies as `name` and has
+        the media scanner index it; returns where it went on the device (`/sdcard/Pictures/a.png`)."""
         ...
 
 

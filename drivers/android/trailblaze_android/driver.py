@@ -33,6 +33,7 @@ from trailblaze.device.driver import (
     ShellOutput,
     before_acting,
 )
+from trailblaze.device.media import media_destination, media_scan_command
 from trailblaze.device.query import ElementQuery, u2_selector
 from trailblaze.errors import AppNotInstalledError, DeviceError, UsageError
 from trailblaze.screen.hierarchy import DumpCache, Hierarchy
@@ -293,6 +294,13 @@ class AndroidDriver:
             said = answer.output.strip().splitlines()[-1] if answer.output.strip() else f"exit code {answer.exit_code}"
             raise DeviceError(f"installing {path} on android device {self._serial} failed: {said}")
         return package
+
+    def add_media(self, path: str, name: str) -> str:
+        remote = media_destination(name)
+        with self._guard(f"copying {name} to the device"):
+            self._d.adb_device.sync.push(path, remote)  # adbd creates the folder when it is missing
+        self.shell_status(media_scan_command(remote))
+        return remote
 
     def log_mark(self) -> str | None:
         return self._logs.mark()

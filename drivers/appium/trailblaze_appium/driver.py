@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from trailblaze.device.driver import AppLog, DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
+from trailblaze.device.media import media_destination
 from trailblaze.errors import AppNotInstalledError, DeviceError, DeviceUnsupported, SessionLost, UsageError
 from trailblaze.screen.hierarchy import DumpCache, Hierarchy
 from trailblaze_appium._errors import translating
@@ -390,6 +391,16 @@ class AppiumDriver:
         with self._guard(f"installing {path}"):
             d.execute_script("mobile: installApp", {key: str(Path(path).resolve())})
         return app_id
+
+    def add_media(self, path: str, name: str) -> str:
+        """Appium's `pushFile` (Android): UiAutomator2 copies the file over adb and has it scanned
+        into the MediaStore itself. An iOS device takes media through the simulator's tools only."""
+        if self._platform != "android":
+            raise DeviceUnsupported(f"addMedia: Appium adds media to Android devices only ({self._conn.display})")
+        remote = media_destination(name)
+        with self._guard(f"copying {name} to the device"):
+            self._session().push_file(remote, source_path=path)
+        return remote
 
     # --- extras --------------------------------------------------------------------------------------
     def get_clipboard(self) -> str:

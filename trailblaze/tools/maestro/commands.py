@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from trailblaze.common.limits import MAX_ERASE_CHARACTERS, MAX_RANDOM_TEXT, MAX_REPEAT_TIMES, MAX_TAP_REPEAT
+from trailblaze.device.media import MEDIA_EXTENSIONS
 
 __all__ = [
     "AI_COMMANDS",
@@ -345,6 +346,15 @@ def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
         files = fields.get("files")
         if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
             yield (), "addMedia lists the media files to add (`- addMedia: [photo.png]`)"
+        else:
+            for written in files:
+                ext = written.rpartition(".")[2].lower() if "." in written else ""
+                if ext not in MEDIA_EXTENSIONS:
+                    yield (
+                        (),
+                        f"addMedia {written}: .{ext or '(no extension)'} is not a media type Maestro adds; "
+                        f"use one of {', '.join('.' + e for e in sorted(MEDIA_EXTENSIONS))}",
+                    )
     elif name == "swipe":
         yield from _check_swipe(fields)
     elif name == "scrollUntilVisible":

@@ -80,17 +80,21 @@ def load_flow(path: str | os.PathLike[str], *, top: str | os.PathLike[str] | Non
     return read_flow(read_trail_text(name), name, top=os.fspath(top) if top is not None else None)
 
 
-def read_flow(text: str, path: str, *, lenient: bool = False, top: str | None = None) -> Flow:
+def read_flow(
+    text: str, path: str, *, lenient: bool = False, top: str | None = None, media_base: str | None = None
+) -> Flow:
     """Parse and check flow text; `path` names it in problems and anchors relative sub-flow files.
 
     With `lenient`, a command that cannot run here (or whose sub-flow cannot) is kept as it was
     written and listed in `Flow.unconverted` instead of failing the flow. `top` is the outermost file
     of the run (a trail's `mobile_maestro` reading a flow at run time): sub-flows stay in its project.
+    `addMedia` paths are rewritten to be read from `media_base` (default: the folder of `top`, or of
+    `path`), where the trail that runs them lives.
 
     Raises:
         TrailFileError: every problem found, each with its own file and position.
     """
-    reader = _Reader(top or path)
+    reader = _Reader(top or path, media_base)
     flow = reader.read(flow_text(text), path, lenient)
     if reader.problems:
         raise TrailFileError(path, reader.problems)
@@ -137,6 +141,8 @@ class _Budget(Exception):
 @dataclass
 class _Reader:
     top: str
+    media_base: str | None = None
+    """The folder `addMedia` paths are written from (default: the top file's)."""
     files: dict[str, _File | Problem] = field(default_factory=dict)
     """Every file read, by real path: the parsed file, or why it could not be read."""
     problems: list[Problem] = field(default_factory=list)
@@ -164,6 +170,11 @@ class _Reader:
             )
         self._targets[(folder, written)] = (key, why)
         return key, why
+
+    def from_base(self, target: Path) -> str:
+        """`target` as a path from the folder media paths are written from, in `/` form."""
+        base = self.media_base or os.path.dirname(os.path.abspath(self.top))
+        return Path(os.path.relpath(os.path.abspath(target), base)).as_posix()
 
     def read(self, text: str, path: str, lenient: bool) -> Flow:
         file = _parse_file(text, path)
@@ -385,9 +396,7 @@ class _Expander:
                 )
                 return {name: {**fields, "source": source}} if source is not None else item
             if name == "addMedia":
-                for i, media in enumerate(fields["files"]):
-                    where = (*at, name, *(("files",) if isinstance(item[name], dict) else ()), i)
-                    self._project_file(file, str(media), where, header, found, "addMedia")
+                return self._media(file, item, fields, at, header, found)
             return item if isinstance(item, dict) else {name: {}}
         out = dict(fields)
         own = (
@@ -461,6 +470,20 @@ class _Expander:
             found.append(file.problem(at, why, header=header))
             return None
         return Path(folder) / written
+
+    def _media(
+        self, file: _File, item: Any, fields: dict[str, Any], at: _YPath, header: bool, found: list[Problem]
+    ) -> Any:
+        """`addMedia` with each file as a path from the folder the run reads it from (the top flow's,
+        or `media_base`'s): a sub-flow's `photo.png` lies beside the sub-flow, not the flow that runs it."""
+        rebased: list[str] = []
+        for i, media in enumerate(fields["files"]):
+            where = (*at, "addMedia", *(("files",) if isinstance(item["addMedia"], dict) else ()), i)
+            target = self._project_file(file, str(media), where, header, found, "addMedia")
+            rebased.append(str(media) if target is None else self.reader.from_base(target))
+        if rebased == [str(m) for m in fields["files"]]:
+            return item
+        return {"addMedia": {**fields, "files": rebased}}
 
     def _script(
         self, file: _File, written: str, at: _YPath, header: bool, found: list[Problem]

@@ -59,7 +59,7 @@ def import_flow(
     target = trail_path(flow, out, base)
     name = os.fspath(flow)
     text = read_trail_text(name)
-    parsed = read_flow(text, name, lenient=True)
+    parsed = read_flow(text, name, lenient=True, media_base=os.path.abspath(target.parent))
     done = Imported(
         flow,
         target,

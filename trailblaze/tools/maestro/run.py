@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.device.driver import SupportsOpenUrl, SupportsShellStatus
+from trailblaze.device.driver import SupportsAddMedia, SupportsOpenUrl, SupportsShellStatus
 from trailblaze.device.permissions import PermissionRefused, set_permissions
 from trailblaze.device.settle import same_screen
 from trailblaze.errors import ActionRefused, AppNotInstalledError, UsageError
@@ -428,7 +428,27 @@ def _set_permissions(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Stat
 
 
 def _add_media(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
-    return "UNSUPPORTED", f"addMedia: this {r.ctx.platform} driver cannot add media to the device's gallery"
+    """Each file (read from the trail's folder, inside its project) into the device's gallery."""
+    from trailblaze.common.project import inside_project, project_of
+    from trailblaze.device.media import MAX_MEDIA_BYTES
+
+    driver = r.session.driver
+    if not isinstance(driver, SupportsAddMedia):
+        return "UNSUPPORTED", f"addMedia: this {r.ctx.platform} driver cannot add media to the device's gallery"
+    folder = r.ctx.folder or Path()
+    anchor = folder / "trail"  # a file in the trail's folder: the project is the trail's
+    files: list[Path] = []
+    for written in f["files"]:
+        path = folder / str(written)
+        if not inside_project(anchor, path):
+            return "ERROR", f"addMedia {written}: outside this trail's project {project_of(anchor)}"
+        if not path.is_file():
+            return "ERROR", f"addMedia {written}: no such file (looked in {folder})"
+        if path.stat().st_size > MAX_MEDIA_BYTES:
+            return "ERROR", f"addMedia {written}: larger than {MAX_MEDIA_BYTES // (1024 * 1024)} MB"
+        files.append(path)
+    added = [driver.add_media(os.fspath(path), path.name) for path in files]
+    return "OK", f"added {len(added)} media file{'s' * (len(added) != 1)} to the gallery: {', '.join(added)}"
 
 
 def _clear_keychain(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:

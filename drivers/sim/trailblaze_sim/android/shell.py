@@ -7,12 +7,15 @@ Output formats follow a real Android 14 (API 34) emulator closely enough for the
 `wm size`, `dumpsys display` (first `orientation=`), `dumpsys window` (`mCurrentFocus=`, in the displays
 section as since Android 10), `dumpsys activity top` (`ACTIVITY pkg/.Short … pid=N`),
 `ps -A` (9+ columns), `pm list packages` (`package:`), `toybox md5sum`, `getprop`, `ime list -s`.
+`am broadcast -a android.intent.action.MEDIA_SCANNER_SCAN_FILE -d file://PATH` indexes a shared-storage
+file into the MediaStore, which `content query --uri content://media/external/file` lists.
 An unknown command prints `/system/bin/sh: NAME: inaccessible or not found` and exits 127.
 """
 
 from __future__ import annotations
 
 import shlex
+import stat
 import time
 import zlib
 from collections.abc import Callable, Mapping
@@ -40,6 +43,8 @@ __all__ = ["U2_JAR_PATH", "AndroidShell", "MemFS", "ShellResult", "device_props"
 U2_JAR_PATH = "/data/local/tmp/u2.jar"
 U2_MAIN_CLASS = "com.wetest.uia2.Main"
 DEFAULT_IME = SYSTEM_IME
+_SCAN_FILE = "android.intent.action.MEDIA_SCANNER_SCAN_FILE"
+
 _SYSTEM_PACKAGES = (
     "android", "com.android.systemui", "com.android.settings", "com.android.shell",
     "com.android.inputmethod.latin", "com.android.chrome", LAUNCHER_PACKAGE,
@@ -126,6 +131,8 @@ class AndroidShell:
             ("system", "accelerometer_rotation"): "0",
         }
         self.ime = InputMethods(device, self.settings, self._keycode)
+        self.media: list[str] = []
+        """The MediaStore: the shared-storage files the media scanner indexed, in order."""
         if u2 is not None:
             u2.ime_package = lambda: self.ime.current_package
         self._env: dict[str, str] = {}
@@ -164,6 +171,7 @@ class AndroidShell:
             "which": self._which,
             "svc": lambda a, i: ok(),
             "logcat": self._logcat,
+            "content": self._content,
             "export": self._export,
             "exec": lambda a, i: self._run_simple(a, i, raw=False) if a else ok(),
         }
@@ -537,12 +545,36 @@ class AndroidShell:
         if sub == "broadcast":
             opts = _parse_intent(rest)
             action = opts.get("a", "")
+            if action == _SCAN_FILE:  # the system's MediaScanner receiver
+                return ok(self._scan(opts.get("d", "")))
             extras = {k.removeprefix("extra:"): v for k, v in opts.items() if k.startswith("extra:")}
             # the running input method is the only receiver on this phone (u2's AdbKeyboard, when selected)
             return ok(self.ime.broadcast(action, extras).render(action, bool(extras)))
         if sub == "get-current-user":
             return ok("0\n")
         return failed(f"Unknown command: {sub}\n", 255 if not sub else 1)
+
+    def _scan(self, data: str) -> str:
+        """`am broadcast -a MEDIA_SCANNER_SCAN_FILE -d file://PATH`: a file in shared storage is indexed."""
+        path = MemFS.norm(data.removeprefix("file://"))
+        found = self.fs.stat(path)
+        if data.startswith("file://") and path.startswith("/storage/emulated/0/") and found is not None:
+            if stat.S_ISREG(found[0]) and path not in self.media:
+                self.media.append(path)
+        return f"Broadcasting: Intent {{ act={_SCAN_FILE} dat={data} flg=0x400000 }}\nBroadcast completed: result=0\n"
+
+    def _content(self, args: list[str], stdin: bytes) -> ShellResult:
+        """`content query --uri content://media/external/{file,images/media,video/media}`: the MediaStore."""
+        uri = args[args.index("--uri") + 1] if "--uri" in args and args.index("--uri") + 1 < len(args) else ""
+        kinds = {"content://media/external/file": None, "content://media/external/images/media": False,
+                 "content://media/external/video/media": True}  # fmt: skip
+        if args[:1] != ["query"] or uri not in kinds:
+            return failed(f"[ERROR] Unsupported operation: {' '.join(args)}\n")
+        video = kinds[uri]
+        rows = [p for p in self.media if video is None or p.lower().endswith(".mp4") == video]
+        if not rows:
+            return ok("No result found.\n")
+        return ok("".join(f"Row: {i} _data={p}\n" for i, p in enumerate(rows)))
 
     def _monkey(self, args: list[str], stdin: bytes) -> ShellResult:
         pkg = args[args.index("-p") + 1] if "-p" in args and args.index("-p") + 1 < len(args) else None

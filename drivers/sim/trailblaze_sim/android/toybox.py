@@ -56,6 +56,8 @@ class MemFS:
         for d in ("/", "/data", "/data/local", "/data/local/tmp", "/sdcard", "/storage",
                   "/storage/emulated", "/storage/emulated/0", "/system", "/system/bin", "/dev"):  # fmt: skip
             self.dirs.add(d)
+        for d in ("DCIM", "Download", "Movies", "Music", "Pictures"):  # shared storage, as a phone has it
+            self.dirs.add(f"/storage/emulated/0/{d}")
 
     @staticmethod
     def norm(path: str) -> str:

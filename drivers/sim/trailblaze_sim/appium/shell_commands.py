@@ -31,6 +31,9 @@ from trailblaze_sim.appium.instrumentation import InstrumentationRun, Instrument
 from trailblaze_sim.appium.settings_app import SETTINGS_PACKAGE, SettingsApp
 from trailblaze_sim.model import SimDevice
 
+_SCAN_MEDIA = f"{SETTINGS_PACKAGE}.scan_media"
+_SYSTEM_SCAN = "android.intent.action.MEDIA_SCANNER_SCAN_FILE"
+
 __all__ = ["Phone", "appium_commands"]
 
 Handler = Callable[[list[str], bytes], ShellResult]
@@ -177,6 +180,9 @@ class _Commands:
     def _settings_broadcast(self, component: str, action: str, rest: list[str]) -> ShellResult:
         # an explicit broadcast starts the receiver's process when it is not running
         self.phone.start_settings()
+        if action == _SCAN_MEDIA and (path := _extra(rest, "path")) is not None:
+            # its MediaScannerReceiver has the system's media scanner index the file (API 29+)
+            self._fallback("am", ["broadcast", "-a", _SYSTEM_SCAN, "-d", f"file://{path}"], b"")
         code, data = self.phone.settings_app.broadcast(component, action)
         extras = " (has extras)" if any(a.startswith("--e") for a in rest) else ""
         cmp = f" cmp={component}" if component else ""
@@ -375,6 +381,15 @@ class _Commands:
         if args[:1] == ["dismiss-keyguard"]:
             return _ok()
         return self._fallback("wm", args, stdin)
+
+
+def _extra(args: list[str], key: str) -> str | None:
+    """The value of the last `--es KEY VALUE` in `args`."""
+    value: str | None = None
+    for i, a in enumerate(args[:-2]):
+        if a == "--es" and args[i + 1] == key:
+            value = args[i + 2]
+    return value
 
 
 def _option(args: list[str], flag: str) -> str | None:

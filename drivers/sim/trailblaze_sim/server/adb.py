@@ -811,6 +811,7 @@ class AndroidSimServer:
                 break
             else:
                 raise _Closed
+        fs.mkdir(fs.norm(path).rsplit("/", 1)[0] or "/", parents=True)  # adbd creates missing folders
         if fs.write(path, bytes(data), mode, mtime or None):
             reader.sock.sendall(b"OKAY" + struct.pack("<I", 0))
         else:
