@@ -51,9 +51,9 @@ def test_a_web_flow_runs_in_the_browser_and_can_fail(tmp_path: Path) -> None:
 def test_a_web_flow_is_skipped_on_a_phone_and_imports_for_web_only(tmp_path: Path) -> None:
     _flow(tmp_path, ".*items left")
     phone = trailblaze("replay", "todo.yaml", "--device", "sim:android", cwd=tmp_path)
-    assert phone.returncode == 0, phone.stdout + phone.stderr
+    assert phone.returncode == 2, phone.stdout + phone.stderr  # it ran nothing, and says so
     assert "a Maestro web flow (url:) runs in a browser: use --device web" in phone.stdout
-    assert "1 skipped" in phone.stdout
+    assert "1 skipped" in phone.stdout and "error: nothing ran: the one trail was skipped" in phone.stderr
     imported = trailblaze("import", "maestro", "todo.yaml", "--out", "trails", cwd=tmp_path)
     assert imported.returncode == 0, imported.stdout + imported.stderr
     (trail,) = (tmp_path / "trails").rglob("*.trail.yaml")

@@ -8,6 +8,7 @@ benchmarks/mutant_kills.py runs the full cross product and prints the kill table
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -299,7 +300,8 @@ def test_mutant_fails_the_trail_at_the_contradicted_verify_step(
     assert verdict(out, contradiction) == "killed", (
         f"{mutant} failed {contradiction.trail} at step {out.failed_at}, not {contradiction.path}: {out.error}"
     )
-    assert f"{contradiction.trail} step {contradiction.step} " in out.error
+    # the trail and the step, at the step's line in the trail file
+    assert re.search(rf"{re.escape(contradiction.trail)}:\d+ step {contradiction.step} ", out.error), out.error
     if contradiction.sub_step is not None:
         assert f"step {contradiction.sub_step} " in out.error.split(f"step {contradiction.step} ", 1)[1]
 
