@@ -348,7 +348,8 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
         quarantine, 1 a trail failed, a flaky trail with `fail_on_flaky`, or more heals than `max_heals`.
 
     Raises:
-        UsageError: no trail file, a file that does not load, no trail with the tags (exit 2).
+        UsageError: no trail file, a file that does not load, no trail with the tags, or (outside a
+            shard) every trail skipped on the device, so nothing ran (exit 2), after the reports.
         DeviceError / LLMError: the device or the model endpoint failed (exit 3), after the reports.
     """
     from trailblaze.common.files import check_writable
