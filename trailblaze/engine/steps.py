@@ -308,19 +308,18 @@ class StepEngine:
 
         call, result = failure.call, failure.result
         rec.status = "failed"
-        # the screen shows what was typed: the record goes back to callers (pytest), not only to files
-        rec.candidates = self.memory.redact(closest_candidates(call, self.session.screen()))
         position = f"tool {len(failure.done) + 1} of {len(tools)}"
         error = f"{self._where(rec)}: recorded {position} {call.name} failed: {result}"
         selector = selector_of(call)
         if selector is not None and describe_selector(selector) not in result.message:
             error += f"; selector {describe_selector(selector)}"
+        if result.in_trail:  # the screen is beside the point: the trail's own code failed
+            rec.error = self.memory.redact(f"{error}; fix it in the trail (re-recording or self-heal would not)")
+            return
+        # the screen shows what was typed: the record goes back to callers (pytest), not only to files
+        rec.candidates = self.memory.redact(closest_candidates(call, self.session.screen()))
         if result.status == "NOT_INSTALLED":  # the screen is beside the point: the device lacks the app
             rec.error = self.memory.redact(error)
-            return
-        if result.in_trail:  # the screen is beside the point: the trail's own code failed
-            rec.candidates = []
-            rec.error = self.memory.redact(f"{error}; fix it in the trail (re-recording or self-heal would not)")
             return
         if rec.candidates and "closest on screen" not in result.message:
             error += "; closest on screen: " + "; ".join(rec.candidates[:3])

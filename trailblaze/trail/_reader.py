@@ -28,7 +28,7 @@ from trailblaze.trail._parts import (
     static_text,
 )
 
-__all__ = ["Contents", "read_tool", "read_trail"]
+__all__ = ["Contents", "read_tool", "read_trail", "step_lines"]
 
 _TOP_KEYS = ("config", "trailhead", "trail")
 _STEP_KEYS = ("step", "verify", "recording", "recordable", "maxRetries")
@@ -65,6 +65,21 @@ def read_trail(text: str, path: str) -> Contents:
         problems = sorted(dict.fromkeys(reader.problems), key=lambda p: (p.line, p.column))
         raise TrailFileError(path, problems or [Problem(1, 1, "not a trail file")])
     return contents
+
+
+def step_lines(text: str) -> list[int | None]:
+    """The line the trailhead (None without one) and each step start on in trail text, from one
+    parse; empty when the text is not a valid trail."""
+    try:
+        doc = _yaml.parse_document(text)
+    except _yaml.YamlSyntaxError:
+        return []
+    reader = _Reader(doc)
+    contents = reader.read()
+    if reader.problems or contents is None:
+        return []
+    paths = [contents.trailhead_path, *(path for path, _ in contents.step_paths)]
+    return [None if p is None else doc.position(p)[0] for p in paths]
 
 
 def read_tool(text: str, source: str) -> ToolCall:

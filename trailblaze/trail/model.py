@@ -45,7 +45,7 @@ from trailblaze.trail._parts import (
     closest_classifier,
     static_text,
 )
-from trailblaze.trail._reader import read_tool, read_trail
+from trailblaze.trail._reader import read_tool, read_trail, step_lines
 from trailblaze.trail._writer import render, splice_recording
 from trailblaze.trail.discovery import MARKDOWN_SUFFIX, YAML_SUFFIX, is_trail_name, walk_trails
 
@@ -146,7 +146,7 @@ class Trail(BaseModel):
             if text is None or self._shape() != self._disk_shape:
                 return None
             if self._disk_lines is None or self._disk_lines[0] != text:
-                self._disk_lines = (text, _lines_of(text, self._path or "<string>"))
+                self._disk_lines = (text, step_lines(text))
             lines = self._disk_lines[1]
         at = index + 1
         return lines[at] if 0 <= at < len(lines) else None
@@ -361,17 +361,6 @@ def _flow_trail(text: str, name: str) -> Trail:
     if flow.notes:
         trail._note = "; ".join(n.split(": note: ", 1)[-1] for n in flow.notes)
     return trail
-
-
-def _lines_of(text: str, path: str) -> list[int | None]:
-    """The trailhead's and each step's line in trail text that loaded before (empty if it no longer does)."""
-    try:
-        contents = read_trail(text, path)
-    except (TrailFileError, _yaml.YamlSyntaxError):
-        return []
-    doc = _yaml.parse_document(text)
-    paths = [contents.trailhead_path, *(path for path, _ in contents.step_paths)]
-    return [None if p is None else doc.position(p)[0] for p in paths]
 
 
 def loads_trail(text: str, path: str = "<string>") -> Trail:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 from typing import Any
 
 from trailblaze.common.limits import MAX_ERASE_CHARACTERS, MAX_RANDOM_TEXT, MAX_REPEAT_TIMES, MAX_TAP_REPEAT
@@ -348,7 +349,7 @@ def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
             yield (), "addMedia lists the media files to add (`- addMedia: [photo.png]`)"
         else:
             for written in files:
-                ext = written.rpartition(".")[2].lower() if "." in written else ""
+                ext = PurePosixPath(written).suffix.lstrip(".").lower()
                 if ext not in MEDIA_EXTENSIONS:
                     yield (
                         (),

@@ -429,19 +429,19 @@ def _set_permissions(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Stat
 
 def _add_media(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     """Each file (read from the trail's folder, inside its project) into the device's gallery."""
-    from trailblaze.common.project import inside_project, project_of
+    from trailblaze.common.project import project_of
     from trailblaze.device.media import MAX_MEDIA_BYTES
 
     driver = r.session.driver
     if not isinstance(driver, SupportsAddMedia):
         return "UNSUPPORTED", f"addMedia: this {r.ctx.platform} driver cannot add media to the device's gallery"
     folder = r.ctx.folder or Path()
-    anchor = folder / "trail"  # a file in the trail's folder: the project is the trail's
+    project = project_of(folder / "trail")  # a file in the trail's folder: the project is the trail's
     files: list[Path] = []
     for written in f["files"]:
         path = folder / str(written)
-        if not inside_project(anchor, path):
-            return "ERROR", f"addMedia {written}: outside this trail's project {project_of(anchor)}"
+        if not Path(os.path.realpath(path)).is_relative_to(project):  # a link out is out
+            return "ERROR", f"addMedia {written}: outside this trail's project {project}"
         if not path.is_file():
             return "ERROR", f"addMedia {written}: no such file (looked in {folder})"
         if path.stat().st_size > MAX_MEDIA_BYTES:
