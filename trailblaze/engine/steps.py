@@ -34,7 +34,7 @@ from trailblaze.output.observer import MemoryRecorder, RunObserver
 from trailblaze.output.runlog import StepRecord, TrailRecord
 from trailblaze.tools.memory import Memory
 from trailblaze.trail.discovery import folder_trail_id, recordings_file
-from trailblaze.trail.model import ToolCall, Trail, TrailStep, closest_classifier
+from trailblaze.trail.model import ToolCall, Trail, TrailStep, closest_classifier, form_factor_of
 from trailblaze.trail.subtrail import SubTrails, trail_key
 
 if TYPE_CHECKING:
@@ -96,6 +96,9 @@ class StepEngine:
         self.classifier = session.info.classifier
         self._agent: Agent | None = None
         self._tools: ToolSet | None = None
+        self._device = ""
+        self._own_form_factor: set[int] = set()
+        """Steps recorded for this device's form factor: their platform recording failed here."""
 
     @property
     def tools(self) -> ToolSet:
@@ -140,6 +143,7 @@ class StepEngine:
 
     # --- the trail ---------------------------------------------------------------------------------
     def run(self, record: TrailRecord) -> None:
+        self._device = record.device
         steps: list[tuple[int, str, TrailStep | None]] = []
         if self.trail.trailhead is not None:
             steps.append((-1, self.trail.trailhead.text, None))
@@ -182,17 +186,23 @@ class StepEngine:
             else:
                 rec.mode = "replay"
                 failure = self._replay(rec, recorded)
-                if failure is None:
-                    rec.status = "passed"
-                elif (
-                    self.policy.heals()
+                # trailhead failures are always fatal; a sub-trail mends its own steps; no agent can
+                # install a missing app, nor mend a script that throws
+                mendable = (
+                    failure is not None
                     and step is not None
                     and failure.call.name != "runTrail"
                     and failure.result.status != "NOT_INSTALLED"
                     and not failure.result.in_trail
-                ):
-                    # trailhead failures are always fatal; a sub-trail heals its own steps; no agent
-                    # can install a missing app, nor mend a script that throws
+                )
+                if failure is None:
+                    rec.status = "passed"
+                elif mendable and self._records_form_factor(step):
+                    # `record` on a tablet: the phone's recording does not fit, so this form factor gets its own
+                    rec.mode = "agent"
+                    self._own_form_factor.add(rec.index)
+                    self._solve(rec, step, text, failure)
+                elif mendable and self.policy.heals():
                     rec.mode = "self-heal"
                     self._solve(rec, step, text, failure)
                 else:
@@ -226,6 +236,36 @@ class StepEngine:
         """The key whose recording this device replays (closest first), else the platform."""
         return closest_classifier(step.recording, self.classifier) or self.platform
 
+    def _records_form_factor(self, step: TrailStep | None) -> bool:
+        """Recording on a form factor of its own (a tablet) a step whose recording is another's."""
+        own = form_factor_of(self.classifier)
+        return (
+            self.policy.name == "record"
+            and self.policy.writes()
+            and own is not None
+            and step is not None
+            and step.recordable
+            and self._recording_key(step) != own
+        )
+
+    def _form_factor_hint(self, step: TrailStep | None) -> str:
+        """For a replay on a form factor of its own whose step ran another form factor's recording:
+        which recording ran here, and how to record one for this device."""
+        own = form_factor_of(self.classifier)
+        if own is None or step is None or self.policy.name != "replay":
+            return ""
+        key = self._recording_key(step)
+        if key == own:
+            return ""
+        info = self.session.info
+        device = f" --device {self._device}" if self._device else ""
+        trail = Path(self.trail.path).name if self.trail.path else "TRAIL"
+        return (
+            f"; this {own} ({info.width}x{info.height}) ran the {key} recording, made on another form factor: "
+            f"record one for {own} with `trailblaze record {trail}{device}` (it records only the steps "
+            "that fail here)"
+        )
+
     def _recorded_tools(self, step: TrailStep | None, index: int) -> list[ToolCall] | None:
         if step is None:
             assert self.trail.trailhead is not None
@@ -244,7 +284,9 @@ class StepEngine:
         for call in tools:
             if self._keyboard_covers(call):
                 self._run_tool(rec, _HIDE_KEYBOARD, auto=True)
-            result = run_with_keyboard_retry(self.session, lambda c, auto: self._run_tool(rec, c, auto=auto), call)
+            result = run_with_keyboard_retry(
+                self.session, lambda c, auto: self._run_tool(rec, c, auto=auto), call
+            )
             if not result.ok:
                 return _Failure(done, call, result)
             done.append((call, result))
@@ -314,7 +356,9 @@ class StepEngine:
         if selector is not None and describe_selector(selector) not in result.message:
             error += f"; selector {describe_selector(selector)}"
         if result.in_trail:  # the screen is beside the point: the trail's own code failed
-            rec.error = self.memory.redact(f"{error}; fix it in the trail (re-recording or self-heal would not)")
+            rec.error = self.memory.redact(
+                f"{error}; fix it in the trail (re-recording or self-heal would not)"
+            )
             return
         # the screen shows what was typed: the record goes back to callers (pytest), not only to files
         rec.candidates = self.memory.redact(closest_candidates(call, self.session.screen()))
@@ -323,11 +367,18 @@ class StepEngine:
             return
         if rec.candidates and "closest on screen" not in result.message:
             error += "; closest on screen: " + "; ".join(rec.candidates[:3])
+        error += self._form_factor_hint(self._step(rec.index))
         error += "; " + self.policy.failure_hint(rec.index, self.memory.flags)
         rec.error = self.memory.redact(error)
 
     def _solve(
-        self, rec: StepRecord, step: TrailStep | None, text: str, failure: _Failure | None, *, device: str = ""
+        self,
+        rec: StepRecord,
+        step: TrailStep | None,
+        text: str,
+        failure: _Failure | None,
+        *,
+        device: str = "",
     ) -> None:
         if self.llm_factory is None:
             rec.status = "failed"
@@ -352,8 +403,13 @@ class StepEngine:
         if result.status != "COMPLETED":
             rec.status = "failed"
             if failure is not None:
+                mending = (
+                    f"recording it for {self.classifier}"
+                    if rec.index in self._own_form_factor
+                    else "self-heal"
+                )
                 rec.error = (
-                    f"{self._where(rec)}: self-heal failed ({result.explanation}) after the recorded "
+                    f"{self._where(rec)}: {mending} failed ({result.explanation}) after the recorded "
                     f"{failure.call.name} failed: {failure.result}"
                 )
             else:
@@ -375,7 +431,8 @@ class StepEngine:
         if step is not None and not step.recordable:
             rec.status = "passed-ai"
             return
-        rec.status = "passed-with-self-heal" if failure is not None else self.policy.agent_status()
+        healed = failure is not None and rec.index not in self._own_form_factor
+        rec.status = "passed-with-self-heal" if healed else self.policy.agent_status()
         tools = [c for c, _ in failure.done] + new_tools if failure is not None else new_tools
         # Replay reaches this point only when self-heal is on or the device had no recording.
         if self.policy.writes() and tools:  # never manufacture `[]` (an empty recording)
@@ -389,11 +446,15 @@ class StepEngine:
         try:
             return self.agent
         except LLMAuthError as exc:
-            unrecorded = failure is None and self.policy.name == "replay" and (step is None or step.recordable)
+            unrecorded = (
+                failure is None and self.policy.name == "replay" and (step is None or step.recordable)
+            )
             if not unrecorded or not self.trail.path:
                 raise
             why = f"it has no {self.platform} recording"
-            raise no_model_error(why, self.trail.path, device or self.platform, exc, self.memory.flags) from None
+            raise no_model_error(
+                why, self.trail.path, device or self.platform, exc, self.memory.flags
+            ) from None
 
     def _write(self, rec: StepRecord, step: TrailStep | None, tools: list[ToolCall]) -> None:
         if step is None:
@@ -404,7 +465,8 @@ class StepEngine:
                 return
             self.trail.set_trailhead_recording(self.platform, tools[0])
         else:
-            self.trail.set_recording(rec.index, self._recording_key(step), tools)
+            own = form_factor_of(self.classifier) if rec.index in self._own_form_factor else None
+            self.trail.set_recording(rec.index, own or self._recording_key(step), tools)
         if self.policy.defers_save():
             # Record writes the file only after the proof replay (trailblaze.engine.proof); until then the
             # new recording lives in the in-memory trail.
@@ -420,6 +482,9 @@ class StepEngine:
             for tool in rec.tools:
                 if tool.source == "agent":
                     tool.source = "self-heal"
+
+    def _step(self, index: int) -> TrailStep | None:
+        return self.trail.steps[index] if 0 <= index < len(self.trail.steps) else None
 
     def _where(self, rec: StepRecord) -> str:
         name = Path(self.trail.path or "trail").name
@@ -494,7 +559,9 @@ def run_engine(
             record.status, error = "skipped", f"skipped on {engine.classifier}: {skipped}"
             for i, step in enumerate(trail.steps):
                 engine._add_skipped(
-                    StepRecord(index=i, kind=step.kind, text=engine.memory.redact(step.text), status="skipped")
+                    StepRecord(
+                        index=i, kind=step.kind, text=engine.memory.redact(step.text), status="skipped"
+                    )
                 )
         else:
             engine.run(record)

@@ -18,6 +18,7 @@ from trailblaze.tools.call import ToolCall
 __all__ = [
     "ANY_CLASSIFIER",
     "CLASSIFIER_RE",
+    "FORM_FACTORS",
     "StepKind",
     "ToolCall",  # defined with the tool set (trailblaze.tools.call); a trail is made of them
     "TrailConfig",
@@ -25,6 +26,7 @@ __all__ = [
     "Trailhead",
     "classifier_lineage",
     "closest_classifier",
+    "form_factor_of",
     "static_text",
 ]
 
@@ -52,6 +54,21 @@ def closest_classifier(keys: Container[str] | None, classifier: str) -> str | No
     for candidate in (*classifier_lineage(classifier), ANY_CLASSIFIER):
         if candidate in keys:
             return candidate
+    return None
+
+
+FORM_FACTORS: dict[str, str] = {"android-tablet": "android", "ios-ipad": "ios"}
+"""The classifiers of a form factor of their own (docs/adr/0066-every-device.md), each with its platform:
+a step whose platform recording fails there gets a recording under the form factor's own key when recorded
+on it. Phones (`android-phone`, `ios-iphone`) share the platform's recording; a small or large phone
+scrolls its way to what a recording names instead."""
+
+
+def form_factor_of(classifier: str) -> str | None:
+    """The form factor's classifier when `classifier` is one of its own (a tablet, an iPad), else None."""
+    for key in FORM_FACTORS:
+        if classifier == key or classifier.startswith(key + "-"):
+            return key
     return None
 
 

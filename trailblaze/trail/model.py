@@ -43,6 +43,7 @@ from trailblaze.trail._parts import (
     TrailStep,
     classifier_lineage,
     closest_classifier,
+    form_factor_of,
     static_text,
 )
 from trailblaze.trail._reader import read_tool, read_trail, step_lines
@@ -59,6 +60,7 @@ __all__ = [
     "classifier_lineage",
     "closest_classifier",
     "find_trail_files",
+    "form_factor_of",
     "load_trail",
     "loads_trail",
     "parse_tool",
