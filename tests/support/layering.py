@@ -101,7 +101,7 @@ TIERS: list[tuple[str, ...]] = [
     ("trail",),
     ("mutation",),
     ("agent",),
-    ("output",),
+    ("output", "port"),
     ("engine",),
     ("mcp", "pytest"),
     ("cli",),

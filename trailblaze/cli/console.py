@@ -58,6 +58,9 @@ class ConsoleProgress:
     def nothing_to_record(self, text: str) -> None:
         self.console.print(_escape(text))
 
+    def ported(self, text: str) -> None:
+        self.console.print(f"[bold]{_escape(text)}[/]")
+
     def installed(self, path: str, app_id: str, *, reinstall: bool) -> None:
         self.console.print(f"[dim]{'re' if reinstall else ''}installed {_escape(app_id)} from {_escape(path)}[/]")
 

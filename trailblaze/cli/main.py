@@ -184,6 +184,13 @@ _run_groups = (
 )  # fmt: skip
 
 
+def _with_port_groups(f: Any) -> Any:
+    """`port`'s groups: the device, the inputs and the outputs; no model, which a port never calls."""
+    for group in reversed((_run_groups[0], _run_groups[1], _grouped("output", _run_output, "run_dir", "report_screenshots"))):
+        f = group(f)
+    return f
+
+
 def _with_run_groups(*more: Any) -> Callable[[Any], Any]:
     def decorate(f: Any) -> Any:
         for group in reversed((*_run_groups, *more)):
@@ -1152,6 +1159,51 @@ def record_command(
     from trailblaze.engine.options import RecordRun
 
     code = run_record_command(RecordRun(trails, device, inputs, model, output, options), ConsoleProgress())
+    ctx.exit(code)
+
+
+@cli.command(
+    "port",
+    short_help="Port recordings to another platform or form factor, with no model.",
+    epilog=_EX + "  trailblaze port trails/ --from android --device sim:ios --secret password=hunter2\n"
+    + "  trailblaze port trails/open-message.trail.yaml --from android --device sim:android+tablet --secret password",
+)
+@click.argument("trails", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--from", "source", required=True, metavar="CLASSIFIER",
+              help="The recordings to port: android, ios, or a form factor's (android-tablet, ios-ipad).")
+@_device_options
+@click.option("--memory", "--env", "-e", "memory", multiple=True, metavar="K=V",
+              help="A memory variable ({{K}}; a Maestro flow's ${K}, as Maestro's --env / -e); repeatable.")
+@click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
+@_secret_options
+@_element_timeout_option
+@_device_logs_option
+@_trace_option
+@_with_install
+@click.option("--run-dir", type=click.Path(path_type=str), default=None,
+              help="Where to write the run log (default .trailblaze/runs/<time>).")
+@_screenshots_option
+@_debug_option
+@click.pass_context
+@_with_port_groups
+def port_command(
+    ctx: click.Context,
+    trails: tuple[str, ...],
+    source: str,
+    device: DeviceChoice,
+    inputs: RunInputs,
+    output: RunOutput,
+) -> None:
+    """Port TRAIL files' recordings to the --device's platform or form factor with zero model calls: each
+    step's recorded target is found on the device by what it means (id, text, label, kind), acted on and
+    re-recorded; a replay from a relaunch proves the whole trail before anything is written. A step that
+    cannot be ported is left for `trailblaze record --resume`, which solves only what is left."""
+    from trailblaze.cli.console import ConsoleProgress
+    from trailblaze.engine.commands import run_record_command
+    from trailblaze.engine.options import ModelChoice, RecordOptions, RecordRun
+
+    options = RecordOptions(port_from=source)
+    code = run_record_command(RecordRun(trails, device, inputs, ModelChoice(), output, options), ConsoleProgress())
     ctx.exit(code)
 
 

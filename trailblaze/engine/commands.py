@@ -221,11 +221,11 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
         needed = _agent_needed(trails, device.platform)
         why = f"{needed[0]} {needed[1]}" if needed else None
     why = why or ("--rerecord solves every step" if options.rerecord else None)
-    if why:
+    if why and options.port_from is None:  # a port solves steps with no model
         llms.check(why)
     rundir, created = _open_run_dir(run)
     root = rundir.root
-    failed = 0
+    failed = ported = wanted = 0
     session = _open_session(device, rundir, created, llms)
     interrupted = False
     try:
@@ -259,6 +259,11 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
                     told.record_stopped(not_changed_text(file, this, device.text))
                 raise
             failed += record.status != "passed"
+            if options.port_from is not None:
+                counts = port_counts(record)
+                ported += counts[0]
+                wanted += counts[1]
+                summary[:] = [port_summary(record, counts, file, device.text, summary[0] if summary else None)]
             unchanged = (
                 not_changed_text(file, record, device.text)
                 if record.status != "passed" and record.verification != "failed"  # a refused proof says so itself
@@ -280,7 +285,33 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
         passed += sum(s.status.startswith("passed") for s in trail.steps)
         unproven += trail.verification in ("failed", "unverified")
     told.record_totals(RecordTotals(len(files), passed, steps, unproven, rundir.run.usage, root))
+    if options.port_from is not None:
+        told.ported(f"ported {ported} of {wanted} steps with 0 model calls, {wanted - ported} left for record")
     return 1 if failed else 0
+
+
+def port_counts(record: TrailRecord) -> tuple[int, int]:
+    """(steps ported, steps that wanted porting) of a port run's record, its `runTrail` trails' included:
+    a step wanted porting when it had no recording to replay here (the port solved it, or failed to, or
+    it was skipped after a step that failed)."""
+    ported = wanted = 0
+    for step in record.steps:
+        for sub in step.subtrails:
+            p, w = port_counts(sub)
+            ported, wanted = ported + p, wanted + w
+        if step.mode == "agent" or (step.status == "skipped" and not step.tools):
+            wanted += 1
+            ported += step.mode == "agent" and step.status == "passed"
+    return ported, wanted
+
+
+def port_summary(record: TrailRecord, counts: tuple[int, int], file: Path, device: str, proof: str | None) -> str:
+    """`ported 3 of 4 steps, 1 left for record` with the proof's verdict, or what to run for the rest."""
+    ported, wanted = counts
+    line = f"ported {ported} of {wanted} step{'s' * (wanted != 1)} with 0 model calls, {wanted - ported} left for record"
+    if ported < wanted:
+        return f"{line}: trailblaze record {file} --device {device} --resume (a model solves only those)"
+    return f"{line} · {proof}" if proof else line
 
 
 def _resume_drafts(trails: list[tuple[Path, Trail]], platform: str) -> dict[Path, list[int]]:

@@ -168,6 +168,9 @@ class RecordOptions:
     resume: bool = False
     """`--resume`: start from the recordings a record that stopped part-way kept in the trail's draft
     (`trailblaze.engine.record_draft`); those steps replay with no model call."""
+    port_from: str | None = None
+    """`trailblaze port --from CLASSIFIER`: steps are solved with no model, by porting their recording for
+    this classifier (`trailblaze.port`); None: the agent solves them."""
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from trailblaze.common.flags import CLI, Flags
+
+if TYPE_CHECKING:
+    from trailblaze.port.solver import PortSolver
 
 __all__ = [
     "AgentSettings",
@@ -34,6 +37,8 @@ class AgentSettings:
     screenshots: bool = True
     ask: Callable[[str], str] | None = None
     """Answers the agent's `askUser` questions (record with `--ask`); None: the tool is not offered."""
+    solver: PortSolver | None = None
+    """Solves steps in the agent's place with no model (`trailblaze port`); None: the agent does."""
 
 
 @dataclass(frozen=True)

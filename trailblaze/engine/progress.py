@@ -40,6 +40,9 @@ class Progress(Protocol):
     def nothing_to_record(self, text: str) -> None:
         """`record`: a trail with no step to solve is left as it is (`text` says so)."""
 
+    def ported(self, text: str) -> None:
+        """`port`: how many steps of the run were ported, and how many are left for record."""
+
     def installed(self, path: str, app_id: str, *, reinstall: bool) -> None:
         """`--install`: the app at `path` went on the device, before the first trail."""
 
@@ -96,6 +99,9 @@ class Quiet:
     """A `Progress` that says nothing: the caller reads the exit code and the run directory."""
 
     def nothing_to_record(self, text: str) -> None:
+        return None
+
+    def ported(self, text: str) -> None:
         return None
 
     def installed(self, path: str, app_id: str, *, reinstall: bool) -> None:

@@ -89,7 +89,14 @@ def record_trail(
         from trailblaze.errors import UsageError
 
         raise UsageError("--rerecord re-solves every step; drop it to re-record only --step / --from")
-    agent = AgentSettings(max_llm_calls=options.max_llm_calls, screenshots=options.screenshots, ask=options.ask)
+    solver = None
+    if options.port_from is not None:
+        from trailblaze.port.solver import PortSolver
+
+        solver = PortSolver(options.port_from)
+    agent = AgentSettings(
+        max_llm_calls=options.max_llm_calls, screenshots=options.screenshots, ask=options.ask, solver=solver
+    )
     policy = RerecordPolicy(agent=agent) if options.rerecord else RecordPolicy(agent=agent, solve=solve)
     record = start_record(trail, str(path), session, "record", device)
     subtrails: SubTrails = {}  # runTrail's trails: their new recordings are written after the proof too

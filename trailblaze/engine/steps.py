@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from trailblaze.agent.loop import Agent
     from trailblaze.device.session import DeviceSession
     from trailblaze.llm.client import LLMClient
+    from trailblaze.port.solver import PortSolver
     from trailblaze.tools.execute import ToolResult
     from trailblaze.tools.toolset import ToolSet
 
@@ -236,6 +237,16 @@ class StepEngine:
         """The key whose recording this device replays (closest first), else the platform."""
         return closest_classifier(step.recording, self.classifier) or self.platform
 
+    def _writing_key(self, step: TrailStep) -> str:
+        """Where a solved step's recording goes: on a form factor of its own (a tablet) whose step has
+        another's recording (the phone's), under the form factor, so the other keeps its own; else the
+        key this device replays, or the platform."""
+        own = form_factor_of(self.classifier)
+        used = closest_classifier(step.recording, self.classifier)
+        if own is not None and used is not None and used != own:
+            return own
+        return used or self.platform
+
     def _records_form_factor(self, step: TrailStep | None) -> bool:
         """Recording on a form factor of its own (a tablet) a step whose recording is another's."""
         own = form_factor_of(self.classifier)
@@ -380,6 +391,10 @@ class StepEngine:
         *,
         device: str = "",
     ) -> None:
+        solver = self.policy.agent.solver
+        if solver is not None and step is not None:
+            self._port(rec, step, solver, failure)
+            return
         if self.llm_factory is None:
             rec.status = "failed"
             why = (
@@ -438,6 +453,31 @@ class StepEngine:
         if self.policy.writes() and tools:  # never manufacture `[]` (an empty recording)
             self._write(rec, step, tools)
 
+    def _port(self, rec: StepRecord, step: TrailStep, solver: PortSolver, failure: _Failure | None) -> None:
+        """Solves the step with no model: its recording on another platform or form factor, ported."""
+        folder = Path(self.trail.path).parent if self.trail.path else None
+
+        def run(call: ToolCall) -> ToolResult:
+            if call.name == "runTrail":
+                return self._run_subtrail(rec, call)
+            return self.tools.run(self.session, call, self.memory, folder=folder)
+
+        # a recording that failed part-way here (a tablet's run of the phone's): what ran stays, the rest is ported
+        done = [call for call, _ in failure.done] if failure is not None else []
+        result = solver(step, self.session, run, start=len(done))
+        told = self.observer.agent_observer  # the run directory lists each call as the agent's
+        if told is not None:
+            for tool_run in result.runs:
+                told.on_tool(tool_run)
+        self.observer.step_solved(rec, result, healing=False)
+        if result.status != "COMPLETED":
+            rec.status = "failed"
+            rec.error = self.memory.redact(f"{self._where(rec)}: {result.explanation}")
+            return
+        rec.status = self.policy.agent_status()
+        if self.policy.writes() and done + result.recorded:
+            self._write(rec, step, done + result.recorded)
+
     def _agent_for(self, step: TrailStep | None, failure: _Failure | None, device: str) -> Agent:
         """The agent; a replay of an unrecorded step with no model configured is the trail's problem."""
         from trailblaze.engine.no_model import no_model_error
@@ -465,8 +505,7 @@ class StepEngine:
                 return
             self.trail.set_trailhead_recording(self.platform, tools[0])
         else:
-            own = form_factor_of(self.classifier) if rec.index in self._own_form_factor else None
-            self.trail.set_recording(rec.index, own or self._recording_key(step), tools)
+            self.trail.set_recording(rec.index, self._writing_key(step), tools)
         if self.policy.defers_save():
             # Record writes the file only after the proof replay (trailblaze.engine.proof); until then the
             # new recording lives in the in-memory trail.
