@@ -286,7 +286,7 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
         unproven += trail.verification in ("failed", "unverified")
     told.record_totals(RecordTotals(len(files), passed, steps, unproven, rundir.run.usage, root))
     if options.port_from is not None:
-        told.ported(f"ported {ported} of {wanted} steps with 0 model calls, {wanted - ported} left for record")
+        told.ported(f"ported {ported} of {wanted} step{'s' * (wanted != 1)} with 0 model calls, {wanted - ported} left for record")
     return 1 if failed else 0
 
 

@@ -132,7 +132,9 @@ class PortSolver:
     ) -> tuple[Node, Hierarchy]:
         """The one element the meaning names on the settled screen (waiting for it as a replay would)."""
         candidates = target_selectors(meaning, platform)
-        words = [literal(a or b) for a, b in _QUOTED.findall(step.text)]
+        # the step's quoted words name the element only when the recording named it by id alone (ids
+        # differ across platforms more often than texts); with a text of its own they would name another
+        words = [] if meaning.text or meaning.label else [literal(a or b) for a, b in _QUOTED.findall(step.text)]
         by_words = [NodeSelector.model_validate({_BRANCH[platform]: {"textRegex": w}}) for w in words]
         hierarchy = session.screen()
         found = _unique(candidates + by_words, hierarchy, meaning)
@@ -151,15 +153,29 @@ _BRANCH = {"android": "androidMaestro", "ios": "iosMaestro"}
 def _unique(selectors: list[NodeSelector], hierarchy: Hierarchy, meaning: Meaning) -> Node | None:
     """The first selector's one match; several matches are narrowed by what the branch could not say
     (takes taps or not, the kind of element)."""
+    clickable = meaning.clickable if meaning.clickable is not None else _TAKES_TAPS.get(meaning.role or "")
     for selector in selectors:
         nodes = resolve(selector, hierarchy)
-        if len(nodes) > 1 and meaning.clickable is not None:
-            nodes = [n for n in nodes if n.clickable == meaning.clickable]
-        if len(nodes) > 1 and meaning.role is not None:
-            nodes = [n for n in nodes if role_of_class(n.class_name) == meaning.role]
+        if clickable is not None:
+            nodes = _narrowed(nodes, lambda n: n.clickable == clickable)
+        if meaning.role is not None:
+            nodes = _narrowed(nodes, lambda n: role_of_class(n.class_name) == meaning.role)
         if len(nodes) == 1:
             return nodes[0]
     return None
+
+
+_TAKES_TAPS = {"button": True, "cell": True, "switch": True, "checkbox": True, "radio": True, "text": False}
+"""Whether an element of a kind takes taps, to tell apart two elements of one text (a heading and the
+tab of its name) when the source did not say: a static text does not, a button does."""
+
+
+def _narrowed(nodes: list[Node], keep: Callable[[Node], bool]) -> list[Node]:
+    """The matches `keep` holds for, when there are several and it leaves some; else the matches."""
+    if len(nodes) < 2:
+        return nodes
+    kept = [n for n in nodes if keep(n)]
+    return kept or nodes
 
 
 def _pinned(node: Node, hierarchy: Hierarchy, params: dict[str, Any], meaning: Meaning) -> dict[str, Any]:
