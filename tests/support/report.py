@@ -60,6 +60,15 @@ def _tap(device: SimulatedDevice, node_id: str) -> None:
     device.tap(*_find(device, node_id).frame.center)
 
 
+def native_source(d: SimulatedDevice) -> str:
+    """What a client reads of the screen: the uiautomator dump on Android, WDA's source on iOS."""
+    if d.platform == "android":
+        return render_hierarchy(build_windows(d))
+    return build_snapshot(
+        d.tree(), d.current_app(), screen_width=d.screen_width, screen_height=d.screen_height
+    ).xml()
+
+
 class _Capture:
     """Writes screenshots and hierarchy dumps of one device into one trail folder."""
 
@@ -73,13 +82,7 @@ class _Capture:
         """(screenshot path, hierarchy path), relative to the run directory."""
         d = self.device
         (self.root / f"{name}.png").write_bytes(d.screenshot_png())
-        if d.platform == "android":
-            source = render_hierarchy(build_windows(d))
-        else:
-            source = build_snapshot(
-                d.tree(), d.current_app(), screen_width=d.screen_width, screen_height=d.screen_height
-            ).xml()
-        (self.root / f"{name}.xml").write_text(source, "utf-8")
+        (self.root / f"{name}.xml").write_text(native_source(d), "utf-8")
         return f"{self.folder}/{name}.png", f"{self.folder}/{name}.xml"
 
     def step(self, record: StepRecord, action: object = None) -> StepRecord:

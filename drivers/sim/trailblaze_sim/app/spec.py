@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from trailblaze.errors import UsageError
 
@@ -31,6 +40,7 @@ __all__ = [
     "ElementSpec",
     "ListFilter",
     "ScreenSpec",
+    "SplitSpec",
     "Step",
     "bundled_apps",
     "load_app_spec",
@@ -388,6 +398,25 @@ class DialogSpec(_Strict):
     buttons: list[DialogButtonSpec] = Field(min_length=1)
 
 
+class SplitSpec(_Strict):
+    """A two-pane layout on wide screens (a tablet): this screen beside the one beneath it."""
+
+    primary: str
+    """The screen shown in the left pane when it is directly beneath this one on the stack."""
+    min_width: float = Field(default=600, gt=0)
+    """The screen width (points) from which the panes sit side by side; narrower is one screen."""
+    primary_width: float = Field(default=320, gt=0)
+
+    @model_validator(mode="after")
+    def _room_for_both(self) -> SplitSpec:
+        if self.primary_width >= self.min_width:
+            raise ValueError(
+                f"primary_width ({self.primary_width:g}) must be less than min_width ({self.min_width:g})"
+                " so that the other pane has room"
+            )
+        return self
+
+
 class ScreenSpec(_Strict):
     elements: list[ElementSpec]
     back_to: str = ""
@@ -396,6 +425,8 @@ class ScreenSpec(_Strict):
     activity: str = ""
     """Android: the activity this screen is (`.AdditionActivity`); default the app's `activity`.
     `am start -n PKG/ACTIVITY` opens it, and `dumpsys activity` names it while it is on top."""
+    split: SplitSpec | None = None
+    """On a screen at least `split.min_width` wide, show `split.primary` beside this screen."""
 
 
 class DataSource(_Strict):
@@ -703,6 +734,14 @@ class _ScreenChecker:
         name, screen = self.name, self.screen
         if screen.back_to and screen.back_to not in self.spec.screens:
             self.problems.append(f"screens.{name}.back_to: unknown screen {screen.back_to!r}")
+        if screen.split is not None:
+            if screen.split.primary not in self.spec.screens:
+                self.problems.append(
+                    f"screens.{name}.split.primary: unknown screen {screen.split.primary!r}; "
+                    f"screens are {', '.join(self.spec.screens)}"
+                )
+            elif screen.split.primary == name:
+                self.problems.append(f"screens.{name}.split.primary: a screen cannot be its own primary pane")
         for i, el in enumerate(screen.elements):
             self._visit(el, f"screens.{name}.elements[{i}]", False)
         for dname, dialog in screen.dialogs.items():

@@ -49,6 +49,7 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
         conditions: Latency and faults shared with the protocol servers (this class reads only
             `animate_after_action_ms`).
         serial: adb serial / UDID.
+        profile: The device's geometry; default the platform's phone (`PROFILES`).
     """
 
     def __init__(
@@ -59,12 +60,13 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
         clock: SimClock | None = None,
         conditions: Conditions | None = None,
         serial: str | None = None,
+        profile: DeviceProfile | None = None,
     ) -> None:
         if platform not in PROFILES:
             raise DeviceError(f"unknown simulated platform {platform!r}; use android or ios")
         self.spec = spec
         self.platform: Platform = platform
-        self.profile = PROFILES[platform]
+        self.profile = profile or PROFILES[platform]
         self.serial = serial or ("emulator-5554" if platform == "android" else "00008120-00SIMULATED0001")
         self.model = self.profile.model
         self.screen_width = self.profile.width
@@ -265,15 +267,17 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
                 return
             if field_spec.role != "multiline_field":
                 text = text.replace("\n", "")
-            fields = self._stack[-1].fields
-            fields[self._focus] = fields.get(self._focus, "") + text
+            owner = self._focus_owner()
+            if owner is not None:
+                owner.fields[self._focus] = owner.fields.get(self._focus, "") + text
 
     def clear_text(self) -> None:
         """Clears the focused field."""
         with self._lock:
             self._action()
-            if self._focused_field() is not None:
-                self._stack[-1].fields[self._focus] = ""
+            owner = self._focus_owner()
+            if self._focused_field() is not None and owner is not None:
+                owner.fields[self._focus] = ""
 
     def set_text(self, node: SimNode, text: str) -> None:
         """Focuses `node` (a field from the latest `tree()`) and replaces its text."""
@@ -286,7 +290,9 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
                 )
             self._focus = field_id
             self._keyboard = True
-            self._stack[-1].fields[field_id] = text
+            owner = self._focus_owner()
+            if owner is not None:
+                owner.fields[field_id] = text
 
     def press_key(self, key: Key) -> None:
         with self._lock:
@@ -316,7 +322,7 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
                 raise DeviceError("no dialog is on screen; check alert() before pressing its buttons")
             for b in dialog.buttons:
                 if b.text == button:
-                    self._run(list(b.on_tap), None)
+                    self._run(list(b.on_tap), None, self._dialog_owner())
                     return
             raise DeviceError(
                 f"dialog {dialog.title!r} has no button {button!r}; its buttons are {', '.join(x.text for x in dialog.buttons)}"
@@ -327,7 +333,7 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
         now = self.clock.now()
         while self._pending is not None and now >= self._pending.due:
             pending, self._pending = self._pending, None
-            self._run(pending.steps, pending.item)
+            self._run(pending.steps, pending.item, pending.screen)
         if self._snackbar is not None and now >= self._snackbar[1]:
             self._snackbar = None
 
@@ -360,12 +366,10 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
         return out
 
     def _focused_field(self) -> ElementSpec | None:
-        if not (self._foreground and self._stack and self._focus) or self._pending is not None:
+        owner = self._focus_owner()
+        if owner is None or self._pending is not None:
             return None
-        for f in self._fields_of(self._stack[-1].name):
-            if f.id == self._focus:
-                return f
-        return None
+        return next(f for f in self._fields_of(owner.name) if f.id == self._focus)
 
     def _field_of(self, node: SimNode) -> str | None:
         built = self._last if self._last is not None else self._build()
@@ -380,6 +384,7 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
         return binding.field_id if binding is not None and binding.field_id else None
 
     def _dialog_spec(self) -> Any:
-        if not (self._foreground and self._stack and self._stack[-1].dialog):
+        owner = self._dialog_owner()
+        if owner is None:
             return None
-        return self.spec.screens[self._stack[-1].name].dialogs.get(self._stack[-1].dialog or "")
+        return self.spec.screens[owner.name].dialogs.get(owner.dialog or "")

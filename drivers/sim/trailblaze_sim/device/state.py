@@ -28,6 +28,8 @@ class Pending:
     steps: list[Step]
     progress: str
     item: dict[str, str] | None
+    screen: ScreenInstance | None = None
+    """The pane's screen the steps started in, when it is not the top one (a split's primary)."""
 
 
 @dataclass
@@ -44,6 +46,8 @@ class Binding:
     max_scroll: float = 0.0
     launch: str = ""
     dialog_button: bool = False
+    screen: ScreenInstance | None = None
+    """The screen instance the node belongs to: the top one, or a split's primary pane."""
 
 
 @dataclass

@@ -9,7 +9,8 @@ back and edit keys; `{templates}` and conditions read the state names (`state.*`
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from trailblaze_sim.app.data import AppDataDir, NetworkState
@@ -31,6 +32,7 @@ from trailblaze_sim.app.spec import (
     ResetStep,
     SetStep,
     SnackbarStep,
+    SplitSpec,
     Step,
     ToastStep,
     ToggleStep,
@@ -49,6 +51,7 @@ class StepInterpreter:
 
     spec: AppSpec
     clock: SimClock
+    screen_width: int
     network: NetworkState
     app_data: AppDataDir
     toast_sink: Callable[[str, float], None] | None
@@ -62,6 +65,9 @@ class StepInterpreter:
     _pending: Pending | None
     _data: dict[str, list[dict[str, str]]]
     _state: dict[str, Any]
+    _scope: ScreenInstance | None = None
+    """The screen instance `screen.*` / `field.*` and screen-level steps address when it is not the
+    top one: a split's primary pane while its elements are built or its actions run."""
 
     if TYPE_CHECKING:  # defined by SimulatedDevice
 
@@ -72,9 +78,38 @@ class StepInterpreter:
         def _focused_field(self) -> ElementSpec | None: ...
         def _fields_of(self, screen: str) -> list[ElementSpec]: ...
         def _time_of_day(self) -> str: ...
+        def _split(self) -> tuple[ScreenInstance, SplitSpec] | None: ...
+        def _dialog_owner(self) -> ScreenInstance | None: ...
+        def _focus_owner(self) -> ScreenInstance | None: ...
 
     # --- steps ----------------------------------------------------------------------------------
-    def _run(self, steps: list[Step], item: dict[str, str] | None) -> None:
+    def _current(self) -> ScreenInstance | None:
+        if self._scope is not None:
+            return self._scope
+        return self._stack[-1] if self._stack else None
+
+    def _scoped(self, screen: ScreenInstance | None) -> AbstractContextManager[None]:
+        """Address `screen` instead of the top one (no-op for the top one, so a phone, which shows
+        only the top screen, behaves exactly as before splits existed)."""
+        return self._scoping(screen)
+
+    @contextmanager
+    def _scoping(self, screen: ScreenInstance | None) -> Iterator[None]:
+        outer = self._scope
+        if screen is not None and self._stack and screen is not self._stack[-1]:
+            self._scope = screen
+        try:
+            yield
+        finally:
+            self._scope = outer
+
+    def _run(
+        self, steps: list[Step], item: dict[str, str] | None, screen: ScreenInstance | None = None
+    ) -> None:
+        with self._scoped(screen):
+            self._run_steps(steps, item)
+
+    def _run_steps(self, steps: list[Step], item: dict[str, str] | None) -> None:
         queue = list(steps)
         while queue:
             step = queue.pop(0)
@@ -82,12 +117,13 @@ class StepInterpreter:
                 queue[:0] = step.then if self._test(step.if_, item) else step.else_
             elif isinstance(step, WaitStep):
                 self._pending = Pending(
-                    self.clock.now() + step.wait, queue, self._render(step.progress, item), item
+                    self.clock.now() + step.wait, queue, self._render(step.progress, item), item, self._scope
                 )
                 self._keyboard = False
                 return
             elif isinstance(step, RequireStep):
-                if not self._stack or not self._stack[-1].fields.get(step.require, "").strip():
+                current = self._current()
+                if current is None or not current.fields.get(step.require, "").strip():
                     self._assign(step.error, step.message, item)
                     self._write_log("W", self._log_tag(), f"{step.require}: {step.message}")
                     return
@@ -97,7 +133,19 @@ class StepInterpreter:
     def _apply(self, step: Step, item: dict[str, str] | None) -> None:
         if isinstance(step, GoStep):
             params = {k: self._render(v, item) for k, v in step.params.items()}
-            self._navigate(lambda: self._stack.append(self._instance(step.go, params)))
+            # Beside its primary pane a screen is the detail pane: opening another screen that splits
+            # with the same primary replaces it (selecting another message) rather than stacking up.
+            split, target = self._split(), self.spec.screens[step.go].split
+            replace = (
+                split is not None
+                and target is not None
+                and target.primary == split[0].name
+                and self.screen_width >= target.min_width
+            )
+            keep = len(self._stack) - 1 if replace else len(self._stack)
+            self._navigate(
+                lambda: self._stack.__setitem__(slice(keep, None), [self._instance(step.go, params)])
+            )
         elif isinstance(step, ResetStep):
             params = {k: self._render(v, item) for k, v in step.params.items()}
             self._navigate(lambda: self._stack.__setitem__(slice(None), [self._instance(step.reset, params)]))
@@ -114,12 +162,14 @@ class StepInterpreter:
             if self.toast_sink is not None:
                 self.toast_sink(self._render(step.toast, item), step.seconds)
         elif isinstance(step, DialogStep):
-            if self._stack:
-                self._stack[-1].dialog = step.dialog
+            current = self._current()
+            if current is not None:
+                current.dialog = step.dialog
                 self._keyboard = False
         elif isinstance(step, CloseDialogStep):
-            if self._stack:
-                self._stack[-1].dialog = None
+            current = self._current()
+            if current is not None:
+                current.dialog = None
         elif isinstance(step, RemoveStep):
             value = self._render(step.value, item)
             items = self._data.get(step.remove, [])
@@ -131,14 +181,17 @@ class StepInterpreter:
         elif isinstance(step, HideKeyboardStep):
             self._keyboard = False
         elif isinstance(step, ClearStep):
-            if self._stack:
-                self._stack[-1].fields[step.clear] = ""
+            current = self._current()
+            if current is not None:
+                current.fields[step.clear] = ""
         elif isinstance(step, LogStep):
             if self._running:
                 self._write_log(step.level, step.tag or self._log_tag(), self._render(step.log, item))
 
     def _navigate(self, change: Any) -> None:
         change()
+        # The pane the action started in may be gone; later steps address the new top, as on a phone.
+        self._scope = None
         self._focus = ""
         self._keyboard = False
 
@@ -160,25 +213,26 @@ class StepInterpreter:
             self._keyboard = False
         elif self._pending is not None:
             return
-        elif self._stack and self._stack[-1].dialog:
-            self._stack[-1].dialog = None
+        elif (owner := self._dialog_owner()) is not None:
+            owner.dialog = None
         else:
             self._pop()
 
     def _edit_key(self, key: str) -> None:
         spec = self._focused_field()
-        if spec is None:
+        owner = self._focus_owner()
+        if spec is None or owner is None:
             return
-        fields = self._stack[-1].fields
+        fields = owner.fields
         value = fields.get(self._focus, "")
         if key == "delete":
             fields[self._focus] = value[:-1]
         elif key == "enter" and spec.role == "multiline_field":
             fields[self._focus] = value + "\n"
         elif key == "enter":
-            self._run(list(spec.on_submit), None)
+            self._run(list(spec.on_submit), None, owner)
         elif key == "tab":
-            ids = [f.id for f in self._fields_of(self._stack[-1].name)]
+            ids = [f.id for f in self._fields_of(owner.name)]
             if self._focus in ids:
                 self._focus = ids[(ids.index(self._focus) + 1) % len(ids)]
 
@@ -187,7 +241,7 @@ class StepInterpreter:
         if name == "clock":
             return self._time_of_day()
         scope, _, key = name.partition(".")
-        top = self._stack[-1] if self._stack else None
+        top = self._current()
         if scope == "state":
             return self._state.get(key, "")
         if scope == "screen":
@@ -207,10 +261,10 @@ class StepInterpreter:
         if scope == "state":
             self._state[key] = value
             self.app_data.save_prefs(self._state)
-        elif scope == "screen" and self._stack:
-            self._stack[-1].locals[key] = value
-        elif scope == "field" and self._stack:
-            self._stack[-1].fields[key] = str(value)
+        elif scope == "screen" and (current := self._current()) is not None:
+            current.locals[key] = value
+        elif scope == "field" and (current := self._current()) is not None:
+            current.fields[key] = str(value)
 
     def _render(self, template: str, item: dict[str, str] | None) -> str:
         if "{" not in template:

@@ -8,6 +8,7 @@ under its start point.
 from __future__ import annotations
 
 import threading
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from trailblaze_sim.device.state import Built, Pending, ScreenInstance
@@ -40,7 +41,10 @@ class TouchInput:
         def _build(self) -> Built: ...
         def _keyboard_frame(self) -> Frame | None: ...
         def _launch(self, screen: str | None = None) -> None: ...
-        def _run(self, steps: list[Any], item: dict[str, str] | None) -> None: ...
+        def _run(
+            self, steps: list[Any], item: dict[str, str] | None, screen: ScreenInstance | None = None
+        ) -> None: ...
+        def _scoped(self, screen: ScreenInstance | None) -> AbstractContextManager[None]: ...
         def _lookup(self, name: str, item: dict[str, str] | None) -> Any: ...
         def _assign(self, name: str, value: Any, item: dict[str, str] | None) -> None: ...
 
@@ -89,7 +93,7 @@ class TouchInput:
         for node in reversed(self._hit_path(built, x, y)):
             binding = built.bindings.get(id(node))
             if binding is not None and binding.double_steps:
-                self._run(list(binding.double_steps), binding.item)
+                self._run(list(binding.double_steps), binding.item, binding.screen)
                 return True
         return False
 
@@ -109,9 +113,10 @@ class TouchInput:
             for node in reversed(path):
                 binding = built.bindings.get(id(node))
                 if binding is not None and binding.list_key:
-                    top = self._stack[-1]
-                    offset = top.scroll.get(binding.list_key, 0.0) + (y1 - y2)
-                    top.scroll[binding.list_key] = min(max(0.0, offset), binding.max_scroll)
+                    # The list's own screen: in a split it may be the primary pane's, not the top one.
+                    owner = binding.screen or self._stack[-1]
+                    offset = owner.scroll.get(binding.list_key, 0.0) + (y1 - y2)
+                    owner.scroll[binding.list_key] = min(max(0.0, offset), binding.max_scroll)
                     return
 
     def _touch(self, x: float, y: float, *, long: bool) -> None:
@@ -136,11 +141,12 @@ class TouchInput:
                 return
             # A switch's own `on_tap` replaces its toggle (a switch wired to the wrong setting).
             if binding.bind and not long and not binding.steps:
-                self._assign(binding.bind, not self._lookup(binding.bind, binding.item), binding.item)
+                with self._scoped(binding.screen):
+                    self._assign(binding.bind, not self._lookup(binding.bind, binding.item), binding.item)
                 return
             steps = binding.long_steps if long else binding.steps
             if steps:
-                self._run(list(steps), binding.item)
+                self._run(list(steps), binding.item, binding.screen)
                 return
             if node.clickable and not long:
                 return

@@ -1,5 +1,7 @@
 """Building the accessibility tree of a simulated device: the top screen's elements laid out, lists
 with their visible rows, the snackbar, a dialog or progress overlay, the keyboard; or the launcher.
+On a wide screen a screen with a `split` shows beside the screen beneath it: two panes, each laid
+out and bound to its own screen instance.
 
 `TreeBuilder` is a mixin of `SimulatedDevice`: it reads the device's state and returns `Built` (the
 tree and what each node does when touched), which the device keeps for hit-testing.
@@ -8,10 +10,11 @@ tree and what each node does when touched), which the device keeps for hit-testi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from trailblaze_sim.app import layout
-from trailblaze_sim.app.spec import FIELD_ROLES, AppSpec, Condition, ElementSpec
+from trailblaze_sim.app.spec import FIELD_ROLES, AppSpec, Condition, ElementSpec, SplitSpec
 from trailblaze_sim.device.profile import ANDROID_CLASSES, IOS_TYPES
 from trailblaze_sim.device.state import Binding, Built, Pending, ScreenInstance
 from trailblaze_sim.model import AppInfo, Frame, Platform, SimNode
@@ -48,6 +51,8 @@ class TreeBuilder:
         def _test(self, cond: Condition, item: dict[str, str] | None) -> bool: ...
         def _render(self, template: str, item: dict[str, str] | None) -> str: ...
         def _lookup(self, name: str, item: dict[str, str] | None) -> Any: ...
+        def _scoped(self, screen: ScreenInstance | None) -> AbstractContextManager[None]: ...
+        def _fields_of(self, screen: str) -> list[ElementSpec]: ...
 
     def _build(self) -> Built:
         bindings: dict[int, Binding] = {}
@@ -56,7 +61,6 @@ class TreeBuilder:
             self._last = built
             return built
         top = self._stack[-1]
-        screen = self.spec.screens[top.name]
         area = self._layout_frame()
         root = SimNode(
             role="screen",
@@ -65,15 +69,25 @@ class TreeBuilder:
             frame=self.content_frame,
             label=self.spec.name if self.platform == "ios" else "",
         )
-        elements = self._visible(screen.elements, None)
-        frames = layout.place(None, elements, area, self.platform, lambda e: self._visible(e.children, None))
-        for el, frame in zip(elements, frames, strict=True):
-            root.children.append(self._node(el, frame, None, bindings, top))
-        modal: SimNode | None = None
+        panes: list[tuple[ScreenInstance, Frame, SimNode]] = [(top, area, root)]
+        split = self._split()
+        if split is not None:
+            primary, how = split
+            left = Frame(area.x, area.y, how.primary_width, area.height)
+            right = Frame(left.right, area.y, area.width - how.primary_width, area.height)
+            # Each pane is a container of its own, as a two-pane layout's fragments are.
+            panes = [
+                (primary, left, self._plain("container", left, id="primary_pane")),
+                (top, right, self._plain("container", right, id="detail_pane")),
+            ]
+            root.children += [holder for _, _, holder in panes]
         content_bottom = area.bottom
-        for child in root.children:
-            if child.role == "tab_bar" and child.frame.y > area.y + area.height / 2:
-                content_bottom = min(content_bottom, child.frame.y)
+        for instance, frame, holder in panes:
+            for child in self._screen_nodes(instance, frame, bindings):
+                holder.children.append(child)
+                if child.role == "tab_bar" and child.frame.y > area.y + area.height / 2:
+                    content_bottom = min(content_bottom, child.frame.y)
+        modal: SimNode | None = None
         if self._snackbar is not None:
             root.children.append(self._snackbar_node(self._snackbar[0], content_bottom))
         if self._animating():
@@ -87,7 +101,7 @@ class TreeBuilder:
             )
         dialog = self._dialog_spec()
         if dialog is not None:
-            modal = self._dialog_node(dialog, area, bindings)
+            modal = self._dialog_node(dialog, area, bindings, self._dialog_owner())
             root.children.append(modal)
         if self._pending is not None:
             modal = self._progress_node(self._pending.progress, area)
@@ -104,6 +118,49 @@ class TreeBuilder:
         built = Built(root, bindings, modal)
         self._last = built
         return built
+
+    def _screen_nodes(
+        self, instance: ScreenInstance, area: Frame, bindings: dict[int, Binding]
+    ) -> list[SimNode]:
+        """A screen instance's elements laid out in `area`; templates read that instance's locals."""
+        with self._scoped(instance):
+            elements = self._visible(self.spec.screens[instance.name].elements, None)
+            frames = layout.place(
+                None, elements, area, self.platform, lambda e: self._visible(e.children, None)
+            )
+            return [
+                self._node(el, frame, None, bindings, instance)
+                for el, frame in zip(elements, frames, strict=True)
+            ]
+
+    # --- split panes ----------------------------------------------------------------------------
+    def _split(self) -> tuple[ScreenInstance, SplitSpec] | None:
+        """The primary pane's screen instance and the split while the top screen shows beside it."""
+        if not self._foreground or len(self._stack) < 2:
+            return None
+        how = self.spec.screens[self._stack[-1].name].split
+        if how is None or self.screen_width < how.min_width or self._stack[-2].name != how.primary:
+            return None
+        return self._stack[-2], how
+
+    def _shown(self) -> list[ScreenInstance]:
+        """The screen instances on screen, the top one first."""
+        if not self._foreground or not self._stack:
+            return []
+        split = self._split()
+        return [self._stack[-1]] + ([split[0]] if split is not None else [])
+
+    def _dialog_owner(self) -> ScreenInstance | None:
+        return next((s for s in self._shown() if s.dialog), None)
+
+    def _focus_owner(self) -> ScreenInstance | None:
+        """The shown screen with the focused field (the top one when both panes have a field of that id)."""
+        if not self._focus:
+            return None
+        for instance in self._shown():
+            if any(f.id == self._focus for f in self._fields_of(instance.name)):
+                return instance
+        return None
 
     def _visible(self, elements: Sequence[ElementSpec], item: dict[str, str] | None) -> list[ElementSpec]:
         return [
@@ -137,7 +194,7 @@ class TreeBuilder:
             enabled=el.enabled,
         )
         binding = Binding(
-            steps=el.on_tap, long_steps=el.on_long_press, double_steps=el.on_double_tap, item=item
+            steps=el.on_tap, long_steps=el.on_long_press, double_steps=el.on_double_tap, item=item, screen=top
         )
         node.opacity = el.opacity
         if el.role in FIELD_ROLES:
@@ -242,7 +299,9 @@ class TreeBuilder:
             )
         return node
 
-    def _dialog_node(self, dialog: Any, area: Frame, bindings: dict[int, Binding]) -> SimNode:
+    def _dialog_node(
+        self, dialog: Any, area: Frame, bindings: dict[int, Binding], owner: ScreenInstance | None
+    ) -> SimNode:
         width = area.width - 48
         message_h = 48.0 if dialog.message else 0.0
         height = 24 + 32 + message_h + 16 + 48 + 8
@@ -271,7 +330,7 @@ class TreeBuilder:
                 clickable=True,
                 focusable=True,
             )
-            bindings[id(b)] = Binding(steps=button.on_tap, dialog_button=True)
+            bindings[id(b)] = Binding(steps=button.on_tap, dialog_button=True, screen=owner)
             node.children.insert(len(node.children), b)
             bx -= bw + 8
         # Buttons read left to right in the tree, as on screen.
