@@ -253,6 +253,13 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         "tests/engine/test_record_resume.py, which stops a record part-way and resumes it from its draft (here no "
         "record has stopped, so there is no draft to resume)"
     ),
+    "trailblaze port trails/ --from android --device sim:ios --secret password=hunter2": Elsewhere(
+        "tests/port/test_port.py, which ports every example with its iOS (or Android) recordings taken out "
+        "(here login.trail.yaml has both, so there is nothing to port)"
+    ),
+    "trailblaze port trails/open-message.trail.yaml --from android --device sim:android+tablet --secret password": Elsewhere(
+        "tests/port/test_port_form_factor.py, which ports a trail to the tablet's two-pane layout"
+    ),
     "trailblaze sim ios --port 18100 --app demo@v2": Run(shows="http://127.0.0.1:18100"),
     "trailblaze sim android --faults 0.033": Run(shows="faults: 0.033 of requests (about 1 in 30), seed 0"),
     "trailblaze report .trailblaze/runs/20250101-120000 -o report.html --junit junit.xml": Run(

@@ -300,11 +300,7 @@ TABLET_TRAILS = ["open-message", "archive-message", "compose-validation"]
 def test_example_trails_replay_on_a_tablet(
     platform: str, trail: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The recorded phone trails replay unchanged against the demo's two-pane layout."""
-    # Until devices take a profile by name every simulated device is this platform's phone: make
-    # it a tablet for this test only.
-    tablet = dataclasses.replace(PROFILES[platform], model="Tablet", width=800, height=1280)
-    monkeypatch.setitem(PROFILES, platform, tablet)
+    """The recorded phone trails replay unchanged against the demo's two-pane layout (`+tablet`)."""
     shown: list[str] = []
     split = TreeBuilder._split
 
@@ -315,6 +311,6 @@ def test_example_trails_replay_on_a_tablet(
         return found
 
     monkeypatch.setattr(TreeBuilder, "_split", spy)
-    outcome = replay_job(Job(ROOT / "trails" / f"{trail}.trail.yaml", "demo", platform))
+    outcome = replay_job(Job(ROOT / "trails" / f"{trail}.trail.yaml", "demo", platform, "tablet"))
     assert outcome.status == "passed", outcome
     assert shown  # the trail did see the two panes

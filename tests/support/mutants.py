@@ -13,6 +13,7 @@ waits for the device, so independent ones overlap.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -104,11 +105,17 @@ class Job:
     trail: Path
     app: str
     platform: str
+    profile: str = ""
+    """The simulator's device profile (`small`, `tablet+dark`; docs/guides/every-device.md); empty: the phone."""
+
+    @property
+    def device(self) -> str:
+        return f"sim:{self.platform}" + (f"+{self.profile}" if self.profile else "")
 
     @property
     def label(self) -> str:
         app = Path(self.app).stem if self.app.endswith(".yaml") else self.app
-        return f"{app} {self.trail.name} {self.platform}"
+        return f"{app} {self.trail.name} {self.device.removeprefix('sim:')}"
 
 
 @dataclass(frozen=True)
@@ -118,6 +125,10 @@ class Outcome:
     """1-based path of the failing step: the trail's step, then the step inside what it ran with
     `runTrail`, if the failure is there. Empty when the replay did not fail."""
     error: str = ""
+    scrolls: int = 0
+    """Targets replay scrolled into view (`SessionStats.scrolls_into_view`)."""
+    seconds: float = 0.0
+    """The replay's wall time, the device's start excluded."""
 
     @property
     def failed(self) -> bool:
@@ -135,20 +146,21 @@ def _failing(steps: Sequence[StepRecord]) -> tuple[int, ...]:
     return ()
 
 
-def outcome_of(record: TrailRecord) -> Outcome:
-    return Outcome(record.status, _failing(record.steps), record.error or "")
+def outcome_of(record: TrailRecord, scrolls: int = 0, seconds: float = 0.0) -> Outcome:
+    return Outcome(record.status, _failing(record.steps), record.error or "", scrolls, seconds)
 
 
 def _no_llm() -> LLMClient:
     raise AssertionError("a mutant replay must not ask an LLM: every step needs a recording")
 
 
-def replay_job(job: Job) -> Outcome:
+def replay_job(job: Job, latency: str = "zero") -> Outcome:
     """Replays the trail in place (no self-heal, nothing written back) on its own simulator."""
     trail = load_trail(job.trail)
     with open_device(
-        f"sim:{job.platform}", app_override=job.app, latency="zero", resolve_timeout=RESOLVE_TIMEOUT
+        job.device, app_override=job.app, latency=latency, resolve_timeout=RESOLVE_TIMEOUT
     ) as session:
+        started = time.perf_counter()
         record = replay_trail(
             trail,
             session,
@@ -156,7 +168,8 @@ def replay_job(job: Job) -> Outcome:
             options=ReplayOptions(write_back=False),
             llm_factory=_no_llm,
         )
-    return outcome_of(record)
+        seconds = time.perf_counter() - started
+        return outcome_of(record, getattr(session.stats, 'scrolls_into_view', 0), seconds)
 
 
 def run_jobs(
@@ -187,14 +200,14 @@ def verdict(outcome: Outcome, expected: Contradiction) -> Verdict:
     return "broke early" if outcome.failed_at < expected.path else "failed later"
 
 
-def mutant_jobs(manifest: Manifest, trails: Sequence[Path], *, cross: bool) -> list[Job]:
+def mutant_jobs(manifest: Manifest, trails: Sequence[Path], *, cross: bool, profile: str = "") -> list[Job]:
     """The replays on mutants: each mutant's contradicted trails, or (`cross`) every trail."""
     jobs: list[Job] = []
     for name, entry in manifest.mutants.items():
         named = {c.trail for c in entry.contradicts}
         for trail in trails:
             if cross or trail.name in named:
-                jobs += [Job(trail, str(mutant_path(name)), p) for p in PLATFORMS]
+                jobs += [Job(trail, str(mutant_path(name)), p, profile) for p in PLATFORMS]
     return jobs
 
 

@@ -634,6 +634,7 @@ def _trails_use_custom_tools() -> bool:
     epilog=_EX
     + "  trailblaze sim android --port 15037     # then: adb -P 15037 devices\n"
     + "  trailblaze sim ios --port 18100 --app demo@v2\n"
+    + "  trailblaze sim android --profile small+dark    # a 360x640 phone in dark mode\n"
     + "  trailblaze sim android --faults 0.033     # 1 request in 30 drops, errs, comes back empty or stalls\n"
     + "  trailblaze sim llm --port 8787          # then: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 trailblaze record …\n"
     + "  trailblaze sim openai --port 8788       # then: trailblaze record … --model openai:demo "
@@ -656,9 +657,20 @@ def _trails_use_custom_tools() -> bool:
               "connection (served, answer lost), a 500 / JSON-RPC error, an empty dump or a 2 s stall.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the --faults draw: the same seed faults the same requests.")
+@click.option("--profile", default=None, metavar="NAME[+MOD...]",
+              help="Device profile: phone (default), small, large or tablet, with +landscape, +large-font "
+              "(font scale 1.3), +dark; e.g. small+dark. As --device sim:android+small+dark elsewhere.")
 @_debug_option
 def sim_command(
-    platform: str, app: str, port: int, latency: str, count: int, gestures: str, faults: float, seed: int
+    platform: str,
+    app: str,
+    port: int,
+    latency: str,
+    count: int,
+    gestures: str,
+    faults: float,
+    seed: int,
+    profile: str | None,
 ) -> None:
     """Run a simulated device in the foreground until Ctrl-C.
 
@@ -674,6 +686,10 @@ def sim_command(
     plugin = load_simulator(f"trailblaze sim {platform}")
     # asked only when wanted: a trailblaze-sim from before --faults still starts plain simulators
     extra: dict[str, Any] = {"faults": faults, "seed": seed} if faults else {}
+    if profile:
+        if platform not in ("android", "ios"):
+            raise click.UsageError("--profile is for a simulated phone (android, ios)")
+        extra["profile"] = profile
     sim = plugin.start(
         platform, app, count=count, port=port, latency=latency, timed_gestures=gestures == "timed", **extra
     )

@@ -55,6 +55,9 @@ class DeviceSpec:
     appium: CapabilitySet | None = None
     """`appium:SERVER#CAPS`: the device is an Appium session with these capabilities on `target` (an
     Appium URL or a farm preset); `platform` is the capabilities' platformName."""
+    profile: str | None = None
+    """`sim:android+small`, `sim:ios:demo@v2+tablet+large-font`: a simulated device's profile (its size,
+    font scale and theme; the simulator checks the names when it starts the device)."""
 
     @property
     def driver(self) -> str:
@@ -69,14 +72,18 @@ class DeviceSpec:
             head = f"android@{f'[{host}]' if ':' in host else host}:{port}"
             return f"{head}:{self.target}" if self.target else head
         head = f"sim:{self.platform}" if self.simulated else self.platform
-        return f"{head}:{self.target}" if self.target else head
+        tail = f"+{self.profile}" if self.profile else ""
+        return (f"{head}:{self.target}" if self.target else head) + tail
 
 
 _FORMS = (
     "use android[:SERIAL], android@HOST:PORT[:SERIAL], ios[:WDA_URL], ios@http://HOST:PORT, web[:URL], "
     "appium:URL or appium:browserstack|saucelabs|lambdatest (with --capabilities FILE), "
-    "sim:android[:APP] or sim:ios[:APP]"
+    "sim:android[:APP][+PROFILE] or sim:ios[:APP][+PROFILE] (PROFILE: small, large, tablet, with +landscape, "
+    "+large-font, +dark)"
 )
+_PROFILE = re.compile(r"^(?P<rest>.*?)(?P<profile>(?:\+[a-z][a-z-]*)+)$")
+"""Trailing `+word`s: a profile (an app path's `+` is followed by a dot, a slash or an upper-case letter)."""
 
 
 @functools.lru_cache(maxsize=256)  # a run (pytest's items, MCP's calls) asks per spec: parsed once
@@ -92,10 +99,18 @@ def parse_device_spec(spec: str) -> DeviceSpec:
     simulated = text.startswith("sim:")
     if simulated:
         text = text[4:]
+    profile = None
+    if (m := _PROFILE.match(text)) is not None and (simulated or text.startswith(("android+", "ios+"))):
+        text, profile = m["rest"], m["profile"][1:]
     platform, _, target = text.partition(":")
     if platform not in ("android", "ios", "web") or (simulated and platform == "web"):
         raise UsageError(f"unknown device {spec!r}: {_did_you_mean(platform, simulated)}{_FORMS}")
-    return DeviceSpec(cast(Literal["android", "ios", "web"], platform), simulated, target or None)
+    if profile is not None and not simulated:
+        raise UsageError(
+            f"device {spec!r}: a profile (+{profile}) is for a simulated device; use sim:{platform}+{profile}, "
+            "or a real device of that size"
+        )
+    return DeviceSpec(cast(Literal["android", "ios", "web"], platform), simulated, target or None, profile=profile)
 
 
 _ALIASES = {"iphone": "ios", "ipad": "ios", "phone": "android", "chrome": "web", "browser": "web"}
@@ -273,7 +288,7 @@ def open_device(
     from trailblaze.device.simulator import load_simulator
 
     sim = load_simulator(f"sim:{parsed.platform}").start(
-        parsed.platform, app_override or parsed.target or "demo", latency=latency
+        parsed.platform, app_override or parsed.target or "demo", latency=latency, profile=parsed.profile
     )
     try:
         target, options = sim.device_specs()[0]

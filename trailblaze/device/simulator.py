@@ -45,13 +45,15 @@ class SimulatorPlugin(Protocol):
         timed_gestures: bool | None = None,
         faults: float = 0.0,
         seed: int = 0,
+        profile: str | None = None,
     ) -> RunningSimulator:
         """Starts `count` simulated `platform` devices running `app` (a bundled name or a spec path).
 
         `latency` names a latency profile (None: `zero`); `timed_gestures` True makes a swipe last as
         long as the client asks, False makes it instant, None keeps the profile's own setting;
         `faults` is each request's chance of a transient fault (a dropped connection, a protocol
-        error, an empty dump, a stall), drawn from `seed`.
+        error, an empty dump, a stall), drawn from `seed`. `profile` names the device profile
+        (`small`, `tablet+dark`, `large-font`; None: the platform's phone).
 
         Raises:
             UsageError: An unknown platform, app or profile, a fault rate outside 0 to 1, or a port

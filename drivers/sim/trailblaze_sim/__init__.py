@@ -44,6 +44,7 @@ def create_device(
     conditions: Conditions | None = None,
     serial: str | None = None,
     launch: bool = True,
+    profile: str | None = None,
 ) -> SimulatedDevice:
     """A simulated phone with `app` installed and, unless `launch=False`, in the foreground.
 
@@ -54,18 +55,26 @@ def create_device(
         conditions: Latency/fault settings shared with the protocol servers.
         serial: The adb serial / UDID (default `emulator-5554` / a fixed fake UDID).
         launch: Start the app on its launch screen; otherwise the launcher (home screen) shows.
+        profile: The device profile (`small`, `tablet+dark`, `large-font`; docs/guides/simulator.md);
+            None: the platform's phone.
 
     Raises:
-        UsageError: unknown platform, unknown app or an invalid spec.
+        UsageError: unknown platform, unknown app or profile, or an invalid spec.
     """
     from trailblaze.errors import UsageError
+    from trailblaze_sim.device.profile import device_profile
     from trailblaze_sim.device.simulated import SimulatedDevice
 
     if platform not in ("android", "ios"):
         raise UsageError(f"unknown simulated platform {platform!r}: use android or ios")
     spec = app if isinstance(app, AppSpec) else load_app_spec(app)
     device = SimulatedDevice(
-        spec, "android" if platform == "android" else "ios", clock=clock, conditions=conditions, serial=serial
+        spec,
+        "android" if platform == "android" else "ios",
+        clock=clock,
+        conditions=conditions,
+        serial=serial,
+        profile=device_profile(platform, profile),
     )
     if launch:
         device.launch(spec.app_id, boot=True)

@@ -183,6 +183,21 @@ class SimDevice(Protocol):
     """Pixels per point: 3.0 on both demo devices (Android 360x800 dp = 1080x2400 px, xxhdpi;
     iOS 390x844 pt = 1170x2532 px)."""
 
+    @property
+    def font_scale(self) -> float:
+        """The system font size: 1.0, or 1.3 under the `large-font` profile."""
+        ...
+
+    @property
+    def dark(self) -> bool:
+        """The system's dark theme (the `dark` profile)."""
+        ...
+
+    @property
+    def tablet(self) -> bool:
+        """A tablet (Android, smallest width 600 dp or more) or an iPad."""
+        ...
+
     # --- observation ---------------------------------------------------------------------------
     def tree(self) -> SimNode:
         """The current UI of the foreground app (or the launcher) as one root node."""

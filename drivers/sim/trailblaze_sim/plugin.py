@@ -23,11 +23,12 @@ class SimPlugin:
         timed_gestures: bool | None = None,
         faults: float = 0.0,
         seed: int = 0,
+        profile: str | None = None,
     ) -> Simulator:
         if timed_gestures is None and not faults:
-            return runtime.start_simulator(platform, app, count=count, port=port, latency=latency)
+            return runtime.start_simulator(platform, app, count=count, port=port, latency=latency, profile=profile)
         conditions = sim_conditions(latency or "zero", timed_gestures=timed_gestures, faults=faults, seed=seed)
-        return runtime.start_simulator(platform, app, count=count, port=port, latency=conditions)
+        return runtime.start_simulator(platform, app, count=count, port=port, latency=conditions, profile=profile)
 
 
 simulator_plugin = SimPlugin()

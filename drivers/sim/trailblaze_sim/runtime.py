@@ -80,15 +80,23 @@ class Simulator:
         if self.platform == "android":
             serials = ", ".join(d.serial for d in self.devices)
             return (
-                f"simulated android ({serials}) on adb server {self.host}:{self.port} — "
+                f"simulated android ({serials}{self._profile_note()}) on adb server {self.host}:{self.port} — "
                 f"export ANDROID_ADB_SERVER_PORT={self.port}; adb -P {self.port} devices; "
                 f"trailblaze snapshot --device android"
             ) + self._faults_note()
         urls = " ".join(f"http://{self.host}:{p}" for p in self.ports)
         return (
-            f"simulated ios WebDriverAgent at {urls} — "
+            f"simulated ios{self._profile_note()} WebDriverAgent at {urls} — "
             f"wda.Client('{urls.split()[0]}'); trailblaze snapshot --device ios:{urls.split()[0]}"
         ) + self._faults_note()
+
+    def _profile_note(self) -> str:
+        """`; small+dark: Small Phone 360x640` for a device that is not the default phone."""
+        device = self.devices[0]
+        profile = getattr(device, "profile", None)
+        if profile is None or profile.name == "phone":
+            return ""
+        return f"; {profile.name}: {device.model} {device.screen_width}x{device.screen_height}"
 
     def _faults_note(self) -> str:
         rate, seed = self.conditions.fault_rate, self.conditions.seed
@@ -142,12 +150,14 @@ def start_simulator(
     host: str = "127.0.0.1",
     latency: str | Conditions | None = None,
     clock: SimClock | None = None,
+    profile: str | None = None,
 ) -> Simulator:
     """Starts `count` simulated devices running `app` (default `demo`) and their protocol server.
 
     `latency` is a profile name or a `Conditions`: the first device uses it as is (so a caller can arm
     faults on it while the device runs), every other device gets its own copy of its settings
-    (`Conditions.clone`) — a fault armed on one device never reaches another.
+    (`Conditions.clone`) — a fault armed on one device never reaches another. `profile` names the
+    devices' profile (`small`, `tablet+dark`; None: the phone).
     """
     from trailblaze_sim import create_device
 
@@ -158,7 +168,9 @@ def start_simulator(
     devices: list[SimDevice] = []
     for i, cond in enumerate(per_device):
         serial = f"emulator-{5554 + 2 * i}" if platform == "android" else f"SIM-IPHONE-{i + 1:04d}"
-        devices.append(create_device(platform, app=app or "demo", clock=clock, conditions=cond, serial=serial))
+        devices.append(
+            create_device(platform, app=app or "demo", clock=clock, conditions=cond, serial=serial, profile=profile)
+        )
     sim = Simulator("android" if platform == "android" else "ios", devices, per_device, host)
     try:
         if platform == "android":

@@ -129,6 +129,8 @@ class AndroidShell:
             ("global", "airplane_mode_on"): "0",
             ("system", "screen_off_timeout"): "2147483647",
             ("system", "accelerometer_rotation"): "0",
+            ("system", "font_scale"): f"{device.font_scale:g}",
+            ("secure", "ui_night_mode"): "2" if device.dark else "1",
         }
         self.ime = InputMethods(device, self.settings, self._keycode)
         self.media: list[str] = []
@@ -713,6 +715,9 @@ class AndroidShell:
     def _cmd(self, args: list[str], stdin: bytes) -> ShellResult:
         if args[:1] == ["package"]:
             return self._pm(args[1:], stdin)
+        if args[:2] == ["uimode", "night"] and len(args) == 2:
+            night = self.settings.get(("secure", "ui_night_mode")) == "2"
+            return ok(f"Night mode: {'yes' if night else 'no'}\n")
         return failed(f"Can't find service: {args[0] if args else ''}\n", 20)
 
     def _ime(self, args: list[str], stdin: bytes) -> ShellResult:

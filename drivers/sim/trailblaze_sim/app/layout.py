@@ -4,6 +4,10 @@ Vertical stacks place children top to bottom (those with `dock: bottom` from the
 horizontal stacks place them left to right and centre them vertically. Children that `grow` share
 the space left over. Sizes come from the spec or from per-role defaults, so a spec only states what
 differs. Siblings never overlap unless the spec asks for more room than the parent has.
+
+The system font size (`font`: 1.0, or 1.3 under the `large-font` profile) scales the height of every
+element that shows text and of a list's rows (their default or the spec's), as text grows on a phone;
+bars and containers of fixed height do not, so less fits on screen.
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ _HEIGHTS: dict[str, float] = {
 }
 _IOS_HEIGHTS: dict[str, float] = {"nav_bar": 44, "tab_bar": 49}
 _WIDTHS: dict[str, float] = {"icon_button": 48}
+_TEXT_ROLES = frozenset(
+    {"heading", "text", "button", "link", "text_field", "secure_field", "multiline_field", "switch", "snackbar", "row"}
+)
+"""Roles whose height follows the font: what shows text, and a list's row (its lines of text grow)."""
 _CONTAINERS = frozenset({"container", "row", "nav_bar", "tab_bar", "dialog", "screen", "list"})
 _NO_MARGIN = _CONTAINERS | {"tab", "snackbar"}
 
@@ -66,13 +74,15 @@ def _padding(el: ElementSpec) -> Box:
     return (8.0, 16.0, 8.0, 16.0) if el.role == "row" else (0.0, 0.0, 0.0, 0.0)
 
 
-def intrinsic_height(el: ElementSpec, platform: str, kids: Kids) -> float:
-    """The height an element wants: the spec's, the role default, or what its children need."""
+def intrinsic_height(el: ElementSpec, platform: str, kids: Kids, font: float = 1.0) -> float:
+    """The height an element wants: the spec's, the role default, or what its children need; a
+    text's grown by the font scale."""
+    grow = font if el.role in _TEXT_ROLES else 1.0
     if el.height is not None:
-        return el.height
+        return el.height * grow
     role_default = default_height(el.role, platform)
     if role_default is not None:
-        return role_default
+        return role_default * grow
     children = kids(el)
     if not children:
         return 48.0
@@ -81,14 +91,19 @@ def intrinsic_height(el: ElementSpec, platform: str, kids: Kids) -> float:
     sizes = []
     for child in children:
         mt, _, mb, _ = child.margin if child.margin is not None else default_margin(child.role, direction)
-        sizes.append(intrinsic_height(child, platform, kids) + mt + mb)
+        sizes.append(intrinsic_height(child, platform, kids, font) + mt + mb)
     if direction == "horizontal":
         return top + bottom + max(sizes)
     return top + bottom + sum(sizes) + el.gap * (len(sizes) - 1)
 
 
 def place(
-    parent: ElementSpec | None, children: Sequence[ElementSpec], area: Frame, platform: str, kids: Kids
+    parent: ElementSpec | None,
+    children: Sequence[ElementSpec],
+    area: Frame,
+    platform: str,
+    kids: Kids,
+    font: float = 1.0,
 ) -> list[Frame]:
     """Frames for `children` inside `area` (the parent's frame), in the children's order."""
     direction = default_direction(parent) if parent is not None else "vertical"
@@ -97,14 +112,20 @@ def place(
     inner = Frame(area.x + pl, area.y + pt, max(0.0, area.width - pl - pr), max(0.0, area.height - pt - pb))
     margins = [c.margin if c.margin is not None else default_margin(c.role, direction) for c in children]
     if direction == "horizontal":
-        return _place_row(children, margins, inner, gap, platform)
-    return _place_column(children, margins, inner, gap, platform, kids)
+        return _place_row(children, margins, inner, gap, platform, font)
+    return _place_column(children, margins, inner, gap, platform, kids, font)
 
 
 def _place_column(
-    children: Sequence[ElementSpec], margins: list[Box], inner: Frame, gap: float, platform: str, kids: Kids
+    children: Sequence[ElementSpec],
+    margins: list[Box],
+    inner: Frame,
+    gap: float,
+    platform: str,
+    kids: Kids,
+    font: float,
 ) -> list[Frame]:
-    heights: list[float | None] = [None if c.grow else intrinsic_height(c, platform, kids) for c in children]
+    heights: list[float | None] = [None if c.grow else intrinsic_height(c, platform, kids, font) for c in children]
     fixed = sum(h for h in heights if h is not None)
     fixed += sum(m[0] + m[2] for m in margins) + gap * max(0, len(children) - 1)
     growers = sum(1 for h in heights if h is None)
@@ -142,7 +163,7 @@ def _hframe(child: ElementSpec, margin: Box, inner: Frame, y: float, height: flo
 
 
 def _place_row(
-    children: Sequence[ElementSpec], margins: list[Box], inner: Frame, gap: float, platform: str
+    children: Sequence[ElementSpec], margins: list[Box], inner: Frame, gap: float, platform: str, font: float
 ) -> list[Frame]:
     widths: list[float | None] = []
     for child in children:
@@ -159,6 +180,8 @@ def _place_row(
         width = share if widths[i] is None else widths[i] or 0.0
         avail_h = max(0.0, inner.height - mt - mb)
         wanted = child.height if child.height is not None else default_height(child.role, platform)
+        if wanted is not None and child.role in _TEXT_ROLES:
+            wanted *= font
         height = avail_h if child.role == "tab" or wanted is None else min(wanted, avail_h)
         y = inner.y + mt + (avail_h - height) / 2
         frames.append(Frame(left + ml, y, width, height))

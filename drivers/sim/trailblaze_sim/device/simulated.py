@@ -49,7 +49,8 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
         conditions: Latency and faults shared with the protocol servers (this class reads only
             `animate_after_action_ms`).
         serial: adb serial / UDID.
-        profile: The device's geometry; default the platform's phone (`PROFILES`).
+        profile: The device's geometry and settings (`trailblaze_sim.device.profile.device_profile`);
+            default the platform's phone (`PROFILES`).
     """
 
     def __init__(
@@ -113,8 +114,22 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
         self.log = DeviceLog()
         """What the app and the system write about it (served by `adb logcat` on Android)."""
         self._reset_data()
+        if self.profile.landscape:  # a portrait-only app keeps the display upright, as on a phone
+            self.rotate("landscape")
 
     # --- geometry -------------------------------------------------------------------------------
+    @property
+    def font_scale(self) -> float:
+        return self.profile.font_scale
+
+    @property
+    def dark(self) -> bool:
+        return self.profile.dark
+
+    @property
+    def tablet(self) -> bool:
+        return self.profile.tablet
+
     @property
     def content_frame(self) -> Frame:
         """Where the app draws: below the status bar and above the Android navigation bar; on iOS
@@ -204,7 +219,8 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
             built = self._build()
             status_time = self._time_of_day()[:5]
             keyboard = self._keyboard_frame()
-            dark = self._test(Condition(var="state.dark_mode"), None) and self._foreground
+            # the app's own theme setting, or the system's dark theme (the `dark` profile), which apps follow
+            dark = (self._test(Condition(var="state.dark_mode"), None) and self._foreground) or self.profile.dark
             # Agents screenshot an unchanged screen often (before/after a no-op); encoding dominates.
             key = repr((built.root, status_time, keyboard, dark))
             if self._png_cache is not None and self._png_cache[0] == key:

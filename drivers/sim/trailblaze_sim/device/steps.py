@@ -38,6 +38,7 @@ from trailblaze_sim.app.spec import (
     ToggleStep,
     WaitStep,
 )
+from trailblaze_sim.device.profile import DeviceProfile
 from trailblaze_sim.device.state import Pending, ScreenInstance
 from trailblaze_sim.model import SimClock
 
@@ -52,6 +53,7 @@ class StepInterpreter:
     spec: AppSpec
     clock: SimClock
     screen_width: int
+    profile: DeviceProfile
     network: NetworkState
     app_data: AppDataDir
     toast_sink: Callable[[str, float], None] | None
@@ -254,6 +256,10 @@ class StepInterpreter:
             return getattr(self.network, key)
         if name == "device.launches":
             return self._launches
+        if name == "device.dark":  # the system's dark theme (the `dark` profile modifier)
+            return self.profile.dark
+        if name == "device.tablet":
+            return self.profile.tablet
         return ""
 
     def _assign(self, name: str, value: Any, item: dict[str, str] | None) -> None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze_sim.app import layout
 from trailblaze_sim.app.spec import FIELD_ROLES, AppSpec, Condition, ElementSpec, SplitSpec
-from trailblaze_sim.device.profile import ANDROID_CLASSES, IOS_TYPES
+from trailblaze_sim.device.profile import ANDROID_CLASSES, IOS_TYPES, DeviceProfile
 from trailblaze_sim.device.state import Binding, Built, Pending, ScreenInstance
 from trailblaze_sim.model import AppInfo, Frame, Platform, SimNode
 
@@ -30,6 +30,7 @@ class TreeBuilder:
     platform: Platform
     spec: AppSpec
     app: AppInfo
+    profile: DeviceProfile
     screen_width: int
     _foreground: bool
     _stack: list[ScreenInstance]
@@ -126,7 +127,7 @@ class TreeBuilder:
         with self._scoped(instance):
             elements = self._visible(self.spec.screens[instance.name].elements, None)
             frames = layout.place(
-                None, elements, area, self.platform, lambda e: self._visible(e.children, None)
+                None, elements, area, self.platform, lambda e: self._visible(e.children, None), self.profile.font_scale
             )
             return [
                 self._node(el, frame, None, bindings, instance)
@@ -218,7 +219,9 @@ class TreeBuilder:
             self._list_children(el, node, top, bindings, binding)
         else:
             kids = self._visible(el.children, item)
-            frames = layout.place(el, kids, frame, self.platform, lambda e: self._visible(e.children, item))
+            frames = layout.place(
+                el, kids, frame, self.platform, lambda e: self._visible(e.children, item), self.profile.font_scale
+            )
             for kid, kid_frame in zip(kids, frames, strict=True):
                 node.children.append(self._node(kid, kid_frame, item, bindings, top))
         if el.opacity < 0.01 and self.platform == "ios":
@@ -247,7 +250,9 @@ class TreeBuilder:
             if needle:
                 items = [i for i in items if needle in i.get(el.filter.key, "").lower()]
         frame = node.frame
-        row_h = layout.intrinsic_height(el.row, self.platform, lambda e: self._visible(e.children, None))
+        row_h = layout.intrinsic_height(
+            el.row, self.platform, lambda e: self._visible(e.children, None), self.profile.font_scale
+        )
         key = el.id or f"list@{frame.y:.0f}"
         binding.list_key = key
         binding.max_scroll = max(0.0, row_h * len(items) - frame.height)

@@ -478,7 +478,7 @@ def _status(s: WdaSimServer, req: _Req) -> Any:
             "productBundleIdentifier": "com.facebook.WebDriverAgentRunner",
             "version": "7.0.0",
         },
-        "device": "iphone",
+        "device": "ipad" if s.device.tablet else "iphone",
     }
 
 
@@ -563,7 +563,7 @@ def _new_session(s: WdaSimServer, req: _Req) -> Any:
 def _session_caps(s: WdaSimServer) -> dict[str, Any]:
     app = s.device.current_app()
     return {
-        "device": "iphone",
+        "device": "ipad" if s.device.tablet else "iphone",
         "sdkVersion": _OS_VERSION,
         "browserName": app.name if app is not None else SPRINGBOARD.name,
         "CFBundleIdentifier": app.app_id if app is not None else SPRINGBOARD.app_id,
@@ -831,10 +831,10 @@ def _device_info(s: WdaSimServer, req: _Req) -> Any:
         "currentLocale": "en_US",
         "timeZone": "UTC",
         "name": s.device.model,
-        "model": "iPhone",
+        "model": "iPad" if s.device.tablet else "iPhone",
         "uuid": s.device.serial,
-        "userInterfaceIdiom": 0,
-        "userInterfaceStyle": "light",
+        "userInterfaceIdiom": 1 if s.device.tablet else 0,
+        "userInterfaceStyle": "dark" if s.device.dark else "light",
         "isSimulator": True,
         "thermalState": 0,
     }
