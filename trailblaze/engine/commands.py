@@ -330,7 +330,16 @@ def _to_record(trails: list[tuple[Path, Trail]], device: DeviceChoice, resumed: 
     draft's recordings to prove."""
     from trailblaze.engine.preflight import agent_anywhere
 
+    if _simulated_tablet(device):  # a tablet records the steps whose phone recording fails there: all run
+        return {file for file, _ in trails}
     return {file for file, trail in trails if resumed.get(file) or agent_anywhere(trail, device.platform)}
+
+
+def _simulated_tablet(device: DeviceChoice) -> bool:
+    """A simulated device with the `tablet` profile: a form factor of its own (docs/guides/every-device.md).
+    A real device's form factor is known once it is open; there, `--step N` picks the steps to record."""
+    profile = device.spec.profile
+    return device.spec.simulated and profile is not None and "tablet" in profile.split("+")
 
 
 def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail]], platform: str) -> str | None:

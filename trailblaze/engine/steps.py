@@ -272,7 +272,8 @@ class StepEngine:
         device = f" --device {self._device}" if self._device else ""
         trail = Path(self.trail.path).name if self.trail.path else "TRAIL"
         return (
-            f"; this {own} ({info.width}x{info.height}) ran the {key} recording, made on another form factor: "
+            f"; this {own} ({info.width}x{info.height} {'px' if info.platform == 'android' else 'pt'}) ran the "
+            f"{key} recording, made on another form factor: "
             f"record one for {own} with `trailblaze record {trail}{device}` (it records only the steps "
             "that fail here)"
         )
