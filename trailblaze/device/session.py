@@ -122,6 +122,8 @@ class DeviceSession:
         clock: The monotonic time settling is bounded in (`time.monotonic`); a test shares a
             simulated device's clock here so the bounds run on device time.
         sleep: How settling pauses between dumps (`time.sleep`); with a test's clock, its `advance`.
+        scroll_into_view: Whether element lookups may scroll an off-screen target into view
+            (`trailblaze.tools.scroll_into_view`); a saved screen cannot scroll.
     """
 
     def __init__(
@@ -136,8 +138,10 @@ class DeviceSession:
         on_close: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        scroll_into_view: bool = True,
     ) -> None:
         self.driver = driver
+        self.scroll_into_view = scroll_into_view
         self._clock = clock
         self._sleep = sleep
         self.settle_timeout = settle_timeout

@@ -204,7 +204,7 @@ def resolve_in_view(
         The resolution (after scrolling, the matches on the last screen), and the swipes made (None
         when it did not scroll: a visible match, no scrollable container, a web page, an `index`).
     """
-    if session.info.platform == "web" or selector.index is not None:
+    if not session.scroll_into_view or session.info.platform == "web" or selector.index is not None:
         return session.resolve(selector, timeout=timeout, until=until), None
     hinted = False
 
