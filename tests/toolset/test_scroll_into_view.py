@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -50,13 +51,15 @@ def _row(r: Rig, title: str) -> str:
 @pytest.fixture(scope="module", params=["android", "ios"])
 def _signed_in(request: pytest.FixtureRequest) -> Iterator[Rig]:
     clock = ManualClock()
-    with rig(request.param, clock=clock, loading_timeout=0.01, settle_timeout=0.2) as r:
-        _ok(r, f"tapOnElementBySelector: {{nodeSelector: {_by_id(r, 'email')}}}")
-        _ok(r, "inputText: {text: ada@example.com}")
-        _ok(r, f"tapOnElementBySelector: {{nodeSelector: {_by_id(r, 'password')}}}")
-        _ok(r, "inputText: {text: hunter2}")
-        _ok(r, f"tapOnElementBySelector: {{nodeSelector: {_by_id(r, 'sign_in')}}}")
+    with rig(request.param, clock=clock) as r:
+        device = r.device
+        # signed in on the device itself (the tools' own tests sign in through them): a quick start
+        for field, text in (("email", "ada@example.com"), ("password", "hunter2")):
+            device.tap(*next(n for n in device.tree().walk() if n.id == field).frame.center)
+            device.type_text(text)
+        device.tap(*next(n for n in device.tree().walk() if n.id == "sign_in").frame.center)
         clock.advance(1.0)  # the demo's 1 s "Signing in…", in device time
+        r.session.invalidate()
         yield r
 
 
@@ -142,11 +145,21 @@ def test_a_visible_target_costs_what_it_did(inbox: Rig) -> None:
 
 def test_a_target_that_is_nowhere_fails_after_reaching_both_ends(inbox: Rig) -> None:
     r = inbox
+    # the search results for "Message 1" (1, 10-19): a list a little longer than the screen
+    _ok(r, f"tapOnElementBySelector: {{nodeSelector: {_by_id(r, 'tab_search')}}}")
+    _ok(r, f"tapOnElementBySelector: {{nodeSelector: {_by_id(r, 'query')}}}")
+    _ok(r, "inputText: {text: Message 1, hideKeyboardAfter: true}")
+    r.session.stats = SessionStats()
     missing = _run(r, f"tapOnElementBySelector: {{nodeSelector: {_row(r, 'Message 99')}}}")
     assert missing.status == "NOT_FOUND"
-    assert " swipes down and " in missing.message and " up in messages, reached both ends" in missing.message
+    searched = re.search(
+        r" and (\d+) swipes? down and (\d+) up in results, reached both ends; ", missing.message
+    )
+    assert searched, missing
     stats = r.session.stats
-    assert 2 <= stats.actions <= MAX_SCROLLS and stats.scrolls_into_view == 0
+    assert (
+        int(searched[1]) + int(searched[2]) == stats.actions <= MAX_SCROLLS and stats.scrolls_into_view == 0
+    )
     # back where the search started: the top of the list
     assert _titles(r.session.screen())[0] == "Message 1"
 
