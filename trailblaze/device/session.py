@@ -69,6 +69,9 @@ class SessionStats:
     """Wall time spent inside driver calls (device + client + transport)."""
     hiccups: int = 0
     """Device faults survived: reads sent again, failed actions judged done or sent again."""
+    scrolls_into_view: int = 0
+    """Element lookups whose target was off screen and was scrolled into view
+    (`trailblaze.tools.scroll_into_view`)."""
 
     @property
     def round_trips(self) -> int:
@@ -119,6 +122,8 @@ class DeviceSession:
         clock: The monotonic time settling is bounded in (`time.monotonic`); a test shares a
             simulated device's clock here so the bounds run on device time.
         sleep: How settling pauses between dumps (`time.sleep`); with a test's clock, its `advance`.
+        scroll_into_view: Whether element lookups may scroll an off-screen target into view
+            (`trailblaze.tools.scroll_into_view`); a saved screen cannot scroll.
     """
 
     def __init__(
@@ -133,8 +138,10 @@ class DeviceSession:
         on_close: Callable[[], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        scroll_into_view: bool = True,
     ) -> None:
         self.driver = driver
+        self.scroll_into_view = scroll_into_view
         self._clock = clock
         self._sleep = sleep
         self.settle_timeout = settle_timeout
@@ -410,8 +417,12 @@ class DeviceSession:
         *,
         timeout: float | None = None,
         until: Callable[[list[Node]], bool] = lambda nodes: len(nodes) == 1,
+        give_up: Callable[[list[Node], Hierarchy], bool] | None = None,
     ) -> Resolution:
         """Polls the selector against the screen until `until(matches)` holds or `timeout` passes.
+
+        `give_up(matches, dump)`, asked only of a poll `until` refuses, ends the polling at once when it
+        holds: the caller has something better to do than wait (scroll an off-screen match into view).
 
         The first poll uses the cached settled dump when there is one (no round trip). After that, a
         selector the device can evaluate (`trailblaze.device.query`) waits on the device — until
@@ -431,7 +442,7 @@ class DeviceSession:
         while True:
             nodes = resolve_selector(selector, hierarchy)
             waited = time.monotonic() - start
-            if until(nodes) or waited >= bound:
+            if until(nodes) or waited >= bound or (give_up is not None and give_up(nodes, hierarchy)):
                 return Resolution(nodes, hierarchy, waited)
             left = bound - waited
             if query is not None and isinstance(driver, SupportsElementWait):

@@ -583,6 +583,7 @@ def run_engine(
     observer = engine.observer
     started = time.monotonic()
     hiccups = engine.session.stats.hiccups
+    scrolls = engine.session.stats.scrolls_into_view
     before = _file_text(trail)
     observer.begin_trail(record, engine.memory, proof_of=proof_of, within=within)
     folder = observer.trail_folder(record)
@@ -637,6 +638,7 @@ def run_engine(
         if isinstance(remote, SupportsRemoteSession):
             record.session_url = _mark_session(remote, record, error)
         record.hiccups = engine.session.stats.hiccups - hiccups
+        record.scrolls_into_view = engine.session.stats.scrolls_into_view - scrolls
         observer.end_trail(record, error, started, memory=engine.memory, sub=within is not None)
         if within is None:  # the device state a trail changed (setNetwork) goes back as it was
             _end_trail(engine.session, quiet=record.status in ("error", "interrupted"))

@@ -137,6 +137,7 @@ class _Judge:
             settle_timeout=0,
             resolve_timeout=0,
             loading_timeout=0,
+            scroll_into_view=False,  # the fact is judged on this screen: nothing off it is known
         )
         self.memory = memory
         self.last_message = ""

@@ -140,6 +140,7 @@ def _testcase(parent: ET.Element, trail: TrailRecord, run_dir: Path | None = Non
         ("trailblaze.llm_calls", str(trail.usage.llm_calls)),
         ("trailblaze.cost_usd", f"{trail.usage.cost_usd:.6f}"),
         ("trailblaze.device_hiccups", str(trail.hiccups)),
+        ("trailblaze.scrolls_into_view", str(trail.scrolls_into_view)),
         *_ci_properties(trail),
     ):
         ET.SubElement(props, "property", {"name": name, "value": _clean(value)})

@@ -547,6 +547,9 @@ class _Page:
             facts.append(("Verification", f"{trail.verification} — {trail.verification_note or ''}".rstrip(" —")))
         if trail.hiccups:
             facts.append(("Hiccups", f"device hiccups: {trail.hiccups} retried"))
+        if trail.scrolls_into_view:
+            n = trail.scrolls_into_view
+            facts.append(("Scrolled", f"{n} element{'s' * (n != 1)} scrolled into view"))
         for name, value in facts:
             yield f"<div><dt>{esc(name)}</dt><dd>{esc(value)}</dd></div>"
         if trail.directory:

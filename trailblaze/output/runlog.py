@@ -220,6 +220,9 @@ class TrailRecord(_Model):
     hiccups: int = 0
     """Device faults this trail survived: reads sent again, failed actions judged done or sent again
     (`trailblaze.device.hiccups`); the report says "device hiccups: N retried"."""
+    scrolls_into_view: int = 0
+    """Element lookups whose target was off screen and was scrolled into view
+    (`trailblaze.tools.scroll_into_view`); the report says "N elements scrolled into view"."""
 
 
 StepRecord.model_rebuild()

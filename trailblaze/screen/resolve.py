@@ -27,13 +27,17 @@ Semantics (recorded in docs/adr/0004-node-model-and-selectors.md):
   `Sign out` with the confirm dialog open is the dialog's button, not the one behind it
   (docs/adr/0014-occlusion.md). When every match is covered they are kept, and a tap on one is
   refused with the reason.
+- `resolve_anywhere` is the one exception to "only visible nodes": it matches every node of the dump,
+  on screen or not (a list row laid out below the fold), so a lookup can scroll its target into view
+  (`trailblaze.tools.scroll_into_view`). Its anchors come from every node too, spatial relations
+  compare whole bounds, and neither occlusion nor `index` applies (an index counts on-screen matches).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from trailblaze.screen.hierarchy import Hierarchy, Node
+from trailblaze.screen.hierarchy import Hierarchy, Node, Rect
 from trailblaze.screen.occlusion import covers
 from trailblaze.screen.patterns import compile_pattern, matcher
 from trailblaze.screen.selector import (
@@ -52,6 +56,7 @@ __all__ = [
     "describe_selector",
     "missing_attributes",
     "resolve",
+    "resolve_anywhere",
     "sort_key",
 ]
 
@@ -287,19 +292,35 @@ def branch_predicates(selector: NodeSelector) -> list[Predicate]:
 
 
 def _below(node: Node, anchor: Node) -> bool:
-    return node.center[1] >= anchor.visible_bounds.bottom
+    return _beneath(node.center, anchor.visible_bounds)
 
 
 def _above(node: Node, anchor: Node) -> bool:
-    return node.center[1] <= anchor.visible_bounds.top
+    return _over(node.center, anchor.visible_bounds)
 
 
 def _left_of(node: Node, anchor: Node) -> bool:
-    return node.center[0] <= anchor.visible_bounds.left
+    return _leftward(node.center, anchor.visible_bounds)
 
 
 def _right_of(node: Node, anchor: Node) -> bool:
-    return node.center[0] >= anchor.visible_bounds.right
+    return _rightward(node.center, anchor.visible_bounds)
+
+
+def _beneath(point: tuple[float, float], anchor: Rect) -> bool:
+    return point[1] >= anchor.bottom
+
+
+def _over(point: tuple[float, float], anchor: Rect) -> bool:
+    return point[1] <= anchor.top
+
+
+def _leftward(point: tuple[float, float], anchor: Rect) -> bool:
+    return point[0] <= anchor.left
+
+
+def _rightward(point: tuple[float, float], anchor: Rect) -> bool:
+    return point[0] >= anchor.right
 
 
 def resolve(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
@@ -307,15 +328,7 @@ def resolve(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
 
     With `index` set, at most one node: the index-th of the ordered matches.
     """
-    candidates = _sorted_visible(hierarchy)
-    preds = branch_predicates(selector)
-    if preds:
-        candidates = [n for n in candidates if all(p(n) for p in preds)]
-    if selector.web is not None and selector.web.cssSelector is not None and candidates:
-        matched = css_matches(hierarchy, selector.web.cssSelector)
-        candidates = [n for n in candidates if n.order in matched]
-    if candidates:
-        candidates = _apply_relations(selector, hierarchy, candidates)
+    candidates = _matching(selector, hierarchy, _sorted_visible(hierarchy), anywhere=False)
     if len(candidates) > 1 and covers(hierarchy):
         uncovered = [n for n in candidates if n.covered_by is None]
         if uncovered:
@@ -325,6 +338,31 @@ def resolve(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
         candidates = candidates[nth : nth + 1]
     if selector.index is not None:
         return candidates[selector.index : selector.index + 1]
+    return candidates
+
+
+def resolve_anywhere(selector: NodeSelector, hierarchy: Hierarchy) -> list[Node]:
+    """Every node the selector matches, on screen or not, ordered by their whole bounds (top-to-bottom,
+    then left-to-right); `index` and occlusion are not applied."""
+    everything = hierarchy.memo.get("sorted_all")
+    if everything is None:
+        everything = sorted(hierarchy.nodes, key=lambda n: (n.bounds.top, n.bounds.left, n.order))
+        hierarchy.memo["sorted_all"] = everything
+    return _matching(selector, hierarchy, everything, anywhere=True)
+
+
+def _matching(
+    selector: NodeSelector, hierarchy: Hierarchy, candidates: list[Node], *, anywhere: bool
+) -> list[Node]:
+    """The `candidates` the selector's attributes, CSS and relations match (no occlusion, no index)."""
+    preds = branch_predicates(selector)
+    if preds:
+        candidates = [n for n in candidates if all(p(n) for p in preds)]
+    if selector.web is not None and selector.web.cssSelector is not None and candidates:
+        matched = css_matches(hierarchy, selector.web.cssSelector)
+        candidates = [n for n in candidates if n.order in matched]
+    if candidates:
+        candidates = _apply_relations(selector, hierarchy, candidates, anywhere=anywhere)
     return candidates
 
 
@@ -349,30 +387,37 @@ def _sorted_visible(hierarchy: Hierarchy) -> list[Node]:
     return cached
 
 
-def _apply_relations(selector: NodeSelector, hierarchy: Hierarchy, nodes: list[Node]) -> list[Node]:
+def _apply_relations(
+    selector: NodeSelector, hierarchy: Hierarchy, nodes: list[Node], *, anywhere: bool
+) -> list[Node]:
+    find = resolve_anywhere if anywhere else resolve
     spatial = (
-        (selector.below, _below),
-        (selector.above, _above),
-        (selector.leftOf, _left_of),
-        (selector.rightOf, _right_of),
+        (selector.below, _beneath),
+        (selector.above, _over),
+        (selector.leftOf, _leftward),
+        (selector.rightOf, _rightward),
     )
     for rel, test in spatial:
         if rel is None:
             continue
-        anchors = resolve(rel, hierarchy)
-        nodes = [n for n in nodes if any(a is not n and test(n, a) for a in anchors)]
+        anchors = find(rel, hierarchy)
+        # Off screen a node has no visible part: its whole bounds place it.
+        if anywhere:
+            nodes = [n for n in nodes if any(a is not n and test(n.bounds.center, a.bounds) for a in anchors)]
+        else:
+            nodes = [
+                n for n in nodes if any(a is not n and test(n.center, a.visible_bounds) for a in anchors)
+            ]
         if not nodes:
             return nodes
     if selector.childOf is not None:
-        parents = {id(a) for a in resolve(selector.childOf, hierarchy)}
+        parents = {id(a) for a in find(selector.childOf, hierarchy)}
         nodes = [n for n in nodes if any(id(p) in parents for p in n.ancestors())]
     if selector.containsChild is not None:
-        with_child = {
-            id(c.parent) for c in resolve(selector.containsChild, hierarchy) if c.parent is not None
-        }
+        with_child = {id(c.parent) for c in find(selector.containsChild, hierarchy) if c.parent is not None}
         nodes = [n for n in nodes if id(n) in with_child]
     for sub in selector.containsDescendants or ():
-        holders = {id(a) for c in resolve(sub, hierarchy) for a in c.ancestors()}
+        holders = {id(a) for c in find(sub, hierarchy) for a in c.ancestors()}
         nodes = [n for n in nodes if id(n) in holders]
     return nodes
 

@@ -9,7 +9,9 @@ centre of that node's visible part, and settle (every action goes through `Devic
 Results start with a status word the model and the report can act on:
 
 - `OK` — done; a tap, long-press, swipe or key press that left the screen as it was says so
-  (`OK tapped … (no visible change)`, `ToolResult.no_change`, see `trailblaze.device.noop`);
+  (`OK tapped … (no visible change)`, `ToolResult.no_change`, see `trailblaze.device.noop`), and a
+  target scrolled into view says how (`… after scrolling messages 1 swipe into view`,
+  `trailblaze.tools.scroll_into_view`);
 - `NOT_FOUND` — nothing matched before the timeout (names the selector and the 3 closest candidates);
 - `AMBIGUOUS` — several nodes matched and the selector has no `index` (lists them);
 - `NOT_VISIBLE` — an assertion's element did not show (or showed other text), or a tap's target is
@@ -150,6 +152,8 @@ def run_builtin(
         status, message = "UNSUPPORTED", exc.message
     except ActionRefused as exc:  # e.g. no on-screen keyboard: this tool fails, the device is fine
         status, message = "ERROR", exc.message
+    if run.scrolled:
+        message = f"{message} {run.scrolled}"
     no_change = status == "OK" and run.no_change
     if no_change:
         message = f"{message} {NO_CHANGE}"

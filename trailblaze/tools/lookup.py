@@ -2,7 +2,9 @@
 every element tool shares.
 
 Element tools poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`),
-act at the centre of that node's visible part, and settle (every action goes through `HandlerContext.act`).
+scroll an off-screen target into view when nothing matches on screen (`trailblaze.tools.scroll_into_view`;
+never for an assertion of absence), act at the centre of that node's visible part, and settle (every
+action goes through `HandlerContext.act`).
 The read-compat lookups (`CompatQuery`) keep Maestro's matching for Trailblaze's older tools
 (docs/adr/0012-read-compat-tools.md).
 """
@@ -21,13 +23,21 @@ from trailblaze.screen.patterns import full_match
 from trailblaze.screen.resolve import describe_selector, missing_attributes
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.assertions import TextMode, shown_text, text_matches
+from trailblaze.tools.scroll_into_view import (
+    MAX_SCROLLS,
+    Scrolled,
+    app_area,
+    resolve_in_view,
+    scroll_area,
+    swipe_path,
+)
 from trailblaze.tools.tooldef import RunContext, StatusMessage
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
     from trailblaze.device.session import DeviceSession
     from trailblaze.llm.client import LLMClient
-    from trailblaze.screen.hierarchy import Hierarchy, Node, Rect
+    from trailblaze.screen.hierarchy import Hierarchy, Node
     from trailblaze.tools.memory import Memory
 
 __all__ = [
@@ -52,7 +62,6 @@ __all__ = [
     "text_selector",
 ]
 
-MAX_SCROLLS = 20
 _LISTED = 5
 
 
@@ -74,6 +83,9 @@ class HandlerContext:
     (`SELECT hex('{{password}}')`), so probes show no values (the secret's spellings alone are redacted)."""
     folder: Path | None = None
     """The trail's folder: where relative paths are read from (None: the working directory)."""
+    scrolled: str = ""
+    """How the tool's lookup scrolled its target into view (`after scrolling messages 1 swipe into
+    view`); the result's message ends with it."""
 
     def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None:
         """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""
@@ -160,15 +172,27 @@ def candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> 
     return "closest on screen: " + "; ".join(describe(n) for n in nodes[:limit])
 
 
+def _noted(run: RunContext, scrolled: Scrolled | None) -> str:
+    """Notes on the run a scroll that found the target; for one that did not, how far it looked."""
+    if scrolled is None:
+        return ""
+    if scrolled.found:
+        run.scrolled = scrolled.note()
+        return ""
+    return f" and {scrolled.searched()}"
+
+
 def find_one(run: RunContext, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
-    res = run.session.resolve(selector)
+    res, scrolled = resolve_in_view(run.session, selector, until=lambda nodes: len(nodes) == 1)
+    searched = _noted(run, scrolled)
     sel = describe_selector(selector)
     if len(res.nodes) == 1:
         return res.nodes[0], ("OK", "")
     if not res.nodes:
         return None, (
             "NOT_FOUND",
-            f"no element matches {sel} after {res.waited_s:.1f} s; {candidates(selector, res.hierarchy)}",
+            f"no element matches {sel} after {res.waited_s:.1f} s{searched}; "
+            f"{candidates(selector, res.hierarchy)}",
         )
     listed = "; ".join(describe(n) for n in res.nodes[:_LISTED])
     more = f" and {len(res.nodes) - _LISTED} more" if len(res.nodes) > _LISTED else ""
@@ -257,7 +281,8 @@ def assert_visible(
         return expected is None or any(text_matches(n, expected, mode) for n in nodes)
 
     timeout = None if timeout_ms is None else timeout_ms / 1000
-    res = run.session.resolve(selector, timeout=timeout, until=shows)
+    res, scrolled = resolve_in_view(run.session, selector, timeout=timeout, until=shows)
+    searched = _noted(run, scrolled)
     sel = describe_selector(selector)
     if shows(res.nodes):
         node = next(n for n in res.nodes if expected is None or text_matches(n, expected, mode))
@@ -270,7 +295,8 @@ def assert_visible(
             f"expected {how + ' ' if how else ''}{expected!r} (waited {res.waited_s:.1f} s)"
         )
     return "NOT_VISIBLE", (
-        f"no visible element matches {sel} after {res.waited_s:.1f} s; {candidates(selector, res.hierarchy)}"
+        f"no visible element matches {sel} after {res.waited_s:.1f} s{searched}; "
+        f"{candidates(selector, res.hierarchy)}"
     )
 
 
@@ -280,40 +306,6 @@ def assert_gone(run: RunContext, selector: NodeSelector, what: str, timeout_ms: 
     if not res.nodes:
         return "OK", f"{what} is not visible"
     return "TIMEOUT", f"{what} is still visible after {res.waited_s:.1f} s: {describe(res.nodes[0])}"
-
-
-# --- gestures --------------------------------------------------------------------------------------
-
-
-def swipe_path(area: Rect, direction: str) -> tuple[float, float, float, float]:
-    """Finger path across the middle 50% of `area` in `direction`."""
-    cx, cy = area.center
-    dx, dy = area.width * 0.25, area.height * 0.25
-    if direction == "UP":
-        return cx, cy + dy, cx, cy - dy
-    if direction == "DOWN":
-        return cx, cy - dy, cx, cy + dy
-    if direction == "LEFT":
-        return cx + dx, cy, cx - dx, cy
-    return cx - dx, cy, cx + dx, cy
-
-
-def app_area(hierarchy: Hierarchy) -> Rect:
-    from trailblaze.screen.hierarchy import Rect
-
-    roots = [r for r in hierarchy.roots if hierarchy.window_kind(r) == "app" and r.visible_bounds.area > 0]
-    if not roots:
-        return hierarchy.screen
-    biggest = max(roots, key=lambda r: r.visible_bounds.area)
-    vb = biggest.visible_bounds
-    return Rect(vb.left, vb.top, vb.right, vb.bottom)
-
-
-def scroll_area(hierarchy: Hierarchy) -> Rect:
-    scrollables = [n for n in hierarchy.visible_nodes() if n.scrollable and hierarchy.window_kind(n) == "app"]
-    if not scrollables:
-        return app_area(hierarchy)
-    return max(scrollables, key=lambda n: n.visible_bounds.area).visible_bounds
 
 
 # --- read-compat: Trailblaze's Maestro-lowered tools (docs/adr/0012-read-compat-tools.md) ------------
@@ -393,13 +385,21 @@ def compat_query(
 
 
 def find_compat(run: RunContext, q: CompatQuery) -> tuple[Node | None, StatusMessage]:
-    res = run.session.resolve(q.selector, until=lambda nodes: q.pick(nodes) is not None)
+    def picked(nodes: list[Node]) -> bool:
+        return q.pick(nodes) is not None
+
+    scrolled: Scrolled | None = None
+    if q.index:  # the index counts the matches on screen, which scrolling changes
+        res = run.session.resolve(q.selector, until=picked)
+    else:
+        res, scrolled = resolve_in_view(run.session, q.selector, until=picked)
+    searched = _noted(run, scrolled)
     node = q.pick(res.nodes)
     if node is not None:
         return node, ("OK", "")
     found = f"{len(res.nodes)} match but there is no index {q.index}" if res.nodes else "nothing matches"
     return None, (
         "NOT_FOUND",
-        f"no element matches {q.describe()} after {res.waited_s:.1f} s ({found}); "
+        f"no element matches {q.describe()} after {res.waited_s:.1f} s{searched} ({found}); "
         f"{candidates(q.shown, res.hierarchy)}",
     )

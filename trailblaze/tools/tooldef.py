@@ -95,6 +95,9 @@ class RunContext(Protocol):
     """The trail's folder: relative paths in its tools are read from there (None: the working directory)."""
     secret_inputs: bool
     """A param came from a secret: results are shown as counts and verdicts, never as values."""
+    scrolled: str
+    """Set by a lookup that scrolled its target into view (`after scrolling messages 1 swipe into
+    view`): the result's message ends with it."""
 
     @property
     def platform(self) -> str: ...
