@@ -154,6 +154,11 @@ def _details(p: Phone) -> object:
     return [_detail(p, n) for n in (2, 3, 4)]
 
 
+def _detail_8(p: Phone) -> object:
+    p.sign_in("user@example.com")
+    return _detail(p, 8)
+
+
 def _archive(p: Phone) -> object:
     p.sign_in("user@example.com")
     p.open("Message 3")
@@ -224,6 +229,7 @@ FACTS: dict[str, tuple[Callable[[Phone], object], object, object]] = {
         _DEMO_DETAILS,
         [("Message 2", "This is message 22."), *_DEMO_DETAILS[1:]],
     ),
+    "detail-body-8": (_detail_8, ("Message 8", "This is message 8."), ("Message 8", "This is message 88.")),
     "archive-snackbar": (_archive, ("inbox", "Message archived", False), ("inbox", "Message deleted", False)),
     "archive-keeps-row": (
         _archive,

@@ -169,7 +169,7 @@ def replay_job(job: Job, latency: str = "zero") -> Outcome:
             llm_factory=_no_llm,
         )
         seconds = time.perf_counter() - started
-        return outcome_of(record, getattr(session.stats, 'scrolls_into_view', 0), seconds)
+        return outcome_of(record, session.stats.scrolls_into_view, seconds)
 
 
 def run_jobs(

@@ -9,9 +9,11 @@ on a settled screen and the app has a scrollable container, the lookup scrolls:
   every node (`trailblaze.screen.resolve.resolve_anywhere`) inside an on-screen scrollable container
   and beyond its visible bounds ends the selector's polling at once, and that container is swiped
   toward it until it shows.
-- **Search**: otherwise, once the ordinary poll found nothing, the biggest scrollable container is
-  swiped forward (content up) until the target shows or the screen stops changing, then back the
-  other way.
+- **Search**: otherwise, once a settled screen with a scrollable container has lacked the target for
+  `SEARCH_AFTER` (0.5 s; an Android dump leaves out the rows a list has not laid out), the biggest
+  scrollable container is swiped forward (content up) until the target shows or the screen stops
+  changing, then back the other way; a target the search did not find is still waited for until the
+  lookup's bound.
 
 Both are bounded by `MAX_SCROLLS` swipes in all, each across the middle half of the container (half
 its height: never more than a small container shows). A selector with `index` never scrolls (its
@@ -22,6 +24,7 @@ target into view; the run log and the report carry it per trail.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,6 +53,8 @@ __all__ = [
 
 MAX_SCROLLS = 20
 """Swipes one lookup (or `scrollUntilTextIsVisible`) makes at the most."""
+SEARCH_AFTER = 0.5
+"""Seconds a settled, scrollable screen is polled for a target before the search swipes for it."""
 
 _FINGER = {"DOWN": "UP", "UP": "DOWN", "RIGHT": "LEFT", "LEFT": "RIGHT"}
 """The finger's direction that scrolls content the other way: scrolling DOWN is a swipe UP."""
@@ -207,11 +212,19 @@ def resolve_in_view(
     if not session.scroll_into_view or session.info.platform == "web" or selector.index is not None:
         return session.resolve(selector, timeout=timeout, until=until), None
     hinted = False
+    started = time.monotonic()
 
     def give_up(nodes: list[Node], hierarchy: Hierarchy) -> bool:
         nonlocal hinted
-        hinted = not nodes and beyond(selector, hierarchy) is not None
-        return hinted
+        if nodes:
+            return False
+        hinted = beyond(selector, hierarchy) is not None
+        # A settled screen that can scroll and still lacks the target after the grace: most likely it
+        # lies below the fold (an Android dump leaves out the rows a list has not laid out), so search
+        # now; what the search does not find is still waited for afterwards.
+        return hinted or (
+            time.monotonic() - started >= SEARCH_AFTER and biggest_scrollable(hierarchy) is not None
+        )
 
     res = session.resolve(selector, timeout=timeout, until=until, give_up=give_up)
     if res.nodes:
@@ -232,7 +245,15 @@ def resolve_in_view(
         return Resolution([], hierarchy, res.waited_s), None
     if scrolled.found:
         session.stats.scrolls_into_view += 1
-    return Resolution(resolve(selector, hierarchy), hierarchy, res.waited_s), scrolled
+        return Resolution(resolve(selector, hierarchy), hierarchy, res.waited_s), scrolled
+    # searched before the bound was spent: the target may yet appear by itself (a list still loading)
+    left = (session.resolve_timeout if timeout is None else timeout) - (time.monotonic() - started)
+    if left > 0:
+        late = session.resolve(selector, timeout=left, until=until)
+        if late.nodes:
+            return Resolution(late.nodes, late.hierarchy, time.monotonic() - started), None
+        hierarchy = late.hierarchy
+    return Resolution([], hierarchy, time.monotonic() - started), scrolled
 
 
 def _scroll_to(
