@@ -73,7 +73,7 @@ def test_screenshots_are_the_run_directorys_own_files_loaded_lazily(built: tuple
     run_dir, run = built
     page = write_html_report(run_dir)
     doc = lxml_html.fromstring(page.read_text("utf-8"))
-    images = doc.xpath("//img")
+    images = doc.xpath("//main//img")  # the steps' pictures (a matrix run's grid shows some again)
     assert len(images) == len(_shots(run)) == 22
     assert not (run_dir / "report_files").exists()  # in the run directory: linked where they are
     for img in images:
@@ -93,7 +93,7 @@ def test_a_report_elsewhere_keeps_its_pictures_beside_it(built: tuple[Path, RunR
     page = write_html_report(run_dir, tmp_path / "site" / "index.html")
     folder = tmp_path / "site" / "index_files"
     doc = lxml_html.fromstring(page.read_text("utf-8"))
-    sources = [unquote(src) for src in doc.xpath("//img/@src")]
+    sources = [unquote(src) for src in doc.xpath("//main//img/@src")]
     assert len(sources) == 22 and all(src.startswith("index_files/") for src in sources)
     for src in sources:
         copy = page.parent / src
@@ -124,7 +124,7 @@ def test_the_single_file_form_embeds_everything_and_drops_an_old_folder(
     assert (tmp_path / "report_files").is_dir()
     write_html_report(built[0], page, single_file=True)
     doc = lxml_html.fromstring(page.read_text("utf-8"))
-    sources = doc.xpath("//img/@src")
+    sources = doc.xpath("//main//img/@src")
     assert len(sources) == 22 and all(src.startswith("data:image/") for src in sources)
     assert not (tmp_path / "report_files").exists()
 
@@ -306,7 +306,7 @@ def test_report_single_file_option(built: tuple[Path, RunRecord], tmp_path: Path
         main(["report", str(built[0]), "-o", str(out), "--report-single-file"])
     assert done.value.code == 0
     assert capsys.readouterr().out.startswith(f"report: {out} (")
-    assert out.read_text("utf-8").count('src="data:image/') == 22 and not (tmp_path / "one_files").exists()
+    assert out.read_text("utf-8").split("<main>")[1].count('src="data:image/') == 22 and not (tmp_path / "one_files").exists()
 
 
 def test_replay_report_single_file_needs_a_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -124,7 +124,7 @@ def test_embedded_screenshots_decode_as_downscaled_images(
     built: tuple[Path, RunRecord], single_doc: lxml_html.HtmlElement
 ) -> None:
     doc = single_doc
-    sources = doc.xpath("//img/@src")
+    sources = doc.xpath("//main//img/@src")
     run = built[1]
     shots = [p for t in run.trails for s in t.steps for p in (s.screenshot_before, s.screenshot_after) if p]
     assert len(sources) == len(shots) == 22
@@ -137,7 +137,7 @@ def test_embedded_screenshots_decode_as_downscaled_images(
             img.load()
             assert img.width == THUMBNAIL_WIDTH
             assert 700 <= img.height <= 800  # phone aspect kept (Android 360x800 pt, iOS 390x844 pt)
-    for img_el in doc.xpath("//img"):
+    for img_el in doc.xpath("//main//img"):
         assert img_el.get("alt")
         assert int(img_el.get("width")) == THUMBNAIL_WIDTH
 

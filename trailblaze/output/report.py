@@ -41,6 +41,7 @@ from trailblaze.output._html import (
     step_label,
 )
 from trailblaze.output.ci_policy import is_blocking, is_flaky
+from trailblaze.output.report_grid import last_screen, matrix
 from trailblaze.output.report_images import (
     THUMBNAIL_WIDTH,
     EmbeddedPictures,
@@ -400,6 +401,7 @@ class _Page:
         yield '<div class="toolbar"><label for="only-failed" class="filter-label">Show failed trails only</label>'
         yield '<span class="js-only" hidden><button type="button" data-open="1">Expand all</button>'
         yield '<button type="button" data-open="0">Collapse all</button></span></div>\n'
+        yield from self._grid()
         yield from self._index()
         yield "<main>\n"
         for number, trail in enumerate(self.trails(), 1):
@@ -487,6 +489,38 @@ class _Page:
                 f'<td class="num">{esc(_dur(trail.duration_ms, trail.status))}</td><td class="num">{esc(cost)}</td></tr>\n'
             )
         yield "</tbody></table></nav>\n"
+
+    def _grid(self) -> Iterator[str]:
+        """Trails × devices when the run drove several: each cell the last screen, linked to the storyboard."""
+        if len({d for d in self.totals.devices if d}) < 2:
+            return
+        grid = matrix(self.trails())
+        yield '<section class="grid" aria-label="Trails on each device"><table><thead><tr><th>Trail</th>'
+        yield "".join(f'<th scope="col">{esc(d or "—")}</th>' for d in grid.devices) + "</tr></thead><tbody>\n"
+        for row in grid.rows:
+            yield f'<tr><th scope="row">{esc(row)}</th>'
+            for device in grid.devices:
+                cell = grid.cells.get((row, device))
+                yield "<td></td>" if cell is None else self._grid_cell(*cell)
+            yield "</tr>\n"
+        yield "</tbody></table></section>\n"
+        self.trail_dir = ""
+
+    def _grid_cell(self, number: int, trail: TrailRecord) -> str:
+        self.trail_dir = trail.directory
+        status = f'<a href="#trail-{number}">{_badge(trail.status)}</a>'
+        shot = last_screen(trail)
+        picture = self.pictures.screenshot(self._locate(shot)) if shot else None
+        if picture is None:
+            return f'<td class="g-{esc(trail.status)}">{status}</td>'
+        image = (
+            f'<img src="{esc(picture.src)}" width="{picture.width}" height="{picture.height}" loading="lazy" '
+            f'decoding="async" alt="{esc(_trail_name(trail))} on {esc(trail.device)}: the last screen">'
+        )
+        board = self._locate(trail.storyboard) if trail.storyboard else None
+        shown = self.pictures.storyboard(board) if board else None
+        href = (shown.href if shown is not None and shown.href else self._href(board)) if board else f"#trail-{number}"
+        return f'<td class="g-{esc(trail.status)}"><a class="thumb" href="{href}">{image}</a>{status}</td>'
 
     def _step_strip(self, number: int, trail: TrailRecord) -> str:
         cells = "".join(
@@ -954,6 +988,10 @@ white-space:nowrap}
 .step-grid>.info{flex:1;min-width:0}
 @media (max-width:900px){.step-grid{flex-direction:column}.step-grid>.info{width:100%}}
 .storyboard{margin:4px 0 12px}
+.grid{margin:12px 0;overflow-x:auto}.grid td{text-align:center;vertical-align:top;padding:4px;border:3px solid transparent}
+.grid img{max-width:96px;height:auto;display:block;margin:0 auto 4px}
+.grid .g-passed,.grid .g-passed-with-self-heal,.grid .g-passed-ai{border-color:#2e7d32}.grid .g-failed{border-color:#c62828}
+.grid .g-skipped{border-color:#9e9e9e}
 .storyboard img{display:block;width:240px;height:auto;border:1px solid var(--line);border-radius:6px}
 .storyboard figcaption{font-size:12px;color:var(--muted);margin-top:3px}
 .shots{display:flex;gap:12px;margin:10px 0;flex:none}

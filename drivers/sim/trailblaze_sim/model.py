@@ -198,6 +198,11 @@ class SimDevice(Protocol):
         """A tablet (Android, smallest width 600 dp or more) or an iPad."""
         ...
 
+    @property
+    def status_bar(self) -> float:
+        """The status bar's height in points (iOS: the top safe area; 20 on a home-button iPhone)."""
+        ...
+
     # --- observation ---------------------------------------------------------------------------
     def tree(self) -> SimNode:
         """The current UI of the foreground app (or the launcher) as one root node."""

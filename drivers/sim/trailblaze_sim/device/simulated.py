@@ -131,6 +131,10 @@ class SimulatedDevice(AppLifecycle, TouchInput, TreeBuilder, StepInterpreter):
         return self.profile.tablet
 
     @property
+    def status_bar(self) -> float:
+        return self.profile.inset_top
+
+    @property
     def content_frame(self) -> Frame:
         """Where the app draws: below the status bar and above the Android navigation bar; on iOS
         the whole screen (the safe areas are inside it)."""

@@ -768,7 +768,7 @@ def _screen(s: WdaSimServer, req: _Req) -> Any:
     scale = s.device.scale
     return {
         "screenSize": {"width": w, "height": h},
-        "statusBarSize": {"width": w, "height": 47},
+        "statusBarSize": {"width": w, "height": round(s.device.status_bar)},
         "scale": int(scale) if float(scale).is_integer() else scale,
     }
 
