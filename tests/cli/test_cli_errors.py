@@ -101,7 +101,8 @@ def test_debug_after_the_command_is_accepted(capsys: pytest.CaptureFixture[str])
                                                "android@HOST:PORT[:SERIAL], ios[:WDA_URL], ios@http://HOST:PORT, web[:URL], "
                                                "appium:URL or appium:browserstack|saucelabs|lambdatest (with "
                                                "--capabilities FILE), "
-                                               "sim:android[:APP] or sim:ios[:APP]")
+                                               "sim:android[:APP][+PROFILE] or sim:ios[:APP][+PROFILE] (PROFILE: small, large, tablet, with +landscape, "
+                                               "+large-font, +dark)")
 
 
 # --- paths and trail files ----------------------------------------------------------------------------

@@ -130,7 +130,8 @@ def test_a_bad_device_fails_before_serving_with_a_usage_error(capsys: pytest.Cap
     assert capsys.readouterr().err.strip().splitlines() == [
         "error: unknown device 'toaster': use android[:SERIAL], android@HOST:PORT[:SERIAL], ios[:WDA_URL], "
         "ios@http://HOST:PORT, web[:URL], appium:URL or appium:browserstack|saucelabs|lambdatest (with "
-        "--capabilities FILE), sim:android[:APP] or sim:ios[:APP]"
+        "--capabilities FILE), sim:android[:APP][+PROFILE] or sim:ios[:APP][+PROFILE] (PROFILE: small, large, "
+        "tablet, with +landscape, +large-font, +dark)"
     ]
 
 

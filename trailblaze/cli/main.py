@@ -37,7 +37,8 @@ class _Group(click.Group):
 _DEVICE_HELP = (
     "android[:SERIAL], android@HOST:PORT[:SERIAL] (a remote adb server), ios[:WDA_URL], ios@http://HOST:PORT, "
     "web[:URL] (a browser), appium:URL or appium:browserstack|saucelabs[:REGION]|lambdatest (with --capabilities), "
-    "sim:android[:APP] or sim:ios[:APP] (APP: demo, demo@restyled, demo@v2 or a spec file)."
+    "sim:android[:APP] or sim:ios[:APP] (APP: demo, demo@restyled, demo@v2 or a spec file), with +PROFILE for "
+    "another screen (small, large, tablet; +landscape, +large-font, +dark: sim:android+small+dark)."
 )
 _LATENCIES = ("zero", "realistic")  # trailblaze_sim.faults.LATENCY_PROFILES (a plugin: not imported)
 
