@@ -237,6 +237,12 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         shows="2 passed"
     ),
     "pytest trails/ --device sim:android": Run(shows="1 passed"),
+    # docs: one trail, every device
+    "trailblaze replay trails/ --device sim:android+small --secret password=hunter2": Run(shows="1 passed"),
+    "pytest trails/ --device sim:android --device sim:android+small --device sim:ios+tablet --trailblaze-each-device": Run(
+        shows="3 passed"
+    ),
+    "trailblaze sim android --profile small+dark": Run(shows="small+dark: Small Phone 360x640"),
     "trailblaze snapshot --device android@127.0.0.1:15037:emulator-5554": Run(shows='Button "Sign in"'),
     "trailblaze snapshot --device ios@http://127.0.0.1:18100": Run(shows='Button "Sign in"'),
     "python benchmarks/pytest_workers.py": Elsewhere(

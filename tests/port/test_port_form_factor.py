@@ -57,3 +57,23 @@ def test_a_tablet_gets_a_recording_for_the_one_step_its_layout_changes(tmp_path:
     for device in (tablet, f"sim:android:{APP}"):  # the tablet takes its own, a phone the platform's
         again = trailblaze("replay", trail.name, "--device", device, *common, "--run-dir", "r3", cwd=tmp_path)
         assert again.returncode == 0, device + again.stdout + again.stderr
+
+
+def test_record_on_a_tablet_asks_the_model_only_for_the_step_that_fails_there(tmp_path: Path) -> None:
+    from trailblaze.testing.demo_policy import demo_policy
+    from trailblaze.testing.messages_api import FakeMessagesAPI
+
+    trail = copy_example("archive-message.trail.yaml", tmp_path)
+    before = _recordings(trail)
+    with FakeMessagesAPI(policy=demo_policy) as api:
+        done = trailblaze(
+            "record", trail.name, "--device", f"sim:android:{APP}+tablet", "--secret", "password=hunter2",
+            "--element-timeout", "1", "--run-dir", "run", base_url=api.url, cwd=tmp_path,
+        )  # fmt: skip
+        calls = len(api.requests)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "recorded 1 step · verified by replay" in done.stdout
+    after = _recordings(trail)
+    assert [sorted(r) for r in after] == [sorted([*r, *(["android-tablet"] if i == 4 else [])]) for i, r in enumerate(before)]
+    assert after[4]["android"] == before[4]["android"]
+    assert 0 < calls <= 3  # one step solved by the model; the six others replayed its phone recording
