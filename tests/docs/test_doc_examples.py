@@ -238,6 +238,8 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     ),
     "pytest trails/ --device sim:android": Run(shows="1 passed"),
     # docs: one trail, every device
+    "trailblaze replay trails/ --device sim:android --device sim:android+small --device sim:ios+tablet "
+    "--secret password=hunter2 --report report.html": Run(shows="merged 3 runs: 3 trails (3 passed)"),
     "trailblaze replay trails/ --device sim:android+small --secret password=hunter2": Run(shows="1 passed"),
     "pytest trails/ --device sim:android --device sim:android+small --device sim:ios+tablet --trailblaze-each-device": Run(
         shows="3 passed"

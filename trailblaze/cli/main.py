@@ -22,7 +22,14 @@ from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
 
 if TYPE_CHECKING:
     from trailblaze.device.web_options import WebOptions
-    from trailblaze.engine.options import DeviceChoice, ModelChoice, RecordOptions, RunInputs, RunOutput
+    from trailblaze.engine.options import (
+        DeviceChoice,
+        ModelChoice,
+        RecordOptions,
+        ReplayRun,
+        RunInputs,
+        RunOutput,
+    )
     from trailblaze.output.artifacts import ScreenshotMode
     from trailblaze.output.ci_policy import CiPolicy
 
@@ -66,7 +73,7 @@ def _grouped(name: str, build: Any, *keys: str) -> Callable[[Any], Any]:
 
 
 def _device_choice(
-    device: str,
+    device: str | tuple[str, ...],
     latency: str | None,
     web: WebOptions,
     element_timeout: float | None,
@@ -77,9 +84,15 @@ def _device_choice(
     appium_session: str | None = None,
 ) -> DeviceChoice:
     """`--device` and its options, the spec parsed once for the whole run (`trailblaze tool` has only
-    the first four and the Appium session mode)."""
+    the first four and the Appium session mode). `replay`'s repeated `--device` gives a tuple: one
+    device is a `DeviceChoice` as ever, several a tuple of them."""
     from trailblaze.device.logs import DeviceLogMode
     from trailblaze.engine.options import DeviceChoice
+
+    if not isinstance(device, str):
+        options = (latency, web, element_timeout, device_logs, trace, install, reinstall, appium_session)
+        several = tuple(_device_choice(d, *options) for d in dict.fromkeys(device))
+        return several[0] if len(several) == 1 else several  # type: ignore[return-value]
 
     return DeviceChoice.parse(
         device,
@@ -235,8 +248,9 @@ def _web_options(f: Any) -> Any:
         web = WebOptions.given(
             browser=browser, browser_path=browser_path, headed=headed, viewport=viewport, emulate=emulate
         )
-        if kwargs.get("device") is not None:  # `mcp` without --device: checked when use_device opens one
-            web.require_web(kwargs["device"])
+        device = kwargs.get("device")
+        for spec in (device,) if isinstance(device, str) else device or ():  # `mcp` without --device: later
+            web.require_web(spec)
         return f(*args, web=web, **kwargs)
 
     for option in reversed(_WEB_OPTIONS):
@@ -249,13 +263,15 @@ def _appium_options(f: Any) -> Any:
     `--appium-session` picks per-trail or shared sessions."""
 
     @functools.wraps(f)
-    def collect(*args: Any, device: str | None, capabilities: str | None, **kwargs: Any) -> Any:
+    def collect(*args: Any, device: str | tuple[str, ...] | None, capabilities: str | None, **kwargs: Any) -> Any:
         from trailblaze.device.devices import with_capabilities
 
         if device is None:  # `mcp` without --device: use_device names its own
             if capabilities is not None:
                 raise click.BadParameter("--capabilities needs --device appium:...", param_hint="'--capabilities'")
             return f(*args, device=None, **kwargs)
+        if not isinstance(device, str):  # `replay`'s several devices (a matrix)
+            return f(*args, device=tuple(with_capabilities(d, capabilities) for d in device), **kwargs)
         return f(*args, device=with_capabilities(device, capabilities), **kwargs)
 
     collect = click.option(
@@ -273,7 +289,7 @@ def _appium_options(f: Any) -> Any:
     )(collect)
 
 
-def _device_options(f: Any) -> Any:
+def _device_options(f: Any, *, several: bool = False) -> Any:
     f = _appium_options(f)
     f = _web_options(f)
     f = click.option(
@@ -282,7 +298,14 @@ def _device_options(f: Any) -> Any:
         default=None,
         help="How slow a sim:* device is: zero (default) or realistic (like a phone over USB).",
     )(f)
+    if several:
+        help = _DEVICE_HELP + " Repeat it to run every trail on each device (a matrix; one merged report)."
+        return click.option("--device", required=True, multiple=True, metavar="SPEC", help=help)(f)
     return click.option("--device", required=True, metavar="SPEC", help=_DEVICE_HELP)(f)
+
+
+def _matrix_device_options(f: Any) -> Any:
+    return _device_options(f, several=True)
 
 
 def _secret_options(f: Any) -> Any:
@@ -1230,10 +1253,12 @@ def port_command(
     epilog=_EX + "  trailblaze replay trails/ --device sim:android --secret password=hunter2 --report report.html\n"
     + "  trailblaze replay trails/ --device android --secret password --junit junit.xml --tags smoke\n"
     + "  trailblaze replay trails/login.trail.yaml --device sim:ios:demo@v2 --secret password=hunter2 --self-heal\n"
-    + "  trailblaze replay trails/ --device sim:android --secret password=hunter2 --shard 1/3 --run-dir shards/1",
+    + "  trailblaze replay trails/ --device sim:android --secret password=hunter2 --shard 1/3 --run-dir shards/1\n"
+    + "  trailblaze replay trails/ --device sim:android --device sim:android+small --device sim:ios+tablet "
+    + "--secret password=hunter2 --report report.html",
 )
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
-@_device_options
+@_matrix_device_options
 @click.option("--self-heal", is_flag=True, help="Let the agent repair a step whose recording fails (needs an LLM).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Write JUnit XML here.")
 @click.option("--report", "report_path", type=click.Path(path_type=str),
@@ -1276,7 +1301,7 @@ def port_command(
 def replay_command(
     ctx: click.Context,
     paths: tuple[str, ...],
-    device: DeviceChoice,
+    device: DeviceChoice | tuple[DeviceChoice, ...],
     inputs: RunInputs,
     model: ModelChoice,
     output: RunOutput,
@@ -1308,9 +1333,10 @@ def replay_command(
     shard = parse_shard(shard_text) if shard_text is not None else None
     if shard_durations is not None and shard is None:  # before the file is read
         raise UsageError("--shard-durations balances shards: add --shard I/N")
+    devices = device if isinstance(device, tuple) else (device,)
     run = ReplayRun(
         paths=paths,
-        device=device,
+        device=devices[0],
         inputs=inputs,
         model=model,
         output=output,
@@ -1320,8 +1346,37 @@ def replay_command(
         durations=load_durations(shard_durations) if shard_durations is not None else None,
         policy=policy,
     )
+    if len(devices) > 1:
+        ctx.exit(_replay_matrix(run, devices))
     code = run_replay_command(run, ConsoleProgress())
     ctx.exit(code)
+
+
+def _replay_matrix(run: ReplayRun, devices: tuple[DeviceChoice, ...]) -> int:
+    """`replay --device A --device B …`: every trail on each device in turn, each device's run in a
+    folder of the run directory, then one merged report (the trails × devices grid) and JUnit file.
+    The exit code is the worst of the devices' (3 a device's infrastructure, 2 usage, 1 a trail)."""
+    import dataclasses
+    import re
+    import time
+
+    from trailblaze.cli.console import ConsoleProgress
+    from trailblaze.engine.commands import report_target, run_replay_command
+
+    out = run.output
+    from pathlib import Path
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    base = Path(out.run_dir) if out.run_dir else Path(".trailblaze", "runs", f"{stamp}-matrix")
+    codes = []
+    for n, choice in enumerate(devices, 1):
+        folder = base / f"{n}-{re.sub(r'[^A-Za-z0-9@.+-]+', '-', choice.text).strip('-')[:60]}"
+        click.echo(f"device {n} of {len(devices)}: {choice.text} (run directory {folder})")
+        own = dataclasses.replace(out, run_dir=str(folder), report=None, junit=None)
+        codes.append(run_replay_command(dataclasses.replace(run, device=choice, output=own), ConsoleProgress()))
+    report = str(report_target(out.report)) if out.report else str(base / "report.html")
+    _merge_reports([str(base)], report, out.junit, single_file=out.report_single_file)
+    return max(codes)
 
 
 @cli.command(
