@@ -9,8 +9,8 @@ on a settled screen and the app has a scrollable container, the lookup scrolls:
   every node (`trailblaze.screen.resolve.resolve_anywhere`) inside an on-screen scrollable container
   and beyond its visible bounds ends the selector's polling at once, and that container is swiped
   toward it until it shows.
-- **Search**: otherwise, once a settled screen with a scrollable container has lacked the target for
-  `SEARCH_AFTER` (0.5 s; an Android dump leaves out the rows a list has not laid out), the biggest
+- **Search**: otherwise, once a settled screen with a scrollable container lacks the target (an Android
+  dump leaves out the rows a list has not laid out; `SEARCH_AFTER`), the biggest
   scrollable container is swiped forward (content up) until the target shows or the screen stops
   changing, then back the other way; a target the search did not find is still waited for until the
   lookup's bound.
@@ -53,8 +53,11 @@ __all__ = [
 
 MAX_SCROLLS = 20
 """Swipes one lookup (or `scrollUntilTextIsVisible`) makes at the most."""
-SEARCH_AFTER = 0.5
-"""Seconds a settled, scrollable screen is polled for a target before the search swipes for it."""
+SEARCH_AFTER = 0.0
+"""Seconds a settled, scrollable screen is polled for a missing target before the search swipes for it:
+none, since the screen is settled after the last action (a half-second grace cost each scrolled lookup
+a third of a replay's time on the small phone, benchmarks/device_matrix.py), and what the search does
+not find is still waited for until the lookup's bound."""
 
 _FINGER = {"DOWN": "UP", "UP": "DOWN", "RIGHT": "LEFT", "LEFT": "RIGHT"}
 """The finger's direction that scrolls content the other way: scrolling DOWN is a swipe UP."""
