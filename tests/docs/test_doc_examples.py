@@ -543,12 +543,7 @@ def _runnable() -> list[Example]:
 
 def _weight(example: Example) -> int:
     """A rough cost: processes started, and the slow kinds (pytest workers, MCP sessions) more."""
-    script = " ".join(example.commands)
-    if any("--device web" in c for c in example.commands):
-        try:
-            require("chromium", why=f"{example.where}")
-        except pytest.skip.Exception as exc:
-            return f"{_SKIPPED}{exc.msg}"
+    script = " ".join(example.commands)  # a web example without chromium is skipped where it runs
     plans = [_plan(c) for c in example.commands]
     return (len(example.commands) + 3 * script.count(" -n ") + 2 * script.count("pytest")
             + 2 * sum(isinstance(p, Mcp) or (isinstance(p, Run) and p.given == "mcp trail") for p in plans))  # fmt: skip

@@ -16,7 +16,8 @@ on a settled screen and the app has a scrollable container, the lookup scrolls:
   lookup's bound.
 
 Both are bounded by `MAX_SCROLLS` swipes in all, each across the middle half of the container (half
-its height: never more than a small container shows). A selector with `index` never scrolls (its
+its height: never more than a small container shows); the search also by the lookup's timeout (the
+element timeout), so a trail run with `--element-timeout 0.5` fails as fast as it asked to. A selector with `index` never scrolls (its
 index counts the matches on screen, which scrolling changes), nor does a web page (the browser
 scrolls to what it acts on). `SessionStats.scrolls_into_view` counts the lookups that scrolled a
 target into view; the run log and the report carry it per trail.
@@ -175,6 +176,8 @@ class Scrolled:
     ends: set[str] = field(default_factory=set)
     """Directions in which a swipe left the screen as it was: that end was reached."""
     found: bool = False
+    timed_out: bool = False
+    """The search stopped when the lookup's bound (the element timeout) had passed."""
 
     @property
     def total(self) -> int:
@@ -192,6 +195,8 @@ class Scrolled:
         parts = [f"{first} swipe{'s' * (first != 1)} {way}", *(f"{n} {w}" for n, w in made[1:])]
         if {"DOWN", "UP"} <= self.ends or {"LEFT", "RIGHT"} <= self.ends:
             ends = "reached both ends"
+        elif self.timed_out:
+            ends = "stopped at the element timeout"
         elif self.ends:
             ends = "reached " + " and ".join(_END_NAMES[d] for d in _ORDER if d in self.ends)
         else:
@@ -243,7 +248,8 @@ def resolve_in_view(
         hierarchy, nodes = res.hierarchy, res.nodes
     if nodes:
         return Resolution(nodes, hierarchy, res.waited_s), None
-    scrolled, hierarchy = _scroll_to(session, selector, hierarchy)
+    bound = session.resolve_timeout if timeout is None else timeout
+    scrolled, hierarchy = _scroll_to(session, selector, hierarchy, deadline=started + bound)
     if scrolled.total == 0:
         return Resolution([], hierarchy, res.waited_s), None
     if scrolled.found:
@@ -260,9 +266,11 @@ def resolve_in_view(
 
 
 def _scroll_to(
-    session: DeviceSession, selector: NodeSelector, hierarchy: Hierarchy
+    session: DeviceSession, selector: NodeSelector, hierarchy: Hierarchy, *, deadline: float
 ) -> tuple[Scrolled, Hierarchy]:
-    """Swipes until `selector` has a visible match, both ends are reached or `MAX_SCROLLS` is spent."""
+    """Swipes until `selector` has a visible match, both ends are reached or `MAX_SCROLLS` is spent; a
+    search (no target in the dump to swipe toward) also ends once the lookup's bound (`deadline`) has
+    passed, so `--element-timeout` bounds a lookup that scrolls too."""
     scrolled = Scrolled()
     guided = True  # off by the first guided swipe that moves nothing: the dump's target is unreachable
     search = "DOWN"
@@ -271,6 +279,9 @@ def _scroll_to(
         if target is not None:
             container, direction = target
         else:
+            if time.monotonic() >= deadline:
+                scrolled.timed_out = True
+                break
             if search in scrolled.ends:
                 if search == "UP" or "UP" in scrolled.ends:
                     break
