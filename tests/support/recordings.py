@@ -37,12 +37,13 @@ def _in_recording(out: list[str], depth: int) -> bool:
     return False
 
 
-def examples_without(folder: Path, key: str) -> list[Path]:
-    """Every example trail copied into `folder` (with the tools and the trails they run), its `key`
-    recordings taken out."""
+def examples_without(folder: Path, key: str, names: list[str] | None = None) -> list[Path]:
+    """Every example trail (or those `names`) copied into `folder` (with the tools and the trails they
+    run), its `key` recordings taken out."""
     from tests.support.paths import TRAILS
 
-    copied = [copy_example(p.name, folder) for p in sorted(TRAILS.glob("*.trail.yaml"))]
+    chosen = names if names is not None else [p.name for p in sorted(TRAILS.glob("*.trail.yaml"))]
+    copied = [copy_example(name, folder) for name in chosen]
     for path in folder.glob("*.trail.yaml"):
         path.write_text(without_recordings(path.read_text("utf-8"), key), "utf-8")
     return copied
