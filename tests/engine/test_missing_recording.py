@@ -4,7 +4,9 @@ item 1): replay exits 2 with how to record it, not 3 ("device or LLM infrastruct
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +20,8 @@ from trailblaze.common.flags import PYTEST
 from trailblaze.engine.replay import replay_trail
 from trailblaze.errors import UsageError
 from trailblaze.llm.client import LLMAuthError, LLMClient
+from trailblaze.testing import FakeMessagesAPI
+from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail.model import load_trail
 from trailblaze.trail.variables import build_memory
 
@@ -56,7 +60,8 @@ def test_replay_on_a_platform_the_trail_was_not_recorded_for_is_exit_2_with_the_
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.strip() == (
         "error: login.trail.yaml step 1 has no ios recording, and no model is configured to solve it "
-        "(no API key for https://api.anthropic.com); record it: trailblaze record login.trail.yaml --device sim:ios, "
+        "(no API key for https://api.anthropic.com); record it: trailblaze record login.trail.yaml --device sim:ios "
+        "--secret password, "
         "or pass a key: set `ANTHROPIC_API_KEY` (or `ANTHROPIC_AUTH_TOKEN`), or point `ANTHROPIC_BASE_URL` at a "
         "local endpoint (another provider: --model PROVIDER:MODEL)"
     )
@@ -104,3 +109,45 @@ def test_the_engine_says_the_same_under_pytest(tmp_path: Path) -> None:
     assert "step 1 ('Launch the demo app with a clean state'): it has no ios recording, and no model" in info.value.message
     assert f"record it: trailblaze record {trail} --device sim:ios, or pass a key" in info.value.message
     assert info.value.message.endswith("(another provider: --trailblaze-model PROVIDER:MODEL)")  # pytest's option
+
+
+@pytest.mark.slow
+def test_a_folder_run_errs_the_unrecorded_trail_and_runs_the_others(tmp_path: Path) -> None:
+    """Issue 48 item 4: one trail with no iOS recording, and no model, no longer stops the other two."""
+    _android_only(tmp_path)
+    (tmp_path / "login.trail.yaml").rename(tmp_path / "b-android-only.trail.yaml")
+    for name in ("a-login", "c-login"):
+        (tmp_path / f"{name}.trail.yaml").write_text((ROOT / "trails" / "login.trail.yaml").read_text())
+    done = _trailblaze(
+        "replay", ".", "--device", "sim:ios", "--secret", "password=hunter2", "--run-dir", "run", cwd=tmp_path
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    statuses = {Path(t["path"]).name: t["status"] for t in run["trails"]}
+    assert statuses == {"a-login.trail.yaml": "passed", "b-android-only.trail.yaml": "error", "c-login.trail.yaml": "passed"}
+    (error,) = [t["error"] for t in run["trails"] if t["status"] == "error"]
+    assert "b-android-only.trail.yaml step 1 has no ios recording, and no model is configured" in error
+    assert "hunter2" not in done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_the_record_hint_runs_as_pasted(tmp_path: Path) -> None:
+    """Issue 48 item 3: the hint carries the run's secret by name (never its value) and its memory, so
+    pasted as printed, with the secret in its environment variable, it records the missing platform."""
+    trail = _android_only(tmp_path)
+    env = {**_no_model_env(), "TRAILBLAZE_SECRET_PASSWORD": "hunter2"}
+    done = subprocess.run(
+        [sys.executable, "-m", "trailblaze", "replay", trail.name, "--device", "sim:ios", "--secret", "password",
+         "--memory", "who=a b"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    hint = done.stderr.split("record it: ", 1)[1].split(", or pass a key", 1)[0]
+    assert hint == "trailblaze record login.trail.yaml --device sim:ios --secret password --memory 'who=a b'"
+    with FakeMessagesAPI(policy=demo_policy) as api:
+        pasted = subprocess.run(
+            [sys.executable, "-m", *shlex.split(hint)], env={**env, "ANTHROPIC_BASE_URL": api.url},
+            cwd=tmp_path, capture_output=True, text=True, timeout=240,
+        )  # fmt: skip
+    assert pasted.returncode == 0, pasted.stdout + pasted.stderr
+    assert all(step.recording_for("ios") for step in load_trail(trail).steps)

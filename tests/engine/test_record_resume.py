@@ -7,6 +7,8 @@ SDK talks to `FakeMessagesAPI` answering with the demo policy, and every request
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -82,6 +84,17 @@ def _record(api: FakeMessagesAPI, trail: Path, *args: str) -> subprocess.Complet
     )  # fmt: skip
 
 
+def _paste(api: FakeMessagesAPI, out: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Runs the first suggested command in `out` (between backticks) as a person pastes it: the secret
+    it names comes from its environment variable (issue 48 item 3)."""
+    command = shlex.split(re.findall(r"`(trailblaze [^`]+)`", out)[0])
+    env = {**os.environ, "ANTHROPIC_BASE_URL": api.url, "COLUMNS": "400", "TRAILBLAZE_SECRET_PASSWORD": "hunter2"}
+    env.pop("ANTHROPIC_API_KEY", None)
+    return subprocess.run(
+        [sys.executable, "-m", *command], env=env, cwd=cwd, capture_output=True, text=True, timeout=240
+    )
+
+
 def test_a_failed_step_keeps_the_paid_steps_and_resume_pays_only_for_the_rest(
     model: tuple[Model, FakeMessagesAPI], tmp_path: Path
 ) -> None:
@@ -95,8 +108,8 @@ def test_a_failed_step_keeps_the_paid_steps_and_resume_pays_only_for_the_rest(
     draft = tmp_path / "login.trail.yaml.draft"
     assert (
         f"login.trail.yaml not changed; the steps the model solved are kept in {draft.name}: "
-        "`trailblaze record login.trail.yaml --device sim:android --resume` replays them with no model calls and "
-        "records the rest"
+        "`trailblaze record login.trail.yaml --device sim:android --secret password --resume` replays them with no "
+        "model calls and records the rest"
     ) in out
     assert trail.read_bytes() == before  # refused: the file is as it was
     kept = load_trail(draft)  # the draft is the trail with the solved steps' recordings
@@ -107,7 +120,7 @@ def test_a_failed_step_keeps_the_paid_steps_and_resume_pays_only_for_the_rest(
     # the person fixes step 4 (drops it) and resumes: steps 1-3 cost nothing
     _write(trail, STEPS)
     policy.objectives.clear()
-    done = _record(api, trail, "--resume")
+    done = _paste(api, out, tmp_path)  # the hint, as printed
     out = done.stdout + done.stderr
     assert done.returncode == 0, out
     assert f"resuming from {draft.name}: steps 1-3 replay what an earlier record solved (no model calls)" in out
@@ -123,9 +136,13 @@ def test_a_failed_step_keeps_the_paid_steps_and_resume_pays_only_for_the_rest(
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == (
         "login.trail.yaml: nothing to record: every step has an android recording; replay it with "
-        "`trailblaze replay login.trail.yaml --device sim:android`, or solve steps again with --step N or --rerecord"
+        "`trailblaze replay login.trail.yaml --device sim:android --secret password`, or solve steps again with "
+        "--step N or --rerecord"
     )
     assert policy.objectives == [] and sorted((tmp_path / ".trailblaze" / "runs").iterdir()) == runs
+    done = _paste(api, done.stdout, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert policy.objectives == []  # a replay: no model
 
 
 def test_an_endpoint_that_gives_up_mid_record_keeps_the_steps_before(

@@ -110,9 +110,12 @@ def _device_choice(
 def _run_inputs(
     memory: tuple[str, ...], args: tuple[str, ...], secrets: tuple[str, ...], secret_files: tuple[str, ...]
 ) -> RunInputs:
+    from trailblaze.common.flags import CLI
     from trailblaze.engine.options import RunInputs
 
-    return RunInputs(_key_values(memory, "--memory"), _key_values(args, "--arg"), _secrets(secrets, secret_files))
+    values, arguments = _key_values(memory, "--memory"), _key_values(args, "--arg")
+    flags = CLI.carrying(secrets, secret_files, values, arguments)
+    return RunInputs(values, arguments, _secrets(secrets, secret_files), flags=flags)
 
 
 def _model_choice(

@@ -10,7 +10,9 @@ front end has no such option.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 
 __all__ = ["CLI", "MCP", "PYTEST", "Flags"]
 
@@ -37,6 +39,9 @@ class Flags:
     reinstall: str | None = "--reinstall"
     record: str = "trailblaze record {file} --device {spec}"
     """Records a trail's missing steps; every front end records through the CLI (or the MCP tools)."""
+    carried: tuple[str, ...] = ()
+    """The run's own options a suggested command needs to run as pasted, in the CLI's spelling:
+    `--secret password` (a secret's name, never its value), `--secret-file .env`, `--memory user=ada`."""
 
     def give(self, name: str, scope: str | None = None) -> str:
         """How to give `{{name}}` (`{{args.name}}`, … by `scope`) a value: `pass --secret name=VALUE, …`."""
@@ -53,8 +58,31 @@ class Flags:
         phrase = {"args": self.arg, "memory": self.memory, "secrets": self.secret}[scope]
         return f"pass {phrase.format(name=name)}" if phrase else None
 
-    def record_trail(self, file: str, spec: str) -> str:
-        return self.record.format(file=file, spec=spec)
+    def record_trail(self, file: str, spec: str, *more: str) -> str:
+        """The `trailblaze record` command for `file` on `spec`, with the run's options and `more`."""
+        return " ".join([self.record.format(file=file, spec=shlex.quote(spec)), *self.carried, *more])
+
+    def replay_trail(self, file: str, spec: str) -> str:
+        """The `trailblaze replay` command for `file` on `spec`, with the run's options."""
+        return " ".join(["trailblaze replay", file, "--device", shlex.quote(spec), *self.carried])
+
+    def carrying(
+        self,
+        secrets: Iterable[str] = (),
+        secret_files: Iterable[str] = (),
+        memory: Mapping[str, str] | None = None,
+        args: Mapping[str, str] | None = None,
+    ) -> Flags:
+        """These flags, with the options a pasted command needs: the secrets by name (`--secret NAME`
+        reads `TRAILBLAZE_SECRET_NAME`), the secret files, and the memory and argument values."""
+        names = dict.fromkeys(text.partition("=")[0].strip() for text in secrets)
+        carried = [
+            *(f"--secret-file {shlex.quote(path)}" for path in secret_files),
+            *(f"--secret {shlex.quote(name)}" for name in names if name),
+            *(f"--memory {shlex.quote(f'{k}={v}')}" for k, v in (memory or {}).items()),
+            *(f"--arg {shlex.quote(f'{k}={v}')}" for k, v in (args or {}).items()),
+        ]
+        return replace(self, carried=tuple(carried))
 
 
 CLI = Flags(

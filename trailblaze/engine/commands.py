@@ -67,17 +67,25 @@ class _LLMs:
         `unrecorded`: the agent is needed only because a step has no recording for the device, so no
         key configured is the trail's problem (exit 2, with how to record it), not the endpoint's.
         """
+        missing = self.missing_key(why)
+        if missing is None:
+            return
+        if unrecorded is not None:
+            raise unrecorded(missing) from None
+        raise type(missing)(f"{why}, so the agent must run: {missing.message}") from missing
+
+    def missing_key(self, why: str) -> LLMAuthError | None:
+        """Builds the first client now; the error saying no model is configured, or None when one is."""
         from trailblaze.errors import LLMError
         from trailblaze.llm.client import LLMAuthError
 
         try:
             self._ready = self()
         except LLMAuthError as exc:
-            if unrecorded is not None:
-                raise unrecorded(exc) from None
-            raise type(exc)(f"{why}, so the agent must run: {exc.message}") from exc
+            return exc
         except LLMError as exc:  # every LLMError subclass takes just the message
             raise type(exc)(f"{why}, so the agent must run: {exc.message}") from exc
+        return None
 
     def close(self) -> None:
         for llm in self.clients:
@@ -125,6 +133,55 @@ def _agent_needed(trails: list[tuple[Path, Trail]], platform: str) -> tuple[Path
         if why:
             return file, why
     return None
+
+
+def _without_model(
+    trails: list[tuple[Path, Trail]], device: DeviceChoice, flags: Flags, llms: _LLMs
+) -> dict[Path, str]:
+    """The trails a replay cannot run for want of a model, each with why: a step has no recording for
+    the device and no model is configured. When some trails can run, those err and the others run;
+    when none can, or the agent is needed by design (`recordable: false`), the run stops here."""
+    from trailblaze.engine.no_model import no_model_error
+    from trailblaze.engine.preflight import agent_step
+
+    needing = [(file, why) for file, trail in trails if (why := agent_step(trail, device.platform))]
+    if not needing:
+        return {}
+    first = f"{needing[0][0]} {needing[0][1]}"
+    fixes = [_unrecorded_fix(need, device, flags) for need in needing]
+    if len(needing) == len(trails) or any(fix is None for fix in fixes):
+        llms.check(first, fixes[0])
+        return {}
+    missing = llms.missing_key(first)
+    if missing is None:
+        return {}
+    return {
+        file: no_model_error(f"{file} {why}", str(file), device.text, missing, flags=flags).message
+        for file, why in needing
+    }
+
+
+def _not_run(rundir: RunDir, file: Path, device: DeviceChoice, error: str) -> TrailRecord:
+    """A trail that erred before its first step (`error` says why), in the run directory's record."""
+    from trailblaze.errors import TrailblazeError
+    from trailblaze.output.rundir import now_iso
+
+    try:
+        config = load_trail(file).config
+    except TrailblazeError:  # changed since it was checked: its id and title are not known
+        config = None
+    record = TrailRecord(
+        path=str(file),
+        id=config.id if config else None,
+        title=config.title if config else None,
+        device=device.text,
+        platform=device.spec.platform,
+        status="error",
+        error=rundir.memory.redact(error),
+        started_at=now_iso(),
+    )
+    rundir.run.trails.append(record)
+    return record
 
 
 def _unrecorded_fix(
@@ -211,7 +268,7 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
         todo = _to_record(trails, device, resumed)
         for file, _ in trails:
             if file not in todo:
-                told.nothing_to_record(nothing_to_record(file, device.platform, device.text))
+                told.nothing_to_record(nothing_to_record(file, device.platform, device.text, inputs.flags))
         trails = [(file, trail) for file, trail in trails if file in todo]
         files = [file for file, _ in trails]
         if not files:
@@ -256,16 +313,16 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
             except BaseException:  # the error follows; first what became of the file and the paid steps
                 this = rundir.run.trails[-1] if rundir.run.trails else None
                 if this is not None and this.path == str(file):
-                    told.record_stopped(not_changed_text(file, this, device.text))
+                    told.record_stopped(not_changed_text(file, this, device.text, inputs.flags))
                 raise
             failed += record.status != "passed"
             if options.port_from is not None:
                 counts = port_counts(record)
                 ported += counts[0]
                 wanted += counts[1]
-                summary[:] = [port_summary(record, counts, file, device.text, summary[0] if summary else None)]
+                summary[:] = [port_summary(record, counts, file, device.text, summary[0] if summary else None, inputs.flags)]
             unchanged = (
-                not_changed_text(file, record, device.text)
+                not_changed_text(file, record, device.text, inputs.flags)
                 if record.status != "passed" and record.verification != "failed"  # a refused proof says so itself
                 else None
             )
@@ -305,12 +362,14 @@ def port_counts(record: TrailRecord) -> tuple[int, int]:
     return ported, wanted
 
 
-def port_summary(record: TrailRecord, counts: tuple[int, int], file: Path, device: str, proof: str | None) -> str:
+def port_summary(
+    record: TrailRecord, counts: tuple[int, int], file: Path, device: str, proof: str | None, flags: Flags
+) -> str:
     """`ported 3 of 4 steps, 1 left for record` with the proof's verdict, or what to run for the rest."""
     ported, wanted = counts
     line = f"ported {ported} of {wanted} step{'s' * (wanted != 1)} with 0 model calls, {wanted - ported} left for record"
     if ported < wanted:
-        return f"{line}: trailblaze record {file} --device {device} --resume (a model solves only those)"
+        return f"{line}: {flags.record_trail(str(file), device, '--resume')} (a model solves only those)"
     return f"{line} · {proof}" if proof else line
 
 
@@ -414,9 +473,7 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
     if junit:
         check_writable(junit, "--junit")
     llms = _LLMs(run.model)
-    needed = _agent_needed(trails, device.platform)
-    if needed:
-        llms.check(f"{needed[0]} {needed[1]}", _unrecorded_fix(needed, device, inputs.flags))
+    unrunnable = _without_model(trails, device, inputs.flags, llms)
     checked = [(file, _digest(trail)) for file, trail in trails]
     del trails  # each is loaded again when its turn comes: a run of a thousand holds one at a time
     told: Progress = progress if progress is not None else Quiet()
@@ -455,6 +512,10 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
     try:
         _install(told, session, device.install, device.reinstall)
         for file, digest in checked:
+            if file in unrunnable:  # that trail errs with its message; the others run
+                told.trail_started(file, device.text, None)
+                told.replayed(file, _not_run(rundir, file, device, unrunnable[file]), root)
+                continue
             trail = _load_again(file, digest, device.platform, inputs, tools=not run.replay.self_heal)
             told.trail_started(file, device.text, trail.note or None)
             try:
@@ -555,28 +616,9 @@ def _never_started(
     rundir: RunDir, checked: list[tuple[Path, str]], device: DeviceChoice, exc: BaseException
 ) -> None:
     """Record every trail as an `error` with the device's failure: the device never opened."""
-    from trailblaze.errors import TrailblazeError
-    from trailblaze.output.rundir import now_iso
-
-    platform = device.spec.platform
     error = f"device {device.text} did not open, nothing ran: {getattr(exc, 'message', str(exc))}"
     for file, _ in checked:
-        try:
-            config = load_trail(file).config
-        except TrailblazeError:  # changed since it was checked: its id and title are not known
-            config = None
-        rundir.run.trails.append(
-            TrailRecord(
-                path=str(file),
-                id=config.id if config else None,
-                title=config.title if config else None,
-                device=device.text,
-                platform=platform,
-                status="error",
-                error=rundir.memory.redact(error),
-                started_at=now_iso(),
-            )
-        )
+        _not_run(rundir, file, device, error)
     rundir.finish()
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze.common.files import atomic_write_text
+from trailblaze.common.flags import CLI, Flags
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.trail.discovery import recordings_file
 from trailblaze.trail.model import loads_trail
@@ -128,11 +129,11 @@ def steps_text(indexes: list[int]) -> str:
     return " and ".join(p for p in (head, steps) if p)
 
 
-def nothing_to_record(file: Path, platform: str, spec: str) -> str:
+def nothing_to_record(file: Path, platform: str, spec: str, flags: Flags = CLI) -> str:
     """Said instead of recording a trail every step of which has a recording for the device."""
     return (
         f"{file}: nothing to record: every step has an {platform} recording; replay it with "
-        f"`trailblaze replay {file} --device {spec}`, or solve steps again with --step N or --rerecord"
+        f"`{flags.replay_trail(str(file), spec)}`, or solve steps again with --step N or --rerecord"
     )
 
 
@@ -143,14 +144,15 @@ def resumed_text(file: Path, indexes: list[int]) -> str:
     )
 
 
-def not_changed_text(file: Path, record: TrailRecord, spec: str) -> str:
-    """`login.trail.yaml not changed; steps 1-3 are kept in … --resume`: what a refused record left."""
+def not_changed_text(file: Path, record: TrailRecord, spec: str, flags: Flags = CLI) -> str:
+    """`login.trail.yaml not changed; steps 1-3 are kept in … --resume`: what a refused record left
+    (the command carries the run's options, `flags.carried`, so it runs as pasted)."""
     name = recordings_file(file)
     if record.draft is None:
         return f"{name} not changed"
     return (
         f"{name} not changed; the steps the model solved are kept in {record.draft}: "
-        f"`trailblaze record {file} --device {spec} --resume` replays them with no model calls and records the rest"
+        f"`{flags.record_trail(str(file), spec, '--resume')}` replays them with no model calls and records the rest"
     )
 
 

@@ -269,13 +269,12 @@ class StepEngine:
         if key == own:
             return ""
         info = self.session.info
-        device = f" --device {self._device}" if self._device else ""
         trail = Path(self.trail.path).name if self.trail.path else "TRAIL"
+        command = self.memory.flags.record_trail(trail, self._device or info.platform)
         return (
             f"; this {own} ({info.width}x{info.height} {'px' if info.platform == 'android' else 'pt'}) ran the "
             f"{key} recording, made on another form factor: "
-            f"record one for {own} with `trailblaze record {trail}{device}` (it records only the steps "
-            "that fail here)"
+            f"record one for {own} with `{command}` (it records only the steps that fail here)"
         )
 
     def _recorded_tools(self, step: TrailStep | None, index: int) -> list[ToolCall] | None:

@@ -5,17 +5,19 @@ Imported by the pytest plugin only when a test asks for `trail_runner` or a trai
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import pytest
 
 from trailblaze.engine.options import DeviceChoice, RunInputs, RunOutput
 from trailblaze.engine.replay import ReplayOptions
+from trailblaze.errors import TrailFileError, UsageError
 from trailblaze.output.ci_policy import CiPolicy
 from trailblaze.output.report import device_log_tail
 from trailblaze.output.rundir import RunDir
@@ -32,6 +34,24 @@ if TYPE_CHECKING:
 __all__ = ["TrailResult", "TrailRunner", "reset_report_dir", "write_merged_report"]
 
 _PATH = str | os.PathLike[str]
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
+
+
+def _one_line(method: Callable[_P, _T]) -> Callable[_P, _T]:
+    """A usage or trail-file error (a secret with no value, a template with none, a file that does not
+    load) comes out of `trail_runner` as itself alone: the test's line, then the message with its hint,
+    not the engine's frames it passed through on the way (issue 48 item 6)."""
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        __tracebackhide__ = True  # read by pytest: this frame is not shown
+        try:
+            return method(*args, **kwargs)
+        except (UsageError, TrailFileError) as exc:
+            raise exc.with_traceback(None) from None
+
+    return wrapper
 _REPLAY_DEFAULTS = ReplayOptions()
 _POLICY_DEFAULTS = CiPolicy()
 _NO_INPUTS = RunInputs()
@@ -175,6 +195,7 @@ class TrailRunner:
         """The run directory, once a trail ran (None with artifacts off)."""
         return self._rundir.root if self._rundir is not None else None
 
+    @_one_line
     def replay(
         self,
         path: _PATH,
@@ -241,6 +262,7 @@ class TrailRunner:
             self.flaky.append(record)
         return TrailResult(record, self.run_dir)
 
+    @_one_line
     def record(
         self,
         path: _PATH,
@@ -301,6 +323,7 @@ class TrailRunner:
         )
         return TrailResult(record, self.run_dir)
 
+    @_one_line
     def tool(self, tool: str | ToolCall, **memory: str) -> ToolResult:
         """Runs one tool in its recorded form, e.g. `"tapOnElementBySelector: {nodeSelector: …}"`.
 

@@ -1109,7 +1109,7 @@ def trail_runner(
         llm_factory=lambda: request.getfixturevalue("llm"),
         replay=trailblaze_config.replay_options(),
         policy=trailblaze_config.ci_policy(),
-        inputs=RunInputs(secrets=trailblaze_secrets, flags=PYTEST),  # its hints name pytest's options
+        inputs=RunInputs(secrets=trailblaze_secrets, flags=PYTEST.carrying(trailblaze_secrets)),  # its hints name pytest's options
         output=trailblaze_config.run_output(directory),
         command=["pytest", item.nodeid],
     )
