@@ -127,3 +127,16 @@ def test_the_architecture_diagram_draws_in_chromium_with_the_network_off(tmp_pat
     # closed shadow root); undrawn, the source text stays on the page
     assert '<div class="mermaid"></div>' in dom.stdout
     assert "flowchart LR" not in dom.stdout
+
+
+def test_what_the_readme_commands_write_is_git_ignored() -> None:
+    """Issue 48 item 7: after the README's setup command (its report and the pictures beside it) and the
+    docs site's `mkdocs build` (MkDocs writes `site/`), `git status` shows nothing new."""
+    import yaml
+
+    report = re.search(r"--report (\S+)\.html", _setup_command())
+    assert report is not None, "the README's setup command writes a report"
+    site = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=yaml.BaseLoader).get("site_dir", "site")
+    ignored = {line.strip().strip("/") for line in (ROOT / ".gitignore").read_text().splitlines()}
+    written = {f"{report[1]}.html", f"{report[1]}_files", ".trailblaze", site}
+    assert written <= ignored, written - ignored

@@ -369,3 +369,25 @@ def test_cli_report_rerenders_from_run_json(built: tuple[Path, RunRecord], tmp_p
     page = (tmp_path / REPORT_FILE).read_text("utf-8")
     assert "Renamed &lt;b&gt;title&lt;/b&gt;" in page
     assert "screenshot unreadable or missing" in page  # artifacts are not in this copy
+
+
+def test_a_report_outside_the_run_directory_links_only_its_own_files(
+    built: tuple[Path, RunRecord], tmp_path: Path
+) -> None:
+    """Issue 48 item 7: the page and its `_files` folder are the whole report: copied elsewhere, with the
+    run directory gone, every picture and file link (hierarchy dumps, transcripts) still opens."""
+    import shutil
+
+    out = tmp_path / "site" / "r.html"
+    assert _run_cli(["report", str(built[0]), "--output", str(out)]) == 0
+    copy = tmp_path / "copied"
+    shutil.copytree(out.parent, copy)
+    page = lxml_html.fromstring((copy / "r.html").read_bytes())
+    # the trail's "Artifacts" link is its folder in the run directory, not a file: only files are the report's
+    files = [a for a in page.xpath("//a[@class='file']") if not a.xpath("ancestor::dd")]
+    links = [a.get("href") for a in files]
+    assert {"hierarchy before", "hierarchy after", "transcript"} <= {a.text_content() for a in files}
+    sources = [img.get("src") or img.get("data-src") for img in page.xpath("//img")]
+    targets = [unquote(link) for link in [*links, *sources] if link and not link.startswith("data:")]
+    assert targets and all(not t.startswith("..") for t in targets), targets
+    assert all((copy / t).is_file() for t in targets), [t for t in targets if not (copy / t).is_file()]

@@ -717,10 +717,13 @@ def sim_command(
         if platform not in ("android", "ios"):
             raise click.UsageError("--profile is for a simulated phone (android, ios)")
         extra["profile"] = profile
+    from trailblaze.device.sim_registry import announced
+
     sim = plugin.start(
         platform, app, count=count, port=port, latency=latency, timed_gestures=gestures == "timed", **extra
     )
-    _foreground(sim.how_to_connect(), sim.stop)
+    with announced(platform, sim.how_to_connect()):  # `trailblaze devices` in another terminal finds it
+        _foreground(sim.how_to_connect(), sim.stop)
 
 
 def _foreground(how_to_use: str, stop: Any) -> None:
@@ -865,10 +868,16 @@ def devices_command() -> None:
     for problem in problems:
         _echo(problem)
     if not any(d.state in ("device", "ready") for d in found):
-        click.echo(
-            "no device connected: start a simulator with `trailblaze sim android` (or `sim ios`), "
-            "or use --device sim:android / sim:ios to run one in-process"
-        )
+        from trailblaze.device.sim_registry import running_simulators
+
+        sims = running_simulators()
+        for sim in sims:
+            click.echo(f"`trailblaze sim {sim.platform}` is running (pid {sim.pid}): {sim.how_to_connect}")
+        if not sims:
+            click.echo(
+                "no device connected: start a simulator with `trailblaze sim android` (or `sim ios`), "
+                "or use --device sim:android / sim:ios to run one in-process"
+            )
 
 
 @cli.command(

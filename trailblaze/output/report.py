@@ -381,7 +381,9 @@ class _Page:
         if artifact_path(self.run_dir, rel) is None:  # a hand-edited run.json: no link out of the run
             return f'{esc(label)} <span class="muted">(not a file in the run directory)</span>'
         missing = "" if (self.run_dir / rel).exists() else ' <span class="muted">(missing)</span>'
-        return f'<a class="file" href="{self._href(rel)}">{esc(label)}</a>{missing}'
+        copied = self.pictures.file(rel)
+        href = esc(copied) if copied is not None else self._href(rel)
+        return f'<a class="file" href="{href}">{esc(label)}</a>{missing}'
 
     # --- page -----------------------------------------------------------------------------------
     def render(self) -> Iterator[str]:

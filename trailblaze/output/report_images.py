@@ -65,6 +65,10 @@ class Pictures(Protocol):
 
     def storyboard(self, rel: str) -> Picture | None: ...
 
+    def file(self, rel: str) -> str | None:
+        """The URL a raw artifact (a hierarchy dump, a transcript) is linked from the page, or None:
+        link the run directory's own file."""
+
     def next_trail(self) -> None:
         """The page moves to the next trail: what was cached for the last one may go."""
 
@@ -137,6 +141,14 @@ class LinkedPictures:
             self._seen[rel] = self._place(rel)
         return self._seen[rel]
 
+    def file(self, rel: str) -> str | None:
+        """Beside a page outside the run directory, the raw file goes into the `_files` folder too, so
+        a copied report has no dead links (issue 48 item 7)."""
+        source = artifact_path(self.run_dir, rel)
+        if self.folder is None or source is None or not source.is_file():
+            return None
+        return _url(self._copy(source, rel), self.page_dir)
+
     def _place(self, rel: str) -> Picture | None:
         source = artifact_path(self.run_dir, rel)
         if source is None or not source.is_file():
@@ -144,17 +156,20 @@ class LinkedPictures:
         size = _image_size(source)
         if size is None:
             return None
-        shown = source
-        if self.folder is not None:
-            if not self.folder.exists():
-                self.folder.mkdir(parents=True)
-                (self.folder / _MARK).write_text("the pictures of the HTML report beside this folder (trailblaze)\n")
-            shown = self.folder / os.path.normpath(rel)
-            if not shown.exists():
-                shown.parent.mkdir(parents=True, exist_ok=True)
-                _link_or_copy(source.resolve(), shown)
-        url = _url(shown, self.page_dir)
+        url = _url(source if self.folder is None else self._copy(source, rel), self.page_dir)
         return Picture(url, size[0], size[1], url)
+
+    def _copy(self, source: Path, rel: str) -> Path:
+        """The run's file at `rel`, put in the `_files` folder (made for the first one)."""
+        assert self.folder is not None
+        if not self.folder.exists():
+            self.folder.mkdir(parents=True)
+            (self.folder / _MARK).write_text("the pictures of the HTML report beside this folder (trailblaze)\n")
+        shown = self.folder / os.path.normpath(rel)
+        if not shown.exists():
+            shown.parent.mkdir(parents=True, exist_ok=True)
+            _link_or_copy(source.resolve(), shown)
+        return shown
 
 
 def _is_within(folder: Path, root: Path) -> bool:
@@ -224,6 +239,9 @@ class EmbeddedPictures:
 
     def next_trail(self) -> None:
         self._by_path.clear()
+
+    def file(self, rel: str) -> str | None:
+        return None  # one file: a raw artifact stays linked in the run directory
 
     def screenshot(self, rel: str) -> Picture | None:
         if rel not in self._by_path:
