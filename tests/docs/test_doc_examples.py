@@ -369,6 +369,11 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     'pip install "trailblaze[android]"': _PYPI,
     'pip install "trailblaze[android,ios]"': _PYPI,
     'pip install "trailblaze[android]==0.1.0"': _PYPI,
+    'pip install "trailblaze @ git+https://github.com/YOU/trailblaze@main" "trailblaze-android @ '
+    'git+https://github.com/YOU/trailblaze@main#subdirectory=drivers/android"': Elsewhere(
+        "tests/cli/test_init.py, which checks init writes this form (a Git URL needs the network)"
+    ),
+    'pip install "dist/trailblaze-0.1.0-py3-none-any.whl[android]" dist/trailblaze_android-0.1.0-py3-none-any.whl': _PYPI,
     "trailblaze --version": Run(shows="trailblaze, version "),
     'pip install -e ".[dev]" -e ./drivers/android -e ./drivers/ios -e ./drivers/web -e ./drivers/appium -e ./drivers/sim': _CI,
     "for project in . drivers/android drivers/ios drivers/web drivers/appium drivers/sim; do python -m build "

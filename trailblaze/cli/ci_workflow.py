@@ -90,7 +90,7 @@ _SETUP = """\
         with:
           python-version: "3.12"
       - name: Install trailblaze
-        run: pip install "@SPEC@"
+        run: pip install @SPEC@
 """
 
 # The merge job checks the repository out only to install a wheel or sdist kept in it (--pip-spec PATH).
@@ -234,7 +234,7 @@ _REPORT = """\
         with:
           python-version: "3.12"
       - name: Install trailblaze
-        run: pip install "@REPORT_SPEC@"
+        run: pip install @REPORT_SPEC@
       - uses: @USES:actions/download-artifact@
         with:
           pattern: trailblaze-*-shard-*
@@ -285,29 +285,42 @@ _SAFE = re.compile(r"[A-Za-z0-9._~:/?#@&+,;=%-]+")
 
 
 def pip_requirement(pip_spec: str | None, extra: Platform | None) -> str:
-    """What `pip install` is given for trailblaze (with the driver `extra`, if any).
+    """What `pip install` is given for trailblaze (with the driver `extra`, if any), quoted for the shell.
 
-    `pip_spec` None is this version (`trailblaze[android]==0.1.0`); a version pins that one; a URL
-    (`git+https://…@main`, `https://…/x.whl`) becomes a direct reference (`trailblaze[android] @ URL`);
-    anything else is a local wheel or sdist path, given its extras (`dist/x.whl[android]`).
+    `pip_spec` None is this version (`"trailblaze[android]==0.1.0"`); a version pins that one. Before a
+    release is on the index, an extra cannot be installed from it (it pins `trailblaze-android` at the
+    same version), so the two forms that work from a repository bring the driver along:
+    - a Git URL (`git+https://…@main`) installs trailblaze and the driver from it, the driver from its
+      folder (`"trailblaze @ URL" "trailblaze-android @ URL#subdirectory=drivers/android"`);
+    - a wheel or sdist path installs it with its extras and the driver's file of the same build beside
+      it (`"dist/trailblaze-0.2.0-py3-none-any.whl[android]" "dist/trailblaze_android-0.2.0-py3-none-any.whl"`:
+      build every distribution into one folder), by path, so nothing on the index stands in for them.
+    Any other URL (`https://…/x.whl`) becomes a direct reference (`"trailblaze[android] @ URL"`).
 
     Raises:
         UsageError: `pip_spec` is empty or holds a character that is not safe in the workflow.
     """
     extras = f"[{extra}]" if extra else ""
     if pip_spec is None:
-        return f"trailblaze{extras}=={__version__}"
+        return f'"trailblaze{extras}=={__version__}"'
     if _VERSION.fullmatch(pip_spec):
-        return f"trailblaze{extras}=={pip_spec}"
+        return f'"trailblaze{extras}=={pip_spec}"'
     if not _SAFE.fullmatch(pip_spec):
         raise UsageError(
             f"--pip-spec {pip_spec!r}: give a version (0.2.0), a wheel or sdist path "
             "(dist/trailblaze-0.2.0-py3-none-any.whl) or a URL (git+https://github.com/you/trailblaze@main), "
             "without spaces, quotes, $, braces or backslashes"
         )
+    if pip_spec.startswith("git+") and "#" not in pip_spec:
+        driver = f' "trailblaze-{extra} @ {pip_spec}#subdirectory=drivers/{extra}"' if extra else ""
+        return f'"trailblaze @ {pip_spec}"{driver}'
     if "://" in pip_spec:
-        return f"trailblaze{extras} @ {pip_spec}"
-    return pip_spec + extras
+        return f'"trailblaze{extras} @ {pip_spec}"'
+    folder, _, name = pip_spec.rpartition("/")
+    if extra and name.startswith("trailblaze-"):  # the driver's file of the same build, beside it
+        driver = f"{folder}/" * bool(folder) + f"trailblaze_{extra}-" + name.removeprefix("trailblaze-")
+        return f'"{pip_spec}{extras}" "{driver}"'
+    return f'"{pip_spec}{extras}"'
 
 
 def _is_path(pip_spec: str | None) -> bool:

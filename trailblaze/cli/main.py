@@ -409,6 +409,12 @@ def init_command(folder: str, app_id: str, platform: str, shards: int, ios: bool
     workflow = Path(folder) / ".github" / "workflows" / "trailblaze.yml"
     if any(done.written and done.path.name == "trailblaze.yml" for done in scaffolded):
         _echo(f"fill in the lines marked FILL IN in {workflow}: how CI builds the app under test and where it lands")
+        if pip_spec is None:
+            from trailblaze.__about__ import __version__
+
+            _echo(f"note: the workflow installs trailblaze=={__version__} from PyPI; before the first release is there, "
+                  "run init again with --pip-spec git+https://github.com/YOU/trailblaze@main (the drivers come from "
+                  "the same repository) or a wheel built from a checkout (docs/guides/install.md#before-the-first-release)")
     example = Path(folder) / "trails" / "example.trail.yaml"
     _echo(f"next: trailblaze validate {Path(folder) / 'trails'}; record steps with "
           f"`trailblaze record {example} --device {platform}`")
