@@ -114,10 +114,44 @@ def test_a_spec_joins_server_and_capabilities(tmp_path: Path) -> None:
         ("appium:Bad Name", "x.yaml", "use appium:URL"),
         ("sim:android", "x.yaml", "--capabilities is for Appium devices"),
         ("appium:http://h:1#a.yaml", "b.yaml", "already names its capabilities"),
-        ("appium:http://127.0.0.1:4723", "/nonexistent/caps.yaml", "no such trail file: /nonexistent/caps.yaml"),
+        ("appium:http://127.0.0.1:4723", "/nonexistent/caps.yaml", "no such capabilities file: /nonexistent/caps.yaml"),
     ],
 )
 def test_bad_appium_specs_get_one_line_with_the_fix(device: str, caps: str | None, message: str) -> None:
     with pytest.raises(UsageError) as raised:
         parse_device_spec(with_capabilities(device, caps))
     assert message in raised.value.message and "\n" not in raised.value.message
+
+
+def test_a_missing_capabilities_file_is_named_as_one(tmp_path: Path) -> None:
+    """Issue 48 item 2: not "no such trail file"."""
+    with pytest.raises(UsageError, match=r"^no such capabilities file: .*nope\.yaml$"):
+        load_capabilities(str(tmp_path / "nope.yaml"))
+
+
+def test_a_misspelled_appium_key_is_warned_of_with_a_did_you_mean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 48 item 2: `appium:adbPrt` would be sent, ignored, and end in a 20 s "no device" timeout."""
+    path = _write(
+        tmp_path, "caps.yaml",
+        "platformName: Android\nappium:adbPrt: 5037\nudid: emulator-5554\nnewCommandTimeout: 60\n"
+        "bstack:options: {x: 1}\nappium:settings: {waitForIdleTimeout: 0}\nwdaLocalPort: 8100\n",
+    )  # fmt: skip
+    (caps,) = load_capabilities(path)
+    assert caps.as_dict()["appium:adbPrt"] == 5037  # still sent: the warning does not decide for the person
+    assert capsys.readouterr().err.splitlines() == [
+        f"warning: {path}:2:1: 'appium:adbPrt' is not a capability the UiAutomator2 driver knows, so the session "
+        "would ignore it; did you mean 'appium:adbPort'?",
+        f"warning: {path}:7:1: 'wdaLocalPort' is not a capability the UiAutomator2 driver knows, so the session "
+        "would ignore it; check its spelling",
+    ]
+    ios = _write(tmp_path, "ios.yaml", "platformName: iOS\nwdaLocalPort: 8100\nappium:bundleID: x\n")
+    load_capabilities(ios)
+    assert capsys.readouterr().err.splitlines() == [
+        f"warning: {ios}:3:1: 'appium:bundleID' is not a capability the XCUITest driver knows, so the session "
+        "would ignore it; did you mean 'appium:bundleId'?",
+    ]
+    espresso = _write(tmp_path, "e.yaml", "platformName: Android\nautomationName: Espresso\nappium:whatever: 1\n")
+    load_capabilities(espresso)
+    assert capsys.readouterr().err == ""  # another driver's names are not ours to know

@@ -25,36 +25,38 @@ _KINDS = (
 )
 
 
-def regular_file_problem(name: str) -> str | None:
-    """Why `name` is not a regular file that can be read (a one-line message), or None when it is."""
+def regular_file_problem(name: str, kind: str = "trail file") -> str | None:
+    """Why `name` is not a regular file that can be read (a one-line message), or None when it is.
+
+    `kind` names what the file is in the message (`no such capabilities file: caps.yaml`)."""
     try:
         mode = os.stat(name).st_mode
     except FileNotFoundError:
         if os.path.islink(name):
-            return f"no such trail file: {name} is a symlink to a missing file"
-        return f"no such trail file: {name}"
+            return f"no such {kind}: {name} is a symlink to a missing file"
+        return f"no such {kind}: {name}"
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            return f"not a regular file: {name} is a symlink loop; pass a trail file"
-        return f"cannot read trail file {name}: {exc.strerror or exc}"
-    return _kind_problem(name, mode)
+            return f"not a regular file: {name} is a symlink loop; pass a {kind}"
+        return f"cannot read {kind} {name}: {exc.strerror or exc}"
+    return _kind_problem(name, mode, kind)
 
 
-def _kind_problem(name: str, mode: int) -> str | None:
+def _kind_problem(name: str, mode: int, kind: str) -> str | None:
     if stat.S_ISREG(mode):
         return None
-    kind = next((what for test, what in _KINDS if test(mode)), "not a file")
-    return f"not a regular file: {name} is {kind}; pass a trail file"
+    what = next((what for test, what in _KINDS if test(mode)), "not a file")
+    return f"not a regular file: {name} is {what}; pass a {kind}"
 
 
-def read_trail_bytes(name: str) -> bytes:
+def read_trail_bytes(name: str, kind: str = "trail file") -> bytes:
     """The bytes of the trail file `name`.
 
     Raises:
         UsageError: no such file, not a regular file, or it cannot be read.
         TrailFileError: the file is larger than the limit (`file:1:1`).
     """
-    problem = regular_file_problem(name)  # before opening: opening a device or a FIFO has effects
+    problem = regular_file_problem(name, kind)  # before opening: opening a device or a FIFO has effects
     if problem is not None:
         raise UsageError(problem)
     try:
@@ -62,17 +64,17 @@ def read_trail_bytes(name: str) -> bytes:
         fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise UsageError(
-            regular_file_problem(name) or f"cannot read trail file {name}: {exc.strerror or exc}"
+            regular_file_problem(name, kind) or f"cannot read {kind} {name}: {exc.strerror or exc}"
         ) from None
     with os.fdopen(fd, "rb") as handle:
-        problem = _kind_problem(name, os.fstat(fd).st_mode)
+        problem = _kind_problem(name, os.fstat(fd).st_mode, kind)
         if problem is not None:
             raise UsageError(problem)
         limit = max_trail_bytes()
         try:
             data = handle.read(limit + 1)
         except OSError as exc:
-            raise UsageError(f"cannot read trail file {name}: {exc.strerror or exc}") from None
+            raise UsageError(f"cannot read {kind} {name}: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise TrailFileError(
             name,
@@ -96,14 +98,14 @@ def _size(n: int) -> str:
     return f"{n} bytes"
 
 
-def read_trail_text(name: str) -> str:
+def read_trail_text(name: str, kind: str = "trail file") -> str:
     """The text of the trail (or flow) file `name`, read as `read_trail_bytes` reads it.
 
     Raises:
         UsageError / TrailFileError: as `read_trail_bytes`; TrailFileError also when it is not UTF-8.
     """
     try:
-        return read_trail_bytes(name).decode("utf-8")
+        return read_trail_bytes(name, kind).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TrailFileError(
             name, [Problem(1, 1, f"not UTF-8 text ({exc.reason}); save the file as UTF-8")]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -91,7 +92,7 @@ def load_capabilities(path: str) -> list[CapabilitySet]:
     from trailblaze.common.text_files import read_trail_text
     from trailblaze.common.yaml_lines import YamlSyntaxError, parse_document
 
-    text = read_trail_text(path)
+    text = read_trail_text(path, "capabilities file")
     try:
         doc = parse_document(text)
     except YamlSyntaxError as exc:
@@ -107,10 +108,22 @@ def load_capabilities(path: str) -> list[CapabilitySet]:
     for i, (where, raw) in enumerate(sets, start=1):
         source = path if len(sets) == 1 else f"{path}[{i}]"
         caps = _expand_env(raw, where, fail)
-        out.append(
-            normalise_capabilities(caps, source, lambda k, msg, at_key, w=where: fail((*w, k), msg, at_key))
-        )
+        chosen = normalise_capabilities(caps, source, lambda k, msg, at_key, w=where: fail((*w, k), msg, at_key))
+        _warn_unknown(caps, chosen, lambda key, w=where: doc.position((*w, key), key=True), path)
+        out.append(chosen)
     return out
+
+
+def _warn_unknown(raw: Mapping[str, Any], chosen: CapabilitySet, position: Any, path: str) -> None:
+    """A warning on stderr (`caps.yaml:3:3: 'appium:adbPrt' is not a capability …; did you mean …?`) for
+    each `appium:` key the set's driver does not know: a typo would otherwise be sent and ignored."""
+    from trailblaze.device.capability_names import unknown_capabilities
+
+    names = {key: key if key in W3C_KEYS or ":" in key else f"appium:{key}" for key in raw}
+    automation = chosen.as_dict().get("appium:automationName")
+    for key, why in unknown_capabilities(names, str(automation) if automation else None, chosen.platform):
+        line, column = position(key)
+        sys.stderr.write(f"warning: {path}:{line}:{column}: {why}\n")
 
 
 def select_capabilities(reference: str) -> CapabilitySet:
