@@ -99,6 +99,10 @@ _CI_SHARD = (
     'trailblaze replay trails/ --device "$TRAILBLAZE_DEVICE" --secret password=hunter2 --shard {}/2 --retries 1 '
     "--screenshots failures --run-dir shards/{} --junit shards/{}/junit.xml"
 )
+_GUIDE_APPIUM = Elsewhere(
+    "tests/drivers/test_appium_guide.py, which follows the guide's local Appium path as written, through the real "
+    "Appium server on the simulated phone"
+)
 _PYPI = Elsewhere(
     ".ci/wheels, which builds every distribution and installs trailblaze[android,ios,web] from the wheels "
     "into a fresh venv (nothing is published, and tests have no network)"
@@ -397,10 +401,9 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     ),
     # docs: device farms and Appium (no farm and no global Appium install are reachable here)
     'pip install "trailblaze[appium]"': _PYPI,
-    "trailblaze replay trails/ --device appium:http://127.0.0.1:4723 --capabilities pixel.yaml --secret password": Elsewhere(
-        "tests/drivers/test_appium_android.py, which replays every example trail through the real Appium server and its "
-        "UiAutomator2 driver (pinned in tests/appium) on the simulated phone, with a capabilities file like pixel.yaml"
-    ),
+    "trailblaze replay trails/ --device appium:http://127.0.0.1:4723 --capabilities pixel.yaml --secret password": _GUIDE_APPIUM,
+    'mkdir -p ~/adb-only/platform-tools && ln -sf "$(command -v adb)" ~/adb-only/platform-tools/adb': _GUIDE_APPIUM,
+    "ANDROID_HOME=~/adb-only appium": _GUIDE_APPIUM,
     "export BROWSERSTACK_USERNAME=... BROWSERSTACK_ACCESS_KEY=...": _FARM,
     "trailblaze replay trails/ --device appium:browserstack --capabilities farm.yaml --secret password": _FARM,
     "pytest trails/ -n 4 --device appium:browserstack --trailblaze-capabilities farm.yaml": Elsewhere(

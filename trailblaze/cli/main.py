@@ -728,8 +728,22 @@ def sim_command(
     sim = plugin.start(
         platform, app, count=count, port=port, latency=latency, timed_gestures=gestures == "timed", **extra
     )
+    how = sim.how_to_connect() + _appium_lines(platform, sim.device_specs())
     with announced(platform, sim.how_to_connect()):  # `trailblaze devices` in another terminal finds it
-        _foreground(sim.how_to_connect(), sim.stop)
+        _foreground(how, sim.stop)
+
+
+def _appium_lines(platform: str, specs: list[tuple[str, dict[str, str]]]) -> str:
+    """For a local Appium server (docs/guides/appium.md): the capabilities that reach each simulated
+    Android phone, whose adb server is not Appium's default one on port 5037."""
+    if platform != "android":
+        return ""
+    lines = [  # a YAML flow mapping: pasted into a file, it is the capabilities file
+        f"\n  Appium capabilities of {target}: "
+        f"{{platformName: Android, 'appium:udid': {target}, 'appium:adbPort': {options['adb_port']}}}"
+        for target, options in specs
+    ]
+    return "".join(lines)
 
 
 def _foreground(how_to_use: str, stop: Any) -> None:

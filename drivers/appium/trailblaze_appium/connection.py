@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 from trailblaze.errors import DeviceError, UsageError
 from trailblaze_appium._errors import is_queue_full, translate
 from trailblaze_appium.farms import Farm, build_name
+from trailblaze_appium.local_hints import with_local_hint
 
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver
@@ -131,6 +132,7 @@ class Connection:
                     delay = min(delay * 2, 30.0)
                     continue
                 error = translate(exc, "creating a session", self.display, creating=True)
+                error = with_local_hint(error, self.capabilities)
                 said = error.message.lower()
                 if self.farm is not None and ("authoriz" in said or "authentic" in said or "401" in said):
                     error = DeviceError(f"{error.message}; check {self.farm.user_env} and {self.farm.key_env}")
