@@ -219,11 +219,11 @@ def _expand_env(value: Any, where: tuple[Any, ...], fail: Any) -> Any:
             raise fail(where, f"${{{name}}} is not set in the environment: export {name}=... (or write the value)")
         if len(got) < MIN_SECRET_LENGTH:
             # never its value: it is a secret that cannot be hidden, or not a secret at all
+            size = "is empty" if not got else f"holds fewer than {MIN_SECRET_LENGTH} characters"
             raise fail(
                 where,
-                f"${{{name}}} holds fewer than {MIN_SECRET_LENGTH} characters: a value read from the "
-                "environment is a secret, and one this short cannot be redacted; write a value that is "
-                "not secret in the file itself",
+                f"${{{name}}} {size}: a value read from the environment is a secret, and one this short "
+                f"cannot be redacted; export the real value, or write a value that is not secret in the file itself",
             )
         found[name] = got
     register_secrets(found, where="a capabilities file")
