@@ -30,6 +30,7 @@ from typing import Literal
 __all__ = [
     "ActionRefused",
     "AppNotInstalledError",
+    "BadAnswer",
     "DeviceError",
     "DeviceUnsupported",
     "InfrastructureError",
@@ -160,6 +161,12 @@ class SessionLost(DeviceError):
     """A remote device session (Appium: a local server, a grid, a device farm) ended in the middle of
     a trail: the farm's idle timeout, a crashed driver, a dropped connection. That trail ends in error;
     the run goes on with the next trail, which opens a new session."""
+
+
+class BadAnswer(DeviceError):
+    """The device answered, but with something no one can use: an answer over the size cap, a page
+    source nested deeper than any screen. Asking again gets the same answer, so it is not a hiccup
+    to retry (`trailblaze.device.hiccups.retryable`)."""
 
 
 class AppNotInstalledError(DeviceError):

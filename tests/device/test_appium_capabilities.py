@@ -77,21 +77,27 @@ def test_a_bad_file_says_where_and_how_to_fix_it(tmp_path: Path, text: str, wher
     assert message in line
 
 
-def test_env_references_fill_values_and_credentials_become_secrets(
+def test_env_references_fill_values_and_every_value_read_becomes_a_secret(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from trailblaze.common.redact import scrub
 
     monkeypatch.setenv("TB_FARM_USER", "someone")
     monkeypatch.setenv("TB_FARM_KEY", "k3y-Very-Secret")
+    monkeypatch.setenv("TB_CLOUD_SECRET", "cloud-Secret-42")
     path = _write(
         tmp_path,
         "caps.yaml",
-        "platformName: Android\nlt:options:\n  username: ${TB_FARM_USER}\n  accessKey: ${TB_FARM_KEY}\n",
+        "platformName: Android\nudid: emu-${TB_CLOUD_SECRET}\n"
+        "lt:options:\n  username: ${TB_FARM_USER}\n  accessKey: ${TB_FARM_KEY}\n",
     )
     (caps,) = load_capabilities(path)
     assert caps.as_dict()["lt:options"] == {"username": "someone", "accessKey": "k3y-Very-Secret"}
-    assert scrub("key=k3y-Very-Secret user=someone") == "key={{TB_FARM_KEY}} user=someone"
+    assert caps.as_dict()["appium:udid"] == "emu-cloud-Secret-42"  # sent where the file put it
+    # whatever key it sits under: a file can name any variable, and a server may quote it back
+    assert scrub("key=k3y-Very-Secret user=someone udid=emu-cloud-Secret-42") == (
+        "key={{TB_FARM_KEY}} user={{TB_FARM_USER}} udid=emu-{{TB_CLOUD_SECRET}}"
+    )
 
 
 def test_a_spec_joins_server_and_capabilities(tmp_path: Path) -> None:

@@ -262,13 +262,25 @@ def _web_options(f: Any) -> Any:
 
 
 def _appium_options(f: Any) -> Any:
-    """`--capabilities FILE` joins `--device appium:...` (one spec text: `appium:SERVER#FILE`), and
-    `--appium-session` picks per-trail or shared sessions."""
+    """`--capabilities FILE` joins `--device appium:...` (one spec text: `appium:SERVER#FILE`),
+    `--appium-session` picks per-trail or shared sessions, and `--appium-connect-timeout` bounds the
+    wait for a new session."""
 
     @functools.wraps(f)
-    def collect(*args: Any, device: str | tuple[str, ...] | None, capabilities: str | None, **kwargs: Any) -> Any:
+    def collect(
+        *args: Any,
+        device: str | tuple[str, ...] | None,
+        capabilities: str | None,
+        appium_connect_timeout: float | None,
+        **kwargs: Any,
+    ) -> Any:
         from trailblaze.device.devices import with_capabilities
 
+        if appium_connect_timeout is not None:
+            from trailblaze.device.capabilities import CONNECT_TIMEOUT_ENV
+
+            # the environment carries it to the driver, and to the processes a run starts per device
+            os.environ[CONNECT_TIMEOUT_ENV] = f"{appium_connect_timeout:g}"
         if device is None:  # `mcp` without --device: use_device names its own
             if capabilities is not None:
                 raise click.BadParameter("--capabilities needs --device appium:...", param_hint="'--capabilities'")
@@ -277,6 +289,13 @@ def _appium_options(f: Any) -> Any:
             return f(*args, device=tuple(with_capabilities(d, capabilities) for d in device), **kwargs)
         return f(*args, device=with_capabilities(device, capabilities), **kwargs)
 
+    collect = click.option(
+        "--appium-connect-timeout",
+        type=click.FloatRange(min=0, min_open=True, max=86400),
+        default=None,
+        metavar="SECONDS",
+        help="Appium devices: how long a new session may take before the run fails (exit 3); default 120.",
+    )(collect)
     collect = click.option(
         "--appium-session",
         type=click.Choice(["per-trail", "shared"]),

@@ -11,8 +11,11 @@ Each set is normalised the way Appium expects it on the wire:
 - `platformName` is required and picks the page-source parser: Android (UiAutomator2) or iOS
   (XCUITest); `appium:automationName` defaults to UiAutomator2 / XCUITest;
 - `${NAME}` in a string value is replaced by the environment variable NAME, so a file can live in
-  the repository without its credentials; a value read that way under a key that names a credential
-  (`accessKey`, `password`, `token`, ...) is registered as a secret and redacted everywhere.
+  the repository without its credentials. Every value read that way is registered as a secret (named
+  after its variable) and redacted everywhere, whatever key it sits under: a file can name any
+  variable (`udid: ${AWS_SECRET_ACCESS_KEY}`), and the server may quote the capabilities back in an
+  error, so no key name can tell a credential from a harmless value. It is still sent in the
+  capability it was written in (that is what the file asks for). A value too short to redact is refused.
 
 Problems are reported as `file:line:col: message` with the fix, like trail files.
 """
@@ -30,12 +33,16 @@ from typing import Any, Literal
 from trailblaze.errors import Problem, TrailFileError, UsageError
 
 __all__ = [
+    "CONNECT_TIMEOUT_ENV",
     "CapabilitySet",
-    "credential_key",
     "load_capabilities",
     "normalise_capabilities",
     "select_capabilities",
 ]
+
+CONNECT_TIMEOUT_ENV = "TRAILBLAZE_APPIUM_CONNECT_TIMEOUT"
+"""How long a new Appium session may take, in seconds (`--appium-connect-timeout` sets it for the
+process and what it starts; the driver reads it)."""
 
 W3C_KEYS = frozenset(
     {
@@ -49,13 +56,7 @@ _PLATFORMS: dict[str, tuple[Literal["android", "ios"], str]] = {
     "ios": ("ios", "XCUITest"),
 }
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_CREDENTIAL = re.compile(r"(key|token|secret|password|passwd|pass$|auth)", re.IGNORECASE)
 _SUFFIX = re.compile(r"^(?P<path>.*)\[(?P<index>\d+)\]$")
-
-
-def credential_key(name: str) -> bool:
-    """Whether a capability named `name` holds a credential (`accessKey`, `appium:password`, ...)."""
-    return bool(_CREDENTIAL.search(name.rsplit(":", 1)[-1]))
 
 
 @dataclass(frozen=True)
@@ -214,22 +215,29 @@ def _split(data: Any, fail: Any) -> list[tuple[tuple[Any, ...], Mapping[str, Any
     )
 
 
-def _expand_env(value: Any, where: tuple[Any, ...], fail: Any, key: str = "") -> Any:
-    """`${NAME}` → the environment's NAME, in every string of `value`; credentials become secrets."""
+def _expand_env(value: Any, where: tuple[Any, ...], fail: Any) -> Any:
+    """`${NAME}` → the environment's NAME, in every string of `value`; each value read becomes a secret."""
     if isinstance(value, Mapping):
-        return {k: _expand_env(v, (*where, k), fail, str(k)) for k, v in value.items()}
+        return {k: _expand_env(v, (*where, k), fail) for k, v in value.items()}
     if isinstance(value, list):
-        return [_expand_env(v, (*where, i), fail, key) for i, v in enumerate(value)]
+        return [_expand_env(v, (*where, i), fail) for i, v in enumerate(value)]
     if not isinstance(value, str) or "${" not in value:
         return value
+    from trailblaze.common.redact import MIN_SECRET_LENGTH, register_secrets
+
     found: dict[str, str] = {}
     for name in _ENV_REF.findall(value):
         got = os.environ.get(name)
         if got is None:
             raise fail(where, f"${{{name}}} is not set in the environment: export {name}=... (or write the value)")
+        if len(got) < MIN_SECRET_LENGTH:
+            # never its value: it is a secret that cannot be hidden, or not a secret at all
+            size = "is empty" if not got else f"holds fewer than {MIN_SECRET_LENGTH} characters"
+            raise fail(
+                where,
+                f"${{{name}}} {size}: a value read from the environment is a secret, and one this short "
+                f"cannot be redacted; export the real value, or write a value that is not secret in the file itself",
+            )
         found[name] = got
-    if credential_key(key):
-        from trailblaze.common.redact import register_secrets
-
-        register_secrets({n: v for n, v in found.items() if v}, where="a capabilities file")
+    register_secrets(found, where="a capabilities file")
     return _ENV_REF.sub(lambda m: found[m[1]], value)

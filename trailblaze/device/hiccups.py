@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from trailblaze.device.settle import same_screen
-from trailblaze.errors import AppNotInstalledError, DeviceError, SessionLost
+from trailblaze.errors import AppNotInstalledError, BadAnswer, DeviceError, SessionLost
 
 if TYPE_CHECKING:
     from trailblaze.screen.hierarchy import Hierarchy, Node
@@ -82,8 +82,8 @@ class Backoff:
 
 def retryable(exc: BaseException) -> bool:
     """Whether sending the request again may help: a device fault, but not a lost remote session (the
-    next trail opens a new one) nor an app that is not installed."""
-    return isinstance(exc, DeviceError) and not isinstance(exc, SessionLost | AppNotInstalledError)
+    next trail opens a new one), an app that is not installed, nor an answer no one can use."""
+    return isinstance(exc, DeviceError) and not isinstance(exc, SessionLost | AppNotInstalledError | BadAnswer)
 
 
 class Hiccups:

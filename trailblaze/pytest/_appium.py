@@ -1,5 +1,6 @@
 """The pytest plugin's Appium options: `--trailblaze-capabilities FILE` (repeatable; ini
-`trailblaze_capabilities`) and `--trailblaze-appium-session` (ini `trailblaze_appium_session`).
+`trailblaze_capabilities`), `--trailblaze-appium-session` (ini `trailblaze_appium_session`) and
+`--trailblaze-appium-connect-timeout` (ini `trailblaze_appium_connect_timeout`).
 
 Capabilities join the pool's `appium:` devices: one file serves every `appium:` device, or one file
 per `appium:` device, paired in order. A file that holds several capability sets (a farm matrix)
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["add_appium_options", "appium_pool", "appium_session", "shareable"]
+__all__ = ["add_appium_options", "appium_pool", "appium_session", "set_connect_timeout", "shareable"]
 
 _MODES = ("per-trail", "shared")
 
@@ -36,8 +37,18 @@ def add_appium_options(group: Any, parser: pytest.Parser) -> None:
         help="Appium devices: a new session per trail (default on a device farm) or one shared by the "
         "worker's trails (default on an Appium URL); ini trailblaze_appium_session",
     )
+    group.addoption(
+        "--trailblaze-appium-connect-timeout",
+        dest="trailblaze_appium_connect_timeout",
+        metavar="SECONDS",
+        help="Appium devices: how long a new session may take before the run fails (default 120); "
+        "ini trailblaze_appium_connect_timeout",
+    )
     parser.addini("trailblaze_capabilities", "Appium capabilities files (relative to the ini file)", type="linelist")
     parser.addini("trailblaze_appium_session", "per-trail | shared (Appium devices)", default="")
+    parser.addini(
+        "trailblaze_appium_connect_timeout", "seconds a new Appium session may take (default 120)", default=""
+    )
 
 
 def appium_session(config: pytest.Config) -> str | None:
@@ -46,6 +57,28 @@ def appium_session(config: pytest.Config) -> str | None:
     if value is not None and value not in _MODES:
         raise pytest.UsageError(f"trailblaze_appium_session = {value!r}: use per-trail or shared")
     return value
+
+
+def set_connect_timeout(config: pytest.Config) -> None:
+    """The option or ini key, checked, into the environment the Appium driver reads it from (this
+    process's, which the workers it starts inherit)."""
+    import math
+    import os
+
+    from trailblaze.device.capabilities import CONNECT_TIMEOUT_ENV
+
+    given = config.getoption("trailblaze_appium_connect_timeout", default=None)
+    raw = str(given or config.getini("trailblaze_appium_connect_timeout")).strip()
+    if not raw:
+        return
+    name = "--trailblaze-appium-connect-timeout" if given else "trailblaze_appium_connect_timeout"
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not seconds > 0 or math.isinf(seconds):
+        raise pytest.UsageError(f"{name} = {raw!r}: use a number of seconds above 0, e.g. 120")
+    os.environ[CONNECT_TIMEOUT_ENV] = f"{seconds:g}"
 
 
 def appium_pool(config: pytest.Config, devices: Sequence[str]) -> list[str]:

@@ -488,9 +488,10 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         raise pytest.UsageError(
             f"trailblaze_device_logs = {device_logs!r}: use one of {', '.join(_DEVICE_LOGS)}"
         )
-    from trailblaze.pytest._appium import appium_pool, appium_session
+    from trailblaze.pytest._appium import appium_pool, appium_session, set_connect_timeout
     from trailblaze.pytest._web import web_settings
 
+    set_connect_timeout(config)
     devices = appium_pool(config, [str(d).strip() for d in devices])
     _check_specs(devices)
     base = config.invocation_params.dir

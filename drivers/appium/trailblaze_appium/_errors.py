@@ -6,6 +6,7 @@
   UiAutomator2 instrumentation): `SessionLost`, so the run goes on with a new session;
 - a command the server refuses by design (`mobile: shell` without the insecure feature, a method the
   driver does not have): `DeviceUnsupported`, which a tool answers `UNSUPPORTED`;
+- an answer over the size cap (`_answers`): `BadAnswer`, which is not sent again;
 - anything else: `DeviceError` naming what was being done.
 
 The foreign libraries are imported inside the functions so the plugin stays cheap to import.
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from trailblaze.errors import DeviceError, DeviceUnsupported, SessionLost, TrailblazeError
+from trailblaze.errors import BadAnswer, DeviceError, DeviceUnsupported, SessionLost, TrailblazeError
 
 __all__ = ["first_line", "is_queue_full", "translate", "translating"]
 
@@ -61,6 +62,13 @@ def translate(exc: BaseException, what: str, where: str, *, creating: bool = Fal
     from selenium.common import exceptions as se
     from urllib3 import exceptions as u3
 
+    from trailblaze_appium._answers import AnswerTooLarge
+
+    if isinstance(exc, AnswerTooLarge):
+        return BadAnswer(
+            f"{what} failed on {where}: {exc}, the cap on one Appium answer (a screenshot, a page "
+            "source); the server or a proxy in front of it sent something else: check them"
+        )
     detail = first_line(exc)
     lowered = detail.lower()
     if isinstance(exc, TimeoutError | u3.ReadTimeoutError | se.TimeoutException):

@@ -4,7 +4,11 @@ One `Connection` opens every session of a device: the first when the device open
 credentials or a capability no device matches fail the run at once, exit 3, with the server's own
 message), then one per trail when sessions are per trail. A farm that refuses a new session because
 its queue or the plan's parallel sessions are full is asked again with backoff, for a bounded time
-(`TRAILBLAZE_APPIUM_QUEUE_TIMEOUT` seconds, default 300).
+(`TRAILBLAZE_APPIUM_QUEUE_TIMEOUT` seconds, default 300). Each session request waits at most
+`TRAILBLAZE_APPIUM_CONNECT_TIMEOUT` seconds (default 120; `--appium-connect-timeout` sets it) for the
+server's answer, so a server that takes the connection and never answers fails the run (exit 3)
+instead of hanging it; later commands have the longer `_COMMAND_TIMEOUT`. Every answer is read at
+most `_answers.MAX_ANSWER_BYTES` far.
 
 Credentials never reach a URL, a message or a file: a farm's go into its vendor capability block,
 a `user:key@` in a server URL is moved out of every message (`display`), and both are registered
@@ -19,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from trailblaze.device.capabilities import CONNECT_TIMEOUT_ENV
 from trailblaze.errors import DeviceError, UsageError
 from trailblaze_appium._errors import is_queue_full, translate
 from trailblaze_appium.farms import Farm, build_name
@@ -27,22 +32,25 @@ from trailblaze_appium.local_hints import with_local_hint
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver
 
-__all__ = ["QUEUE_TIMEOUT_ENV", "Connection"]
+__all__ = ["CONNECT_TIMEOUT_ENV", "QUEUE_TIMEOUT_ENV", "Connection"]
 
 QUEUE_TIMEOUT_ENV = "TRAILBLAZE_APPIUM_QUEUE_TIMEOUT"
 _DEFAULT_QUEUE_TIMEOUT = 300.0
+_DEFAULT_CONNECT_TIMEOUT = 120.0
 _COMMAND_TIMEOUT = 300.0  # a farm may take minutes to hand out a device; each command has this bound
 _FIRST_NAME = "trailblaze"
 
 
-def _queue_timeout(env: dict[str, str] | os._Environ[str]) -> float:
-    raw = env.get(QUEUE_TIMEOUT_ENV, "").strip()
+def _seconds(env: dict[str, str] | os._Environ[str], name: str, default: float, *, positive: bool = False) -> float:
+    raw = env.get(name, "").strip()
     if not raw:
-        return _DEFAULT_QUEUE_TIMEOUT
+        return default
     try:
         value = float(raw)
     except ValueError:
-        raise UsageError(f"{QUEUE_TIMEOUT_ENV}={raw!r} is not a number of seconds; set e.g. 300") from None
+        raise UsageError(f"{name}={raw!r} is not a number of seconds; set e.g. {default:g}") from None
+    if positive and not value > 0:
+        raise UsageError(f"{name}={raw!r}: use a number of seconds above 0, e.g. {default:g}")
     return max(0.0, value)
 
 
@@ -58,6 +66,7 @@ class Connection:
     farm: Farm | None = None
     region: str | None = None
     queue_timeout: float = _DEFAULT_QUEUE_TIMEOUT
+    connect_timeout: float = _DEFAULT_CONNECT_TIMEOUT
     _user: str = ""
     _key: str = ""
     build: str = ""
@@ -71,19 +80,22 @@ class Connection:
         from trailblaze.common.redact import register_secrets
         from trailblaze_appium.farms import farm_for
 
-        queue = _queue_timeout(os.environ)
+        queue = _seconds(os.environ, QUEUE_TIMEOUT_ENV, _DEFAULT_QUEUE_TIMEOUT)
+        connect = _seconds(os.environ, CONNECT_TIMEOUT_ENV, _DEFAULT_CONNECT_TIMEOUT, positive=True)
         found = farm_for(target)
         if found is None:
             url, user, key = _split_credentials(target)
             if key:
                 register_secrets({"appium_server_password": key}, where="the Appium URL")
-            return cls(url, dict(capabilities), source, queue_timeout=queue, _user=user, _key=key)
+            return cls(
+                url, dict(capabilities), source, queue_timeout=queue, connect_timeout=connect, _user=user, _key=key
+            )
         farm, region = found
         user, key = farm.credentials()
         register_secrets({farm.key_env: key}, where=f"${farm.key_env}")
         hub, _, _ = _split_credentials(farm.hub_url(region))
         return cls(
-            hub, dict(capabilities), source, farm, region, queue, user, key, build=build_name()
+            hub, dict(capabilities), source, farm, region, queue, connect, user, key, build=build_name()
         )
 
     @property
@@ -110,6 +122,8 @@ class Connection:
         from appium.options.common.base import AppiumOptions
         from appium.webdriver.client_config import AppiumClientConfig
 
+        from trailblaze_appium._answers import BoundedConnection
+
         _quiet_selenium()
         options = AppiumOptions()
         options.load_capabilities(self.session_capabilities(name))
@@ -120,9 +134,10 @@ class Connection:
                 # A URL's `user:key@` travels as a basic-auth header, never inside the URL selenium logs
                 auth = {"username": self._user, "password": self._key} if self._user and self.farm is None else {}
                 config = AppiumClientConfig(
-                    self.url, keep_alive=True, timeout=int(_COMMAND_TIMEOUT), direct_connection=False, **auth
+                    self.url, keep_alive=True, timeout=self.connect_timeout, direct_connection=False, **auth
                 )
-                driver = webdriver.Remote(self.url, options=options, client_config=config)
+                driver = webdriver.Remote(BoundedConnection(client_config=config), options=options)
+                config.timeout = _COMMAND_TIMEOUT  # the session is open: commands get their own bound
                 self.creations += 1
                 return driver
             except Exception as exc:
@@ -132,6 +147,12 @@ class Connection:
                     delay = min(delay * 2, 30.0)
                     continue
                 error = translate(exc, "creating a session", self.display, creating=True)
+                if isinstance(error, DeviceError) and error.wire == "no_answer":
+                    # no `wire`: the bound is the person's, so the session opens no retry on top of it
+                    error = DeviceError(
+                        f"creating a session on {self.display}: no answer within {self.connect_timeout:g} s; "
+                        f"check the server, or give it longer with --appium-connect-timeout ({CONNECT_TIMEOUT_ENV})"
+                    )
                 error = with_local_hint(error, self.capabilities)
                 said = error.message.lower()
                 if self.farm is not None and ("authoriz" in said or "authentic" in said or "401" in said):

@@ -32,7 +32,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from trailblaze.device.driver import AppLog, DeviceInfo, DeviceListing, Key, LaunchMode, ShellOutput
 from trailblaze.device.media import media_destination
-from trailblaze.errors import AppNotInstalledError, DeviceError, DeviceUnsupported, SessionLost, UsageError
+from trailblaze.errors import (
+    AppNotInstalledError,
+    BadAnswer,
+    DeviceError,
+    DeviceUnsupported,
+    SessionLost,
+    UsageError,
+)
 from trailblaze.screen.hierarchy import DumpCache, Hierarchy
 from trailblaze_appium._errors import translating
 from trailblaze_appium.connection import Connection
@@ -52,6 +59,7 @@ _IOS_TYPED = {"ENTER": "\n", "BACKSPACE": "\b", "TAB": "\t"}
 _LAUNCHERS = ("launcher", "nexuslauncher", "trebuchet", "com.android.systemui")
 _BACKSPACE = "\ue003"
 _EXIT_MARK = "__trailblaze_exit:"
+_MAX_DEPTH = 200
 _THREADTIME = re.compile(r"^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\s+(?P<pid>\d+)\s+\d+\s+[VDIWEFA]\s")
 
 
@@ -187,7 +195,18 @@ class AppiumDriver:
         info = self.info
         with self._guard("reading the page source"):
             source = self._session().page_source
-        hierarchy = self._dumps.parse(source, self._platform, scale=info.scale)
+        try:
+            hierarchy = self._dumps.parse(source, self._platform, scale=info.scale)
+            too_deep = any(node.depth > _MAX_DEPTH for node in hierarchy.nodes)
+        except RecursionError:
+            too_deep = True
+        if too_deep:
+            # a real screen is tens of levels deep, and the compact view and selectors walk it
+            # recursively: hundreds of levels is a broken server, not a screen (nor a hiccup)
+            raise BadAnswer(
+                f"reading the page source failed on {self._conn.display}: it is nested more than "
+                f"{_MAX_DEPTH} levels deep, which no screen is; check the Appium server and its driver"
+            )
         if len(hierarchy.nodes) <= 1:
             raise DeviceError(
                 f"reading the page source failed on {self._conn.display}: it was empty; the app may be "

@@ -84,7 +84,13 @@ class Farm:
 
     def apply(self, caps: dict[str, Any], user: str, key: str, name: str, build: str) -> dict[str, Any]:
         """`caps` with the vendor block holding the credentials, the session name and the build
-        (a name or build the capabilities file sets is kept)."""
+        (a name or build the capabilities file sets is kept).
+
+        The name and build are trailblaze's words, which a farm shows on its dashboard: no secret
+        (a `--secret`, a value the capabilities file read from the environment) goes into them."""
+        from trailblaze.common.redact import scrub
+
+        name, build = scrub(name), scrub(build)
         out = dict(caps)
         block = dict(out.get(self.options_key) or {})
         for field, value in self.defaults:
