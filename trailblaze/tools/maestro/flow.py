@@ -14,6 +14,7 @@ flow that runs it (docs/adr/0049-maestro-flows.md).
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from dataclasses import dataclass, field
@@ -384,6 +385,9 @@ class _Expander:
                     header=header,
                 )
             )
+        # A file is parsed once however often it runs: each use gets its own copy of a command, so
+        # no object is shared between two places in the flow (written out, one would be an alias).
+        item = copy.deepcopy(item)
         name, fields = normalize(item)
         key = name if isinstance(item, dict) else None
         if name not in CONTAINERS:
