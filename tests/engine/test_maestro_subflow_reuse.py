@@ -72,9 +72,7 @@ def test_a_sub_flow_used_twice_in_every_container_validates_and_imports(tmp_path
 
 def test_a_sub_flow_used_twice_in_every_container_replays(tmp_path: Path) -> None:
     flow = _write(tmp_path)
-    ran = trailblaze(
-        "replay", str(flow), "--device", "sim:android", "--element-timeout", "0.5", cwd=tmp_path
-    )
+    ran = trailblaze("replay", str(flow), "--device", "sim:android", "--element-timeout", "0.5", cwd=tmp_path)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert "Traceback" not in ran.stdout + ran.stderr
 

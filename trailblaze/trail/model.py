@@ -380,7 +380,9 @@ def _at_flow_lines(
     for problem in exc.problems:
         step = sum(1 for start in starts if start <= problem.line) - 1
         line = own[step] if 0 <= step < len(own) else 1
-        problems.append(Problem(line, 1, problem.message, file=problem.file))
+        moved = Problem(line, 1, problem.message, file=problem.file)
+        if moved not in problems:  # each command is written for android and for ios: said once
+            problems.append(moved)
     return TrailFileError(name, problems)
 
 

@@ -9,12 +9,19 @@ leads into the command so the reader can name `file:line`. Values may be written
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-from trailblaze.common.limits import MAX_ERASE_CHARACTERS, MAX_RANDOM_TEXT, MAX_REPEAT_TIMES, MAX_TAP_REPEAT
+from trailblaze.common.limits import (
+    MAX_ERASE_CHARACTERS,
+    MAX_RANDOM_TEXT,
+    MAX_REPEAT_ROUNDS,
+    MAX_REPEAT_TIMES,
+    MAX_TAP_REPEAT,
+)
 from trailblaze.device.media import MEDIA_EXTENSIONS
 
 __all__ = [
@@ -254,8 +261,10 @@ def summary(item: Any) -> str:
 # --- checking ----------------------------------------------------------------------------------------
 
 
-def check(item: Any) -> list[Problem]:
-    """What keeps the command `item` from running here (empty when it runs), nested commands included."""
+def check(item: Any, rounds: tuple[int, ...] = ()) -> list[Problem]:
+    """What keeps the command `item` from running here (empty when it runs), nested commands included.
+
+    `rounds`: the `times` of the repeats around `item`, whose product is bounded."""
     try:
         name, fields = normalize(item)
     except ValueError as exc:
@@ -280,7 +289,7 @@ def check(item: Any) -> list[Problem]:
             problems.append(
                 ((*at, key), f"{name}: selecting by `{key}` is not supported; select by text or id")
             )
-    problems += [((*at, *p), m) for p, m in _check_fields(name, fields)]
+    problems += [((*at, *p), m) for p, m in _check_fields(name, fields, rounds)]
     return problems
 
 
@@ -289,7 +298,7 @@ _SELECTOR_COMMANDS = frozenset(
 )
 
 
-def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
+def _check_fields(name: str, fields: dict[str, Any], rounds: tuple[int, ...]) -> Iterator[Problem]:
     if name in _SELECTOR_COMMANDS:
         if name in ("tapOn", "doubleTapOn", "longPressOn"):
             yield from _cap(fields, "repeat", MAX_TAP_REPEAT, f"{name}: repeat", "tap fewer times")
@@ -381,7 +390,7 @@ def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
     elif name == "takeScreenshot" and not isinstance(fields.get("path"), str):
         yield ("path",), "takeScreenshot needs path"
     elif name in CONTAINERS:
-        yield from _check_container(name, fields)
+        yield from _check_container(name, fields, rounds)
 
 
 def check_selector(fields: dict[str, Any], name: str) -> Iterator[Problem]:
@@ -424,8 +433,20 @@ def _check_swipe(fields: dict[str, Any]) -> Iterator[Problem]:
         yield from ((("from", *p), m) for p, m in check_selector(fields["from"], "swipe"))
 
 
-def _check_container(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
+def _check_container(name: str, fields: dict[str, Any], rounds: tuple[int, ...]) -> Iterator[Problem]:
     commands = fields.get("commands")
+    inner = rounds
+    times = as_int(fields["times"]) if name == "repeat" and fields.get("times") is not None else None
+    if times is not None and 0 < times <= MAX_REPEAT_TIMES:  # past it, `_cap` says so
+        inner = (*rounds, times)
+        total = math.prod(inner)
+        if total > MAX_REPEAT_ROUNDS >= math.prod(rounds):  # said once, at the repeat that crosses it
+            product = " × ".join(f"{n:,}" for n in inner)
+            yield (
+                ("times",),
+                f"repeat: nested repeats run their commands {product} = {total:,} times, more than "
+                f"{MAX_REPEAT_ROUNDS:,}; repeat fewer times or nest fewer repeats",
+            )
     if name != "repeat" and "file" in fields and "commands" in fields:
         yield (), f"{name}: give file or commands, not both"
     if name == "repeat" and not isinstance(commands, list):
@@ -435,7 +456,7 @@ def _check_container(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
     if "commands" in fields and not isinstance(commands, list):
         yield ("commands",), f"{name}: commands is a list of Maestro commands"
     for i, sub in enumerate(commands if isinstance(commands, list) else []):
-        yield from ((("commands", i, *p), m) for p, m in check(sub))
+        yield from ((("commands", i, *p), m) for p, m in check(sub, inner))
     for key in ("when", "while"):
         if key in fields:
             yield from (((key, *p), m) for p, m in check_condition(fields[key], name))
