@@ -84,8 +84,9 @@ def test_nested_repeats_past_the_bound_are_refused_at_validate(tmp_path: Path) -
     assert "more than 10,000" in first and len(output.splitlines()) == 2  # said once, not at every level
 
 
-def test_nested_repeats_across_sub_flows_are_refused_at_the_flow_line(tmp_path: Path) -> None:
-    (tmp_path / "inner.yaml").write_text(
+def test_nested_repeats_across_sub_flows_are_refused_at_the_inner_repeat(tmp_path: Path) -> None:
+    inner = tmp_path / "inner.yaml"
+    inner.write_text(
         "appId: dev.trailblaze.demo\n---\n- repeat:\n    times: 100\n    commands:\n      - tapOn: x\n",
         encoding="utf-8",
     )
@@ -96,8 +97,11 @@ def test_nested_repeats_across_sub_flows_are_refused_at_the_flow_line(tmp_path: 
     )
     code, output = _validate(flow)
     assert code == 2, output
-    assert output.startswith(f"{flow}:3:1: ") and "1,000 × 100 = 100,000 times" in output
-    assert "1 invalid with 1 problem" in output  # the android and ios recordings are one problem
+    assert output.startswith(
+        f"{inner}:4:12: repeat: nested repeats run their commands 1,000 × 100 = 100,000 "
+    )
+    assert "(with the repeats around the runFlow of this file)" in output
+    assert "1 invalid with 1 problem" in output
 
 
 def test_repeats_within_the_bound_validate(tmp_path: Path) -> None:

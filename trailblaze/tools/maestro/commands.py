@@ -34,6 +34,7 @@ __all__ = [
     "as_bool",
     "as_int",
     "check",
+    "repeat_rounds",
     "command_list",
     "normalize",
     "summary",
@@ -435,18 +436,9 @@ def _check_swipe(fields: dict[str, Any]) -> Iterator[Problem]:
 
 def _check_container(name: str, fields: dict[str, Any], rounds: tuple[int, ...]) -> Iterator[Problem]:
     commands = fields.get("commands")
-    inner = rounds
-    times = as_int(fields["times"]) if name == "repeat" and fields.get("times") is not None else None
-    if times is not None and 0 < times <= MAX_REPEAT_TIMES:  # past it, `_cap` says so
-        inner = (*rounds, times)
-        total = math.prod(inner)
-        if total > MAX_REPEAT_ROUNDS >= math.prod(rounds):  # said once, at the repeat that crosses it
-            product = " × ".join(f"{n:,}" for n in inner)
-            yield (
-                ("times",),
-                f"repeat: nested repeats run their commands {product} = {total:,} times, more than "
-                f"{MAX_REPEAT_ROUNDS:,}; repeat fewer times or nest fewer repeats",
-            )
+    inner, too_many = repeat_rounds(name, fields, rounds)
+    if too_many is not None:
+        yield ("times",), too_many
     if name != "repeat" and "file" in fields and "commands" in fields:
         yield (), f"{name}: give file or commands, not both"
     if name == "repeat" and not isinstance(commands, list):
@@ -471,6 +463,26 @@ def _check_container(name: str, fields: dict[str, Any], rounds: tuple[int, ...])
         yield from _cap(fields, "times", MAX_REPEAT_TIMES, "repeat: times", "repeat fewer times")
     if "env" in fields and not isinstance(fields["env"], dict):
         yield ("env",), f"{name}: env is a mapping of name → value"
+
+
+def repeat_rounds(
+    name: str, fields: dict[str, Any], rounds: tuple[int, ...], around: str = ""
+) -> tuple[tuple[int, ...], str | None]:
+    """The `times` of the repeats around the commands of `name` (`rounds` and its own, for a
+    `repeat`), and the problem when their product is past `MAX_REPEAT_ROUNDS` (said once: at the
+    repeat that crosses it, not at those inside it). `around` says where the outer rounds are."""
+    times = as_int(fields["times"]) if name == "repeat" and fields.get("times") is not None else None
+    if times is None or not 0 < times <= MAX_REPEAT_TIMES:  # past it, `_cap` says so
+        return rounds, None
+    inner = (*rounds, times)
+    total = math.prod(inner)
+    if total <= MAX_REPEAT_ROUNDS or math.prod(rounds) > MAX_REPEAT_ROUNDS:
+        return inner, None
+    product = " × ".join(f"{n:,}" for n in inner)
+    return inner, (
+        f"repeat: nested repeats run their commands {product} = {total:,} times{around}, more than "
+        f"{MAX_REPEAT_ROUNDS:,}; repeat fewer times or nest fewer repeats"
+    )
 
 
 def _cap(fields: dict[str, Any], key: str, limit: int, what: str, fix: str) -> Iterator[Problem]:
