@@ -11,6 +11,7 @@ TrailblazeError
 │   └── TrailConflictError     exit 2  another writer changed a step this run was recording
 ├── TrailFailed                exit 1  a trail ran and did not pass
 │   ├── StepFailed             exit 1  one step failed (tool, selector, candidates)
+│   ├── TrailTimedOut          exit 1  the trail ran past its wall-clock budget (--trail-timeout)
 │   └── ActionRefused          exit 1  the app's state refuses an action (no on-screen keyboard)
 │       └── DeviceUnsupported  exit 1  the connection cannot do it at all (a farm refuses shell): UNSUPPORTED
 └── InfrastructureError        exit 3  nothing wrong with the trail: the world around it broke
@@ -41,6 +42,7 @@ __all__ = [
     "TrailConflictError",
     "TrailFailed",
     "TrailFileError",
+    "TrailTimedOut",
     "TrailblazeError",
     "UsageError",
     "WireFault",
@@ -110,6 +112,16 @@ class TrailFailed(TrailblazeError):
 
 class StepFailed(TrailFailed):
     """One step of a trail failed; the message names the step, the tool and what was on screen."""
+
+
+class TrailTimedOut(TrailFailed):
+    """The trail ran past its wall-clock budget (`--trail-timeout`, `config.timeout`): it fails where it
+    got to, and the run goes on with the next trail (docs/adr/0070-trail-budget.md)."""
+
+    def __init__(self, message: str, at: str = "") -> None:
+        super().__init__(message)
+        self.at = at
+        """What the trail was doing (`runScript busy.js in repeat round 3 of 1000`)."""
 
 
 class ActionRefused(TrailFailed):

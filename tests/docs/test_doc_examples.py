@@ -245,6 +245,9 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze replay trails/ --device sim:android --device sim:android+small --device sim:ios+tablet "
     "--secret password=hunter2 --report report.html": Run(shows="merged 3 runs: 3 trails (3 passed)"),
     "trailblaze replay trails/ --device sim:android+small --secret password=hunter2": Run(shows="1 passed"),
+    "trailblaze replay trails/ --device sim:android --secret password=hunter2 --trail-timeout 600": Run(
+        shows="1 passed"
+    ),
     "pytest trails/ --device sim:android --device sim:android+small --device sim:ios+tablet --trailblaze-each-device": Run(
         shows="3 passed"
     ),

@@ -54,7 +54,7 @@ def test_the_kept_command_line_comes_from_the_options() -> None:
         device=DeviceChoice.parse("sim:android", element_timeout=3),
         model=ModelChoice(model="anthropic:claude-x", timeout=20),
         output=RunOutput(screenshots="failures"),
-        replay=ReplayOptions(self_heal=True),
+        replay=ReplayOptions(self_heal=True, trail_timeout=600),
         shard=parse_shard("2/3"),
         policy=CiPolicy(retries=2, fail_on_flaky=True, max_heals=4),
     )
@@ -62,6 +62,7 @@ def test_the_kept_command_line_comes_from_the_options() -> None:
         "trailblaze", "replay", "trails/", "--device", "sim:android", "--self-heal",
         "--element-timeout", "3", "--llm-timeout", "20", "--model", "anthropic:claude-x",
         "--screenshots", "failures", "--shard", "2/3", "--retries", "2", "--fail-on-flaky", "--max-heals", "4",
+        "--trail-timeout", "600",
     ]  # fmt: skip
     record = RecordRun(
         paths=("a.trail.yaml",),

@@ -333,12 +333,28 @@ def test_more_workers_than_real_devices_is_a_usage_error(project: pytest.Pyteste
         (["-o", "trailblaze_llm_retries=many"], "trailblaze_llm_retries = 'many': use a whole number"),
         (["-o", "trailblaze_device_logs=sometimes"], "trailblaze_device_logs = 'sometimes': use one of off,"),
         (["--trailblaze-install", "app.apk"], "--trailblaze-install = 'app.apk': no such file; give the path"),
+        (["-o", "trailblaze_trail_timeout=forever"], "trailblaze_trail_timeout = 'forever': use a positive number"),
     ],
 )
 def test_a_bad_element_timeout_is_a_usage_error(project: pytest.Pytester, args: list[str], problem: str) -> None:
     result = project.runpytest_subprocess("trails", "--collect-only", "-q", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert problem in "\n".join(result.errlines)
+
+
+def test_a_trail_past_the_trail_timeout_fails_its_test_and_names_the_option(project: pytest.Pytester) -> None:
+    (project.path / "trails" / "busy.js").write_text("var t = Date.now(); while (Date.now() - t < 4900) {}\n")
+    (project.path / "trails" / "busy.trail.yaml").write_text(
+        "config:\n  id: busy\ntrail:\n  - step: Think\n    recording:\n      android:\n"
+        "        - mobile_maestro:\n            commands:\n              - runScript: busy.js\n"
+    )
+    result = project.runpytest_subprocess(
+        "trails/busy.trail.yaml", "trails/email.trail.yaml", "--device", "sim:android", "-o", "trailblaze_trail_timeout=0.5"
+    )
+    result.assert_outcomes(failed=1, passed=1)
+    text = _stdout(result)
+    assert "timed out: the trail ran past its 0.5 s budget at the script busy.js" in text
+    assert "raise --trailblaze-trail-timeout SECONDS (ini trailblaze_trail_timeout)" in text
 
 
 def test_pool_assignment_rules() -> None:

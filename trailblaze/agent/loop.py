@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from trailblaze.common import deadline
 from trailblaze.llm import prompts
 from trailblaze.llm.client import (
     ContentBlock,
@@ -180,6 +181,7 @@ class Agent:
         result = state.result
         tools = self.tools.specs(verify=verify)
         while result.llm_calls < self.max_llm_calls:
+            deadline.check(f"the agent's model call {result.llm_calls + 1}")
             screen = self.capture()
             request = LLMRequest(
                 system=self.system,

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from trailblaze.__about__ import __version__
+from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S
 from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
 
 if TYPE_CHECKING:
@@ -1342,6 +1343,10 @@ def port_command(
 @click.option("--fail-on-flaky", is_flag=True, help="A flaky trail (passed only on a retry) fails the run (exit 1).")
 @click.option("--max-heals", type=click.IntRange(min=0), default=None, metavar="N",
               help="With --self-heal: fail the run (exit 1) when more than N steps needed healing.")
+@click.option("--trail-timeout", type=float, default=DEFAULT_TRAIL_TIMEOUT_S, show_default=True, metavar="SECONDS",
+              callback=_positive_seconds,
+              help="Wall-clock seconds one trail may run; past it the trail fails at the step it reached and "
+              "the next trail runs. A trail's config.timeout may lower it.")
 @_replay_screenshots_option
 @_debug_option
 @click.pass_context
@@ -1362,6 +1367,7 @@ def replay_command(
     max_llm_calls: int,
     shard_text: str | None,
     shard_durations: str | None,
+    trail_timeout: float,
 ) -> None:
     """Replay trail files or folders with their recordings: no LLM unless a step needs one.
 
@@ -1391,7 +1397,7 @@ def replay_command(
         inputs=inputs,
         model=model,
         output=output,
-        replay=ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls),
+        replay=ReplayOptions(self_heal=self_heal, max_llm_calls=max_llm_calls, trail_timeout=trail_timeout),
         tags=tuple(t.strip() for t in tags.split(",") if t.strip()),
         shard=shard,
         durations=load_durations(shard_durations) if shard_durations is not None else None,

@@ -35,6 +35,7 @@ class Flags:
     llm_retries: str | None
     self_heal: str | None
     rerecord: str | None
+    trail_timeout: str | None = "--trail-timeout SECONDS"
     install: str | None = "--install"
     reinstall: str | None = "--reinstall"
     record: str = "trailblaze record {file} --device {spec}"
@@ -111,6 +112,7 @@ PYTEST = Flags(
     llm_retries="--trailblaze-llm-retries N",
     self_heal="--self-heal",
     rerecord="trail_runner.record(PATH, rerecord=True)",
+    trail_timeout="--trailblaze-trail-timeout SECONDS (ini trailblaze_trail_timeout)",
     install="--trailblaze-install",
     reinstall="--trailblaze-reinstall",
 )
@@ -127,6 +129,7 @@ MCP = Flags(
     llm_retries=None,
     self_heal=None,
     rerecord=None,
+    trail_timeout=None,
     install=None,  # the server installs nothing
     reinstall=None,
 )

@@ -14,6 +14,7 @@ __all__ = [
     "MAX_FLOW_COMMANDS",
     "MAX_FLOW_DEPTH",
     "MAX_RANDOM_TEXT",
+    "MAX_REPEAT_ROUNDS",
     "MAX_REPEAT_TIMES",
     "MAX_TAP_REPEAT",
     "MAX_EXPANDED_STEPS",
@@ -39,6 +40,9 @@ MAX_FLOW_COMMANDS = 10_000
 few kilobytes of files each running the next twenty times fail in milliseconds, not after gigabytes."""
 MAX_REPEAT_TIMES = 1_000
 """`repeat: times:`; a real flow repeats a few times, a hostile one a billion."""
+MAX_REPEAT_ROUNDS = 10_000
+"""The product of nested `repeat: times:`: three nested repeats of 1,000 are a billion rounds, where
+each alone is within `MAX_REPEAT_TIMES`."""
 MAX_TAP_REPEAT = 100
 """`tapOn: repeat:`."""
 MAX_RANDOM_TEXT = 1_000

@@ -427,6 +427,11 @@ class _Dumper(yaml.SafeDumper):
     def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
         super().increase_indent(flow, False)
 
+    def ignore_aliases(self, data: Any) -> bool:
+        # The reader refuses aliases (`_document`), so the writer never makes one: an object used twice
+        # (a sub-flow run twice) is written out in full both times.
+        return True
+
 
 def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style: str | None = None

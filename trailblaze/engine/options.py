@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S
 from trailblaze.common.flags import CLI, Flags
 from trailblaze.device.devices import DeviceSpec, parse_device_spec
 from trailblaze.engine.replay import ReplayOptions
@@ -211,7 +212,12 @@ class ReplayRun(_Run):
             *(["--shard", str(self.shard)] if self.shard is not None else []),
             *(["--retries", str(p.retries)] if p.retries else []), *(["--fail-on-flaky"] if p.fail_on_flaky else []),
             *(["--max-heals", str(p.max_heals)] if p.max_heals is not None else []),
+            *self._timeout_argv(),
         ]  # fmt: skip
+
+    def _timeout_argv(self) -> list[str]:
+        seconds = self.replay.trail_timeout
+        return [] if seconds in (None, DEFAULT_TRAIL_TIMEOUT_S) else ["--trail-timeout", f"{seconds:g}"]
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S, trail_budget
 from trailblaze.engine.policy import AgentSettings, HealPolicy, ReplayPolicy
 from trailblaze.engine.steps import StepEngine, run_engine, skip_reason, start_record
 from trailblaze.output.runlog import StepRecord, TrailRecord
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from trailblaze.llm.client import LLMClient
     from trailblaze.output.rundir import RunDir
 
-__all__ = ["ReplayOptions", "build_memory", "replay_trail", "skip_reason"]
+__all__ = ["ReplayOptions", "build_memory", "replay_trail", "skip_reason", "trail_timeout"]
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,9 @@ class ReplayOptions:
     write_back: bool = True
     """Write healed / newly solved recordings into the trail file (only when self-heal is on or the
     device had no recording)."""
+    trail_timeout: float | None = DEFAULT_TRAIL_TIMEOUT_S
+    """Wall-clock seconds one trail may run (`--trail-timeout`; a trail's `config.timeout` may lower
+    it); past it the trail fails where it got to and the run goes on. None: no bound."""
 
 
 def replay_trail(
@@ -84,4 +88,15 @@ def replay_trail(
     engine = StepEngine(
         loaded, session, mem, policy, llm_factory=llm_factory, observer=rundir, on_step=on_step
     )
-    return run_engine(loaded, record, engine, skipped=skip_reason(loaded, session.info.classifier))
+    seconds, flag = trail_timeout(loaded, options.trail_timeout, mem.flags.trail_timeout)
+    with trail_budget(seconds, flag):
+        return run_engine(loaded, record, engine, skipped=skip_reason(loaded, session.info.classifier))
+
+
+def trail_timeout(trail: Trail, given: float | None, flag: str | None) -> tuple[float | None, str]:
+    """The trail's budget in seconds and what set it: the run's (`flag`), or the trail's own
+    `config.timeout` when that is lower (a trail may lower the run's budget, never raise it)."""
+    own = trail.config.timeout if trail.config else None
+    if own is not None and (given is None or own < given):
+        return own, "config.timeout"
+    return given, flag or "the trail timeout"

@@ -26,10 +26,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from trailblaze.common import deadline
 from trailblaze.common.files import write_text
 from trailblaze.device.driver import SupportsRemoteSession, SupportsTrace
 from trailblaze.engine.policy import EnginePolicy
-from trailblaze.errors import InfrastructureError, TrailblazeError, TrailConflictError, UsageError
+from trailblaze.errors import (
+    InfrastructureError,
+    TrailblazeError,
+    TrailConflictError,
+    TrailTimedOut,
+    UsageError,
+)
 from trailblaze.output.observer import MemoryRecorder, RunObserver
 from trailblaze.output.runlog import StepRecord, TrailRecord
 from trailblaze.tools.memory import Memory
@@ -178,6 +185,7 @@ class StepEngine:
         started = time.monotonic()
         try:
             self.observer.start_step(rec, self.session)
+            deadline.check("its start")
             recorded = self._recorded_tools(step, rec.index)
             if recorded is None:
                 rec.mode = "agent"
@@ -214,6 +222,8 @@ class StepEngine:
                 "interrupted (Ctrl-C); the trail file was not changed by this step",
             )
             raise
+        except TrailTimedOut as exc:  # the trail fails here; the run goes on with the next trail
+            rec.status, rec.error = "failed", self._timed_out(rec, exc)
         except InfrastructureError as exc:
             rec.status = "failed"
             rec.error = self.memory.redact(f"{self._where(rec)}: {exc.message}")
@@ -292,7 +302,8 @@ class StepEngine:
         from trailblaze.tools.execute import run_with_keyboard_retry
 
         done: list[tuple[ToolCall, ToolResult]] = []
-        for call in tools:
+        for i, call in enumerate(tools):
+            deadline.check(f"recorded tool {i + 1} of {len(tools)} {call.name}")
             if self._keyboard_covers(call):
                 self._run_tool(rec, _HIDE_KEYBOARD, auto=True)
             result = run_with_keyboard_retry(
@@ -521,6 +532,10 @@ class StepEngine:
             for tool in rec.tools:
                 if tool.source == "agent":
                     tool.source = "self-heal"
+
+    def _timed_out(self, rec: StepRecord, exc: TrailTimedOut) -> str:
+        """The one line a timed-out trail fails with: the step it reached, and what it was doing."""
+        return str(self.memory.redact(f"{self._where(rec)}: {exc.message}"))
 
     def _step(self, index: int) -> TrailStep | None:
         return self.trail.steps[index] if 0 <= index < len(self.trail.steps) else None

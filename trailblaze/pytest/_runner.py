@@ -179,6 +179,8 @@ class TrailRunner:
         self.device = choice.text
         self.self_heal = replay.self_heal
         self.write_back = replay.write_back
+        self.trail_timeout = replay.trail_timeout
+        """Wall-clock seconds one trail may run (`--trailblaze-trail-timeout`)."""
         self.secrets = dict(inputs.secrets)
         self.flags = inputs.flags
         """How the hints of this runner's trails spell options (the plugin's: `--trailblaze-secret`, …)."""
@@ -244,7 +246,9 @@ class TrailRunner:
             return replay_trail(
                 trail,
                 self.session,
-                options=ReplayOptions(self_heal=heal, write_back=self.write_back),
+                options=ReplayOptions(
+                    self_heal=heal, write_back=self.write_back, trail_timeout=self.trail_timeout
+                ),
                 memory=build_memory(trail, memory, args, every_secret, flags=self.flags),  # each attempt afresh
                 llm_factory=self._llm,
                 rundir=rundir,

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
+from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S
+
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
     from trailblaze.device.logs import DeviceLogMode
@@ -123,6 +125,9 @@ class TrailblazeConfig:
     `per-trail` or `shared`; None: per trail on a device farm, shared on an Appium URL."""
     report_single_file: bool = False
     """`--trailblaze-report-single-file`: DIR/report.html embeds its screenshots (one file to attach)."""
+    trail_timeout: float = DEFAULT_TRAIL_TIMEOUT_S
+    """Wall-clock seconds one trail may run (`--trailblaze-trail-timeout`, ini `trailblaze_trail_timeout`);
+    past it the trail fails at the step it reached (a trail's `config.timeout` may lower it)."""
 
     # The run options objects the engine takes, as the CLI builds them from its flags (ADR 0046).
     def device_choice(self, spec: str) -> DeviceChoice:
@@ -145,7 +150,9 @@ class TrailblazeConfig:
     def replay_options(self) -> ReplayOptions:
         from trailblaze.engine.replay import ReplayOptions
 
-        return ReplayOptions(self_heal=self.self_heal, write_back=self.write_back)
+        return ReplayOptions(
+            self_heal=self.self_heal, write_back=self.write_back, trail_timeout=self.trail_timeout
+        )
 
     def ci_policy(self) -> CiPolicy:
         from trailblaze.output.ci_policy import CiPolicy
@@ -243,6 +250,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trailblaze_element_timeout",
         metavar="SECONDS",
         help="how long a selector may take to match before its tool fails (default 5; a tool's timeoutMs wins)",
+    )
+    group.addoption(
+        "--trailblaze-trail-timeout",
+        dest="trailblaze_trail_timeout",
+        metavar="SECONDS",
+        help="wall-clock seconds one trail may run before it fails at the step it reached (default 1800)",
     )
     group.addoption(
         "--trailblaze-install",
@@ -363,6 +376,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("trailblaze_reinstall", "uninstall the trailblaze_install apps first", type="bool", default=False)
     parser.addini("trailblaze_device_logs", "off | on-failure | always (the app's device log)", default="on-failure")
     parser.addini("trailblaze_llm_timeout", "seconds one model call may take (default 30)", default="")
+    parser.addini("trailblaze_trail_timeout", "wall-clock seconds one trail may run (default 1800)", default="")
     parser.addini("trailblaze_llm_retries", "retries of a failed model call (default 2)", default="")
     parser.addini("trailblaze_retries", "re-runs of a failed trail from its start (0-10, default 0)", default="")
     parser.addini("trailblaze_fail_on_flaky", "a trail passed only on a retry fails", type="bool", default=False)
@@ -513,6 +527,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         secrets=_secrets(option("trailblaze_secrets") or [], option("trailblaze_secret_files") or []),
         element_timeout=_element_timeout(config),
         llm_timeout=_number(config, "llm_timeout", float),
+        trail_timeout=_number(config, "trail_timeout", float) or DEFAULT_TRAIL_TIMEOUT_S,
         llm_retries=_number(config, "llm_retries", int),
         each_device=bool(
             config.getini("trailblaze_each_device") if option("trailblaze_each_device") is None else True

@@ -112,6 +112,13 @@ class TrailConfig(BaseModel):
         description="Quarantine the trail: the reason. It still runs and reports its result, but a failure "
         "does not fail the build; the run's summary lists it with this reason.",
     )
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        allow_inf_nan=False,
+        description="Wall-clock seconds this trail may run before it fails where it got to; it can lower "
+        "the run's `--trail-timeout` (default 1800), never raise it.",
+    )
     priority: str | int | None = Field(default=None, description="Informational priority.")
     devices: dict[str, str] | None = Field(default=None, description="Map classifier → driver (Trailblaze).")
     metadata: dict[str, Any] | None = Field(default=None, description="Informational only.")

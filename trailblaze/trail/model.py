@@ -31,7 +31,7 @@ from trailblaze.common import yaml_lines as _yaml
 from trailblaze.common.files import atomic_write, locked
 from trailblaze.common.text_files import read_trail_text
 from trailblaze.common.yaml_lines import Path as YPath
-from trailblaze.errors import TrailConflictError, TrailFileError, UsageError
+from trailblaze.errors import Problem, TrailConflictError, TrailFileError, UsageError
 from trailblaze.tools.maestro.sniff import looks_like_flow
 from trailblaze.trail._parts import (
     ANY_CLASSIFIER,
@@ -351,11 +351,15 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
 
 def _flow_trail(text: str, name: str) -> Trail:
     """A Maestro flow as the trail `trailblaze import maestro` would write (ADR 0049)."""
-    from trailblaze.tools.maestro.convert import flow_trail_text
+    from trailblaze.tools.maestro.convert import flow_trail_source
     from trailblaze.tools.maestro.flow import read_flow
 
     flow = read_flow(text, name)
-    trail = loads_trail(flow_trail_text(flow), name)
+    converted, starts = flow_trail_source(flow)
+    try:
+        trail = loads_trail(converted, name)
+    except TrailFileError as exc:
+        raise _at_flow_lines(exc, name, starts, flow.lines, bool(flow.on_start)) from None
     trail._from_flow = True
     trail._flow_lines = [None, *([None] if flow.on_start else []), *flow.lines]
     trail._flow_templates = flow.templates
@@ -363,6 +367,23 @@ def _flow_trail(text: str, name: str) -> Trail:
     if flow.notes:
         trail._note = "; ".join(n.split(": note: ", 1)[-1] for n in flow.notes)
     return trail
+
+
+def _at_flow_lines(
+    exc: TrailFileError, name: str, starts: list[int], lines: list[int], on_start: bool
+) -> TrailFileError:
+    """`exc`, found in a flow's converted text, told at the flow's own lines: the line of the command
+    whose step holds the problem (the header's line 1 for the config and the hooks), never a line of
+    text the user does not have."""
+    own = [*([1] if on_start else []), *lines]
+    problems = []
+    for problem in exc.problems:
+        step = sum(1 for start in starts if start <= problem.line) - 1
+        line = own[step] if 0 <= step < len(own) else 1
+        moved = Problem(line, 1, problem.message, file=problem.file)
+        if moved not in problems:  # each command is written for android and for ios: said once
+            problems.append(moved)
+    return TrailFileError(name, problems)
 
 
 def loads_trail(text: str, path: str = "<string>") -> Trail:

@@ -9,12 +9,19 @@ leads into the command so the reader can name `file:line`. Values may be written
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-from trailblaze.common.limits import MAX_ERASE_CHARACTERS, MAX_RANDOM_TEXT, MAX_REPEAT_TIMES, MAX_TAP_REPEAT
+from trailblaze.common.limits import (
+    MAX_ERASE_CHARACTERS,
+    MAX_RANDOM_TEXT,
+    MAX_REPEAT_ROUNDS,
+    MAX_REPEAT_TIMES,
+    MAX_TAP_REPEAT,
+)
 from trailblaze.device.media import MEDIA_EXTENSIONS
 
 __all__ = [
@@ -27,6 +34,7 @@ __all__ = [
     "as_bool",
     "as_int",
     "check",
+    "repeat_rounds",
     "command_list",
     "normalize",
     "summary",
@@ -254,8 +262,10 @@ def summary(item: Any) -> str:
 # --- checking ----------------------------------------------------------------------------------------
 
 
-def check(item: Any) -> list[Problem]:
-    """What keeps the command `item` from running here (empty when it runs), nested commands included."""
+def check(item: Any, rounds: tuple[int, ...] = ()) -> list[Problem]:
+    """What keeps the command `item` from running here (empty when it runs), nested commands included.
+
+    `rounds`: the `times` of the repeats around `item`, whose product is bounded."""
     try:
         name, fields = normalize(item)
     except ValueError as exc:
@@ -280,7 +290,7 @@ def check(item: Any) -> list[Problem]:
             problems.append(
                 ((*at, key), f"{name}: selecting by `{key}` is not supported; select by text or id")
             )
-    problems += [((*at, *p), m) for p, m in _check_fields(name, fields)]
+    problems += [((*at, *p), m) for p, m in _check_fields(name, fields, rounds)]
     return problems
 
 
@@ -289,7 +299,7 @@ _SELECTOR_COMMANDS = frozenset(
 )
 
 
-def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
+def _check_fields(name: str, fields: dict[str, Any], rounds: tuple[int, ...]) -> Iterator[Problem]:
     if name in _SELECTOR_COMMANDS:
         if name in ("tapOn", "doubleTapOn", "longPressOn"):
             yield from _cap(fields, "repeat", MAX_TAP_REPEAT, f"{name}: repeat", "tap fewer times")
@@ -381,7 +391,7 @@ def _check_fields(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
     elif name == "takeScreenshot" and not isinstance(fields.get("path"), str):
         yield ("path",), "takeScreenshot needs path"
     elif name in CONTAINERS:
-        yield from _check_container(name, fields)
+        yield from _check_container(name, fields, rounds)
 
 
 def check_selector(fields: dict[str, Any], name: str) -> Iterator[Problem]:
@@ -424,8 +434,11 @@ def _check_swipe(fields: dict[str, Any]) -> Iterator[Problem]:
         yield from ((("from", *p), m) for p, m in check_selector(fields["from"], "swipe"))
 
 
-def _check_container(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
+def _check_container(name: str, fields: dict[str, Any], rounds: tuple[int, ...]) -> Iterator[Problem]:
     commands = fields.get("commands")
+    inner, too_many = repeat_rounds(name, fields, rounds)
+    if too_many is not None:
+        yield ("times",), too_many
     if name != "repeat" and "file" in fields and "commands" in fields:
         yield (), f"{name}: give file or commands, not both"
     if name == "repeat" and not isinstance(commands, list):
@@ -435,7 +448,7 @@ def _check_container(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
     if "commands" in fields and not isinstance(commands, list):
         yield ("commands",), f"{name}: commands is a list of Maestro commands"
     for i, sub in enumerate(commands if isinstance(commands, list) else []):
-        yield from ((("commands", i, *p), m) for p, m in check(sub))
+        yield from ((("commands", i, *p), m) for p, m in check(sub, inner))
     for key in ("when", "while"):
         if key in fields:
             yield from (((key, *p), m) for p, m in check_condition(fields[key], name))
@@ -450,6 +463,26 @@ def _check_container(name: str, fields: dict[str, Any]) -> Iterator[Problem]:
         yield from _cap(fields, "times", MAX_REPEAT_TIMES, "repeat: times", "repeat fewer times")
     if "env" in fields and not isinstance(fields["env"], dict):
         yield ("env",), f"{name}: env is a mapping of name → value"
+
+
+def repeat_rounds(
+    name: str, fields: dict[str, Any], rounds: tuple[int, ...], around: str = ""
+) -> tuple[tuple[int, ...], str | None]:
+    """The `times` of the repeats around the commands of `name` (`rounds` and its own, for a
+    `repeat`), and the problem when their product is past `MAX_REPEAT_ROUNDS` (said once: at the
+    repeat that crosses it, not at those inside it). `around` says where the outer rounds are."""
+    times = as_int(fields["times"]) if name == "repeat" and fields.get("times") is not None else None
+    if times is None or not 0 < times <= MAX_REPEAT_TIMES:  # past it, `_cap` says so
+        return rounds, None
+    inner = (*rounds, times)
+    total = math.prod(inner)
+    if total <= MAX_REPEAT_ROUNDS or math.prod(rounds) > MAX_REPEAT_ROUNDS:
+        return inner, None
+    product = " × ".join(f"{n:,}" for n in inner)
+    return inner, (
+        f"repeat: nested repeats run their commands {product} = {total:,} times{around}, more than "
+        f"{MAX_REPEAT_ROUNDS:,}; repeat fewer times or nest fewer repeats"
+    )
 
 
 def _cap(fields: dict[str, Any], key: str, limit: int, what: str, fix: str) -> Iterator[Problem]:

@@ -18,7 +18,7 @@ from trailblaze.tools.maestro.commands import normalize, summary
 from trailblaze.tools.maestro.flow import Flow
 from trailblaze.tools.maestro.select import describe
 
-__all__ = ["CLASSIFIERS", "TOOL", "flow_trail", "flow_trail_text"]
+__all__ = ["CLASSIFIERS", "TOOL", "flow_trail", "flow_trail_source", "flow_trail_text"]
 
 TOOL = "mobile_maestro"
 CLASSIFIERS = ("android", "ios")
@@ -96,7 +96,19 @@ def _agent_step(command: Any) -> dict[str, Any]:
 
 def flow_trail_text(flow: Flow) -> str:
     """`flow_trail` as block YAML, headed by a comment naming the flow it came from."""
+    return flow_trail_source(flow)[0]
+
+
+def flow_trail_source(flow: Flow) -> tuple[str, list[int]]:
+    """`flow_trail_text` and the line each of its steps starts on, so a problem found in the text
+    can be told at the flow's own line (the text is no file the user has)."""
     # the name is escaped: a file name holding a newline must not end the comment and write YAML
     shown = json.dumps(Path(flow.path).name, ensure_ascii=True)
-    head = f"# Converted from the Maestro flow {shown} by `trailblaze import maestro`.\n"
-    return head + _yaml.dump_block(flow_trail(flow))
+    data = flow_trail(flow)
+    text = f"# Converted from the Maestro flow {shown} by `trailblaze import maestro`.\n"
+    text += _yaml.dump_block({"config": data["config"]}) + "trail:\n"
+    starts: list[int] = []
+    for step in data["trail"]:
+        starts.append(text.count("\n") + 1)
+        text += _yaml.dump_block([step], 2)
+    return text, starts

@@ -14,6 +14,8 @@ flow that runs it (docs/adr/0049-maestro-flows.md).
 
 from __future__ import annotations
 
+import copy
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -21,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze.common import yaml_lines as _yaml
-from trailblaze.common.limits import MAX_FLOW_COMMANDS, MAX_FLOW_DEPTH
+from trailblaze.common.limits import MAX_FLOW_COMMANDS, MAX_FLOW_DEPTH, MAX_REPEAT_ROUNDS
 from trailblaze.common.project import inside_project, project_of
 from trailblaze.common.text_files import read_trail_text
 from trailblaze.errors import Problem, TrailblazeError, TrailFileError
-from trailblaze.tools.maestro.commands import CONTAINERS, check, normalize
+from trailblaze.tools.maestro.commands import CONTAINERS, check, normalize, repeat_rounds
 from trailblaze.tools.maestro.sniff import flow_text, split_flow
 
 __all__ = ["Flow", "load_flow", "read_flow"]
@@ -360,6 +362,9 @@ class _Expander:
     app_id: str | None
     chain: tuple[str, ...]
     templates: list[tuple[str, str]] = field(default_factory=list)
+    outer: int = 1
+    """The rounds of the repeats (in the files that run this one) around this file's commands: a
+    product past the bound that only they make is this expander's to say (`check` sees one file)."""
 
     def command(
         self,
@@ -370,10 +375,12 @@ class _Expander:
         *,
         found: list[Problem],
         header: bool = False,
+        rounds: tuple[int, ...] = (),
     ) -> Any:
         """`item` (at `at` in `file`) with its sub-flows read in; problems met are added to `found`.
 
-        `scope` holds the names the enclosing `env:` lists give (filled in later, not run values)."""
+        `scope` holds the names the enclosing `env:` lists give (filled in later, not run values);
+        `rounds` the `times` of the repeats around `item`, in this file and in those that run it."""
         self.reader.expanded += 1
         if self.reader.expanded > MAX_FLOW_COMMANDS:
             raise _Budget(
@@ -384,6 +391,9 @@ class _Expander:
                     header=header,
                 )
             )
+        # A file is parsed once however often it runs: each use gets its own copy of a command, so
+        # no object is shared between two places in the flow (written out, one would be an alias).
+        item = copy.deepcopy(item)
         name, fields = normalize(item)
         key = name if isinstance(item, dict) else None
         if name not in CONTAINERS:
@@ -398,6 +408,11 @@ class _Expander:
             if name == "addMedia":
                 return self._media(file, item, fields, at, header, found)
             return item if isinstance(item, dict) else {name: {}}
+        around = " (with the repeats around the runFlow of this file)" if self.outer > 1 else ""
+        inner_rounds, too_many = repeat_rounds(name, fields, rounds, around)
+        if too_many is not None and math.prod(inner_rounds) // self.outer <= MAX_REPEAT_ROUNDS:
+            # only the files that run this one make it too many: said here, where the loop is
+            found.append(file.problem((*at, key, "times") if key else at, too_many, header=header))
         out = dict(fields)
         own = (
             {str(k): str(v) for k, v in (out.get("env") or {}).items()}
@@ -418,19 +433,24 @@ class _Expander:
                 return item
             sub_file, chain = sub
             inner_scope = {**_env(sub_file.config), **inner_scope}
-            expander = _Expander(self.reader, self.app_id, chain, self.templates)
+            expander = _Expander(self.reader, self.app_id, chain, self.templates, math.prod(inner_rounds))
             commands: list[Any] = []
             for hook in ("onFlowStart",):
                 for i, c in enumerate(sub_file.config.get(hook) or []):
                     commands.append(
-                        expander.command(sub_file, c, (hook, i), inner_scope, found=found, header=True)
+                        expander.command(
+                            sub_file, c, (hook, i), inner_scope, found=found, header=True, rounds=inner_rounds
+                        )
                     )
             for i, c in enumerate(sub_file.commands):
-                commands.append(expander.command(sub_file, c, (i,), inner_scope, found=found))
+                commands.append(
+                    expander.command(sub_file, c, (i,), inner_scope, found=found, rounds=inner_rounds)
+                )
             for i, c in enumerate(sub_file.config.get("onFlowComplete") or []):
                 commands.append(
                     expander.command(
-                        sub_file, c, ("onFlowComplete", i), inner_scope, found=found, header=True
+                        sub_file, c, ("onFlowComplete", i), inner_scope, found=found, header=True,
+                        rounds=inner_rounds,
                     )
                 )
             written = out.pop("file")
@@ -440,7 +460,8 @@ class _Expander:
         elif isinstance(out.get("commands"), list):
             out["commands"] = [
                 self.command(
-                    file, c, (*at, key, "commands", i) if key else at, inner_scope, found=found, header=header
+                    file, c, (*at, key, "commands", i) if key else at, inner_scope, found=found, header=header,
+                    rounds=inner_rounds,
                 )
                 for i, c in enumerate(out["commands"])
             ]

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.common import deadline
 from trailblaze.device.driver import SupportsAddMedia, SupportsOpenUrl, SupportsShellStatus
 from trailblaze.device.permissions import PermissionRefused, set_permissions
 from trailblaze.device.settle import same_screen
-from trailblaze.errors import ActionRefused, AppNotInstalledError, UsageError
+from trailblaze.errors import ActionRefused, AppNotInstalledError, TrailTimedOut, UsageError
 from trailblaze.screen.patterns import PatternTooSlow
 from trailblaze.tools.maestro.commands import (
     ANDROID_KEYCODES,
@@ -92,6 +93,7 @@ class _Runner:
     def run_list(self, commands: list[Any], env: dict[str, str]) -> StatusMessage:
         messages: list[str] = []
         for item in commands:
+            deadline.check(summary(item))
             status, message = self.run_one(item, env)
             if status != "OK":
                 return status, "; ".join([*messages, message]) if len(messages) < 3 else message
@@ -277,6 +279,7 @@ def _tap(kind: str) -> Handler:
         if f.get("point") is not None:
             x, y = _point(str(f["point"]), r.session.screen().screen)
             for i in range(times):
+                deadline.check(f"{kind} {i + 1} of {times}")
                 r.ctx.act(_gesture(kind, x, y), (x, y))
                 if i + 1 < times:
                     time.sleep(delay)
@@ -288,6 +291,7 @@ def _tap(kind: str) -> Handler:
         if kind != "double-tapped":
             status, message = "OK", ""
             for i in range(times):
+                deadline.check(f"{kind} {i + 1} of {times}")
                 status, message = r.ctx.tap_node(node, kind == "long-pressed")
                 if status != "OK":
                     return status, message
@@ -605,6 +609,7 @@ def _scroll_until_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) ->
             return "OK", f"{r.ctx.describe(node)} is visible after {swipes} swipe{'s' * (swipes != 1)}"
         if swipes == _MAX_SWIPES or time.monotonic() - start > bound:
             break
+        deadline.check(f"scrollUntilVisible swipe {swipes + 1}")
         before = hierarchy
         after = r.session.act(_swiper(_path(_scroll_area(hierarchy), finger)))
         assert after is not None
@@ -736,6 +741,7 @@ def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage
     times = as_int(r._substitute(times_raw, env)) if times_raw is not None else None
     cond = f.get("while")
     count = 0
+    of = f" of {times}" if times is not None else ""
     while True:
         if times is not None and count >= times:
             break
@@ -743,7 +749,11 @@ def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage
             break
         if times is None and count >= _MAX_WHILE:
             return "TIMEOUT", f"repeat: its `while` still held after {_MAX_WHILE} rounds"
-        status, message = r.run_list(commands, env)
+        deadline.check(f"repeat round {count + 1}{of}")
+        try:
+            status, message = r.run_list(commands, env)
+        except TrailTimedOut as exc:  # said with the round it reached: 3 of 1000 tells how far off it was
+            raise deadline.timed_out(f"{exc.at} in repeat round {count + 1}{of}") from None
         if status != "OK":
             return status, f"repeat round {count + 1}: {message}"
         count += 1
@@ -757,6 +767,7 @@ def _retry(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     scoped = _scoped(env, f, r)
     status, message = "OK", ""
     for attempt in range(retries + 1):
+        deadline.check(f"retry attempt {attempt + 1} of {retries + 1}")
         status, message = r.run_list(f.get("commands") or [], scoped)
         if status == "OK":
             return "OK", message if attempt == 0 else f"passed on attempt {attempt + 1}: {message}"

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from trailblaze.common import deadline
 from trailblaze.errors import TrailFailed, UsageError
 
 __all__ = ["SEED_ENV", "ScriptError", "Scripts", "scripts_for", "truthy"]
@@ -188,7 +189,8 @@ class Scripts:
             if value is not None and name not in ("output", "maestro", "http", "json", "faker", "console"):
                 context.set(name, value)
         context.set("__tb_source", source)
-        context.set_time_limit(TIME_LIMIT_S)
+        capped = _time_limit(where)
+        context.set_time_limit(capped)
         try:
             for _ in range(MAX_REQUESTS + 1):
                 result = json.loads(context.eval(_RUN))
@@ -199,9 +201,12 @@ class Scripts:
                 context.set_time_limit(-1)
                 context.set("__tb_response", json.dumps(self._request(pending)))
                 context.eval("__tb.http.push(JSON.parse(__tb_response))")
-                context.set_time_limit(TIME_LIMIT_S)
+                capped = _time_limit(where)
+                context.set_time_limit(capped)
             raise ScriptError(f"{where}: more than {MAX_REQUESTS} HTTP requests in one script")
         except quickjs.JSException as exc:
+            if capped < TIME_LIMIT_S and "interrupted" in str(exc):  # the trail's budget, not the script's
+                raise deadline.timed_out(f"the script {where}") from None
             raise ScriptError(_message(exc, where, source)) from None
         except quickjs.StackOverflow:
             raise ScriptError(f"{where}: RangeError: the script recursed too deep") from None
@@ -233,7 +238,9 @@ class Scripts:
         )
         start = time.monotonic()
         try:
-            with urllib.request.urlopen(request, timeout=_HTTP_TIMEOUT_S) as answer:
+            left = deadline.remaining()
+            wait = _HTTP_TIMEOUT_S if left is None else max(min(_HTTP_TIMEOUT_S, left), 0.01)
+            with urllib.request.urlopen(request, timeout=wait) as answer:
                 status, headers, data = answer.status, dict(answer.headers.items()), answer.read(_MAX_BODY)
         except urllib.error.HTTPError as exc:  # a 4xx / 5xx is an answer the script reads
             status, headers, data = exc.code, dict(exc.headers.items()), exc.read(_MAX_BODY)
@@ -262,6 +269,18 @@ class Scripts:
         self.logs.clear()
         self.requests.clear()
         return lines
+
+
+def _time_limit(where: str) -> float:
+    """The CPU seconds the next evaluation may take: its own limit, or what is left of the trail's
+    wall-clock budget when that is less (one busy script must not outlast the trail).
+
+    Raises:
+        TrailTimedOut: the budget is spent already.
+    """
+    deadline.check(f"the script {where}")
+    left = deadline.remaining()
+    return TIME_LIMIT_S if left is None else min(TIME_LIMIT_S, max(left, 0.01))
 
 
 def _message(exc: Exception, where: str, source: str) -> str:
