@@ -35,6 +35,8 @@ class Flags:
     rerecord: str | None
     install: str | None = "--install"
     reinstall: str | None = "--reinstall"
+    script_host: str = "--script-host {host}"
+    """Lets Maestro scripts reach one more host (trailblaze.tools.maestro.script_http)."""
     record: str = "trailblaze record {file} --device {spec}"
     """Records a trail's missing steps; every front end records through the CLI (or the MCP tools)."""
 
@@ -85,6 +87,7 @@ PYTEST = Flags(
     rerecord="trail_runner.record(PATH, rerecord=True)",
     install="--trailblaze-install",
     reinstall="--trailblaze-reinstall",
+    script_host="--trailblaze-script-host {host}",
 )
 
 MCP = Flags(
@@ -101,4 +104,5 @@ MCP = Flags(
     rerecord=None,
     install=None,  # the server installs nothing
     reinstall=None,
+    script_host="--script-host {host} to `trailblaze mcp` (restart the server with it)",
 )
