@@ -120,7 +120,7 @@ def test_hosts_are_allowed_by_the_option_and_the_project_and_loopback_always(
     allow_hosts(())
     # a redirect goes only to an allowed host
     away = f"{server.local}/away?to={server.named}/moved"
-    with pytest.raises(ScriptError, match=f"^f: http.get to '{server.host}' refused: "):
+    with pytest.raises(ScriptError, match=f"^f: http.get redirected to '{server.host}' refused: "):
         js.evaluate(f"http.get('{away}')", "f", _values())
     assert server.hits["GET /moved"] == 0
     # the project's pyproject.toml allows hosts for the trails below it
@@ -152,6 +152,22 @@ def test_a_trickling_answer_is_cut_off_at_the_request_deadline(
         "the server is too slow or holds the connection open"
     )
     assert [line.split(" in ")[0] for line in js.drain()] == [f"GET {server.local}/slow → no response"]
+
+
+def test_a_garbled_answer_fails_the_script_with_one_line() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+
+        def answer() -> None:
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b"not http at all\r\n\r\n")
+
+        threading.Thread(target=answer, daemon=True).start()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/x"
+        with pytest.raises(ScriptError) as raised:
+            Scripts(seed=1).evaluate(f"http.get('{url}')", "f", _values())
+    assert raised.value.message.startswith(f"http.get {url}: ") and "\n" not in raised.value.message
 
 
 def test_a_flow_posts_once_per_script_and_cannot_send_a_secret_to_another_host(

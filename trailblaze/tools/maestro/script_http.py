@@ -14,6 +14,7 @@ request's sockets are shut down under it.
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
 import socket
 import threading
@@ -118,8 +119,8 @@ def _loopback(host: str) -> bool:
     return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
-def _checker(method: str, allowed: frozenset[str], flags: Flags) -> Callable[[str], None]:
-    def check(url: str) -> None:
+def _checker(method: str, allowed: frozenset[str], flags: Flags) -> Callable[[str, bool], None]:
+    def check(url: str, redirected: bool = False) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https"):
             raise HostRefused(f"http.{method.lower()} {url}: only http:// and https:// URLs are fetched")
@@ -127,9 +128,10 @@ def _checker(method: str, allowed: frozenset[str], flags: Flags) -> Callable[[st
         if not _loopback(host) and host not in allowed | _run_hosts:
             # the URL's path and query are left out: they may carry what the script meant to send
             raise HostRefused(
-                f"http.{method.lower()} to {host or url!r} refused: scripts reach only loopback and the allowed "
-                f"hosts; pass {flags.script_host.format(host=host or 'HOST')} (or list it in "
-                "[tool.trailblaze] script_hosts of pyproject.toml) if the flow may send its data there"
+                f"http.{method.lower()} {'redirected ' if redirected else ''}to {host or url!r} refused: scripts "
+                "reach only loopback and the allowed hosts; pass "
+                f"{flags.script_host.format(host=host or 'HOST')} (or list it in [tool.trailblaze] script_hosts "
+                "of pyproject.toml) if the flow may send its data there"
             )
 
     return check
@@ -184,7 +186,13 @@ def _cut(sock: socket.socket) -> None:
         pass
 
 
-def _opener(deadline: _Deadline, check: Callable[[str], None]) -> urllib.request.OpenerDirector:
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, http.client.HTTPException):  # its text is the server's, of any length
+        return f"not a complete HTTP answer ({type(exc).__name__})"
+    return " ".join(str(getattr(exc, "reason", exc)).split())
+
+
+def _opener(deadline: _Deadline, check: Callable[[str, bool], None]) -> urllib.request.OpenerDirector:
     class Http(urllib.request.HTTPHandler):
         def do_open(self, http_class: Any, req: Any, **kwargs: Any) -> Any:
             return super().do_open(deadline.connection(http_class), req, **kwargs)
@@ -197,7 +205,7 @@ def _opener(deadline: _Deadline, check: Callable[[str], None]) -> urllib.request
         def redirect_request(
             self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
         ) -> urllib.request.Request | None:
-            check(newurl)
+            check(newurl, True)
             return super().redirect_request(req, fp, code, msg, headers, newurl)
 
     return urllib.request.build_opener(Http(), Https(), Redirects())
@@ -218,20 +226,22 @@ def send(
         HttpError: the host is not allowed, there was no answer, or none within the deadline.
     """
     check = _checker(method, allowed, flags)
-    check(url)
+    check(url, False)
     request = urllib.request.Request(
         url, data=None if body is None else body.encode("utf-8"), headers=dict(headers), method=method
     )
     start = time.monotonic()
     with _Deadline(REQUEST_DEADLINE_S) as deadline:
         try:
-            with _opener(deadline, check).open(request, timeout=REQUEST_DEADLINE_S) as answer:
-                status, got, data = answer.status, dict(answer.headers.items()), answer.read(_MAX_BODY)
-        except urllib.error.HTTPError as exc:
-            status, got, data = exc.code, dict(exc.headers.items()), exc.read(_MAX_BODY)
-        except (urllib.error.URLError, OSError, ValueError) as exc:
+            try:
+                with _opener(deadline, check).open(request, timeout=REQUEST_DEADLINE_S) as answer:
+                    status, got, data = answer.status, dict(answer.headers.items()), answer.read(_MAX_BODY)
+            except urllib.error.HTTPError as exc:  # a 4xx / 5xx is an answer the script reads
+                with exc:
+                    status, got, data = exc.code, dict(exc.headers.items()), exc.read(_MAX_BODY)
+        except (urllib.error.URLError, http.client.HTTPException, OSError, ValueError) as exc:
             if not deadline.passed:
-                raise HttpError(f"http.{method.lower()} {url}: {getattr(exc, 'reason', exc)}") from None
+                raise HttpError(f"http.{method.lower()} {url}: {_reason(exc)}") from None
         if deadline.passed:
             raise HttpError(
                 f"http.{method.lower()} {url}: no complete answer within {REQUEST_DEADLINE_S:g} s; "
