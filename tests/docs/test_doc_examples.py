@@ -334,6 +334,8 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze replay tests/data/maestro/scripts/scripts.yaml --device sim:android --env DOMAIN=example.com": Run(
         shows="1 trail: 1 passed", given="maestro flows"
     ),
+    "trailblaze replay tests/data/maestro/scripts/scripts.yaml --device sim:android --env DOMAIN=example.com "
+    "--script-host api.example.com": Run(shows="1 trail: 1 passed", given="maestro flows"),
     "python benchmarks/maestro_hostile.py": Elsewhere(
         "tests/toolset/test_maestro_scripts.py, which builds the same tree of flows and times its refusal (under 2 s)"
     ),

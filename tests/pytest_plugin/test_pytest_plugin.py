@@ -475,3 +475,25 @@ def test_llm_limits_reach_the_llm_fixture(project: pytest.Pytester, monkeypatch:
     result = project.runpytest_subprocess("test_limits.py", "--trailblaze-llm-timeout", "0.5", "-o", "trailblaze_llm_retries=1")
     result.assert_outcomes(passed=1)
 
+
+
+def test_script_hosts_come_from_the_ini_and_the_option(project: pytest.Pytester) -> None:
+    project.makefile(".ini", pytest=INI + "trailblaze_script_hosts =\n    api.example.invalid\n")
+    project.makepyfile(
+        test_hosts="""
+import pytest
+from trailblaze.common.flags import PYTEST
+from trailblaze.tools.maestro.scripts import ScriptError, Scripts
+
+@pytest.mark.parametrize("host", ["api.example.invalid", "cli.example.invalid", "other.example.invalid"])
+def test_hosts(host):
+    with pytest.raises(ScriptError) as raised:  # allowed: sent, and no such host; else refused
+        Scripts(seed=1, flags=PYTEST).evaluate(f"http.get('http://{host}/x')", "f.js", {}.get)
+    refused = "refused" in raised.value.message
+    assert refused == (host == "other.example.invalid"), raised.value.message
+    if refused:
+        assert "pass --trailblaze-script-host other.example.invalid" in raised.value.message
+"""
+    )
+    result = project.runpytest_subprocess("test_hosts.py", "--trailblaze-script-host", "cli.example.invalid")
+    result.assert_outcomes(passed=3)

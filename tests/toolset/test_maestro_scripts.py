@@ -110,6 +110,40 @@ def test_time_and_memory_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     assert js.evaluate("1 + 1", "f", _values()) == "2"  # the run goes on
 
 
+@pytest.mark.parametrize(
+    ("script", "then"),
+    [
+        # what the runner needs it took before any script ran: these no longer reach it
+        ("JSON.stringify = function () { return 1 }; 'kept'", "kept"),
+        ("JSON = 5; String = null; eval = null; 'kept'", "kept"),
+        ("output = undefined; maestro = null; console.log('x'); 'kept'", "kept"),
+        ("Symbol('odd')", "Symbol(odd)"),
+        # what it cannot get around is the step's error, one line
+        ("Object.prototype.toJSON = function () { return 7 }; 1", "the runner could not read the script's result"),
+        ("Array.prototype.toJSON = function () { return 7 }; console.log('x'); 1", "the runner could not read"),
+        ("({ toString: function () { throw new Error('no text') } })", "odd.js:1:38: Error: no text"),
+        ("Object.defineProperty(globalThis, '__tb_run', { value: 1 })", "TypeError: property is not configurable"),
+    ],
+)
+def test_a_script_cannot_break_what_the_runner_reads_back(script: str, then: str) -> None:
+    js = Scripts(seed=1)
+    try:
+        value = js.evaluate(script, "odd.js", _values())
+    except ScriptError as exc:
+        assert then in exc.message and "\n" not in exc.message and exc.exit_code == 1
+        return
+    assert value == then
+    js.set_copied_text("copied")
+    assert js.evaluate("maestro === null ? 'gone' : maestro.copiedText", "f", _values()) in ("copied", "gone")
+    assert js.evaluate("A + 1", "f", _values(A="2")) == "21"  # the next script still runs
+
+
+def test_a_read_only_global_does_not_stop_the_next_script_getting_its_values() -> None:
+    js = Scripts(seed=1)
+    js.evaluate("Object.defineProperty(globalThis, 'USER', { value: 'mine', writable: false }); 1", "f", _values())
+    assert js.evaluate("USER", "f", _values(USER="given")) == "mine"  # the script's own doing, not a crash
+
+
 def test_truthiness_is_maestros() -> None:
     assert [truthy(v) for v in ("", " ", "false", "FALSE", "undefined", "null", "0", "0.0")] == [False] * 8
     assert [truthy(v) for v in ("true", "1", "323", "yes", "[object Object]")] == [True] * 5
@@ -359,6 +393,20 @@ def test_script_flows_replay_on_the_simulators(platform: str, tmp_path: Path) ->
     )
     assert again.returncode == 0, again.stdout + again.stderr
     assert "LLM calls" in again.stdout and "│         0 │" in again.stdout
+
+
+def test_a_script_that_breaks_json_fails_its_step_with_exit_1(tmp_path: Path) -> None:
+    flow = tmp_path / "flow.yaml"
+    flow.write_text(
+        HEAD + "- evalScript: ${JSON.stringify = function () { return 1 }; 'still fine'}\n"
+        "- evalScript: ${Object.prototype.toJSON = function () { return 7 }; 1}\n",
+        encoding="utf-8",
+    )
+    ran = trailblaze("replay", str(flow), "--device", "sim:android", cwd=tmp_path)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    out = " ".join(ran.stdout.split())
+    assert "internal error" not in out + ran.stderr and "Traceback" not in ran.stderr
+    assert "flow.yaml:4 step 2" in out and "the runner could not read the script's result" in out
 
 
 @pytest.mark.slow  # replays on the simulated phone

@@ -331,7 +331,27 @@ def _matrix_device_options(f: Any) -> Any:
     return _device_options(f, several=True)
 
 
+def _allow_script_hosts(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
+    from trailblaze.errors import UsageError
+    from trailblaze.tools.maestro.script_http import allow_hosts
+
+    try:
+        allow_hosts(value)
+    except UsageError as exc:
+        raise click.BadParameter(exc.message, ctx=ctx, param=param) from None
+
+
 def _secret_options(f: Any) -> Any:
+    """`--secret`, `--secret-file` and `--script-host`, the hosts scripts may send the run's values to."""
+    f = click.option(
+        "--script-host",
+        multiple=True,
+        metavar="HOST",
+        expose_value=False,
+        callback=_allow_script_hosts,
+        help="A host Maestro scripts may reach with http.* (besides localhost and the project's "
+        "[tool.trailblaze] script_hosts); repeatable. Others are refused: a script can send any value it reads.",
+    )(f)
     f = click.option(
         "--secret-file",
         "secret_files",

@@ -38,6 +38,8 @@ class Flags:
     trail_timeout: str | None = "--trail-timeout SECONDS"
     install: str | None = "--install"
     reinstall: str | None = "--reinstall"
+    script_host: str = "--script-host {host}"
+    """Lets Maestro scripts reach one more host (trailblaze.tools.maestro.script_http)."""
     record: str = "trailblaze record {file} --device {spec}"
     """Records a trail's missing steps; every front end records through the CLI (or the MCP tools)."""
     carried: tuple[str, ...] = ()
@@ -115,6 +117,7 @@ PYTEST = Flags(
     trail_timeout="--trailblaze-trail-timeout SECONDS (ini trailblaze_trail_timeout)",
     install="--trailblaze-install",
     reinstall="--trailblaze-reinstall",
+    script_host="--trailblaze-script-host {host}",
 )
 
 MCP = Flags(
@@ -132,4 +135,5 @@ MCP = Flags(
     trail_timeout=None,
     install=None,  # the server installs nothing
     reinstall=None,
+    script_host="--script-host {host} to `trailblaze mcp` (restart the server with it)",
 )

@@ -318,6 +318,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="secrets from a .env file (NAME=VALUE lines, # comments); repeatable",
     )
     group.addoption(
+        "--trailblaze-script-host",
+        action="append",
+        dest="trailblaze_script_hosts",
+        metavar="HOST",
+        help="a host Maestro scripts may reach with http.* besides localhost (repeatable; adds to the ini's "
+        "trailblaze_script_hosts); others are refused",
+    )
+    group.addoption(
         "--trailblaze-each-device",
         action="store_true",
         dest="trailblaze_each_device",
@@ -367,6 +375,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("trailblaze_artifacts", "on | off | retain-on-failure", default="retain-on-failure")
     parser.addini("trailblaze_output", "folder for per-test artifacts", default="test-results/trailblaze")
     parser.addini("trailblaze_screenshots", "failures | steps | off", default="failures")
+    parser.addini(
+        "trailblaze_script_hosts", "hosts Maestro scripts may reach with http.* besides localhost", type="linelist"
+    )
     parser.addini("trailblaze_self_heal", "self-heal failing recorded steps", type="bool", default=False)
     parser.addini("trailblaze_latency", "latency profile of simulated devices", default="")
     parser.addini(
@@ -412,12 +423,24 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(named)
     settings = _resolve_config(config)
     config.stash[_CONFIG_KEY] = settings
+    _allow_script_hosts(config)
     workers = getattr(config.option, "numprocesses", None)
     if isinstance(workers, int) and workers > 0 and not _is_worker(config):
         # Fail before any worker starts rather than once per test on every worker.
         problem = pool_problem(settings.devices, workers) or _matrix_problem(config, settings, workers)
         if problem:
             raise pytest.UsageError(problem)
+
+
+def _allow_script_hosts(config: pytest.Config) -> None:
+    """The ini's `trailblaze_script_hosts` and `--trailblaze-script-host`s: the hosts scripts may reach."""
+    from trailblaze.errors import UsageError
+    from trailblaze.tools.maestro.script_http import allow_hosts
+
+    try:
+        allow_hosts([*config.getini("trailblaze_script_hosts"), *(config.getoption("trailblaze_script_hosts") or ())])
+    except UsageError as exc:
+        raise pytest.UsageError(f"--trailblaze-script-host / trailblaze_script_hosts: {exc.message}") from None
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

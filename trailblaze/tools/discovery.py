@@ -23,12 +23,12 @@ import importlib.util
 import os
 import sys
 import threading
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
+from trailblaze.common.project import project_settings
 from trailblaze.errors import TrailblazeError
 from trailblaze.tools.tooldef import ToolDef
 from trailblaze.tools.toolset import ToolSet
@@ -52,27 +52,13 @@ class Discovered:
     sources: tuple[str, ...] = ()
 
 
-def _project_root(start: Path) -> tuple[Path | None, dict[str, object]]:
-    """The folder of the nearest `pyproject.toml` at or above `start`, and its `[tool.trailblaze]`."""
-    for folder in (start, *start.parents):
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                data = tomllib.loads(candidate.read_text("utf-8"))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                return folder, {}
-            section = data.get("tool", {}).get("trailblaze", {})
-            return folder, section if isinstance(section, dict) else {}
-    return None, {}
-
-
 def tool_sources(trail_dir: Path) -> tuple[str, ...]:
     """Folders, files and module names to load tools from for trails in `trail_dir` (no entry points).
 
     A bad `[tool.trailblaze] tools` value comes back as a `!message` entry that `discover` reports.
     """
     start = trail_dir.resolve()
-    root, section = _project_root(start)
+    root, section = project_settings(start)
     configured = section.get("tools")
     if configured is not None and root is not None:
         if not isinstance(configured, list) or not all(isinstance(x, str) for x in configured):

@@ -83,7 +83,7 @@ class _Runner:
 
     def scripts(self) -> Scripts:
         """The run's JavaScript context; the first use says the seed of the run's random values."""
-        found, new = scripts_for(self.ctx.memory, self.ctx.platform)
+        found, new = scripts_for(self.ctx.memory, self.ctx.platform, self.ctx.folder)
         if new:
             self.notes.append(
                 f"random values seeded with {found.seed} ({SEED_ENV}={found.seed} repeats them)"
