@@ -21,10 +21,10 @@ from trailblaze_sim.runtime import Simulator, simulator
 
 def test_the_simulated_wda_answers_only_loopback_host_names() -> None:
     with simulator("ios") as sim:
-        for host in ("evil.example", f"evil.example:{sim.port}", "localhost.evil.example", "127.0.0.2"):
+        for host in ("evil.example", f"evil.example:{sim.port}", "localhost.evil.example", "10.0.0.1"):
             status, body = get_with_host(sim.port, "/source", host)
             assert status == 403 and b"only requests to localhost" in body, host
-        for host in (f"localhost:{sim.port}", "127.0.0.1", f"[::1]:{sim.port}", "LOCALHOST", None):
+        for host in (f"localhost:{sim.port}", "127.0.0.2", f"[::1]:{sim.port}", "LOCALHOST", None):
             status, body = get_with_host(sim.port, "/source", host)
             assert status == 200 and b"XCUIElementTypeApplication" in body, host
 

@@ -3,8 +3,9 @@
 Two walls, both needing nothing from the unmodified adb / uiautomator2 / facebook-wda clients:
 
 - **Host**: every HTTP server (WebDriverAgent, the uiautomator2 server, Appium's UiAutomator2
-  server) answers only a request whose `Host` names the loopback (`localhost`, `127.0.0.1`, `[::1]`,
-  any port). A web page that rebinds its own name to 127.0.0.1 still sends its own name, and gets 403.
+  server) answers only a request whose `Host` names the loopback (`localhost`, `127.0.0.1` or any
+  127.x.y.z, `[::1]`; any port). A web page that rebinds its own name to 127.0.0.1 still sends its
+  own name, and gets 403.
 - **Own process**: the servers of an in-process replay (`--device sim:…`, `private=True`) accept a
   connection only from a socket this very process holds, since every client of such a replay runs
   inside it. On Linux the kernel's socket table names the connecting socket's inode, and
@@ -15,6 +16,7 @@ Two walls, both needing nothing from the unmodified adb / uiautomator2 / faceboo
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import sys
@@ -23,7 +25,7 @@ from pathlib import Path
 __all__ = ["LOOPBACK_NAMES", "can_check_peers", "from_this_process", "loopback_host"]
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
-"""The `Host` names a loopback server answers to (with or without a port)."""
+"""The `Host` names a loopback server answers to (with or without a port), besides any 127.x.y.z."""
 
 _TABLES: dict[int, Path] = {socket.AF_INET: Path("/proc/net/tcp"), socket.AF_INET6: Path("/proc/net/tcp6")}
 
@@ -42,7 +44,12 @@ def loopback_host(host: str | None) -> bool:
         port = ":" + port
     if port and (port[0] != ":" or not port[1:].isdigit()):
         return False
-    return name in LOOPBACK_NAMES
+    if name in LOOPBACK_NAMES:
+        return True
+    try:  # 127.0.0.2 is the loopback too (a test's second "host"); a rebinding page sends a name
+        return ipaddress.IPv4Address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _ascii_lower(text: str) -> str:
