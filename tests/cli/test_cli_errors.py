@@ -289,6 +289,26 @@ def test_unwritable_outputs_fail_before_the_device(
     )
 
 
+def test_a_run_folder_linked_outside_the_project_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    project.mkdir()
+    elsewhere.mkdir()
+    (project / ".trailblaze").symlink_to(elsewhere)  # as a clone checks a committed link out
+    monkeypatch.chdir(project)
+    code, out, err = run(capsys, "replay", str(LOGIN), "--device", NO_DEVICE, "--secret", "password=pppp")
+    assert code == 2 and out == "" and list(elsewhere.iterdir()) == []
+    assert one_line(err).strip() == (
+        f"error: the run folder .trailblaze/runs resolves to {elsewhere.resolve() / 'runs'}, outside the project "
+        f"{project.resolve()} (a symlink in its path); remove the link, or pass --run-dir "
+        f"{elsewhere.resolve() / 'runs'} to write there on purpose"
+    )
+    code, _, err = run(capsys, "replay", str(LOGIN), "--device", NO_DEVICE, "--secret", "password=pppp",
+                       "--run-dir", str(elsewhere / "runs" / "one"))  # fmt: skip
+    assert code == 3 and "no adb server" in err  # named explicitly: written there, up to the device
+
+
 def test_snapshot_screenshot_path_is_checked_before_the_device(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -16,6 +16,7 @@ import adbutils
 import pytest
 
 from tests.support.appium import SimPhones, sim_phones
+from tests.support.wda import get_with_host
 
 PKG = "dev.trailblaze.demo"
 RUNNER = "io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner"
@@ -125,6 +126,15 @@ def test_the_appium_settings_app_starts_its_foreground_service(
     )  # only the selected Appium IME may read the clipboard
     device.shell("am force-stop io.appium.settings")
     assert "(nothing)" in device.shell("dumpsys activity services io.appium.settings")
+
+
+def test_the_server_answers_only_loopback_host_names(phone: tuple[SimPhones, adbutils.AdbDevice]) -> None:
+    _, device = phone
+    port = device.forward_port(6790)
+    stream = device.shell(f"am instrument -w {RUNNER}", stream=True)
+    assert isinstance(stream, adbutils.AdbConnection)
+    assert get_with_host(port, "/status", "evil.example")[0] == 403  # a DNS-rebound web page
+    assert get_with_host(port, "/status", f"localhost:{port}")[0] == 200
 
 
 def test_the_server_protocol(phone: tuple[SimPhones, adbutils.AdbDevice]) -> None:

@@ -24,7 +24,7 @@ TIERS: list[tuple[str, ...]] = [
 ]
 # The public face, the runtime that starts servers and the entry point sit above all; nothing imports them.
 TOP = {"trailblaze_sim", "trailblaze_sim.runtime", "trailblaze_sim.plugin"}
-TOP_LEVEL_MODULES = {"__init__", "model", "faults", "runtime", "plugin"}
+TOP_LEVEL_MODULES = {"__init__", "model", "faults", "access", "runtime", "plugin"}
 
 
 def module_paths() -> dict[str, Path]:

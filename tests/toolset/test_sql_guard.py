@@ -45,8 +45,29 @@ def test_a_function_off_the_allow_list_is_refused_however_it_is_quoted(sql: str)
 
 
 @pytest.mark.parametrize(
+    ("sql", "name"),
+    [
+        ("SELECT name, data FROM fsdir WHERE path='/etc/hostname'", "fsdir"),
+        ('SELECT * FROM main."zipfile" WHERE name = 1', "zipfile"),
+        ("SELECT x FROM t, [generate_series]", "generate_series"),
+        ("SELECT x FROM t LEFT JOIN dbstat ON 1", "dbstat"),
+        ("SELECT x FROM t WHERE x IN (SELECT data FROM sqlite_dbpage)", "sqlite_dbpage"),
+        ("SELECT * FROM (t JOIN fsdir)", "fsdir"),
+        ("SELECT * FROM pragma_module_list", "pragma_module_list"),
+        ("SELECT sql FROM sqlite_stmt", "sqlite_stmt"),
+    ],
+)
+def test_a_table_valued_function_without_parentheses_is_refused(sql: str, name: str) -> None:
+    with pytest.raises(SqlRefused, match=rf"^{name} is not allowed: it is a table-valued function"):
+        read_only_sql(sql)
+
+
+@pytest.mark.parametrize(
     "sql",
     [
+        "SELECT edit, data FROM notes AS fsdir, t dbstat",  # columns and aliases are no sources
+        "SELECT name FROM sqlite_master WHERE type = 'table'",
+        "SELECT * FROM t, json_each(t.tags) JOIN pragma_table_list",
         "SELECT count(*), upper(title), substr(body, 1, 4) FROM messages WHERE archived IN (0, 1)",
         "SELECT x FROM t WHERE EXISTS (SELECT 1) AND NOT (a = 1) OR b BETWEEN (1) AND (2)",
         "SELECT CAST(n AS TEXT), json_extract(j, '$.a') FROM t JOIN (SELECT 1 AS id) USING (id)",
@@ -72,6 +93,21 @@ def test_validate_refuses_a_quoted_shell_function(capsys: pytest.CaptureFixture[
     assert "the query is refused: edit() is not allowed" in out + err
 
 
+def test_validate_refuses_a_table_valued_function_at_its_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    trail = tmp_path / "read.trail.yaml"
+    trail.write_text(
+        "trail:\n  - step: Check the database\n    recording:\n      android:\n"
+        "        - queryDatabase: {db: app.db, sql: \"SELECT name, data FROM fsdir WHERE path='/etc/hostname'\"}\n"
+    )
+    with pytest.raises(SystemExit) as exc:
+        main(["validate", str(trail)])
+    out, err = capsys.readouterr()
+    assert exc.value.code == 2
+    assert f"{trail}:5:" in out + err and "the query is refused: fsdir is not allowed" in out + err
+
+
 def test_validate_reads_templates_in_a_query_as_values(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -93,8 +129,9 @@ def android() -> Iterator[Rig]:
         yield r
 
 
-def test_the_device_never_sees_a_quoted_edit_and_runs_sqlite3_safe(android: Rig) -> None:
-    sent: list[str] = []
+def _watched(android: Rig, sent: list[str]) -> DeviceSession:
+    """A session on the rig's driver that records every shell command it sends (not closed: the
+    rig owns the driver)."""
     driver = android.driver
     real = driver.shell_status
 
@@ -106,7 +143,12 @@ def test_the_device_never_sees_a_quoted_edit_and_runs_sqlite3_safe(android: Rig)
             sent.append(command)
             return real(command)
 
-    session = DeviceSession(_Watching())  # type: ignore[arg-type]  # not closed: the rig owns the driver
+    return DeviceSession(_Watching())  # type: ignore[arg-type]
+
+
+def test_the_device_never_sees_a_quoted_edit_and_runs_sqlite3_safe(android: Rig) -> None:
+    sent: list[str] = []
+    session = _watched(android, sent)
     call = ToolCall(
         name="queryDatabase", params={"db": "app.db", "sql": "SELECT `edit`('x', 'touch /tmp/PWN')"}
     )
@@ -165,7 +207,7 @@ def test_a_query_result_that_depends_on_a_secret_is_never_shown(android: Rig) ->
     assert plain.message.endswith('{"columns": ["hex(\'abc\')"], "rows": [["616263"]]}')
 
 
-def test_an_sqlite3_without_safe_mode_gets_the_query_again_without_it() -> None:
+def test_an_sqlite3_before_3_37_is_asked_its_version_once_and_gets_no_safe() -> None:
     from types import SimpleNamespace
 
     from trailblaze.device.driver import ShellOutput
@@ -178,6 +220,8 @@ def test_an_sqlite3_without_safe_mode_gets_the_query_again_without_it() -> None:
     class _OldSqlite:  # an sqlite3 before 3.37, as on older emulator images
         def shell_status(self, command: str) -> ShellOutput:
             sent.append(command)
+            if command == "sqlite3 -version":
+                return ShellOutput(0, "3.32.2 2021-07-12 15:00:17 bcd014c473794b09f61fbc0f4d5fc2bf8d1cc5f4\n")
             if " -safe " in command:
                 return ShellOutput(
                     1, "sqlite3: Error: unknown option: -safe\nUse -help for a list of options.\n"
@@ -192,4 +236,16 @@ def test_an_sqlite3_without_safe_mode_gets_the_query_again_without_it() -> None:
     assert query is not None
     status, message = query(ctx, params)
     assert (status, message) == ("OK", '1 row from app.db: {"columns": ["n"], "rows": [["3"]]}')
-    assert [" -safe " in c for c in sent] == [True, False]
+    assert sent[0] == "sqlite3 -version" and [" -safe " in c for c in sent[1:]] == [False]
+    status, message = query(ctx, params)  # the version is asked once per device
+    assert status == "OK" and len(sent) == 3 and sent[2] == sent[1]
+
+
+def test_a_row_that_says_unknown_option_safe_is_no_reason_to_drop_it(android: Rig) -> None:
+    sent: list[str] = []
+    session = _watched(android, sent)
+    sql = "SELECT 'sqlite3: Error: unknown option: -safe' AS said"
+    said = run_recorded_tool(session, ToolCall(name="queryDatabase", params={"db": "app.db", "sql": sql}), Memory())
+    assert said.ok and "unknown option: -safe" in said.message, said.message
+    queries = [c for c in sent if c.startswith("run-as ")]
+    assert len(queries) == 1 and " -safe " in queries[0]

@@ -287,8 +287,11 @@ def open_device(
 
     from trailblaze.device.simulator import load_simulator
 
+    # private: every client of an in-process device is in this process, so no other local process
+    # may read its screen (a typed secret) or tap on it
     sim = load_simulator(f"sim:{parsed.platform}").start(
-        parsed.platform, app_override or parsed.target or "demo", latency=latency, profile=parsed.profile
+        parsed.platform, app_override or parsed.target or "demo", latency=latency, profile=parsed.profile,
+        private=True,
     )
     try:
         target, options = sim.device_specs()[0]

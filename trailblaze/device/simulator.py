@@ -46,6 +46,7 @@ class SimulatorPlugin(Protocol):
         faults: float = 0.0,
         seed: int = 0,
         profile: str | None = None,
+        private: bool = False,
     ) -> RunningSimulator:
         """Starts `count` simulated `platform` devices running `app` (a bundled name or a spec path).
 
@@ -53,7 +54,8 @@ class SimulatorPlugin(Protocol):
         long as the client asks, False makes it instant, None keeps the profile's own setting;
         `faults` is each request's chance of a transient fault (a dropped connection, a protocol
         error, an empty dump, a stall), drawn from `seed`. `profile` names the device profile
-        (`small`, `tablet+dark`, `large-font`; None: the platform's phone).
+        (`small`, `tablet+dark`, `large-font`; None: the platform's phone). `private` serves only
+        clients in this process (an in-process replay), where the platform allows telling them apart.
 
         Raises:
             UsageError: An unknown platform, app or profile, a fault rate outside 0 to 1, or a port

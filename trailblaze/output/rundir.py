@@ -58,6 +58,7 @@ from trailblaze.common.files import write_redacted, write_text
 from trailblaze.common.images import image_ext
 from trailblaze.common.redact_values import scrub_data, scrub_dump
 from trailblaze.device.logs import DeviceLogMode, no_log_reason
+from trailblaze.errors import UsageError
 from trailblaze.llm.client import transcript_entry
 from trailblaze.output.artifacts import Background, ScreenshotMode
 from trailblaze.output.observer import replayed_record
@@ -93,7 +94,18 @@ def now_iso() -> str:
 
 
 def default_run_dir(base: str | Path = ".trailblaze/runs") -> Path:
-    """A fresh run directory under `base`, named by the UTC time."""
+    """A fresh run directory under `base`, named by the UTC time.
+
+    Raises:
+        UsageError: `base` resolves outside the working directory (a committed `.trailblaze`
+            symlink would send every run, secrets' screenshots included, wherever it points).
+    """
+    resolved, project = Path(os.path.realpath(base)), Path(os.path.realpath("."))
+    if not resolved.is_relative_to(project):
+        raise UsageError(
+            f"the run folder {base} resolves to {resolved}, outside the project {project} (a symlink "
+            f"in its path); remove the link, or pass --run-dir {resolved} to write there on purpose"
+        )
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     candidate = Path(base) / stamp
     n = 1

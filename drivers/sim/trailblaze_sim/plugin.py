@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from trailblaze_sim import runtime
+from trailblaze_sim.faults import Conditions
 from trailblaze_sim.runtime import Simulator, sim_conditions
 
 __all__ = ["SimPlugin", "simulator_plugin"]
@@ -24,11 +25,14 @@ class SimPlugin:
         faults: float = 0.0,
         seed: int = 0,
         profile: str | None = None,
+        private: bool = False,
     ) -> Simulator:
-        if timed_gestures is None and not faults:
-            return runtime.start_simulator(platform, app, count=count, port=port, latency=latency, profile=profile)
-        conditions = sim_conditions(latency or "zero", timed_gestures=timed_gestures, faults=faults, seed=seed)
-        return runtime.start_simulator(platform, app, count=count, port=port, latency=conditions, profile=profile)
+        conditions: str | Conditions | None = latency
+        if timed_gestures is not None or faults:
+            conditions = sim_conditions(latency or "zero", timed_gestures=timed_gestures, faults=faults, seed=seed)
+        return runtime.start_simulator(
+            platform, app, count=count, port=port, latency=conditions, profile=profile, private=private
+        )
 
 
 simulator_plugin = SimPlugin()

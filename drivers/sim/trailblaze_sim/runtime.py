@@ -151,13 +151,15 @@ def start_simulator(
     latency: str | Conditions | None = None,
     clock: SimClock | None = None,
     profile: str | None = None,
+    private: bool = False,
 ) -> Simulator:
     """Starts `count` simulated devices running `app` (default `demo`) and their protocol server.
 
     `latency` is a profile name or a `Conditions`: the first device uses it as is (so a caller can arm
     faults on it while the device runs), every other device gets its own copy of its settings
     (`Conditions.clone`) — a fault armed on one device never reaches another. `profile` names the
-    devices' profile (`small`, `tablet+dark`; None: the phone).
+    devices' profile (`small`, `tablet+dark`; None: the phone). `private` serves only clients in this
+    process (an in-process replay; `trailblaze_sim.access`).
     """
     from trailblaze_sim import create_device
 
@@ -177,7 +179,7 @@ def start_simulator(
             from trailblaze_sim.server.adb import AndroidSimServer
 
             # no `conditions=`: the server applies each device's own
-            server = AndroidSimServer(devices, host=host, port=port)
+            server = AndroidSimServer(devices, host=host, port=port, private=private)
             server.start()
             sim._servers.append(server)
             sim.ports.append(server.port)
@@ -185,7 +187,9 @@ def start_simulator(
             from trailblaze_sim.server.wda import WdaSimServer
 
             for i, (dev, cond) in enumerate(zip(devices, per_device, strict=True)):
-                wserver = WdaSimServer(dev, conditions=cond, host=host, port=port + i if port else 0)
+                wserver = WdaSimServer(
+                    dev, conditions=cond, host=host, port=port + i if port else 0, private=private
+                )
                 wserver.start()
                 sim._servers.append(wserver)
                 sim.ports.append(wserver.port)

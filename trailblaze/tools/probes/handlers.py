@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -18,9 +19,10 @@ from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.probes import params as pp
 from trailblaze.tools.probes.prefs import PrefsError, parse_prefs, pref_text
 from trailblaze.tools.probes.sql import (
-    NO_SAFE_MODE,
+    VERSION_COMMAND,
     QueryRows,
     SqlRefused,
+    has_safe_mode,
     parse_rows,
     read_only_sql,
     sqlite_command,
@@ -177,15 +179,26 @@ def _same(actual: str, expected: str) -> bool:
         return False
 
 
+_SAFE_MODE: weakref.WeakKeyDictionary[SupportsShellStatus, bool] = weakref.WeakKeyDictionary()
+"""Per device connection: whether its sqlite3 has `-safe` (before 3.37 the allow-list alone guards)."""
+
+
+def _safe_mode(shell: SupportsShellStatus) -> bool:
+    known = _SAFE_MODE.get(shell)
+    if known is None:
+        known = has_safe_mode(shell.shell_status(VERSION_COMMAND).output)
+        _SAFE_MODE[shell] = known
+    return known
+
+
 def _query(ctx: RunContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> tuple[str, QueryRows]:
     try:
         sql = read_only_sql(p.sql)
     except SqlRefused as exc:
         raise _Stop("ERROR", f"{p.tool_name} refused the query: {exc}") from None
     app_id = _app(ctx, p.appId)
-    answer = shell.shell_status(sqlite_command(app_id, p.db, sql))
-    if NO_SAFE_MODE in answer.output:  # an sqlite3 before 3.37: the allow-list alone guards it
-        answer = shell.shell_status(sqlite_command(app_id, p.db, sql, safe=False))
+    # Asked of the device, never read off a query's answer: a row may say "unknown option: -safe".
+    answer = shell.shell_status(sqlite_command(app_id, p.db, sql, safe=_safe_mode(shell)))
     problem = _run_as_problem(answer, app_id)
     if problem is not None:
         raise _Stop(*problem)

@@ -5,7 +5,11 @@ strings, `"…"` / `` `…` `` / `[…]` quoted names, `--` and `/* */` comments
 (a `WITH … SELECT` is refused: `WITH` also starts writes) or one `PRAGMA` from a read-only list,
 with no `name = value`, and every function it calls — quoted or not, with comments before the `(`
 or not — must be on `SAFE_FUNCTIONS` (the sqlite3 shell adds `edit()`, which runs a command,
-`writefile()`, `readfile()`, `fsdir()`, `load_extension()`; none of them is on it). The check runs
+`writefile()`, `readfile()`, `fsdir()`, `load_extension()`; none of them is on it). A table-valued
+function needs no `(`: `FROM fsdir WHERE path = '/etc/hostname'` reads a file, so every table a
+`FROM` / `JOIN` names is checked too — the known table-valued functions and virtual tables of SQLite
+and its shell, and any `pragma_*` or `sqlite_*` name, are refused unless the allow-list names them
+(`json_each`, the read-only pragmas, the schema tables). The check runs
 when a trail is validated and again, on the interpolated query, before anything reaches the
 device; the device opens the database `-readonly`, and with `-safe` where its sqlite3 has it.
 """
@@ -18,11 +22,12 @@ from dataclasses import dataclass
 
 __all__ = [
     "COLUMN_SEP",
-    "NO_SAFE_MODE",
     "ROW_SEP",
     "SAFE_FUNCTIONS",
     "QueryRows",
+    "VERSION_COMMAND",
     "SqlRefused",
+    "has_safe_mode",
     "parse_rows",
     "read_only_sql",
     "sqlite_command",
@@ -76,6 +81,30 @@ SAFE_FUNCTIONS = frozenset(
 )  # fmt: skip
 """Functions a probe query may call: they compute from their arguments and touch nothing else."""
 _SAFE_TABLE_FUNCTIONS = frozenset(f"pragma_{name}" for name in _READ_PRAGMAS)
+_VIRTUAL_TABLES = frozenset(
+    {
+        "fsdir", "zipfile", "sqlar", "generate_series", "dbstat", "sqlite_dbpage", "sqlite_stmt",
+        "sqlite_dbdata", "sqlite_dbptr", "sqlite_memstat", "sqlite_btreeinfo", "completion", "carray",
+        "readfile", "writefile", "edit", "load_extension", "sha3_query", "fts3tokenize", "fts5vocab",
+        "csv", "unionvtab", "swarmvtab", "zorder", "vfsstat", "explain", "bytecode", "tables_used",
+    }
+)  # fmt: skip
+"""Table-valued functions and eponymous virtual tables of SQLite, its shell and its extensions: as a
+table they read files (`fsdir`, `zipfile`), memory or raw pages, or other statements."""
+_SCHEMA_TABLES = frozenset(
+    {
+        "sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema", "sqlite_sequence",
+        "sqlite_stat1", "sqlite_stat4",
+    }
+)  # fmt: skip
+"""The `sqlite_*` tables that are plain tables of the database file (its schema and statistics)."""
+_FROM_ENDS = frozenset(
+    {
+        "where", "group", "having", "order", "limit", "window", "union", "intersect", "except",
+        "select", "values", "returning",
+    }
+)  # fmt: skip
+"""Keywords that end a FROM clause at its own bracket depth."""
 _PAREN_KEYWORDS = frozenset(
     {
         "all", "and", "as", "between", "by", "case", "cast", "distinct", "else", "escape", "except",
@@ -181,6 +210,7 @@ def read_only_sql(sql: str) -> str:
         _check_pragma(code)
     else:
         _check_functions(code)
+        _check_sources(code)
     return "".join(t.text for t in statement).strip()
 
 
@@ -199,6 +229,46 @@ def _check_functions(code: list[_Token]) -> None:
         )
 
 
+def _check_sources(code: list[_Token]) -> None:
+    """Refuses a FROM / JOIN source that is a table-valued function or virtual table not allowed."""
+    in_from: list[bool] = [False]  # one flag per bracket depth
+    expect = False  # the next name is a source (after FROM, JOIN or a `,` in a FROM clause)
+    for i, token in enumerate(code):
+        if token.kind == "open":
+            in_from.append(expect)  # `FROM (a JOIN b)` is a FROM clause too; a subquery's SELECT ends it
+            continue
+        if token.text == ")":
+            if len(in_from) > 1:
+                in_from.pop()
+            expect = False
+            continue
+        word = token.name if token.kind == "word" else ""
+        if word == "from" or (word == "join" and in_from[-1]):
+            in_from[-1], expect = True, True
+        elif word in _FROM_ENDS:
+            in_from[-1], expect = False, False
+        elif token.text == "," and in_from[-1]:
+            expect = True
+        elif expect and token.kind in ("word", "quoted"):
+            dotted = i + 2 < len(code) and code[i + 1].text == "." and code[i + 2].kind in ("word", "quoted")
+            name = code[i + 2].name if dotted else token.name  # `main.fsdir` is `fsdir`
+            _check_source(name)
+            expect = dotted  # after `schema .` the table name itself comes next
+        elif token.text != ".":
+            expect = False
+
+
+def _check_source(name: str) -> None:
+    if name in SAFE_FUNCTIONS or name in _SAFE_TABLE_FUNCTIONS or name in _SCHEMA_TABLES:
+        return
+    if name in _VIRTUAL_TABLES or name.startswith(("pragma_", "sqlite_")):
+        raise SqlRefused(
+            f"{name} is not allowed: it is a table-valued function or virtual table, not a table of "
+            "the app's database (json_each, json_tree, the read-only pragma_* tables and the schema "
+            "tables are)"
+        )
+
+
 def _check_pragma(code: list[_Token]) -> None:
     text = " ".join(t.text.lower() if t.kind == "word" else t.text for t in code)
     found = re.fullmatch(r"pragma\s+(?:\w+\s*\.\s*)?(\w+)\s*(\(.*\))?", text, re.DOTALL)
@@ -211,8 +281,16 @@ def _check_pragma(code: list[_Token]) -> None:
         raise SqlRefused(f"PRAGMA {name} is not on the read-only list ({', '.join(sorted(_READ_PRAGMAS))})")
 
 
-NO_SAFE_MODE = "unknown option: -safe"
-"""What a sqlite3 older than 3.37 answers to `-safe`; the query is then sent again without it."""
+VERSION_COMMAND = "sqlite3 -version"
+"""Asked once per device: `-safe` is passed only to a sqlite3 that has it (3.37.0 and later)."""
+_SAFE_SINCE = (3, 37, 0)
+
+
+def has_safe_mode(version_output: str) -> bool:
+    """Whether `sqlite3 -version`'s answer is 3.37.0 or later; an answer that is no version keeps
+    `-safe` (an sqlite3 without it then refuses the query rather than running it unguarded)."""
+    found = re.match(r"\s*(\d+)\.(\d+)\.(\d+)", version_output)
+    return found is None or tuple(int(n) for n in found.groups()) >= _SAFE_SINCE
 
 
 def sqlite_command(app_id: str, db: str, sql: str, *, safe: bool = True) -> str:

@@ -4,7 +4,7 @@ airplane mode, and a data dir the shell user cannot read.
 As on a device, an app's files (`/data/data/<pkg>`, see `trailblaze_sim.app.data`) are readable
 only through `run-as <pkg>` (a plain `cat` is `Permission denied`), whose commands run in the data
 dir with the app's rights: `cat`, `ls`, `id`, `pwd` and `sqlite3` (the emulator image's sqlite3:
-list mode with `-header`, `-separator`, `-newline`, `-nullvalue`, `-readonly`; read-only, and no
+list mode with `-header`, `-separator`, `-newline`, `-nullvalue`, `-readonly`, and `-version`; read-only, and no
 attached database, so no other file of the host is read or written). Wi-Fi, mobile
 data and airplane mode change the device's `NetworkState`, which the app reacts to (`device.online`);
 `settings get|put global wifi_on|mobile_data|airplane_mode_on` read and write the same state.
@@ -104,6 +104,8 @@ class _Probes(Generic[R]):
         return run
 
     def _sqlite3_as_shell(self, args: list[str], stdin: bytes) -> R:
+        if args == ["-version"]:
+            return self._version()
         files = [a for a in args if not a.startswith("-")]
         target = files[0] if files else ""
         return self._err(f'Error: unable to open database "{target}": unable to open database file\n')
@@ -166,7 +168,13 @@ class _Probes(Generic[R]):
                 err.append(f"{name}: {arg}: No such file or directory\n")
         return self.result("".join(out).encode(), "".join(err).encode(), 1 if err else 0)
 
+    def _version(self) -> R:
+        # the host's SQLite answers the queries, so its version is the one a client may rely on
+        return self._ok(f"{sqlite3.sqlite_version} 2022-12-28 14:03:47 (64-bit)\n")
+
     def _sqlite3(self, root: Path, args: list[str], stdin: bytes) -> R:
+        if args == ["-version"]:
+            return self._version()
         options = {"-separator": "|", "-newline": "\n", "-nullvalue": ""}
         header = False
         rest: list[str] = []

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from trailblaze.errors import DeviceError
+from trailblaze_sim.access import loopback_host
 from trailblaze_sim.android.hierarchy import (
     IME_PACKAGE,
     AxNode,
@@ -37,7 +38,15 @@ from trailblaze_sim.android.ui_selector import RpcError, find_nodes, obj_info
 from trailblaze_sim.faults import Conditions, RequestKind
 from trailblaze_sim.model import Key, SimDevice, wait_until_still
 
-__all__ = ["SocketReader", "U2Service", "find_nodes", "obj_info", "read_http_request"]
+__all__ = ["FOREIGN_HOST_ANSWER", "SocketReader", "U2Service", "find_nodes", "obj_info", "read_http_request"]
+
+_FOREIGN_HOST_TEXT = b"this server answers only requests to localhost, 127.0.0.1 or [::1]"
+FOREIGN_HOST_ANSWER = (
+    b"HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+    + f"Content-Length: {len(_FOREIGN_HOST_TEXT)}\r\n\r\n".encode()
+    + _FOREIGN_HOST_TEXT
+)
+"""What an HTTP server of the phone answers a request for another host (DNS rebinding; `access`)."""
 
 _MAX_BODY = 16 * 1024 * 1024
 
@@ -235,6 +244,9 @@ class U2Service:
             if request is None:
                 return
             method, path, headers, body = request
+            if not loopback_host(headers.get("host")):
+                sock.sendall(FOREIGN_HOST_ANSWER)
+                return
             rpc: dict[str, Any] | None = None
             kind: RequestKind = "other"
             if path.startswith("/jsonrpc/0"):

@@ -40,8 +40,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from trailblaze.errors import DeviceError
+from trailblaze_sim.access import loopback_host
 from trailblaze_sim.android.hierarchy import STATUS_BAR_PT, AxNode
-from trailblaze_sim.android.u2 import SocketReader, U2Service, read_http_request
+from trailblaze_sim.android.u2 import FOREIGN_HOST_ANSWER, SocketReader, U2Service, read_http_request
 from trailblaze_sim.appium.uia2_actions import ActionsError, Gesture, plan_actions
 from trailblaze_sim.appium.uia2_errors import Uia2Error
 from trailblaze_sim.appium.uia2_find import InvalidSelector, Locator, find
@@ -127,6 +128,9 @@ class Uia2Server:
             if request is None:
                 return
             method, path, headers, body = request
+            if not loopback_host(headers.get("host")):
+                sock.sendall(FOREIGN_HOST_ANSWER)
+                return
             fault = self.conditions.before_request(_kind(path))
             if fault == "offline":
                 return

@@ -29,6 +29,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from trailblaze.errors import DeviceError
+from trailblaze_sim.access import from_this_process, loopback_host
 from trailblaze_sim.faults import Conditions, RequestKind
 from trailblaze_sim.ios.query import QueryError, find_class_chain, find_predicate, find_xpath
 from trailblaze_sim.ios.source import SPRINGBOARD, IosElement, Snapshot, build_snapshot
@@ -131,6 +132,7 @@ class WdaSimServer:
         conditions: Latency profile and faults; defaults to no latency and no faults.
         host: Address to bind; keep the loopback address.
         port: Port to bind; 0 picks a free one (read it back from `port`).
+        private: Accept connections only from this process (an in-process replay; `access`).
 
     Example:
         with WdaSimServer(device) as server:
@@ -144,9 +146,11 @@ class WdaSimServer:
         conditions: Conditions | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
+        private: bool = False,
     ) -> None:
         self.device = device
         self.conditions = conditions or Conditions()
+        self.private = private
         self._host = host
         self._requested_port = port
         self._httpd: _HttpServer | None = None
@@ -1302,9 +1306,17 @@ def _el_scroll(s: WdaSimServer, req: _Req) -> Any:
 # --- HTTP ---------------------------------------------------------------------------------------
 
 
+_FOREIGN_HOST = json.dumps(
+    {"value": {"error": "forbidden", "message": "this server answers only requests to localhost / 127.0.0.1 / [::1]"}}
+).encode()
+
+
 class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True
     wda: WdaSimServer
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        return not self.wda.private or from_this_process(request)
 
 
 class _Handler_(BaseHTTPRequestHandler):
@@ -1318,11 +1330,14 @@ class _Handler_(BaseHTTPRequestHandler):
         except ValueError:
             length = 0
         raw = self.rfile.read(length) if length > 0 else b""
-        outcome = self.server.wda.handle(method, self.path, raw)
         self.close_connection = True
-        if not isinstance(outcome, tuple):
-            return  # an injected dropped connection: close without a byte
-        status, body = outcome
+        if not loopback_host(self.headers.get("Host")):
+            status, body = 403, _FOREIGN_HOST
+        else:
+            outcome = self.server.wda.handle(method, self.path, raw)
+            if not isinstance(outcome, tuple):
+                return  # an injected dropped connection: close without a byte
+            status, body = outcome
         self.send_response(status)
         self.send_header("Content-Type", "application/json;charset=UTF-8")
         self.send_header("Content-Length", str(len(body)))

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Literal
 
+from trailblaze_sim.access import from_this_process
 from trailblaze_sim.android.logcat import LogcatRequest, format_entry, parse_logcat
 from trailblaze_sim.android.shell import (
     U2_JAR_PATH,
@@ -120,6 +121,8 @@ class AndroidSimServer:
         port: Port to bind; 0 picks a free one (read it back from `.port`).
         u2_preinstalled: True: the uiautomator2 server is already running on each device. False: a
             fresh device, the client must push `u2.jar` and launch it.
+        private: Serve only connections from this process, on the server's port and its forwards
+            (an in-process replay: its clients run here; `trailblaze_sim.access`).
     """
 
     def __init__(
@@ -130,6 +133,7 @@ class AndroidSimServer:
         host: str = "127.0.0.1",
         port: int = 0,
         u2_preinstalled: bool = True,
+        private: bool = False,
     ) -> None:
         devs: list[SimDevice] = [devices] if not isinstance(devices, Sequence) else list(devices)
         if not devs:
@@ -143,6 +147,7 @@ class AndroidSimServer:
         self.host = host
         self._requested_port = port
         self.u2_preinstalled = u2_preinstalled
+        self.private = private
         self._states: dict[str, _DeviceState] = {}
         for i, (dev, cond) in enumerate(zip(devs, own, strict=True), start=1):
             fs = MemFS()
@@ -276,6 +281,8 @@ class AndroidSimServer:
     def _serve_conn(self, conn: socket.socket, forward: _Forward | None) -> None:
         reader = SocketReader(conn)
         try:
+            if self.private and not from_this_process(conn):
+                return  # another process: closed before a byte is read or written
             if forward is None:
                 self._host_conversation(reader)
             else:
