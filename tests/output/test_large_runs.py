@@ -100,7 +100,10 @@ def test_a_report_elsewhere_keeps_its_pictures_beside_it(built: tuple[Path, RunR
         stored = run_dir / src.removeprefix("index_files/")
         assert copy.read_bytes() == stored.read_bytes()  # the stored (masked) file itself, not re-encoded
     kept = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-    assert kept == sorted({".trailblaze-report", *(s.removeprefix("index_files/") for s in sources)})
+    files = [unquote(href) for href in doc.xpath("//main//a[@class='file']/@href") if href.startswith("index_files/")]
+    assert files  # the hierarchy dumps and transcripts the page links are beside it too
+    expected = {".trailblaze-report", *(s.removeprefix("index_files/") for s in [*sources, *files])}
+    assert kept == sorted(expected)
     # written again: the folder is emptied first, nothing stale stays
     (folder / "stale.png").write_bytes(b"x")
     write_html_report(run_dir, page)

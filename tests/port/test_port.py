@@ -70,7 +70,7 @@ def test_a_step_that_cannot_be_found_leaves_the_file_and_keeps_the_ported_steps(
     out = " ".join(done.stdout.split())
     assert "step 4 ('Tap the \"Sign in\" button'): left for record: tapOnElementBySelector (1 of 1) matches no single element here" in out
     assert "ported 3 of 5 steps with 0 model calls, 2 left for record" in out
-    assert "trailblaze record login.trail.yaml --device sim:ios:demo@v2 --resume" in out
+    assert "trailblaze record login.trail.yaml --device sim:ios:demo@v2 --secret password --resume" in out
     assert trail.read_bytes() == before
     draft = yaml.safe_load((tmp_path / "login.trail.yaml.draft").read_text("utf-8"))
     assert "ios" in str(draft)

@@ -165,7 +165,7 @@ def test_the_guides_pin_this_version() -> None:
     pins = [
         (path.name, m[1])
         for path in sorted(guides.glob("*.md"))
-        for m in re.finditer(r"trailblaze(?:\[[a-z,]+\])?==([0-9][^\"'\s]*)", path.read_text("utf-8"))
+        for m in re.finditer(r"trailblaze(?:\[[a-z,]+\])?==([0-9][^\"'\s`]*)", path.read_text("utf-8"))
     ]
     assert {name for name, _ in pins} >= {"ci.md", "install.md"}
     assert {version for _, version in pins} == {__version__}

@@ -134,7 +134,7 @@ def test_trailblaze_sim_times_gestures_unless_told_not_to(
 
     def fake_start(platform: str, app: str, **kwargs: object) -> object:
         started.append(kwargs["latency"])
-        return SimpleNamespace(how_to_connect=lambda: "simulated", stop=lambda: None)
+        return SimpleNamespace(how_to_connect=lambda: "simulated", device_specs=lambda: [], stop=lambda: None)
 
     monkeypatch.setattr(runtime, "start_simulator", fake_start)
     monkeypatch.setattr(cli_module, "_foreground", lambda how, stop: None)
