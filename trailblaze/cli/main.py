@@ -332,6 +332,8 @@ def _matrix_device_options(f: Any) -> Any:
 
 
 def _allow_script_hosts(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
+    if not value and "trailblaze.tools.maestro.script_http" not in sys.modules:
+        return  # no host to allow and none allowed before: the HTTP modules are not imported for nothing
     from trailblaze.errors import UsageError
     from trailblaze.tools.maestro.script_http import allow_hosts
 

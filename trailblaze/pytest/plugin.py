@@ -24,6 +24,7 @@ import math
 import os
 import re
 import shutil
+import sys
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -434,11 +435,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _allow_script_hosts(config: pytest.Config) -> None:
     """The ini's `trailblaze_script_hosts` and `--trailblaze-script-host`s: the hosts scripts may reach."""
+    hosts = [*config.getini("trailblaze_script_hosts"), *(config.getoption("trailblaze_script_hosts") or ())]
+    if not hosts and "trailblaze.tools.maestro.script_http" not in sys.modules:
+        return  # nothing to allow: the HTTP modules are not imported at start-up for nothing
     from trailblaze.errors import UsageError
     from trailblaze.tools.maestro.script_http import allow_hosts
 
     try:
-        allow_hosts([*config.getini("trailblaze_script_hosts"), *(config.getoption("trailblaze_script_hosts") or ())])
+        allow_hosts(hosts)
     except UsageError as exc:
         raise pytest.UsageError(f"--trailblaze-script-host / trailblaze_script_hosts: {exc.message}") from None
 
