@@ -515,6 +515,21 @@ def test_validate_compiles_every_script_without_running_it(tmp_path: Path) -> No
     assert "Traceback" not in ran.stderr
 
 
+def test_validate_compiles_the_scripts_a_trail_records(tmp_path: Path) -> None:
+    trail = tmp_path / "t.trail.yaml"
+    head = "config:\n  id: t\ntrail:\n  - step: check\n    recording:\n      android:\n        - mobile_maestro:\n"
+    trail.write_text(
+        head + "            commands:\n              - runFlow:\n                  commands:\n"
+        '                    - runScript: {file: x.js, source: "a = 1;\\nb = ;"}\n',
+        encoding="utf-8",
+    )
+    code, out = _validate(str(trail))
+    assert code == 2 and out.splitlines()[0] == (
+        f"{trail}:9:15: `commands` in `mobile_maestro`: commands.0.runFlow.commands.0.runScript.source: "
+        "runScript x.js does not compile (its line 2, column 5): SyntaxError: unexpected token in expression: ';'"
+    ), out
+
+
 def test_a_script_notes_whether_it_drew_random_values() -> None:
     js = Scripts(seed=3)
     js.evaluate("output.n = 1", "f", _values())

@@ -28,7 +28,7 @@ from trailblaze.common.project import inside_project, project_of
 from trailblaze.common.text_files import read_trail_text
 from trailblaze.errors import Problem, TrailblazeError, TrailFileError
 from trailblaze.tools.maestro.commands import CONTAINERS, check, normalize, repeat_rounds
-from trailblaze.tools.maestro.script_check import INLINE, syntax_error
+from trailblaze.tools.maestro.script_check import inline_errors, syntax_error, whole_error
 from trailblaze.tools.maestro.sniff import flow_text, split_flow
 
 __all__ = ["Flow", "load_flow", "read_flow"]
@@ -512,26 +512,14 @@ class _Expander:
     def _compile(self, file: _File, value: Any, at: _YPath, header: bool, found: list[Problem]) -> None:
         """A problem for each `${…}` in `value`'s texts that does not compile, at its `${`."""
         for path, text in _yaml.strings(at, value):
-            for match in INLINE.finditer(text):
-                source = match.group(1)
-                if not source.strip():
-                    continue
-                error = syntax_error(source)
-                if error is not None:
-                    line, col = file.at_inline(path, text.count("${", 0, match.start()), header=header)
-                    lines = source.strip().splitlines()
-                    shown = lines[0] + (" …" if len(lines) > 1 else "")
-                    found.append(
-                        Problem(line, col, f"`${{{shown}}}` does not compile: {error[2]}", file=file.path)
-                    )
+            for nth, message in inline_errors(text):
+                found.append(Problem(*file.at_inline(path, nth, header=header), message, file=file.path))
 
     def _compile_whole(self, file: _File, source: str, at: _YPath, header: bool, found: list[Problem]) -> None:
         """A problem when `evalScript`'s script (no `${…}`: the whole text is the script) does not compile."""
-        error = syntax_error(source)
-        if error is not None:
-            line, col, message = error
-            found.append(file.problem(at, f"evalScript does not compile (its line {line}, column {col}): {message}",
-                                      header=header))  # fmt: skip
+        problem = whole_error(source, "evalScript")
+        if problem is not None:
+            found.append(file.problem(at, problem, header=header))
 
     def _project_file(
         self, file: _File, written: str, at: _YPath, header: bool, found: list[Problem], what: str
