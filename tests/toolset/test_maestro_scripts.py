@@ -383,7 +383,7 @@ def test_script_flows_replay_on_the_simulators(platform: str, tmp_path: Path) ->
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     (run_json,) = (tmp_path / ".trailblaze" / "runs").glob("*/run.json")
-    assert "random values seeded with " in run_json.read_text(encoding="utf-8")
+    assert "random values seeded with " not in run_json.read_text(encoding="utf-8")  # it draws none
     imported = trailblaze(
         "import", "maestro", str(tmp_path / "scripts"), "--out", str(tmp_path / "trails"), cwd=tmp_path
     )
@@ -409,11 +409,21 @@ def test_a_script_that_breaks_json_fails_its_step_with_exit_1(tmp_path: Path) ->
     assert "flow.yaml:4 step 2" in out and "the runner could not read the script's result" in out
 
 
-@pytest.mark.slow  # replays on the simulated phone
-def test_a_false_assert_true_fails_its_flow_with_exit_1(tmp_path: Path) -> None:
-    ran = trailblaze("replay", str(DATA / "scripts" / "false.yaml"), "--device", "sim:android", cwd=tmp_path)
+def test_a_false_assert_true_names_its_expression_and_value_and_nothing_else(tmp_path: Path) -> None:
+    ran = trailblaze(
+        "replay", str(DATA / "scripts" / "false.yaml"), "--device", "sim:android", "--self-heal",
+        "--element-timeout", "0.5", "--run-dir", "run", cwd=tmp_path,
+    )  # fmt: skip
     assert ran.returncode == 1, ran.stdout + ran.stderr
-    assert "assertTrue ${output.count > 5} is false (it gave 'false')" in ran.stdout
+    out = " ".join(ran.stdout.split())
+    said = "recorded tool 1 of 1 mobile_maestro failed: ERROR assertTrue ${output.count > 5} is false (it evaluated to false)"
+    assert said in out
+    # the trail's own assertion: no screen candidates, no self-heal, no fix hint, no seed (none drawn)
+    for other in ("closest on screen", "self-heal", "fix it in the trail", "seeded", "no API key"):
+        assert other not in out
+    (trail,) = json.loads((tmp_path / "run" / "run.json").read_text())["trails"]
+    step = trail["steps"][1]
+    assert step["error"].endswith(said) and step["candidates"] == [] and step["mode"] == "replay"
 
 
 @pytest.mark.slow  # replays on the simulated phone
@@ -424,8 +434,9 @@ def test_a_script_that_throws_fails_at_the_flows_line_and_is_never_healed(tmp_pa
     assert ran.returncode == 1, ran.stdout + ran.stderr
     out = " ".join(ran.stdout.split())
     assert "flow.yaml:5 step 2 (\"inputText '${output.a.b}'\"): recorded tool 1 of 1 mobile_maestro failed: " in out
-    # the failure first, then the seed note; no screen candidates and no self-heal: the flow is wrong
-    assert "ERROR `${output.a.b}`: TypeError: cannot read property 'b' of undefined; random values seeded with" in out
+    # no screen candidates and no self-heal: the flow is wrong; no seed: it drew no random values
+    assert "ERROR `${output.a.b}`: TypeError: cannot read property 'b' of undefined; fix it in the trail" in out
+    assert "seeded" not in out
     assert out.count("fix it in the trail (re-recording or self-heal would not)") == 1
     assert "closest on screen" not in out and "no API key" not in out
     (trail,) = json.loads((tmp_path / "run" / "run.json").read_text())["trails"]
@@ -464,3 +475,84 @@ def test_ai_commands_without_a_model_fail_with_one_line_and_regex_texts_say_so(t
     )  # fmt: skip
     assert ran.returncode != 0, ran.stdout + ran.stderr
     assert "assertWithAI assertion='A login form'\"): no API key for https://api.anthropic.com" in ran.stdout
+
+
+# --- a script error is found before the device (issue 48, item 5) -------------------------------------------
+
+
+def test_validate_compiles_every_script_without_running_it(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "ok.js").write_text("while (true) {}  // compiled, never run\n", encoding="utf-8")
+    (tmp_path / "broken.js").write_text("// a helper\noutput.a = 1;\nvar b = ;\n", encoding="utf-8")
+    flow = tmp_path / "flow.yaml"
+    flow.write_text(
+        HEAD
+        + "- runScript: ok.js\n"
+        "- runScript: broken.js\n"
+        "- evalScript: ${output.count = 2}\n"
+        "- assertTrue: ${output.count >}\n"
+        '- inputText: "Hi ${output.a b} there"\n'
+        "- runFlow:\n    when:\n      true: ${output.x ==== 1}\n    env:\n      Y: ${(}\n"
+        "    commands:\n      - tapOn:\n          text: ${foo(}\n"
+        "- evalScript: output.q = (\n"
+        "- inputText: \\${not JavaScript (}\n",
+        encoding="utf-8",
+    )
+    code, out = _validate(str(flow))
+    assert code == 2, out
+    assert out.splitlines()[:-1] == [
+        f"{tmp_path / 'broken.js'}:3:9: SyntaxError: unexpected token in expression: ';' (run by {flow})",
+        f"{flow}:6:15: `${{output.count >}}` does not compile: SyntaxError: the script ends too soon",
+        f"{flow}:7:18: `${{output.a b}}` does not compile: SyntaxError: expecting ';'",
+        f"{flow}:10:13: `${{output.x ==== 1}}` does not compile: SyntaxError: unexpected token in expression: '='",
+        f"{flow}:12:10: `${{(}}` does not compile: SyntaxError: the script ends too soon",
+        f"{flow}:15:17: `${{foo(}}` does not compile: SyntaxError: the script ends too soon",
+        f"{flow}:16:15: evalScript does not compile (its line 1, column 13): SyntaxError: the script ends too soon",
+    ]
+    # replay says the same before it opens a device
+    ran = trailblaze("replay", str(flow), "--device", "sim:android", cwd=tmp_path)
+    assert ran.returncode == 2 and "broken.js:3:9: SyntaxError" in ran.stdout + ran.stderr, ran.stdout + ran.stderr
+    assert "Traceback" not in ran.stderr
+
+
+def test_validate_compiles_the_scripts_a_trail_records(tmp_path: Path) -> None:
+    trail = tmp_path / "t.trail.yaml"
+    head = "config:\n  id: t\ntrail:\n  - step: check\n    recording:\n      android:\n        - mobile_maestro:\n"
+    trail.write_text(
+        head + "            commands:\n              - runFlow:\n                  commands:\n"
+        '                    - runScript: {file: x.js, source: "a = 1;\\nb = ;"}\n',
+        encoding="utf-8",
+    )
+    code, out = _validate(str(trail))
+    assert code == 2 and out.splitlines()[0] == (
+        f"{trail}:9:15: `commands` in `mobile_maestro`: commands.0.runFlow.commands.0.runScript.source: "
+        "runScript x.js does not compile (its line 2, column 5): SyntaxError: unexpected token in expression: ';'"
+    ), out
+
+
+def test_a_script_notes_whether_it_drew_random_values() -> None:
+    js = Scripts(seed=3)
+    js.evaluate("output.n = 1", "f", _values())
+    assert not js.drew
+    with pytest.raises(ScriptError):
+        js.evaluate("faker.name().firstName() + output.a.b", "f", _values())
+    assert js.drew  # a script that threw after drawing drew all the same
+
+
+def test_the_seed_is_said_only_when_random_values_were_drawn(tmp_path: Path) -> None:
+    flow = tmp_path / "flow.yaml"
+    flow.write_text(HEAD + "- evalScript: ${output.n = 1}\n- inputText: ${output.a.b}\n", encoding="utf-8")
+    ran = trailblaze("replay", str(flow), "--device", "sim:android", "--run-dir", "plain", cwd=tmp_path)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "TypeError: cannot read property 'b' of undefined" in ran.stdout
+    assert "seeded" not in ran.stdout + (tmp_path / "plain" / "run.json").read_text(encoding="utf-8")
+
+    flow.write_text(
+        HEAD + "- evalScript: ${output.n = 1}\n- inputText: ${faker.name().firstName() + output.a.b}\n",
+        encoding="utf-8",
+    )
+    ran = trailblaze("replay", str(flow), "--device", "sim:android", cwd=tmp_path)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    out = " ".join(ran.stdout.split())
+    assert "TypeError: cannot read property 'b' of undefined; random values seeded with " in out
+    assert out.count("TRAILBLAZE_SEED=") == 1

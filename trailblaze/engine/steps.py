@@ -378,9 +378,8 @@ class StepEngine:
         if selector is not None and describe_selector(selector) not in result.message:
             error += f"; selector {describe_selector(selector)}"
         if result.in_trail:  # the screen is beside the point: the trail's own code failed
-            rec.error = self.memory.redact(
-                f"{error}; fix it in the trail (re-recording or self-heal would not)"
-            )
+            fix = "" if result.asserted else "; fix it in the trail (re-recording or self-heal would not)"
+            rec.error = self.memory.redact(error + fix)
             return
         # the screen shows what was typed: the record goes back to callers (pytest), not only to files
         rec.candidates = self.memory.redact(closest_candidates(call, self.session.screen()))

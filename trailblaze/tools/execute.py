@@ -77,6 +77,9 @@ class ToolResult:
     in_trail: bool = False
     """The failure lies in the trail itself (a script that threw, a pattern too slow to match), not in
     what the screen shows: the fix is in the file, so no screen candidates and no self-heal."""
+    asserted: bool = False
+    """With `in_trail`: the trail's own assertion over its values was false (Maestro's `assertTrue`):
+    the message (the expression and its value) is the whole failure."""
 
     @property
     def ok(self) -> bool:
@@ -158,7 +161,10 @@ def run_builtin(
     if no_change:
         message = f"{message} {NO_CHANGE}"
     in_trail = status != "OK" and run.in_trail
-    return ToolResult(status, memory.redact(message), kind, no_change, ai=run.ai, in_trail=in_trail)
+    return ToolResult(
+        status, memory.redact(message), kind, no_change, ai=run.ai, in_trail=in_trail,
+        asserted=in_trail and run.asserted,
+    )  # fmt: skip
 
 
 def _uses_secret(params: Any, memory: Memory) -> bool:

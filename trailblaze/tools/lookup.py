@@ -78,6 +78,8 @@ class HandlerContext:
     ai: bool = False
     in_trail: bool = False
     """The tool failed on the trail's own code (a Maestro script that threw, a pattern too slow)."""
+    asserted: bool = False
+    """With `in_trail`: an assertion over the trail's own values was false (Maestro's `assertTrue`)."""
     secret_inputs: bool = False
     """A param of this tool was filled from a secret: what it reads back may be derived from it
     (`SELECT hex('{{password}}')`), so probes show no values (the secret's spellings alone are redacted)."""

@@ -91,6 +91,9 @@ class RunContext(Protocol):
     """Set by a tool that asked the LLM (replay reports it as an AI step)."""
     in_trail: bool
     """Set by a tool whose failure lies in the trail's own code (a script that threw), not the screen."""
+    asserted: bool
+    """Set with `in_trail` by a false assertion over the trail's own values (Maestro's `assertTrue`):
+    its message says it all, with no hint to fix the trail."""
     folder: Path | None
     """The trail's folder: relative paths in its tools are read from there (None: the working directory)."""
     secret_inputs: bool

@@ -28,6 +28,7 @@ from trailblaze.common.project import inside_project, project_of
 from trailblaze.common.text_files import read_trail_text
 from trailblaze.errors import Problem, TrailblazeError, TrailFileError
 from trailblaze.tools.maestro.commands import CONTAINERS, check, normalize, repeat_rounds
+from trailblaze.tools.maestro.script_check import inline_errors, syntax_error, whole_error
 from trailblaze.tools.maestro.sniff import flow_text, split_flow
 
 __all__ = ["Flow", "load_flow", "read_flow"]
@@ -130,6 +131,24 @@ class _File:
 
     def problem(self, path: _YPath, message: str, *, header: bool = False, key: bool = False) -> Problem:
         return Problem(*self.at(path, header=header, key=key), message, file=self.path)
+
+    def at_inline(self, path: _YPath, nth: int, *, header: bool = False) -> tuple[int, int]:
+        """Where the `nth` `${` of the text at `path` is written; the text's start when the file
+        spells it otherwise (an escape in a quoted string)."""
+        doc = self.header if header else self.doc
+        node = doc.node(path)
+        if node is None:
+            return self.at(path, header=header)
+        raw = doc.text[node.start_mark.index : node.end_mark.index]
+        i = -1
+        for _ in range(nth + 1):
+            i = raw.find("${", i + 1)
+            if i < 0:
+                return self.at(path, header=header)
+        before = raw[:i]
+        if "\n" not in before:
+            return node.start_mark.line + 1, node.start_mark.column + 1 + i
+        return node.start_mark.line + 1 + before.count("\n"), i - before.rfind("\n")
 
 
 class _Budget(Exception):
@@ -398,6 +417,11 @@ class _Expander:
         key = name if isinstance(item, dict) else None
         if name not in CONTAINERS:
             self._note_templates(file, item, at, scope, header)
+            # runScript's file is a path, read as written; its text is compiled when it is read in
+            shown = {k: v for k, v in fields.items() if k not in ("file", "source")} if name == "runScript" else item
+            self._compile(file, shown, at if shown is item else (*at, name), header, found)
+            if name == "evalScript" and isinstance(fields.get("script"), str) and "${" not in fields["script"]:
+                self._compile_whole(file, fields["script"], (*at, name, "script") if key else at, header, found)
             if name in _APP_COMMANDS and "appId" not in fields and self.app_id is not None:
                 return {name: {"appId": self.app_id, **fields}}
             if name == "runScript" and "source" not in fields:
@@ -427,6 +451,10 @@ class _Expander:
             scope,
             header,
         )
+        self._compile(
+            file, {k: v for k, v in fields.items() if k not in ("commands", "file")}, (*at, key) if key else at,
+            header, found,
+        )  # fmt: skip
         if isinstance(out.get("file"), str):
             sub = self._sub_flow(file, str(out["file"]), (*at, key, "file") if key else at, header, found)
             if sub is None:
@@ -481,6 +509,18 @@ class _Expander:
                     line, col = file.at(path, header=header)
                     self.templates.append((match.group(1), f"{file.path}:{line}:{col}"))
 
+    def _compile(self, file: _File, value: Any, at: _YPath, header: bool, found: list[Problem]) -> None:
+        """A problem for each `${…}` in `value`'s texts that does not compile, at its `${`."""
+        for path, text in _yaml.strings(at, value):
+            for nth, message in inline_errors(text):
+                found.append(Problem(*file.at_inline(path, nth, header=header), message, file=file.path))
+
+    def _compile_whole(self, file: _File, source: str, at: _YPath, header: bool, found: list[Problem]) -> None:
+        """A problem when `evalScript`'s script (no `${…}`: the whole text is the script) does not compile."""
+        problem = whole_error(source, "evalScript")
+        if problem is not None:
+            found.append(file.problem(at, problem, header=header))
+
     def _project_file(
         self, file: _File, written: str, at: _YPath, header: bool, found: list[Problem], what: str
     ) -> Path | None:
@@ -515,12 +555,17 @@ class _Expander:
         if target is None:
             return None
         try:
-            return flow_text(read_trail_text(os.fspath(target)))
+            source = flow_text(read_trail_text(os.fspath(target)))
         except TrailblazeError as exc:
             found.append(
                 file.problem(at, f"runScript {written}: {exc.message.splitlines()[0]}", header=header)
             )
             return None
+        error = syntax_error(source)
+        if error is not None:  # said in the script's own file, where it is fixed
+            line, col, message = error
+            found.append(Problem(line, col, f"{message} (run by {file.path})", file=os.fspath(target)))
+        return source
 
     def _sub_flow(
         self, file: _File, written: str, at: _YPath, header: bool, found: list[Problem]

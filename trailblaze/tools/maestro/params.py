@@ -1,8 +1,8 @@
 """The recorded tool `mobile_maestro {commands: [...]}`: Maestro commands inside a trail, as Block's
 Trailblaze records them (its `MaestroTrailblazeTool`; values may be strings).
 
-A trail that records it loads only when every command is one trailblaze runs (`check`), so
-`trailblaze validate` refuses `evalScript` & co. with the command named. Templates in the commands
+A trail that records it loads only when every command is one trailblaze runs (`check`) and every
+script in them compiles, so `trailblaze validate` refuses either with the command named. Templates in the commands
 (`${NAME}`, `{{name}}`) are replaced when each command runs, not when the tool is dispatched, so a
 `runFlow`'s own `env` and `${maestro.copiedText}` work (`templates_at_run`).
 """
@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import Field, field_validator
 
 from trailblaze.tools.maestro.commands import check
+from trailblaze.tools.maestro.script_check import command_errors
 from trailblaze.tools.params import RecordedToolParams
 
 __all__ = ["MobileMaestro"]
@@ -30,7 +31,7 @@ class MobileMaestro(RecordedToolParams):
     @classmethod
     def _runnable(cls, value: list[Any]) -> list[Any]:
         for i, item in enumerate(value):
-            problems = check(item)
+            problems = check(item) or list(command_errors(item))  # a script error found before the device
             if problems:
                 path, message = problems[0]
                 where = ".".join(str(p) for p in (i, *path))

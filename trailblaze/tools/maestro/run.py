@@ -26,7 +26,7 @@ from trailblaze.common import deadline
 from trailblaze.device.driver import SupportsAddMedia, SupportsOpenUrl, SupportsShellStatus
 from trailblaze.device.permissions import PermissionRefused, set_permissions
 from trailblaze.device.settle import same_screen
-from trailblaze.errors import ActionRefused, AppNotInstalledError, TrailTimedOut, UsageError
+from trailblaze.errors import ActionRefused, AppNotInstalledError, TrailFailed, TrailTimedOut, UsageError
 from trailblaze.screen.patterns import PatternTooSlow
 from trailblaze.tools.maestro.commands import (
     ANDROID_KEYCODES,
@@ -38,7 +38,8 @@ from trailblaze.tools.maestro.commands import (
     normalize,
     summary,
 )
-from trailblaze.tools.maestro.scripts import SEED_ENV, ScriptError, Scripts, scripts_for, truthy
+from trailblaze.tools.maestro.script_check import INLINE
+from trailblaze.tools.maestro.scripts import SEED_ENV, ScriptError, Scripts, run_scripts, scripts_for, truthy
 from trailblaze.tools.maestro.select import Query, query
 from trailblaze.tools.tooldef import StatusMessage
 
@@ -53,8 +54,6 @@ __all__ = ["COPIED_TEXT", "run_commands"]
 COPIED_TEXT = "maestro.copiedText"
 """The memory name of the text `copyTextFrom` read (`${maestro.copiedText}`, pasted by `pasteText`)."""
 
-_VAR = re.compile(r"(?<!\\)\$\{([^$]*)\}")
-"""Maestro's `${…}`: everything up to the last `}` before the next `$` (a backslash before `$` keeps it as written)."""
 _ESCAPED = re.compile(r"\\(\$\{[^$]*\})")
 _NAME = re.compile(r"\s*([A-Za-z_][\w-]*)\s*")
 _MAX_SWIPES = 20
@@ -76,19 +75,25 @@ def run_commands(ctx: RunContext, commands: list[Any], env: dict[str, str] | Non
 class _Runner:
     ctx: RunContext
     notes: list[str] = field(default_factory=list)
+    said: bool = False
+    """Whether this tool's messages said the seed already."""
 
     @property
     def session(self) -> DeviceSession:
         return self.ctx.session
 
     def scripts(self) -> Scripts:
-        """The run's JavaScript context; the first use says the seed of the run's random values."""
-        found, new = scripts_for(self.ctx.memory, self.ctx.platform, self.ctx.folder)
-        if new:
-            self.notes.append(
-                f"random values seeded with {found.seed} ({SEED_ENV}={found.seed} repeats them)"
-            )
-        return found
+        """The run's JavaScript context (and the seed of its random values)."""
+        return scripts_for(self.ctx.memory, self.ctx.platform, self.ctx.folder)[0]
+
+    def _seed_note(self, failed: bool) -> str | None:
+        """The seed, said by the first step that drew random values and by a failure after one did:
+        a run that drew none has nothing for the seed to repeat."""
+        found = run_scripts(self.ctx.memory)
+        if found is None or not found.drew or self.said or (found.told and not failed):
+            return None
+        found.told = self.said = True  # once per tool: a container's failure holds its command's
+        return f"random values seeded with {found.seed} ({SEED_ENV}={found.seed} repeats them)"
 
     def run_list(self, commands: list[Any], env: dict[str, str]) -> StatusMessage:
         messages: list[str] = []
@@ -106,17 +111,22 @@ class _Runner:
             return "ERROR", problems[0][1]
         name, fields = normalize(item)
         optional = as_bool(fields.get("optional")) is True
-        in_trail = False
+        in_trail = asserted = False
         try:
             if name not in CONTAINERS and name not in _RAW:
                 fields = self._substitute(fields, env)
             status, message = _COMMANDS[name](self, fields, env)
         except (PatternTooSlow, ScriptError) as exc:  # the flow's own code or pattern, not the screen
             status, message, in_trail = "ERROR", exc.message, True
+        except _Untrue as exc:  # the flow's own assertion: its expression and value say it all
+            status, message, in_trail, asserted = "ERROR", exc.message, True, True
         except ActionRefused as exc:
             status, message = "ERROR", exc.message
         except ValueError as exc:
             status, message = "ERROR", f"{name}: {exc}"
+        seed = self._seed_note(status != "OK")
+        if seed is not None:
+            self.notes.append(seed)
         if self.notes:  # a failure first: it is what the reader came for
             message = "; ".join([*self.notes, message] if status == "OK" else [message, *self.notes])
             self.notes.clear()
@@ -125,12 +135,13 @@ class _Runner:
         # whether the list's failure is the flow's own: a container's is its last command's
         if status == "OK" or in_trail or name not in CONTAINERS:
             self.ctx.in_trail = status != "OK" and in_trail
+            self.ctx.asserted = self.ctx.in_trail and asserted
         return status, message
 
     # --- variables ---------------------------------------------------------------------------------
     def _substitute(self, value: Any, env: dict[str, str]) -> Any:
         if isinstance(value, str):
-            text = _VAR.sub(lambda m: self._evaluate(m.group(1), env), value)
+            text = INLINE.sub(lambda m: self._evaluate(m.group(1), env), value)
             text = _ESCAPED.sub(lambda m: m.group(1), text)
             return self.ctx.memory.interpolate(text, where="a Maestro command")
         if isinstance(value, dict):
@@ -218,6 +229,10 @@ class _Runner:
 
 class _Unknown(UsageError):
     """A `${variable}` with no value: the flow or the command line is wrong."""
+
+
+class _Untrue(TrailFailed):
+    """A false `assertTrue`: the flow's own assertion over its values, not a screen that differs."""
 
 
 # --- commands ------------------------------------------------------------------------------------------
@@ -385,7 +400,7 @@ def _assert_true(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMe
     value = str(written).lower() if isinstance(written, bool) else r._substitute(str(written), env)
     if truthy(value):
         return "OK", f"assertTrue {written!s} holds"
-    return "ERROR", f"assertTrue {written!s} is false (it gave {value!r})"
+    raise _Untrue(f"assertTrue {written!s} is false (it evaluated to {value.strip() or 'an empty text'})")
 
 
 def _ai(kind: str) -> Handler:
@@ -489,7 +504,9 @@ def _paste_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMes
 
 def _random(kind: str) -> Handler:
     def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
-        random = r.scripts().rng  # seeded per run: a failure's values come back with its seed
+        scripts = r.scripts()
+        scripts.drew = True
+        random = scripts.rng  # seeded per run: a failure's values come back with its seed
         length = as_int(f.get("length")) or 8
         if kind == "text":
             text = "".join(random.choices(string.ascii_lowercase, k=length))

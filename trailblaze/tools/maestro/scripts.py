@@ -34,7 +34,7 @@ from trailblaze.common.flags import CLI, Flags
 from trailblaze.errors import TrailFailed, UsageError
 from trailblaze.tools.maestro.script_http import HostRefused, HttpError, project_hosts, send
 
-__all__ = ["SEED_ENV", "ScriptError", "Scripts", "scripts_for", "truthy"]
+__all__ = ["SEED_ENV", "ScriptError", "Scripts", "run_scripts", "scripts_for", "truthy"]
 
 SEED_ENV = "TRAILBLAZE_SEED"
 """Set to a run's printed seed to repeat its random values (`inputRandom*`, `Math.random`, `faker`)."""
@@ -53,9 +53,10 @@ var maestro = { copiedText: null, platform: null };
   // replace JSON, String or eval, or any global, without breaking the runner.
   var stringify = JSON.stringify, parse = JSON.parse, indirect = eval, text = String;
   var map = Array.prototype.map, define = Object.defineProperty, imul = Math.imul, floor = Math.floor;
-  var tb = { state: 0, http: [], at: 0, pending: null, logs: [] };
+  var tb = { state: 0, http: [], at: 0, pending: null, logs: [], drew: false };
   function fixed(name, value) { define(g, name, { value: value, writable: false, enumerable: false, configurable: false }); }
   function random() {
+    tb.drew = true;
     var t = (tb.state = (tb.state + 0x6D2B79F5) >>> 0);
     t = imul(t ^ (t >>> 15), t | 1);
     t ^= t + imul(t ^ (t >>> 7), t | 61);
@@ -145,11 +146,13 @@ var maestro = { copiedText: null, platform: null };
   fixed('__tb_set', function (name, value) { try { g[name] = value; } catch (e) { /* read-only: the script's own */ } });
   fixed('__tb_keep', function (response) { tb.http.push(parse(response)); });
   fixed('__tb_logs', function () { return stringify(tb.logs); });
+  fixed('__tb_drew', function () { return tb.drew === true; });
 })(globalThis);
 """
 
 _HOST_NAMES = frozenset({"output", "maestro", "http", "json", "faker", "console",
-                         "__tb_start", "__tb_copy", "__tb_run", "__tb_set", "__tb_keep", "__tb_logs"})  # fmt: skip
+                         "__tb_start", "__tb_copy", "__tb_run", "__tb_set", "__tb_keep", "__tb_logs",
+                         "__tb_drew"})  # fmt: skip
 """Globals the runner sets or calls: a value of the same name is not set over them."""
 _BROKEN = (
     "the runner could not read the script's result: it replaced a built-in the runner uses "
@@ -183,6 +186,11 @@ class Scripts:
     """How the run's front end spells `--script-host`, for a refused request's message."""
     requests: list[_Request] = field(default_factory=list)
     logs: list[str] = field(default_factory=list)
+    drew: bool = False
+    """Whether the run drew random values (`Math.random`, `faker`, `inputRandom*`): only then does its
+    seed say anything about a failure."""
+    told: bool = False
+    """Whether the seed was said (once, in the first step that drew random values)."""
     _context: Any = None
     _copied: str | None = None
 
@@ -249,6 +257,8 @@ class Scripts:
             context.set_time_limit(-1)
             if self._broken():
                 self._context = None  # out of memory: a fresh context for what follows
+            else:
+                self.drew = self.drew or call("__tb_drew")() is True  # a script that threw may have drawn too
 
     def _broken(self) -> bool:
         try:
@@ -368,9 +378,14 @@ def truthy(value: str) -> bool:
 _RUNS: weakref.WeakKeyDictionary[Any, Scripts] = weakref.WeakKeyDictionary()
 
 
+def run_scripts(memory: Any) -> Scripts | None:
+    """The `Scripts` of the run whose memory is `memory`, when one was made."""
+    return _RUNS.get(memory)
+
+
 def scripts_for(memory: Any, platform: str, folder: Path | None = None) -> tuple[Scripts, bool]:
-    """The `Scripts` of the run whose memory is `memory` (made on first use), and whether it is new
-    (the caller then says the seed). `folder` is the trail's: its project may allow script hosts.
+    """The `Scripts` of the run whose memory is `memory` (made on first use), and whether it is new.
+    `folder` is the trail's: its project may allow script hosts.
 
     Raises:
         UsageError: the project's `[tool.trailblaze] script_hosts` is not a list of host names.
