@@ -8,7 +8,6 @@ no `node` / `npm` on PATH the calling test fails, saying what to install: the su
 from __future__ import annotations
 
 import fcntl
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.system_tools import require_node
 
 ALLURE_HOME = ROOT / ".ci" / "allure"
 """The folder with the package.json that pins Allure 3."""
@@ -26,12 +26,7 @@ _NPM_TIMEOUT_S = 600
 
 def ensure_allure() -> tuple[str, Path]:
     """`node` and the Allure CLI's `cli.js`, installed when missing."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.fail(
-            "the Allure report test needs Node.js and npm on PATH: install them (`apt-get install -y nodejs npm`)",
-            pytrace=False,
-        )
+    node, npm = require_node("the Allure report tests")
     with open(_LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another xdist worker may be installing right now
         if not _CLI.is_file():
