@@ -234,6 +234,11 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     _SHARDS.format(2, 2): Run(shows="no trail"),
     _SHARDS.format(3, 3): Run(shows="no trail"),
     _MERGE: Run(shows="junit:  junit.xml"),
+    "trailblaze replay trails/ --device sim:android --secret password=hunter2 --retries 1 --allure-dir allure-results "
+    "--ctrf ctrf.json": Run(shows="ctrf:   ctrf.json"),
+    "trailblaze report --merge shards --allure-dir allure-results --ctrf ctrf.json": Run(
+        shows="allure: allure-results", given="shard runs"
+    ),
     # the matrix's first job; download-artifact puts its `run` at shards/run-1 (see `_GITHUB`)
     "trailblaze replay trails/ --device sim:android --secret password --shard ${{ matrix.shard }}/3 "
     "--run-dir run": Run(shows="1 trail: 1 passed"),

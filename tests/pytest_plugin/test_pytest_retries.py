@@ -124,3 +124,24 @@ def test_a_quarantined_failure_is_reported_but_does_not_fail_the_session(project
         "trailblaze_quarantine": "JIRA-123: the Done banner is not built yet",
         "trailblaze_result": "failed",
     }
+
+
+def test_allure_and_ctrf_come_from_the_merged_report_with_every_attempt(project: pytest.Pytester) -> None:
+    import json
+
+    result = project.runpytest_subprocess(
+        "trails", "--device", _device(), "--trailblaze-retries", "1", "--trailblaze-report", "report",
+        "--trailblaze-allure-dir", "allure", "-o", "trailblaze_ctrf=ctrf.json",
+    )  # fmt: skip
+    assert result.ret == 0, "\n".join(result.outlines + result.errlines)
+    results = [json.loads(p.read_text()) for p in (project.path / "allure").glob("*-result.json")]
+    assert sorted(r["status"] for r in results) == ["failed", "passed"]
+    assert len({r["historyId"] for r in results}) == 1
+    (test,) = json.loads((project.path / "ctrf.json").read_text())["results"]["tests"]
+    assert test["flaky"] and test["retries"] == 1 and test["retryAttempts"][0]["status"] == "failed"
+
+    alone = project.runpytest_subprocess("trails", "--device", _device(), "--trailblaze-ctrf", "ctrf.json")
+    assert alone.ret == 4  # a usage error, before any test runs
+    assert "--trailblaze-ctrf is written from the merged run of --trailblaze-report DIR" in "\n".join(
+        alone.errlines
+    )

@@ -40,7 +40,7 @@ from typing import Any
 import pytest
 
 from tests.support.paths import TESTS
-from tests.support.system_tools import require
+from tests.support.system_tools import require, require_node
 from trailblaze_sim import create_device
 from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import ManualClock
@@ -60,12 +60,7 @@ def ensure_appium() -> Path:
     """The `APPIUM_HOME` folder, with Appium and the UiAutomator2 driver installed in it."""
     if _APPIUM_MAIN.is_file() and _DRIVER.is_file() and _MANIFEST.is_file():
         return APPIUM_HOME
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.fail(
-            "the Appium end-to-end tests need Node.js and npm on PATH: install them (`apt-get install -y nodejs npm`)",
-            pytrace=False,
-        )
+    node, npm = require_node("the Appium end-to-end tests")
     with open(_LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another xdist worker may be installing right now
         if not (_APPIUM_MAIN.is_file() and _DRIVER.is_file()):

@@ -44,3 +44,15 @@ def require(package: str, fallback: Path | None = None, *, why: str) -> str:
             f"install the Debian package with `apt-get install -y {package}` (.ci/run does)"
         )
     return path
+
+
+def require_node(what: str) -> tuple[str, str]:
+    """`node` and `npm`, or fail the calling test saying what to install: the tests that run npm
+    packages (the real Appium server, the Allure CLI) are their features' only end-to-end proof, so
+    they fail rather than skip. `what`: the tests, as the message names them."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.fail(
+            f"{what} need Node.js and npm on PATH: install them (`apt-get install -y nodejs npm`)", pytrace=False
+        )
+    return node, npm

@@ -123,6 +123,9 @@ class ConsoleProgress:
     def junit_written(self, path: Path) -> None:
         self.console.print(f"junit:  {_escape(str(path))}")
 
+    def results_written(self, label: str, path: Path) -> None:
+        self.console.print(f"{label + ':':<7} {_escape(str(path))}")
+
     def report_written(self, page: Path, pictures: Path | None) -> None:
         beside = f" (screenshots in {_escape(str(pictures))}/)" if pictures is not None else ""
         self.console.print(f"report: {_escape(str(page))}{beside}")

@@ -7,12 +7,13 @@ Errors: a `TrailblazeError` becomes one line on stderr and its exit code (0 pass
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
@@ -22,6 +23,8 @@ from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S
 from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from trailblaze.device.web_options import WebOptions
     from trailblaze.engine.options import (
         DeviceChoice,
@@ -33,6 +36,7 @@ if TYPE_CHECKING:
     )
     from trailblaze.output.artifacts import ScreenshotMode
     from trailblaze.output.ci_policy import CiPolicy
+    from trailblaze.output.runlog import RunRecord, TrailRecord
 
 
 class _Group(click.Group):
@@ -133,11 +137,19 @@ def _run_output(
     junit_path: str | None = None,
     report_path: str | None = None,
     report_single_file: bool = False,
+    allure_dir: str | None = None,
+    ctrf_path: str | None = None,
 ) -> RunOutput:
     from trailblaze.engine.options import RunOutput
 
     return RunOutput(
-        run_dir, cast("ScreenshotMode", report_screenshots), junit_path, report_path, report_single_file
+        run_dir,
+        cast("ScreenshotMode", report_screenshots),
+        junit_path,
+        report_path,
+        report_single_file,
+        allure_dir,
+        ctrf_path,
     )
 
 
@@ -147,6 +159,8 @@ def _replay_output(
     junit_path: str | None,
     report_path: str | None,
     report_single_file: bool,
+    allure_dir: str | None,
+    ctrf_path: str | None,
 ) -> RunOutput:
     """Replay's outputs; `--screenshots` unset is `steps`, or `failures` under CI=true (and says so)."""
     from trailblaze.engine.ci_defaults import CI_SCREENSHOTS_NOTE, default_screenshots
@@ -155,7 +169,9 @@ def _replay_output(
         report_screenshots = default_screenshots(os.environ)
         if report_screenshots != "steps":
             _echo(CI_SCREENSHOTS_NOTE, err=True)
-    return _run_output(run_dir, report_screenshots, junit_path, report_path, report_single_file)
+    return _run_output(
+        run_dir, report_screenshots, junit_path, report_path, report_single_file, allure_dir, ctrf_path
+    )
 
 
 def _record_options(
@@ -827,6 +843,17 @@ def _serve_fake_llm(port: int, *, openai: bool = False) -> None:
     )
 
 
+_allure_option = click.option(
+    "--allure-dir", "allure_dir", type=click.Path(file_okay=False, path_type=str), metavar="DIR",
+    help="Also write Allure results into DIR (one result per trail and device, steps with screenshots; "
+    "`allure generate DIR` makes the report).",
+)
+_ctrf_option = click.option(
+    "--ctrf", "ctrf_path", type=click.Path(dir_okay=False, path_type=str), metavar="FILE",
+    help="Also write the results as CTRF JSON (https://ctrf.io) to FILE.",
+)
+
+
 @cli.command(
     "report",
     short_help="Re-render the HTML report (and JUnit XML) of a run directory, or merge shards' runs.",
@@ -840,12 +867,20 @@ def _serve_fake_llm(port: int, *, openai: bool = False) -> None:
 @click.option("--report-single-file", "--single-file", "single_file", is_flag=True,
               help="One self-contained HTML file, screenshots embedded (megabytes per trail).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Also write JUnit XML here.")
+@_allure_option
+@_ctrf_option
 @click.option("--merge", is_flag=True,
               help="Merge several run directories (the shards of a CI matrix, or a folder holding them) into one "
               "report and one JUnit file.")
 @_debug_option
 def report_command(
-    run_dirs: tuple[str, ...], output: str | None, single_file: bool, junit_path: str | None, merge: bool
+    run_dirs: tuple[str, ...],
+    output: str | None,
+    single_file: bool,
+    junit_path: str | None,
+    allure_dir: str | None,
+    ctrf_path: str | None,
+    merge: bool,
 ) -> None:
     """Render the HTML report (and JUnit XML) of a run directory from its run.json.
 
@@ -857,12 +892,12 @@ def report_command(
     from pathlib import Path
 
     from trailblaze.errors import UsageError
-    from trailblaze.output.junit import write_junit
     from trailblaze.output.report import write_html_report
     from trailblaze.output.runlog import RUN_FILE, iter_trails, read_head
 
+    results = _Results(junit_path, allure_dir, ctrf_path)
     if merge:
-        _merge_reports(list(run_dirs), output, junit_path, single_file=single_file)
+        _merge_reports(list(run_dirs), output, results, single_file=single_file)
         return
     if len(run_dirs) > 1:
         raise UsageError(
@@ -875,9 +910,7 @@ def report_command(
     head = read_head(directory)  # the run is read one trail at a time: any size fits in memory
     html_path = write_html_report(directory, output, single_file=single_file)
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB){_pictures_note(html_path)}")
-    if junit_path:
-        written = write_junit(head, junit_path, run_dir=directory, trails=iter_trails(directory, head))
-        click.echo(f"junit:  {written}")
+    results.write(head, directory, lambda: iter_trails(directory, head))
 
 
 def _pictures_note(page: Any) -> str:
@@ -888,17 +921,46 @@ def _pictures_note(page: Any) -> str:
     return f", screenshots in {folder}{os.sep}" if folder is not None else ""
 
 
-def _merge_reports(paths: list[str], output: str | None, junit_path: str | None, *, single_file: bool) -> None:
+@dataclasses.dataclass(frozen=True)
+class _Results:
+    """`trailblaze report`'s result files besides the HTML page: JUnit, Allure, CTRF."""
+
+    junit: str | None = None
+    allure_dir: str | None = None
+    ctrf: str | None = None
+
+    def check(self) -> None:
+        from trailblaze.common.files import check_writable
+
+        for path, flag in ((self.junit, "--junit"), (self.ctrf, "--ctrf")):
+            if path:
+                check_writable(path, flag)
+
+    def write(self, run: RunRecord, run_dir: Path, trails: Callable[[], Iterable[TrailRecord]]) -> None:
+        """Writes each file asked for; `trails` gives the run's trails afresh for each."""
+        if self.junit:
+            from trailblaze.output.junit import write_junit
+
+            click.echo(f"junit:  {write_junit(run, self.junit, run_dir=run_dir, trails=trails())}")
+        if self.allure_dir:
+            from trailblaze.output.allure import write_allure
+
+            click.echo(f"allure: {write_allure(run, self.allure_dir, run_dir=run_dir, trails=trails())}")
+        if self.ctrf:
+            from trailblaze.output.ctrf import write_ctrf
+
+            click.echo(f"ctrf:   {write_ctrf(run, self.ctrf, run_dir=run_dir, trails=trails())}")
+
+
+def _merge_reports(paths: list[str], output: str | None, results: _Results, *, single_file: bool) -> None:
     from trailblaze.common.files import check_writable
     from trailblaze.output.ci_policy import is_flaky
-    from trailblaze.output.junit import write_junit
     from trailblaze.output.merge import merge_runs, run_dirs
     from trailblaze.output.report import write_html_report
 
     target = output or "report.html"
     check_writable(target, "--report")
-    if junit_path:
-        check_writable(junit_path, "--junit")
+    results.check()
     merged = merge_runs(run_dirs(paths))
     for name in merged.duplicates:
         _echo(f"warning: {name} is in more than one of the merged runs (were two shards given the same --shard?)",
@@ -914,8 +976,7 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None,
     n, runs = len(merged.run.trails), len(merged.sources)
     click.echo(f"merged {runs} run{'s' * (runs != 1)}: {n} trail{'s' * (n != 1)} ({summary})")
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB){_pictures_note(html_path)}")
-    if junit_path:
-        click.echo(f"junit:  {write_junit(merged.run, junit_path, run_dir=merged.root)}")
+    results.write(merged.run, merged.root, lambda: merged.run.trails)
 
 
 @cli.command("devices", short_help="List connected devices.")
@@ -1335,6 +1396,8 @@ def port_command(
 @_matrix_device_options
 @click.option("--self-heal", is_flag=True, help="Let the agent repair a step whose recording fails (needs an LLM).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Write JUnit XML here.")
+@_allure_option
+@_ctrf_option
 @click.option("--report", "report_path", type=click.Path(path_type=str),
               help="Write the HTML report to this .html file (or report.html in this folder); its screenshots "
               "are files beside it (in NAME_files/ when it is not in the run directory).")
@@ -1373,7 +1436,10 @@ def port_command(
 @_debug_option
 @click.pass_context
 @_with_run_groups(
-    _grouped("output", _replay_output, "run_dir", "report_screenshots", "junit_path", "report_path", "report_single_file"),
+    _grouped(
+        "output", _replay_output, "run_dir", "report_screenshots", "junit_path", "report_path", "report_single_file",
+        "allure_dir", "ctrf_path",
+    ),
     _grouped("policy", _ci_policy, "retries", "fail_on_flaky", "max_heals"),
 )
 def replay_command(
@@ -1451,10 +1517,10 @@ def _replay_matrix(run: ReplayRun, devices: tuple[DeviceChoice, ...]) -> int:
     for n, choice in enumerate(devices, 1):
         folder = base / f"{n}-{re.sub(r'[^A-Za-z0-9@.+-]+', '-', choice.text).strip('-')[:60]}"
         click.echo(f"device {n} of {len(devices)}: {choice.text} (run directory {folder})")
-        own = dataclasses.replace(out, run_dir=str(folder), report=None, junit=None)
+        own = dataclasses.replace(out, run_dir=str(folder), report=None, junit=None, allure_dir=None, ctrf=None)
         codes.append(run_replay_command(dataclasses.replace(run, device=choice, output=own), ConsoleProgress()))
     report = str(report_target(out.report)) if out.report else str(base / "report.html")
-    _merge_reports([str(base)], report, out.junit, single_file=out.report_single_file)
+    _merge_reports([str(base)], report, _Results(out.junit, out.allure_dir, out.ctrf), single_file=out.report_single_file)
     return max(codes)
 
 

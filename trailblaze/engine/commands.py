@@ -22,6 +22,7 @@ from trailblaze.engine.options import (
     RecordRun,
     ReplayRun,
     RunInputs,
+    RunOutput,
 )
 from trailblaze.engine.progress import Progress, Quiet, RecordTotals
 from trailblaze.engine.record import record_trail
@@ -174,6 +175,7 @@ def _not_run(rundir: RunDir, file: Path, device: DeviceChoice, error: str) -> Tr
         path=str(file),
         id=config.id if config else None,
         title=config.title if config else None,
+        tags=list((config.tags if config else None) or []),
         device=device.text,
         platform=device.spec.platform,
         status="error",
@@ -472,6 +474,8 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
         check_writable(report_target(report), "--report")
     if junit:
         check_writable(junit, "--junit")
+    if run.output.ctrf:
+        check_writable(run.output.ctrf, "--ctrf")
     llms = _LLMs(run.model)
     unrunnable = _without_model(trails, device, inputs.flags, llms)
     checked = [(file, _digest(trail)) for file, trail in trails]
@@ -483,17 +487,17 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
     if not checked:  # more shards than trails: this job has nothing to do, and says so in its reports
         llms.close()
         rundir.finish()
-        _write_reports(told, rundir, junit, report, single_file=run.output.report_single_file)
+        _write_reports(told, rundir, run.output)
         told.empty_shard(str(shard), root)
         return 0
     broken: InfrastructureError | None = None
-    wants_reports = bool(junit or report)
+    wants_reports = bool(junit or report or run.output.allure_dir or run.output.ctrf)
     try:
         session = _open_session(device, rundir, created and not wants_reports, llms)
     except InfrastructureError as exc:
         if wants_reports:  # CI reads these every time: each trail is an error naming the cause
             _never_started(rundir, checked, device, exc)
-            _write_reports(told, rundir, junit, report, single_file=run.output.report_single_file)
+            _write_reports(told, rundir, run.output)
         raise
     interrupted = False
 
@@ -543,7 +547,7 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
             session.close()
         finally:
             llms.close()
-            _write_reports(told, rundir, junit, report, single_file=run.output.report_single_file)
+            _write_reports(told, rundir, run.output)
             if interrupted:
                 told.interrupted(root, report_target(report) if report else None)
     told.replay_totals(rundir.run, root)
@@ -622,19 +626,27 @@ def _never_started(
     rundir.finish()
 
 
-def _write_reports(
-    told: Progress, rundir: RunDir, junit: str | None, report: str | None, *, single_file: bool = False
-) -> None:
-    """JUnit and the HTML report, from run.json one trail at a time (the run directory let go of them)."""
+def _write_reports(told: Progress, rundir: RunDir, output: RunOutput) -> None:
+    """JUnit, Allure, CTRF and the HTML report, from run.json one trail at a time (the run directory
+    let go of them)."""
     root = rundir.root
-    if junit:
+    if output.junit:
         from trailblaze.output.junit import write_junit
 
-        told.junit_written(write_junit(rundir.run, junit, run_dir=root, trails=iter_trails(root, rundir.run)))
-    if report:
+        told.junit_written(write_junit(rundir.run, output.junit, run_dir=root, trails=iter_trails(root, rundir.run)))
+    if output.allure_dir:
+        from trailblaze.output.allure import write_allure
+
+        written = write_allure(rundir.run, output.allure_dir, run_dir=root, trails=iter_trails(root, rundir.run))
+        told.results_written("allure", written)
+    if output.ctrf:
+        from trailblaze.output.ctrf import write_ctrf
+
+        told.results_written("ctrf", write_ctrf(rundir.run, output.ctrf, run_dir=root, trails=iter_trails(root, rundir.run)))
+    if output.report:
         from trailblaze.output.report import pictures_folder, write_html_report
 
-        page = write_html_report(root, report_target(report), single_file=single_file)
+        page = write_html_report(root, report_target(output.report), single_file=output.report_single_file)
         told.report_written(page, pictures_folder(page))
 
 

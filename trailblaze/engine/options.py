@@ -142,6 +142,10 @@ class RunOutput:
     report: str | None = None
     report_single_file: bool = False
     """The HTML report as one self-contained file (images embedded), not a page beside its images."""
+    allure_dir: str | None = None
+    """Write Allure results into this folder (`trailblaze.output.allure`)."""
+    ctrf: str | None = None
+    """Write a CTRF JSON document here (`trailblaze.output.ctrf`)."""
 
     def argv(self) -> list[str]:
         return [] if self.screenshots == "steps" else ["--screenshots", self.screenshots]

@@ -570,6 +570,7 @@ def start_record(trail: Trail, path: str, session: DeviceSession, mode: str, dev
         path=path,
         id=config.id if config and config.id else folder_trail_id(Path(path)),
         title=config.title if config else None,
+        tags=list((config.tags if config else None) or []),
         device=device,
         classifier=info.classifier,
         platform=info.platform,

@@ -20,7 +20,7 @@ from trailblaze.common.redact_values import scrub_tree
 from trailblaze.output._html import format_duration, step_label
 from trailblaze.output.runlog import RunRecord, StepRecord, TrailRecord
 
-__all__ = ["junit_xml", "rerun_texts", "write_junit"]
+__all__ = ["junit_xml", "rerun_texts", "workspace_path", "write_junit"]
 
 # XML 1.0 forbids most C0 controls even as character references; device text can contain them.
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -104,13 +104,17 @@ def _failure_text(trail: TrailRecord, step: StepRecord | None) -> tuple[str, str
 
 
 def _storyboard_path(trail: TrailRecord, run_dir: Path | None) -> str | None:
-    """Where a CI system finds the trail's storyboard: relative to the working directory (the CI
-    workspace) when it is below it, else absolute; as run.json names it when the run directory is unknown."""
-    if not trail.storyboard:
-        return None
+    """Where a CI system finds the trail's storyboard (`workspace_path`)."""
+    return workspace_path(trail.storyboard, run_dir) if trail.storyboard else None
+
+
+def workspace_path(relative: str, run_dir: Path | None) -> str:
+    """Where a CI system finds a run artifact (`relative` to the run directory): relative to the working
+    directory (the CI workspace) when it is below it, else absolute; as run.json names it when the run
+    directory is unknown."""
     if run_dir is None:
-        return trail.storyboard
-    target = (run_dir / trail.storyboard).resolve()
+        return relative
+    target = (run_dir / relative).resolve()
     try:
         return target.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
@@ -147,7 +151,14 @@ def _testcase(parent: ET.Element, trail: TrailRecord, run_dir: Path | None = Non
     storyboard = _storyboard_path(trail, run_dir)
     if storyboard is not None:
         ET.SubElement(props, "property", {"name": "trailblaze.storyboard", "value": _clean(storyboard)})
+    # Surefire's order (surefire-test-report-3.0.xsd): failure, the reruns, skipped, error
     outcome = _outcome(trail)
+    if outcome == "failure":
+        step = _failed_step(trail)
+        message, body = _failure_text(trail, step)
+        failure = ET.SubElement(case, "failure", {"message": _clean(message), "type": "StepFailed"})
+        failure.text = _clean(body)
+    _reruns(case, trail)
     if outcome == "quarantined":
         message, _ = _failure_text(trail, _failed_step(trail))
         ET.SubElement(
@@ -158,11 +169,6 @@ def _testcase(parent: ET.Element, trail: TrailRecord, run_dir: Path | None = Non
                 "type": "quarantined",
             },
         )
-    elif outcome == "failure":
-        step = _failed_step(trail)
-        message, body = _failure_text(trail, step)
-        failure = ET.SubElement(case, "failure", {"message": _clean(message), "type": "StepFailed"})
-        failure.text = _clean(body)
     elif trail.status in ("error", "interrupted", "running"):
         message, body = _failure_text(trail, _failed_step(trail))
         kind = "InfrastructureError" if trail.status == "error" else "Interrupted"
@@ -170,7 +176,6 @@ def _testcase(parent: ET.Element, trail: TrailRecord, run_dir: Path | None = Non
         error.text = _clean(body)
     elif trail.status == "skipped":
         ET.SubElement(case, "skipped", {"message": _clean(_one_line(trail.error or "skipped"))})
-    _reruns(case, trail)
     out = ET.SubElement(case, "system-out")
     # the attachment line Jenkins' and GitLab's JUnit readers turn into a link on the test
     attachment = f"[[ATTACHMENT|{storyboard}]]\n" if storyboard is not None else ""

@@ -180,6 +180,8 @@ class TrailRecord(_Model):
     path: str
     id: str | None = None
     title: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    """The trail's `config.tags` (the Allure and CTRF results carry them)."""
     device: str = ""
     classifier: str = ""
     platform: str = ""

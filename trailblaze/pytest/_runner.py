@@ -386,9 +386,16 @@ def reset_report_dir(root: Path) -> None:
 
 
 def write_merged_report(
-    root: Path, *, command: list[str], shard: str | None = None, single_file: bool = False
+    root: Path,
+    *,
+    command: list[str],
+    shard: str | None = None,
+    single_file: bool = False,
+    allure_dir: Path | None = None,
+    ctrf: Path | None = None,
 ) -> Path | None:
-    """Merges the per-test run directories under `root` into `root/run.json`, `report.html`, `junit.xml`.
+    """Merges the per-test run directories under `root` into `root/run.json`, `report.html`, `junit.xml`
+    (and Allure results into `allure_dir`, CTRF JSON into `ctrf`).
 
     Returns:
         The HTML report, or None when no test ran a trail.
@@ -417,4 +424,12 @@ def write_merged_report(
             merged.usage.add(trail.usage)
     write_run(merged, root)
     write_junit(merged, root / "junit.xml", suite_name="trailblaze (pytest)", run_dir=root)
+    if allure_dir is not None:
+        from trailblaze.output.allure import write_allure
+
+        write_allure(merged, allure_dir, run_dir=root)
+    if ctrf is not None:
+        from trailblaze.output.ctrf import write_ctrf
+
+        write_ctrf(merged, ctrf, run_dir=root)
     return write_html_report(root, single_file=single_file)

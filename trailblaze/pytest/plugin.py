@@ -129,6 +129,10 @@ class TrailblazeConfig:
     trail_timeout: float = DEFAULT_TRAIL_TIMEOUT_S
     """Wall-clock seconds one trail may run (`--trailblaze-trail-timeout`, ini `trailblaze_trail_timeout`);
     past it the trail fails at the step it reached (a trail's `config.timeout` may lower it)."""
+    allure_dir: Path | None = None
+    """`--trailblaze-allure-dir DIR` (ini `trailblaze_allure_dir`): Allure results of the merged run."""
+    ctrf: Path | None = None
+    """`--trailblaze-ctrf FILE` (ini `trailblaze_ctrf`): the merged run as CTRF JSON."""
 
     # The run options objects the engine takes, as the CLI builds them from its flags (ADR 0046).
     def device_choice(self, spec: str) -> DeviceChoice:
@@ -212,6 +216,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trailblaze_report",
         metavar="DIR",
         help="keep every trail run in DIR and write DIR/run.json, report.html and junit.xml (DIR is replaced)",
+    )
+    group.addoption(
+        "--trailblaze-allure-dir",
+        dest="trailblaze_allure_dir",
+        metavar="DIR",
+        help="with --trailblaze-report: also write Allure results of every trail run into DIR",
+    )
+    group.addoption(
+        "--trailblaze-ctrf",
+        dest="trailblaze_ctrf",
+        metavar="FILE",
+        help="with --trailblaze-report: also write every trail run as CTRF JSON to FILE",
     )
     group.addoption(
         "--trailblaze-report-single-file",
@@ -375,6 +391,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("trailblaze_artifacts", "on | off | retain-on-failure", default="retain-on-failure")
     parser.addini("trailblaze_output", "folder for per-test artifacts", default="test-results/trailblaze")
+    parser.addini("trailblaze_allure_dir", "with --trailblaze-report: Allure results folder", default="")
+    parser.addini("trailblaze_ctrf", "with --trailblaze-report: CTRF JSON file", default="")
     parser.addini("trailblaze_screenshots", "failures | steps | off", default="failures")
     parser.addini(
         "trailblaze_script_hosts", "hosts Maestro scripts may reach with http.* besides localhost", type="linelist"
@@ -572,7 +590,23 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         ),
         appium_session=appium_session(config),
         report_single_file=bool(option("trailblaze_report_single_file")),
+        allure_dir=_result_file(config, base, report, "trailblaze_allure_dir"),
+        ctrf=_result_file(config, base, report, "trailblaze_ctrf"),
     )
+
+
+def _result_file(config: pytest.Config, base: Path, report: str | None, name: str) -> Path | None:
+    """`--trailblaze-allure-dir` / `--trailblaze-ctrf` (`name`; ini `trailblaze_allure_dir` / `trailblaze_ctrf`,
+    relative to the ini file's folder): written from the merged run, so they need `--trailblaze-report`."""
+    given = config.getoption(name, default=None)
+    ini = str(config.getini(name)).strip()
+    path = (base / given).resolve() if given else (config.rootpath / ini).resolve() if ini else None
+    if path is not None and not report:
+        flag = "--" + name.replace("_", "-")
+        raise pytest.UsageError(
+            f"{flag} is written from the merged run of --trailblaze-report DIR: add --trailblaze-report DIR"
+        )
+    return path
 
 
 def _install_settings(config: pytest.Config, given: list[str] | None, reinstall: bool | None) -> dict[str, Any]:
@@ -1005,6 +1039,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             command=["pytest", *session.config.invocation_params.args],
             shard=shard,
             single_file=settings.report_single_file,
+            allure_dir=settings.allure_dir,
+            ctrf=settings.ctrf,
         )
 
 
