@@ -334,6 +334,8 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
         rundir.finish(interrupted=interrupted)
         session.close()
         llms.close()
+        if not interrupted:
+            _store_results(told, root, run.output.results, "record")
         if interrupted:
             told.interrupted(root, None)
     passed = steps = unproven = 0
@@ -543,6 +545,8 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
             session.close()
         finally:
             llms.close()
+            if not interrupted:  # a run cut short says nothing about its trails
+                _store_results(told, root, run.output.results, "replay")
             _write_reports(told, rundir, junit, report, single_file=run.output.report_single_file)
             if interrupted:
                 told.interrupted(root, report_target(report) if report else None)
@@ -636,6 +640,15 @@ def _write_reports(
 
         page = write_html_report(root, report_target(report), single_file=single_file)
         told.report_written(page, pictures_folder(page))
+
+
+def _store_results(told: Progress, root: Path, location: str | None, source: str) -> None:
+    """Adds the run to the results store; a failure is a warning, never the run's result."""
+    from trailblaze.results.hook import store_run
+
+    warning = store_run(root, location, source)
+    if warning is not None:
+        told.results_not_stored(warning)
 
 
 def _install(told: Progress, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:

@@ -142,6 +142,9 @@ class RunOutput:
     report: str | None = None
     report_single_file: bool = False
     """The HTML report as one self-contained file (images embedded), not a page beside its images."""
+    results: str | None = None
+    """The results store the run is added to (`trailblaze.results`): a SQLite path or a PostgreSQL URL;
+    None: not stored. The CLI resolves `--results` / `TRAILBLAZE_RESULTS` / `.trailblaze/results.db`."""
 
     def argv(self) -> list[str]:
         return [] if self.screenshots == "steps" else ["--screenshots", self.screenshots]

@@ -79,6 +79,9 @@ class Progress(Protocol):
     def junit_written(self, path: Path) -> None:
         """The JUnit file was written."""
 
+    def results_not_stored(self, warning: str) -> None:
+        """The run could not be added to the results store (`warning`: one line, redacted); the run goes on."""
+
     def report_written(self, page: Path, pictures: Path | None) -> None:
         """The HTML report was written (`pictures`: the folder of its screenshots, beside it)."""
 
@@ -137,6 +140,9 @@ class Quiet:
         return None
 
     def junit_written(self, path: Path) -> None:
+        return None
+
+    def results_not_stored(self, warning: str) -> None:
         return None
 
     def report_written(self, page: Path, pictures: Path | None) -> None:
