@@ -54,18 +54,24 @@ def _write(path: str, worker: int) -> None:
             store.add([_rows(worker * 1000 + n), _rows(n)])  # `_rows(n)`: every worker adds these too
 
 
-def test_eight_concurrent_writers_lose_and_duplicate_nothing(tmp_path: Path) -> None:
-    path = str(tmp_path / "results.db")
+def eight_writers(location: str) -> None:
+    """Eight processes add 25 runs of their own each, and the same 25 runs every other one adds."""
     ctx = multiprocessing.get_context("spawn")
-    workers = [ctx.Process(target=_write, args=(path, w)) for w in range(1, 9)]
+    workers = [ctx.Process(target=_write, args=(location, w)) for w in range(1, 9)]
     for p in workers:
         p.start()
     for p in workers:
         p.join(120)
     assert [p.exitcode for p in workers] == [0] * 8
-    with open_store(path) as store:
-        assert store.rows("SELECT COUNT(*) FROM runs") == [(8 * 25 + 25,)]
-        assert store.rows("SELECT COUNT(*) FROM trail_results") == [((8 * 25 + 25) * 5,)]
+    with open_store(location) as store:
+        assert store.rows("SELECT COUNT(*) FROM runs WHERE run_key LIKE 'run-%'") == [(8 * 25 + 25,)]
+        assert store.rows("SELECT COUNT(*) FROM trail_results WHERE run_key LIKE 'run-%'") == [
+            ((8 * 25 + 25) * 5,)
+        ]
+
+
+def test_eight_concurrent_writers_lose_and_duplicate_nothing(tmp_path: Path) -> None:
+    eight_writers(str(tmp_path / "results.db"))
 
 
 def test_the_location_comes_from_the_option_then_the_environment_then_the_default(

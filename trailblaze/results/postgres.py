@@ -44,7 +44,7 @@ class PostgresBackend:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
 
     def sql(self, statement: str) -> str:
-        return statement.replace("?", "%s")
+        return statement.replace("%", "%%").replace("?", "%s")  # a LIKE pattern's % is literal
 
     def errors(self) -> tuple[type[BaseException], ...]:
         import psycopg
