@@ -82,22 +82,29 @@ def parse_since(text: str, now: datetime | None = None) -> str:
 
 
 def summaries(store: Store, filters: Filters) -> list[Summary]:
-    """One summary per trail × device, sorted by trail then device."""
+    """One summary per trail × device, sorted by trail then device.
+
+    Each pair's last N runs are read by their own query, which walks the (final, trail, device,
+    started_at) index backwards: the cost is the pairs × N rows read, not the size of the store."""
     where, params = _where(filters)
-    rows = store.rows(
-        "SELECT t.trail, t.device, t.path, t.status, t.started_at, t.commit_sha, t.attempts, t.heals, t.duration_ms, "
-        "t.failed_step, t.failed_step_text, t.reason, t.quarantine, r.run_id FROM ("
-        " SELECT trail, device, path, status, started_at, commit_sha, attempts, heals, duration_ms, failed_step,"
-        " failed_step_text, reason, quarantine, run_key,"
-        " ROW_NUMBER() OVER (PARTITION BY trail, device ORDER BY started_at DESC, run_key DESC) AS n"
-        f" FROM trail_results WHERE final = 1 AND {_COUNTED}{where}"
-        ") t JOIN runs r ON r.run_key = t.run_key WHERE t.n <= ? ORDER BY t.trail, t.device, t.n",
-        [*params, filters.last],
+    pairs = store.rows(
+        f"SELECT DISTINCT trail, device FROM trail_results WHERE final = 1{where} ORDER BY trail, device",
+        params,
     )
-    groups: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
-    for row in rows:
-        groups.setdefault((row[0], row[1]), []).append(row)
-    return [_summary(trail, device, group) for (trail, device), group in groups.items()]
+    found = []
+    mine, _ = _where(filters, "t.")
+    for trail, device in pairs:
+        rows = store.rows(
+            "SELECT t.trail, t.device, t.path, t.status, t.started_at, t.commit_sha, t.attempts, t.heals,"
+            " t.duration_ms, t.failed_step, t.failed_step_text, t.reason, t.quarantine, r.run_id"
+            " FROM trail_results t JOIN runs r ON r.run_key = t.run_key"
+            f" WHERE t.final = 1 AND t.trail = ? AND t.device = ? AND t.{_COUNTED}{mine}"
+            " ORDER BY t.started_at DESC, t.run_key DESC LIMIT ?",
+            [trail, device, *params, filters.last],
+        )
+        if rows:
+            found.append(_summary(trail, device, rows))
+    return found
 
 
 def history(
@@ -134,19 +141,20 @@ def gate_failures(found: Sequence[Summary], max_flake_rate: float | None) -> lis
     return lines
 
 
-def _where(filters: Filters) -> tuple[str, list[Any]]:
+def _where(filters: Filters, t: str = "") -> tuple[str, list[Any]]:
+    """The filters as ` AND …` clauses on trail_results (named `t` when `t` is `t.`), and their parameters."""
     clauses, params = [], []
     if filters.since:
-        clauses.append("started_at >= ?")
+        clauses.append(f"{t}started_at >= ?")
         params.append(parse_since(filters.since))
     if filters.branch:
-        clauses.append("branch = ?")
+        clauses.append(f"{t}branch = ?")
         params.append(filters.branch)
     if filters.device:
-        clauses.append("(device LIKE ? OR device_spec LIKE ?)")
+        clauses.append(f"({t}device LIKE ? OR {t}device_spec LIKE ?)")
         params += [_like(filters.device)] * 2
     if filters.trail:
-        clauses.append("(trail LIKE ? OR path LIKE ?)")
+        clauses.append(f"({t}trail LIKE ? OR {t}path LIKE ?)")
         params += [_like(filters.trail)] * 2
     return "".join(f" AND {c}" for c in clauses), params
 
