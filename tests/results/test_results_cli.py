@@ -61,6 +61,25 @@ def test_a_trail_that_failed_once_on_a_mutant_is_flaky_and_the_gate_follows_the_
     assert '# login.trail.yaml: add under config:\n  quarantine: "flaky on sim:android' in quarantine
     assert "no results match" in trailblaze("results", "--device", "sim:ios", cwd=tmp_path).stdout
 
+    # the report: each trail's last outcomes on its device, and how often its failing step failed
+    shown = trailblaze("report", "runs/2", "-o", "r2.html", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    page = (tmp_path / "r2.html").read_text()
+    assert page.count('<i class="cell s-') == 3 and "last 3 runs on this device" in page
+    assert f"failed in 1 of the last 3 runs, first at {COMMIT[:10]}" in page
+    merged = trailblaze("report", "--merge", "runs/1", "runs/2", "runs/3", "-o", "merged.html", cwd=tmp_path)
+    assert (
+        merged.returncode == 0
+        and (tmp_path / "merged.html").read_text().count("last 3 runs on this device") == 3
+    )
+    plain = trailblaze(
+        "report", "runs/2", "-o", "plain.html", cwd=tmp_path, env={"TRAILBLAZE_RESULTS": "off"}
+    )
+    assert plain.returncode == 0 and "History" not in (tmp_path / "plain.html").read_text()
+    assert (
+        0 < len(page.encode()) - (tmp_path / "plain.html").stat().st_size <= 2048
+    )  # per trail, with history on
+
     # the runs' artifacts imported (again, and into a fresh store): each result counted once
     again = trailblaze("results", "import", "runs", cwd=tmp_path)
     assert again.stdout.strip() == "imported 3 runs: 0 new trail results", again.stderr

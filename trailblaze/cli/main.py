@@ -842,6 +842,8 @@ def report_command(
     from trailblaze.output.junit import write_junit
     from trailblaze.output.report import write_html_report
     from trailblaze.output.runlog import RUN_FILE, iter_trails, read_head
+    from trailblaze.results.history import report_history
+    from trailblaze.results.location import resolve_location
 
     if merge:
         _merge_reports(list(run_dirs), output, junit_path, single_file=single_file)
@@ -855,7 +857,8 @@ def report_command(
     if directory.name == RUN_FILE and directory.is_file():
         directory = directory.parent
     head = read_head(directory)  # the run is read one trail at a time: any size fits in memory
-    html_path = write_html_report(directory, output, single_file=single_file)
+    with report_history(resolve_location(None)) as history:
+        html_path = write_html_report(directory, output, single_file=single_file, history=history)
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB){_pictures_note(html_path)}")
     if junit_path:
         written = write_junit(head, junit_path, run_dir=directory, trails=iter_trails(directory, head))
@@ -876,6 +879,8 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None,
     from trailblaze.output.junit import write_junit
     from trailblaze.output.merge import merge_runs, run_dirs
     from trailblaze.output.report import write_html_report
+    from trailblaze.results.history import report_history
+    from trailblaze.results.location import resolve_location
 
     target = output or "report.html"
     check_writable(target, "--report")
@@ -885,7 +890,8 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None,
     for name in merged.duplicates:
         _echo(f"warning: {name} is in more than one of the merged runs (were two shards given the same --shard?)",
               err=True)
-    html_path = write_html_report(merged.root, target, run=merged.run, single_file=single_file)
+    with report_history(resolve_location(None)) as history:  # each trail's outcomes before and in these runs
+        html_path = write_html_report(merged.root, target, run=merged.run, single_file=single_file, history=history)
     counts: dict[str, int] = {}
     for trail in merged.run.trails:
         status = "flaky" if is_flaky(trail) else trail.status  # a pass on a retry is named (ADR 0044)

@@ -547,7 +547,9 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
             llms.close()
             if not interrupted:  # a run cut short says nothing about its trails
                 _store_results(told, root, run.output.results, "replay")
-            _write_reports(told, rundir, junit, report, single_file=run.output.report_single_file)
+            _write_reports(
+                told, rundir, junit, report, single_file=run.output.report_single_file, results=run.output.results
+            )
             if interrupted:
                 told.interrupted(root, report_target(report) if report else None)
     told.replay_totals(rundir.run, root)
@@ -627,7 +629,8 @@ def _never_started(
 
 
 def _write_reports(
-    told: Progress, rundir: RunDir, junit: str | None, report: str | None, *, single_file: bool = False
+    told: Progress, rundir: RunDir, junit: str | None, report: str | None, *, single_file: bool = False,
+    results: str | None = None,
 ) -> None:
     """JUnit and the HTML report, from run.json one trail at a time (the run directory let go of them)."""
     root = rundir.root
@@ -637,8 +640,10 @@ def _write_reports(
         told.junit_written(write_junit(rundir.run, junit, run_dir=root, trails=iter_trails(root, rundir.run)))
     if report:
         from trailblaze.output.report import pictures_folder, write_html_report
+        from trailblaze.results.history import report_history
 
-        page = write_html_report(root, report_target(report), single_file=single_file)
+        with report_history(results) as history:
+            page = write_html_report(root, report_target(report), single_file=single_file, history=history)
         told.report_written(page, pictures_folder(page))
 
 
