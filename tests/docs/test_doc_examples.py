@@ -306,9 +306,12 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         shows="junit:  junit.xml", given="shard runs"
     ),
     # docs/guides/results-store.md and `trailblaze results --help`
-    "trailblaze results": Run(shows="demo/login", given="results store"),
-    "trailblaze results --flaky --since 7d": Run(shows="no flaky trail in 1 trail", given="results store"),
-    "trailblaze results --gate --max-flake-rate 0.2": Run(shows="gate passed", given="results store"),
+    # "results store": the example run of five trails (from 2025, one failed, one healed) in the store
+    "trailblaze results": Run(shows="login-v2    sim:android  failed", given="results store"),
+    "trailblaze results --flaky --since 7d": Run(shows="no flaky trail in 0 trail", given="results store"),
+    "trailblaze results --gate --max-flake-rate 0.2": Run(
+        code=1, shows="gate: login-v2 on sim:android: latest run failed", given="results store"
+    ),
     "trailblaze results import shards/": Run(shows="imported 3 runs", given="shard runs"),
     "trailblaze mcp --device sim:android --secret password": Mcp("snapshot", shows='EditText "Email"'),
     "trailblaze mcp --device android --http 8765": Mcp("snapshot", shows='EditText "Email"'),

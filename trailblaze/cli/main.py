@@ -917,7 +917,8 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None,
               ".trailblaze/results.db).")
 @click.option("--since", default=None, metavar="WHEN", help="Only runs since then: 7d, 12h, 30m or a date.")
 @click.option("--branch", default=None, help="Only runs of this branch.")
-@click.option("--device", default=None, help="Only this device (sim:android, a serial; * matches anything).")
+@click.option("--device", "device_filter", default=None,
+              help="Only this device (sim:android, a serial; * matches anything).")
 @click.option("--trail", default=None, help="Only this trail (its id or path; * matches anything).")
 @click.option("--last", type=click.IntRange(min=1), default=20, show_default=True, metavar="N",
               help="Runs counted per trail and device.")
@@ -932,7 +933,7 @@ def _merge_reports(paths: list[str], output: str | None, junit_path: str | None,
 @_debug_option
 @click.pass_context
 def results_command(
-    ctx: click.Context, location: str | None, since: str | None, branch: str | None, device: str | None,
+    ctx: click.Context, location: str | None, since: str | None, branch: str | None, device_filter: str | None,
     trail: str | None, last: int, as_json: bool, markdown: bool, flaky: bool, suggest_quarantine: bool, gate: bool,
     max_flake_rate: float | None,
 ) -> None:  # fmt: skip
@@ -953,7 +954,7 @@ def results_command(
     if max_flake_rate is not None and not gate:
         raise UsageError("--max-flake-rate is a --gate threshold: add --gate")
     with open_store(where, create=False) as store:
-        found = summaries(store, Filters(last=last, since=since, branch=branch, device=device, trail=trail))
+        found = summaries(store, Filters(last=last, since=since, branch=branch, device=device_filter, trail=trail))
     if as_json:
         click.echo(show.json_text(found))
     elif markdown:
