@@ -41,10 +41,8 @@ def history_lookup(location: str | None) -> tuple[HistoryLookup | None, Store | 
             rows = history(store, trail_key(trail), device_key(trail.device), HISTORY_RUNS)
         except StoreError:
             return None
-        outcomes = [
-            (status, f"{status} · run {run} · commit {(commit or 'unknown')[:10]}")
-            for status, run, commit, _ in rows
-        ]
+        # the cell's colour is the status; its tooltip the run and commit, short: 20 cells stay under 2 KB
+        outcomes = [(status, f"{run} {(commit or '?')[:7]}") for status, run, commit, _ in rows]
         steps: dict[int, str] = {}
         for index in {int(step) for *_, step in rows if step is not None}:
             failed = [commit for status, _, commit, step in rows if step is not None and int(step) == index]
