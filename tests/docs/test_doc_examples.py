@@ -310,6 +310,14 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
     "trailblaze report --merge shards/1 shards/2 shards/3 --report report.html --junit junit.xml": Run(
         shows="junit:  junit.xml", given="shard runs"
     ),
+    # docs/guides/results-store.md and `trailblaze results --help`
+    # "results store": the example run of five trails (from 2025, one failed, one healed) in the store
+    "trailblaze results": Run(shows="login-v2    sim:android  failed", given="results store"),
+    "trailblaze results --flaky --since 7d": Run(shows="no flaky trail in 0 trail", given="results store"),
+    "trailblaze results --gate --max-flake-rate 0.2": Run(
+        code=1, shows="gate: login-v2 on sim:android: latest run failed", given="results store"
+    ),
+    "trailblaze results import shards/": Run(shows="imported 3 runs", given="shard runs"),
     "trailblaze mcp --device sim:android --secret password": Mcp("snapshot", shows='EditText "Email"'),
     "trailblaze mcp --device android --http 8765": Mcp("snapshot", shows='EditText "Email"'),
     "trailblaze mcp --device sim:android --root trails": Mcp("snapshot", shows='EditText "Email"'),
@@ -749,6 +757,12 @@ def _project(folder: Path, *, runs: bool, given: set[str], run_dir: Path) -> Pat
         )
     for shard in ("1", "2", "3") if "shard runs" in given else ():
         shutil.copytree(run_dir, folder / "shards" / shard)
+    if "results store" in given:  # the demo run, added to the project's default results store
+        from trailblaze.results.ingest import run_rows
+        from trailblaze.results.store import open_store
+
+        with open_store(str(folder / ".trailblaze" / "results.db")) as store:
+            store.add([run_rows(run_dir, "replay")])
     shutil.copy(ROOT / "trails" / "conftest.py", folder / "trails")
     shutil.copytree(
         ROOT / "trails" / "tools", folder / "trails" / "tools", ignore=shutil.ignore_patterns("__pycache__")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sqlite3
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -265,8 +266,13 @@ def test_junitxml_and_trailblaze_report_include_trail_items(project: pytest.Pyte
         "--junitxml=junit.xml",
         "--trailblaze-report=report",
         "--trailblaze-screenshots=steps",  # every step photographed (the default is failing steps only)
+        "--trailblaze-results=results.db",
     )
     result.assert_outcomes(passed=1, skipped=1)
+    # the kept run is in the results store (the skipped trail is no outcome: not stored)
+    with sqlite3.connect(project.path / "results.db") as db:
+        stored = db.execute("SELECT r.source, t.trail, t.status FROM trail_results t JOIN runs r USING (run_key)")
+        assert stored.fetchall() == [("pytest", "demo/email", "passed")]
     cases = {c.get("name"): c for c in ET.parse(project.path / "junit.xml").getroot().iter("testcase")}
     assert set(cases) == {"demo/email", "demo/skipped"}
     assert cases["demo/email"].find("failure") is None

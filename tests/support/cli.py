@@ -20,10 +20,10 @@ NO_LLM = "http://127.0.0.1:9"
 
 
 def trailblaze(
-    *args: str, base_url: str = NO_LLM, timeout: float = 180, cwd: Path | None = None
+    *args: str, base_url: str = NO_LLM, timeout: float = 180, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m trailblaze ARGS` (in `cwd`) with `ANTHROPIC_BASE_URL=base_url` and no API key."""
-    env = {**os.environ, "ANTHROPIC_BASE_URL": base_url, "COLUMNS": "200"}
+    """`python -m trailblaze ARGS` (in `cwd`) with `ANTHROPIC_BASE_URL=base_url`, no API key, and `env` added."""
+    env = {**os.environ, "ANTHROPIC_BASE_URL": base_url, "COLUMNS": "200", **(env or {})}
     env.pop("ANTHROPIC_API_KEY", None)
     return subprocess.run(
         [sys.executable, "-m", "trailblaze", *args],

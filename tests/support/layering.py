@@ -102,6 +102,7 @@ TIERS: list[tuple[str, ...]] = [
     ("mutation",),
     ("agent",),
     ("output", "port"),
+    ("results",),
     ("engine",),
     ("mcp", "pytest"),
     ("cli",),

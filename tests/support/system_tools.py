@@ -18,6 +18,7 @@ DEBIAN_PACKAGES = {
     "adb": ("adb",),
     "nodejs": ("node",),
     "npm": ("npm",),
+    "postgresql": ("initdb",),
 }
 """Debian package → the program names that provide what the tests need, in order of preference.
 (Node.js and npm run the real Appium server, tests/support/appium.py, whose tests fail rather than

@@ -5,7 +5,8 @@ On a stock `ubuntu-latest` runner the Android job enables KVM, boots an emulator
 under test (`--install "$APP_APK"`) and replays its shard of the trails inside the emulator step.
 With `ios` the iOS job does the same on a macOS runner: it boots a simulator, installs the app with
 `simctl` and builds and starts WebDriverAgent with `xcodebuild`. A last job merges every shard's run
-directory into one HTML report and one JUnit file. What the user must fill in (the app's build, its
+directory into one HTML report and one JUnit file, after adding their results to the results store
+(a SQLite file kept between runs with `actions/cache`, or the `TRAILBLAZE_RESULTS` secret's PostgreSQL). What the user must fill in (the app's build, its
 path, the iOS scheme) is marked `FILL IN`. The workflow installs the pinned
 `trailblaze[android]==<this version>`, so CI runs the trailblaze that wrote it, or what `pip_spec`
 names (`pip_requirement`: a version, a wheel or sdist path, or a URL). docs/guides/ci.md.
@@ -37,6 +38,7 @@ __all__ = [
 Platform = Literal["android", "ios"]
 
 ACTIONS = {
+    "actions/cache": ("5a3ec84eff668545956fd18022155c47e93e2684", "v4.2.3"),
     "actions/checkout": ("11d5960a326750d5838078e36cf38b85af677262", "v4.4.0"),
     "actions/setup-python": ("a26af69be951a213d495a4c3e4e4022e16d87065", "v5.6.0"),
     "actions/setup-java": ("cf277c60eb25467037889841efdb72551f06f6c3", "v4.9.1"),
@@ -239,8 +241,22 @@ _REPORT = """\
         with:
           pattern: trailblaze-*-shard-*
           path: shards
+      # The results store keeps every run's results (docs/guides/results-store.md): here a SQLite file
+      # carried between runs as a cache; set a TRAILBLAZE_RESULTS secret (postgresql://…) to share one.
+      - name: Restore the results store
+        uses: @USES:actions/cache@
+        with:
+          path: .trailblaze/results.db
+          key: trailblaze-results-${{ github.run_id }}-${{ github.run_attempt }}
+          restore-keys: trailblaze-results-
+      - name: Add the shards' results to the store
+        run: trailblaze results import shards/
+        env:
+          TRAILBLAZE_RESULTS: ${{ secrets.TRAILBLAZE_RESULTS }}
       - name: Merge the shards into one report
         run: trailblaze report --merge shards/* -o report.html --junit junit.xml
+        env:
+          TRAILBLAZE_RESULTS: ${{ secrets.TRAILBLAZE_RESULTS }}
       - uses: @USES:actions/upload-artifact@
         if: always()
         with:

@@ -126,6 +126,11 @@ class ConsoleProgress:
     def results_written(self, label: str, path: Path) -> None:
         self.console.print(f"{label + ':':<7} {_escape(str(path))}")
 
+    def results_not_stored(self, warning: str) -> None:
+        import click
+
+        click.echo(warning, err=True)  # stderr: a CI log shows it, a piped summary is not changed
+
     def report_written(self, page: Path, pictures: Path | None) -> None:
         beside = f" (screenshots in {_escape(str(pictures))}/)" if pictures is not None else ""
         self.console.print(f"report: {_escape(str(page))}{beside}")

@@ -139,18 +139,15 @@ def _run_output(
     report_single_file: bool = False,
     allure_dir: str | None = None,
     ctrf_path: str | None = None,
+    results: str | None = None,
 ) -> RunOutput:
     from trailblaze.engine.options import RunOutput
+    from trailblaze.results.location import resolve_location
 
     return RunOutput(
-        run_dir,
-        cast("ScreenshotMode", report_screenshots),
-        junit_path,
-        report_path,
-        report_single_file,
-        allure_dir,
-        ctrf_path,
-    )
+        run_dir, cast("ScreenshotMode", report_screenshots), junit_path, report_path, report_single_file,
+        allure_dir, ctrf_path, resolve_location(results),
+    )  # fmt: skip
 
 
 def _replay_output(
@@ -161,6 +158,7 @@ def _replay_output(
     report_single_file: bool,
     allure_dir: str | None,
     ctrf_path: str | None,
+    results: str | None,
 ) -> RunOutput:
     """Replay's outputs; `--screenshots` unset is `steps`, or `failures` under CI=true (and says so)."""
     from trailblaze.engine.ci_defaults import CI_SCREENSHOTS_NOTE, default_screenshots
@@ -170,7 +168,7 @@ def _replay_output(
         if report_screenshots != "steps":
             _echo(CI_SCREENSHOTS_NOTE, err=True)
     return _run_output(
-        run_dir, report_screenshots, junit_path, report_path, report_single_file, allure_dir, ctrf_path
+        run_dir, report_screenshots, junit_path, report_path, report_single_file, allure_dir, ctrf_path, results
     )
 
 
@@ -894,6 +892,8 @@ def report_command(
     from trailblaze.errors import UsageError
     from trailblaze.output.report import write_html_report
     from trailblaze.output.runlog import RUN_FILE, iter_trails, read_head
+    from trailblaze.results.history import report_history
+    from trailblaze.results.location import resolve_location
 
     results = _Results(junit_path, allure_dir, ctrf_path)
     if merge:
@@ -908,7 +908,8 @@ def report_command(
     if directory.name == RUN_FILE and directory.is_file():
         directory = directory.parent
     head = read_head(directory)  # the run is read one trail at a time: any size fits in memory
-    html_path = write_html_report(directory, output, single_file=single_file)
+    with report_history(resolve_location(None)) as history:
+        html_path = write_html_report(directory, output, single_file=single_file, history=history)
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB){_pictures_note(html_path)}")
     results.write(head, directory, lambda: iter_trails(directory, head))
 
@@ -957,6 +958,8 @@ def _merge_reports(paths: list[str], output: str | None, results: _Results, *, s
     from trailblaze.output.ci_policy import is_flaky
     from trailblaze.output.merge import merge_runs, run_dirs
     from trailblaze.output.report import write_html_report
+    from trailblaze.results.history import report_history
+    from trailblaze.results.location import resolve_location
 
     target = output or "report.html"
     check_writable(target, "--report")
@@ -965,7 +968,8 @@ def _merge_reports(paths: list[str], output: str | None, results: _Results, *, s
     for name in merged.duplicates:
         _echo(f"warning: {name} is in more than one of the merged runs (were two shards given the same --shard?)",
               err=True)
-    html_path = write_html_report(merged.root, target, run=merged.run, single_file=single_file)
+    with report_history(resolve_location(None)) as history:  # each trail's outcomes before and in these runs
+        html_path = write_html_report(merged.root, target, run=merged.run, single_file=single_file, history=history)
     counts: dict[str, int] = {}
     for trail in merged.run.trails:
         status = "flaky" if is_flaky(trail) else trail.status  # a pass on a retry is named (ADR 0044)
@@ -977,6 +981,96 @@ def _merge_reports(paths: list[str], output: str | None, results: _Results, *, s
     click.echo(f"merged {runs} run{'s' * (runs != 1)}: {n} trail{'s' * (n != 1)} ({summary})")
     click.echo(f"report: {html_path} ({html_path.stat().st_size / 1024:.0f} KB){_pictures_note(html_path)}")
     results.write(merged.run, merged.root, lambda: merged.run.trails)
+
+
+@cli.group(
+    "results", invoke_without_command=True,
+    short_help="Trail results over time: flaky trails, failing steps, a CI gate.",
+    epilog=_EX + "  trailblaze results\n  trailblaze results --flaky --since 7d\n"
+    + "  trailblaze results --gate --max-flake-rate 0.2\n  trailblaze results import shards/",
+)  # fmt: skip
+@click.option("--results", "location", default=None, metavar="PATH|URL",
+              help="The store: a SQLite file or a postgresql:// URL (default: $TRAILBLAZE_RESULTS, else "
+              ".trailblaze/results.db).")
+@click.option("--since", default=None, metavar="WHEN", help="Only runs since then: 7d, 12h, 30m or a date.")
+@click.option("--branch", default=None, help="Only runs of this branch.")
+@click.option("--device", "device_filter", default=None,
+              help="Only this device (sim:android, a serial; * matches anything).")
+@click.option("--trail", default=None, help="Only this trail (its id or path; * matches anything).")
+@click.option("--last", type=click.IntRange(min=1), default=20, show_default=True, metavar="N",
+              help="Runs counted per trail and device.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option("--markdown", is_flag=True, help="Print a Markdown table (for a pull-request comment).")
+@click.option("--flaky", is_flag=True, help="List the flaky trails with the evidence.")
+@click.option("--suggest-quarantine", is_flag=True, help="Print the config.quarantine lines for the flaky trails.")
+@click.option("--gate", is_flag=True,
+              help="Exit 1 when a trail's latest result on a device failed, or its flake rate is over --max-flake-rate.")
+@click.option("--max-flake-rate", type=click.FloatRange(0, 1), default=None, metavar="RATE",
+              help="With --gate: the highest flake rate allowed (0.2 = 20%); default: not checked.")
+@_debug_option
+@click.pass_context
+def results_command(
+    ctx: click.Context, location: str | None, since: str | None, branch: str | None, device_filter: str | None,
+    trail: str | None, last: int, as_json: bool, markdown: bool, flaky: bool, suggest_quarantine: bool, gate: bool,
+    max_flake_rate: float | None,
+) -> None:  # fmt: skip
+    """The latest status, pass and flake rates, the step that fails most, durations and the last failure
+    of every trail on every device, from the results store that replay, record and pytest add to."""
+    from trailblaze.cli import results as show
+    from trailblaze.errors import UsageError
+    from trailblaze.results.location import resolve_location
+    from trailblaze.results.query import Filters, gate_failures, summaries
+    from trailblaze.results.store import open_store
+
+    ctx.ensure_object(dict)["location"] = location
+    if ctx.invoked_subcommand is not None:
+        return
+    where = resolve_location(location)
+    if where is None:
+        raise UsageError("the results store is off (TRAILBLAZE_RESULTS=off); pass --results PATH|URL to read one")
+    if max_flake_rate is not None and not gate:
+        raise UsageError("--max-flake-rate is a --gate threshold: add --gate")
+    with open_store(where, create=False) as store:
+        found = summaries(store, Filters(last=last, since=since, branch=branch, device=device_filter, trail=trail))
+    if as_json:
+        click.echo(show.json_text(found))
+    elif markdown:
+        click.echo(show.markdown(found))
+    elif flaky:
+        click.echo(show.flaky_text(found))
+    elif suggest_quarantine:
+        click.echo(show.quarantine_lines(found))
+    elif not gate:
+        click.echo(show.table(found) if found else "no results match")
+    if gate:
+        if not found:
+            raise UsageError(f"--gate: no results in {where} match; nothing to judge (check --results and the filters)")
+        failures = gate_failures(found, max_flake_rate)
+        for line in failures:
+            _echo(f"gate: {line}", err=True)
+        if not failures:
+            click.echo(f"gate passed: {len(found)} trail × device pair{'s' * (len(found) != 1)}")
+        ctx.exit(1 if failures else 0)
+
+
+@results_command.command(
+    "import", short_help="Add run directories from other machines (CI shards) to the store."
+)
+@click.argument("run_dirs", nargs=-1, required=True, metavar="RUN_DIR...", type=click.Path(path_type=str))
+@click.option("--results", "location", default=None, metavar="PATH|URL", help="The store (as for `trailblaze results`).")
+@_debug_option
+@click.pass_context
+def results_import_command(ctx: click.Context, run_dirs: tuple[str, ...], location: str | None) -> None:
+    """Add runs whose artifacts came from elsewhere; a run already in the store is not added twice."""
+    from trailblaze.cli.results import import_runs
+    from trailblaze.errors import UsageError
+    from trailblaze.results.location import resolve_location
+
+    where = resolve_location(location or (ctx.obj or {}).get("location"))
+    if where is None:
+        raise UsageError("the results store is off (TRAILBLAZE_RESULTS=off); pass --results PATH|URL")
+    runs, added = import_runs(run_dirs, where)
+    click.echo(f"imported {runs} run{'s' * (runs != 1)}: {added} new trail result{'s' * (added != 1)}")
 
 
 @cli.command("devices", short_help="List connected devices.")
@@ -1149,6 +1243,11 @@ def _screenshots_choice(default: str | None, default_help: str) -> Callable[[_Co
 
 
 _screenshots_option = _screenshots_choice("steps", "[default: steps]")
+_results_option = click.option(
+    "--results", "results", default=None, metavar="PATH|URL",
+    help="Add this run's results to this store: a SQLite file or a postgresql:// URL (default: "
+    "$TRAILBLAZE_RESULTS, else .trailblaze/results.db; `off`: not stored). See `trailblaze results`.",
+)  # fmt: skip
 # None: decided at run time from the environment (trailblaze.engine.ci_defaults).
 _replay_screenshots_option = _screenshots_choice(
     None, "[default: steps; failures when CI=true, where a retried trail still keeps every step's]"
@@ -1305,13 +1404,14 @@ def _key_values(values: tuple[str, ...], flag: str) -> dict[str, str]:
 @_trace_option
 @_with_install
 @_llm_options
+@_results_option
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
 @_screenshots_option
 @_debug_option
 @click.pass_context
 @_with_run_groups(
-    _grouped("output", _run_output, "run_dir", "report_screenshots"),
+    _grouped("output", _run_output, "run_dir", "report_screenshots", "results"),
     _grouped(
         "options", _record_options,
         "max_llm_calls", "no_screenshots", "rerecord", "steps", "from_step", "no_verify", "keep_unverified", "ask",
@@ -1416,6 +1516,7 @@ def port_command(
 @_trace_option
 @_with_install
 @_llm_options
+@_results_option
 @click.option("--run-dir", type=click.Path(path_type=str), default=None,
               help="Where to write the run log (default .trailblaze/runs/<time>).")
 @click.option("--shard", "shard_text", default=None, metavar="I/N",
@@ -1437,8 +1538,9 @@ def port_command(
 @click.pass_context
 @_with_run_groups(
     _grouped(
-        "output", _replay_output, "run_dir", "report_screenshots", "junit_path", "report_path", "report_single_file",
-        "allure_dir", "ctrf_path",
+        "output", _replay_output,
+        "run_dir", "report_screenshots", "junit_path", "report_path", "report_single_file",
+        "allure_dir", "ctrf_path", "results",
     ),
     _grouped("policy", _ci_policy, "retries", "fail_on_flaky", "max_heals"),
 )

@@ -336,6 +336,8 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
         rundir.finish(interrupted=interrupted)
         session.close()
         llms.close()
+        if not interrupted:
+            _store_results(told, root, run.output.results, "record")
         if interrupted:
             told.interrupted(root, None)
     passed = steps = unproven = 0
@@ -547,6 +549,8 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
             session.close()
         finally:
             llms.close()
+            if not interrupted:  # a run cut short says nothing about its trails
+                _store_results(told, root, run.output.results, "replay")
             _write_reports(told, rundir, run.output)
             if interrupted:
                 told.interrupted(root, report_target(report) if report else None)
@@ -628,7 +632,7 @@ def _never_started(
 
 def _write_reports(told: Progress, rundir: RunDir, output: RunOutput) -> None:
     """JUnit, Allure, CTRF and the HTML report, from run.json one trail at a time (the run directory
-    let go of them)."""
+    let go of them); the report shows each trail's history from the results store, when there is one."""
     root = rundir.root
     if output.junit:
         from trailblaze.output.junit import write_junit
@@ -645,9 +649,22 @@ def _write_reports(told: Progress, rundir: RunDir, output: RunOutput) -> None:
         told.results_written("ctrf", write_ctrf(rundir.run, output.ctrf, run_dir=root, trails=iter_trails(root, rundir.run)))
     if output.report:
         from trailblaze.output.report import pictures_folder, write_html_report
+        from trailblaze.results.history import report_history
 
-        page = write_html_report(root, report_target(output.report), single_file=output.report_single_file)
+        with report_history(output.results) as history:
+            page = write_html_report(
+                root, report_target(output.report), single_file=output.report_single_file, history=history
+            )
         told.report_written(page, pictures_folder(page))
+
+
+def _store_results(told: Progress, root: Path, location: str | None, source: str) -> None:
+    """Adds the run to the results store; a failure is a warning, never the run's result."""
+    from trailblaze.results.hook import store_run
+
+    warning = store_run(root, location, source)
+    if warning is not None:
+        told.results_not_stored(warning)
 
 
 def _install(told: Progress, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:

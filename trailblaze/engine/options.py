@@ -146,6 +146,9 @@ class RunOutput:
     """Write Allure results into this folder (`trailblaze.output.allure`)."""
     ctrf: str | None = None
     """Write a CTRF JSON document here (`trailblaze.output.ctrf`)."""
+    results: str | None = None
+    """The results store the run is added to (`trailblaze.results`): a SQLite path or a PostgreSQL URL;
+    None: not stored. The CLI resolves `--results` / `TRAILBLAZE_RESULTS` / `.trailblaze/results.db`."""
 
     def argv(self) -> list[str]:
         return [] if self.screenshots == "steps" else ["--screenshots", self.screenshots]

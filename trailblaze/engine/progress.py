@@ -82,6 +82,9 @@ class Progress(Protocol):
     def results_written(self, label: str, path: Path) -> None:
         """Another result file or folder was written: `allure` (the --allure-dir folder) or `ctrf`."""
 
+    def results_not_stored(self, warning: str) -> None:
+        """The run could not be added to the results store (`warning`: one line, redacted); the run goes on."""
+
     def report_written(self, page: Path, pictures: Path | None) -> None:
         """The HTML report was written (`pictures`: the folder of its screenshots, beside it)."""
 
@@ -143,6 +146,9 @@ class Quiet:
         return None
 
     def results_written(self, label: str, path: Path) -> None:
+        return None
+
+    def results_not_stored(self, warning: str) -> None:
         return None
 
     def report_written(self, page: Path, pictures: Path | None) -> None:

@@ -66,6 +66,8 @@ from trailblaze.output.runlog import (
 
 __all__ = [
     "REPORT_FILE",
+    "HistoryLookup",
+    "TrailHistory",
     "THUMBNAIL_WIDTH",
     "artifact_path",
     "pictures_folder",
@@ -101,6 +103,7 @@ def write_html_report(
     *,
     run: RunRecord | None = None,
     single_file: bool = False,
+    history: HistoryLookup | None = None,
 ) -> Path:
     """Renders the run directory's `run.json` into an HTML page and returns its path.
 
@@ -115,6 +118,8 @@ def write_html_report(
             paths are relative to `run_dir`).
         single_file: One self-contained file: the pictures embedded (screenshots downscaled), no
             folder beside it.
+        history: Each trail's earlier outcomes on its device (the results store, `trailblaze.results`),
+            asked one trail at a time; None: the page shows no history.
 
     Raises:
         UsageError: `run_dir` holds no readable `run.json`, or `output` cannot be written.
@@ -133,6 +138,7 @@ def write_html_report(
             drop_files_folder(target)
         pictures: Pictures = EmbeddedPictures(folder) if single_file else LinkedPictures.beside(folder, target)
         page = _Page(head, trails, folder, target.parent, pictures)
+        page.history = history
         with atomic_stream(target) as handle:  # every value went through `esc`, which redacts
             out = io.TextIOWrapper(handle, encoding="utf-8", newline="")
             try:
@@ -332,6 +338,19 @@ class _Totals:
             self.first_failing = number
 
 
+@dataclass(frozen=True)
+class TrailHistory:
+    """A trail's earlier outcomes on its device, from the results store."""
+
+    outcomes: list[tuple[str, str]]
+    """(status, what the cell's tooltip says: run, commit), oldest first, this run's included."""
+    steps: dict[int, str] = field(default_factory=dict)
+    """Step index → `failed in 3 of the last 20 runs, first at <commit>`."""
+
+
+HistoryLookup = Callable[[TrailRecord], "TrailHistory | None"]
+
+
 class _Page:
     def __init__(
         self,
@@ -354,6 +373,9 @@ class _Page:
         boxes hides what the report is for); every failing trail is open too."""
         self.open_steps = False
         """Open every step of the trail being rendered: the first trail when all passed."""
+        self.history: HistoryLookup | None = None
+        self._past: TrailHistory | None = None
+        """The history of the trail being rendered."""
 
     # --- links ----------------------------------------------------------------------------------
     def _locate(self, rel: str) -> str:
@@ -588,6 +610,9 @@ class _Page:
             facts.append(("Scrolled", f"{n} element{'s' * (n != 1)} scrolled into view"))
         for name, value in facts:
             yield f"<div><dt>{esc(name)}</dt><dd>{esc(value)}</dd></div>"
+        self._past = self.history(trail) if self.history is not None else None
+        if self._past is not None and self._past.outcomes:
+            yield f"<div><dt>History</dt><dd>{self._history_strip(self._past)}</dd></div>"
         if trail.directory:
             yield f"<div><dt>Artifacts</dt><dd>{self._file_link(trail.directory, trail.directory)}</dd></div>"
         if trail.session_url and trail.session_url.startswith("https://"):
@@ -620,6 +645,12 @@ class _Page:
         if trail.proof is not None:
             yield from self._proof(number, trail, trail.proof)
         yield "</div>\n</details>\n"
+
+    def _history_strip(self, past: TrailHistory) -> str:
+        """The trail's last outcomes on this device, oldest first: one small cell each (≈ 60 bytes)."""
+        cells = "".join(f'<i class="cell s-{esc(status)}" title="{esc(label)}"></i>' for status, label in past.outcomes)
+        n = len(past.outcomes)
+        return f'<span class="strip">{cells}</span> <span class="small muted">last {n} run{"s" * (n != 1)} on this device</span>'
 
     def _attempt(self, number: int, k: int, trail: TrailRecord, attempt: TrailRecord) -> Iterator[str]:
         """An earlier, failed attempt of a retried trail (`--retries`): its own steps and screens."""
@@ -685,6 +716,9 @@ class _Page:
             f'<span class="text">{esc(step.text)}</span><span class="dur">{esc(_dur(step.duration_ms, step.status))}</span>'
             '</summary>\n<div class="step-body">\n'
         )
+        note = self._past.steps.get(step.index) if self._past is not None and failing and not prefix else None
+        if note:
+            yield f'<p class="small muted history-note">{esc(note)}</p>'
         if step.error:
             yield f'<div class="error-box" role="alert"><strong>Error</strong><pre>{esc(step.error)}</pre>'
             if step.candidates:

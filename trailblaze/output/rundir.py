@@ -48,6 +48,7 @@ import re
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -57,6 +58,7 @@ from typing import IO, TYPE_CHECKING, Any
 from trailblaze.common.files import write_redacted, write_text
 from trailblaze.common.images import image_ext
 from trailblaze.common.redact_values import scrub_data, scrub_dump
+from trailblaze.common.vcs import process_revision
 from trailblaze.device.logs import DeviceLogMode, no_log_reason
 from trailblaze.errors import UsageError
 from trailblaze.llm.client import transcript_entry
@@ -137,6 +139,7 @@ class RunDir:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self.memory = memory
+        commit, branch = process_revision()
         self.run = RunRecord(
             run_id=self.root.name,
             started_at=now_iso(),
@@ -145,6 +148,9 @@ class RunDir:
             status="running",
             pid=os.getpid(),
             screenshots=screenshots,
+            uid=uuid.uuid4().hex,
+            commit=commit,
+            branch=branch,
         )
         self.screenshots: ScreenshotMode = screenshots
         self._shooting: ScreenshotMode = screenshots

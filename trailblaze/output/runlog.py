@@ -246,6 +246,12 @@ class RunRecord(_Model):
     shard: str | None = None
     """`i/N` when this run replayed shard i of N (`replay --shard`); a merged report lists them all
     (`1/3, 2/3, 3/3`)."""
+    uid: str | None = None
+    """A random id of this run (the run directory's name may repeat on another machine): the results
+    store counts each run once however often it is imported (`trailblaze.results`)."""
+    commit: str | None = None
+    """The commit under test, from the CI's variables or git (`trailblaze.common.vcs`); None if not known."""
+    branch: str | None = None
     screenshots: Literal["steps", "failures", "off"] | None = None
     """Which screenshots the run took (`trailblaze.output.artifacts`): after every step, only for failing
     steps, or none; None in run logs from before the option (every step)."""

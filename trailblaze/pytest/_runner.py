@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,6 +192,7 @@ class TrailRunner:
         self._command = command or ["pytest"]
         self._rundir: RunDir | None = None
         self._screenshots = output.screenshots  # validated where the RunOutput was built
+        self._results = output.results
 
     @property
     def run_dir(self) -> Path | None:
@@ -350,7 +352,17 @@ class TrailRunner:
         this test's tools changed (`setNetwork`)."""
         if self._rundir is not None:
             self._rundir.finish()
+            self._store_results(self._rundir.root)
         self.session.end_trail()
+
+    def _store_results(self, root: Path) -> None:
+        """Adds this test's run to the results store; a failure is a warning, never the test's result."""
+        from trailblaze.results.hook import store_run
+
+        warning = store_run(root, self._results, "pytest")
+        if warning is not None:
+            # the real stderr, not a warning: `-W error` must not turn it into the test's failure
+            print(warning, file=sys.__stderr__ or sys.stderr)
 
     def _llm(self) -> LLMClient:
         self.llm_calls += 1

@@ -126,6 +126,9 @@ class TrailblazeConfig:
     `per-trail` or `shared`; None: per trail on a device farm, shared on an Appium URL."""
     report_single_file: bool = False
     """`--trailblaze-report-single-file`: DIR/report.html embeds its screenshots (one file to attach)."""
+    results: str | None = None
+    """The results store each kept run directory is added to (`--trailblaze-results`, ini
+    `trailblaze_results`, else `TRAILBLAZE_RESULTS`, else `.trailblaze/results.db`; None: off)."""
     trail_timeout: float = DEFAULT_TRAIL_TIMEOUT_S
     """Wall-clock seconds one trail may run (`--trailblaze-trail-timeout`, ini `trailblaze_trail_timeout`);
     past it the trail fails at the step it reached (a trail's `config.timeout` may lower it)."""
@@ -171,6 +174,7 @@ class TrailblazeConfig:
         return RunOutput(
             run_dir=None if run_dir is None else str(run_dir),
             screenshots=screenshot_mode(self.screenshots, "--trailblaze-screenshots"),
+            results=self.results,
         )
 
     @property
@@ -192,6 +196,12 @@ _DRIVER_SESSION_KEY = pytest.StashKey["DeviceSession"]()
 # --- options ----------------------------------------------------------------------------------------
 
 
+def _results_location(given: str | None, ini: str) -> str | None:
+    from trailblaze.results.location import resolve_location
+
+    return resolve_location(given, ini or None)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("trailblaze", "trailblaze (mobile UI trails)")
     group.addoption(
@@ -210,6 +220,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="trailblaze_self_heal",
         default=None,
         help="hand a failing recorded step to the agent (needs the `llm` fixture's model)",
+    )
+    group.addoption(
+        "--trailblaze-results",
+        dest="trailblaze_results",
+        metavar="PATH|URL",
+        help="add the kept trail runs (--trailblaze-report) to this results store: a SQLite file or a "
+        "postgresql:// URL; `off`: not stored (default: $TRAILBLAZE_RESULTS, else .trailblaze/results.db)",
     )
     group.addoption(
         "--trailblaze-report",
@@ -406,6 +423,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("trailblaze_reinstall", "uninstall the trailblaze_install apps first", type="bool", default=False)
     parser.addini("trailblaze_device_logs", "off | on-failure | always (the app's device log)", default="on-failure")
     parser.addini("trailblaze_llm_timeout", "seconds one model call may take (default 30)", default="")
+    parser.addini("trailblaze_results", "results store: SQLite file or postgresql:// URL, or off", default="")
     parser.addini("trailblaze_trail_timeout", "wall-clock seconds one trail may run (default 1800)", default="")
     parser.addini("trailblaze_llm_retries", "retries of a failed model call (default 2)", default="")
     parser.addini("trailblaze_retries", "re-runs of a failed trail from its start (0-10, default 0)", default="")
@@ -592,6 +610,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         report_single_file=bool(option("trailblaze_report_single_file")),
         allure_dir=_result_file(config, base, report, "trailblaze_allure_dir"),
         ctrf=_result_file(config, base, report, "trailblaze_ctrf"),
+        results=_results_location(option("trailblaze_results"), str(config.getini("trailblaze_results"))),
     )
 
 

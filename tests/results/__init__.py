@@ -1,0 +1,1 @@
+"""Tests of `trailblaze.results`: the results store, `trailblaze results` and its gate."""
