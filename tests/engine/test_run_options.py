@@ -87,6 +87,7 @@ def test_a_cli_replay_parses_the_device_once_and_keeps_no_secret(
 
     monkeypatch.setattr(trailblaze.device.devices, "parse_device_spec", counting)
     monkeypatch.setattr("trailblaze.engine.options.parse_device_spec", counting)
+    monkeypatch.setenv("TRAILBLAZE_RESULTS", "off")  # storing reads the device back from run.json, after the run
     run_dir = tmp_path / "run"
     result = CliRunner().invoke(
         cli,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.results.test_store import eight_writers
 from tests.support.cli import copy_example, trailblaze
 from tests.support.mutants import MUTANTS_DIR
 from tests.support.postgres import PASSWORD, postgres_server
+from tests.support.results import eight_writers
 
 pytestmark = pytest.mark.slow
 

@@ -2,28 +2,17 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from tests.support.cli import trailblaze
+from tests.support.results import eight_writers
 from trailblaze.errors import UsageError
 from trailblaze.results.location import display_url, resolve_location
 from trailblaze.results.schema import MIGRATIONS, SCHEMA_VERSION
-from trailblaze.results.store import Rows, Store, open_store
-
-
-def _rows(run: int, trails: int = 5) -> Rows:
-    key = f"run-{run}"
-    rows = Rows(run=(key, key, f"2026-01-01T00:00:{run % 60:02d}Z", "replay", "c0ffee", "main", None))
-    for t in range(trails):
-        rows.trails.append(
-            (key, f"trail-{t}", "sim:android", 1, 1, 1, f"t{t}.trail.yaml", "sim:android", "android", "", "passed",
-             rows.run[2], "c0ffee", "main", 100.0, None, None, None, 0, 0, None)
-        )  # fmt: skip
-    return rows
+from trailblaze.results.store import Store, open_store
 
 
 def test_an_old_store_is_migrated_keeping_its_rows_and_a_newer_one_is_refused(tmp_path: Path) -> None:
@@ -46,28 +35,6 @@ def test_an_old_store_is_migrated_keeping_its_rows_and_a_newer_one_is_refused(tm
         UsageError, match=r"schema version 99, newer than this trailblaze's 2; upgrade trailblaze"
     ):
         open_store(str(path))
-
-
-def _write(path: str, worker: int) -> None:
-    with open_store(path) as store:
-        for n in range(25):
-            store.add([_rows(worker * 1000 + n), _rows(n)])  # `_rows(n)`: every worker adds these too
-
-
-def eight_writers(location: str) -> None:
-    """Eight processes add 25 runs of their own each, and the same 25 runs every other one adds."""
-    ctx = multiprocessing.get_context("spawn")
-    workers = [ctx.Process(target=_write, args=(location, w)) for w in range(1, 9)]
-    for p in workers:
-        p.start()
-    for p in workers:
-        p.join(120)
-    assert [p.exitcode for p in workers] == [0] * 8
-    with open_store(location) as store:
-        assert store.rows("SELECT COUNT(*) FROM runs WHERE run_key LIKE 'run-%'") == [(8 * 25 + 25,)]
-        assert store.rows("SELECT COUNT(*) FROM trail_results WHERE run_key LIKE 'run-%'") == [
-            ((8 * 25 + 25) * 5,)
-        ]
 
 
 def test_eight_concurrent_writers_lose_and_duplicate_nothing(tmp_path: Path) -> None:
