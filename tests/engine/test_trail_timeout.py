@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tests.support.cli import trailblaze
@@ -110,6 +111,7 @@ def test_repeats_within_the_bound_validate(tmp_path: Path) -> None:
     assert _validate(flow)[0] == 0
 
 
+@pytest.mark.slow
 def test_trails_past_their_budget_fail_at_the_step_reached_and_the_others_run(tmp_path: Path) -> None:
     trails = tmp_path / "trails"
     trails.mkdir()

@@ -348,6 +348,7 @@ def test_a_bad_element_timeout_is_a_usage_error(project: pytest.Pytester, args: 
     assert problem in "\n".join(result.errlines)
 
 
+@pytest.mark.slow
 def test_a_trail_past_the_trail_timeout_fails_its_test_and_names_the_option(project: pytest.Pytester) -> None:
     # a loop of short busy scripts: the budget is wall-clock and checked between commands, so a loaded
     # machine (where a script's CPU-time limit runs slow) ends it all the same; the other trail has room
@@ -486,6 +487,7 @@ def test_llm_limits_reach_the_llm_fixture(project: pytest.Pytester, monkeypatch:
 
 
 
+@pytest.mark.slow
 def test_script_hosts_come_from_the_ini_and_the_option(project: pytest.Pytester) -> None:
     project.makefile(".ini", pytest=INI + "trailblaze_script_hosts =\n    api.example.invalid\n")
     project.makepyfile(

@@ -170,6 +170,7 @@ def test_a_garbled_answer_fails_the_script_with_one_line() -> None:
     assert raised.value.message.startswith(f"http.get {url}: ") and "\n" not in raised.value.message
 
 
+@pytest.mark.slow
 def test_a_flow_posts_once_per_script_and_cannot_send_a_secret_to_another_host(
     server: _Server, tmp_path: Path
 ) -> None:

@@ -395,6 +395,7 @@ def test_script_flows_replay_on_the_simulators(platform: str, tmp_path: Path) ->
     assert "LLM calls" in again.stdout and "│         0 │" in again.stdout
 
 
+@pytest.mark.slow
 def test_a_script_that_breaks_json_fails_its_step_with_exit_1(tmp_path: Path) -> None:
     flow = tmp_path / "flow.yaml"
     flow.write_text(
@@ -409,6 +410,7 @@ def test_a_script_that_breaks_json_fails_its_step_with_exit_1(tmp_path: Path) ->
     assert "flow.yaml:4 step 2" in out and "the runner could not read the script's result" in out
 
 
+@pytest.mark.slow
 def test_a_false_assert_true_names_its_expression_and_value_and_nothing_else(tmp_path: Path) -> None:
     ran = trailblaze(
         "replay", str(DATA / "scripts" / "false.yaml"), "--device", "sim:android", "--self-heal",
@@ -539,6 +541,7 @@ def test_a_script_notes_whether_it_drew_random_values() -> None:
     assert js.drew  # a script that threw after drawing drew all the same
 
 
+@pytest.mark.slow
 def test_the_seed_is_said_only_when_random_values_were_drawn(tmp_path: Path) -> None:
     flow = tmp_path / "flow.yaml"
     flow.write_text(HEAD + "- evalScript: ${output.n = 1}\n- inputText: ${output.a.b}\n", encoding="utf-8")
