@@ -116,7 +116,7 @@ def _diff(a: Any, b: Any, where: str, out: list[str]) -> None:
             else:
                 _diff(a[key], b[key], f"{where}/{key}", out)
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             _diff(x, y, f"{where}[{i}]", out)
     elif a != b:
         out.append(f"{where}: {json.dumps(a)[:200]} -> {json.dumps(b)[:200]}")
