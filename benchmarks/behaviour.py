@@ -11,7 +11,8 @@ A snapshot holds:
 - every command's `--help`;
 - the example trails (trails/) replayed on `sim:android` and `sim:ios`, and the Maestro flows
   (tests/data/maestro/flows/) replayed the same way: run.json with the fields that change from run to
-  run (times, durations, ids, pids, run folders) taken out, so the rest compares field by field.
+  run (times, durations, ids, pids, run folders) taken out, and
+  random values seeded (`TRAILBLAZE_SEED=46`), so the rest compares field by field.
 
 `compare` prints each path that differs and exits 1 if any does.
 """
@@ -58,7 +59,7 @@ def _tools() -> dict[str, Any]:
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "COLUMNS": "200"}
+    env = {**os.environ, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "COLUMNS": "200", "TRAILBLAZE_SEED": "46"}
     env.pop("ANTHROPIC_API_KEY", None)
     return subprocess.run([sys.executable, "-m", "trailblaze", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=900)
@@ -90,7 +91,8 @@ def _replays(source: Path, pattern: str) -> dict[str, Any]:
             shutil.copytree(source, work, ignore=shutil.ignore_patterns("__pycache__"))
             done = _run("replay", *sorted(p.name for p in work.glob(pattern)), "--device", f"sim:{platform}",
                         "--secret", "password=hunter2", "--run-dir", str(Path(tmp) / "run"), cwd=work)
-            run = json.loads((Path(tmp) / "run" / "run.json").read_text(encoding="utf-8"))
+            text = (Path(tmp) / "run" / "run.json").read_text(encoding="utf-8")
+            run = json.loads(text.replace(str(Path(tmp)), "<tmp>"))
             out[platform] = {"exit": done.returncode, "run": _stable(run)}
     return out
 
