@@ -12,7 +12,8 @@ A snapshot holds:
 - the example trails (trails/) replayed on `sim:android` and `sim:ios`, and the Maestro flows
   (tests/data/maestro/flows/) replayed the same way: run.json with the fields that change from run to
   run (times, durations, ids, pids, run folders) taken out, and
-  random values seeded (`TRAILBLAZE_SEED=46`), so the rest compares field by field.
+  random values seeded (`TRAILBLAZE_SEED=46`) and the
+  waits' lengths in messages (`after 5.0 s`) written as `after <t> s`, so the rest compares field by field.
 
 `compare` prints each path that differs and exits 1 if any does.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 _VARYING = {"started_at", "finished_at", "duration_ms", "pid", "uid", "run_id", "commit", "branch", "command"}
 """run.json fields that differ between two runs of the same code."""
+_WAITED = re.compile(r"after \d+\.\d s")
+"""A wait's length in a message ("no element matches … after 5.0 s") moves with the machine's load."""
 
 
 def _tools() -> dict[str, Any]:
@@ -92,7 +96,8 @@ def _replays(source: Path, pattern: str) -> dict[str, Any]:
             done = _run("replay", *sorted(p.name for p in work.glob(pattern)), "--device", f"sim:{platform}",
                         "--secret", "password=hunter2", "--run-dir", str(Path(tmp) / "run"), cwd=work)
             text = (Path(tmp) / "run" / "run.json").read_text(encoding="utf-8")
-            run = json.loads(text.replace(str(Path(tmp)), "<tmp>"))
+            text = _WAITED.sub(r"after <t> s", text.replace(str(Path(tmp)), "<tmp>"))
+            run = json.loads(text)
             out[platform] = {"exit": done.returncode, "run": _stable(run)}
     return out
 
