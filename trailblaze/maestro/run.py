@@ -1,6 +1,6 @@
 """Running Maestro commands on a device session: the `mobile_maestro` tool's engine.
 
-Each command resolves its selector with Maestro's rules (`trailblaze.tools.maestro.select`), acts through
+Each command resolves its selector with Maestro's rules (`trailblaze.maestro.select`), acts through
 the session (so it settles like every other tool) and answers `(status, message)` with the statuses
 of `trailblaze.tools.execute`. A failing command stops the list, unless it is `optional: true` (then the
 failure is noted and the next command runs), as in Maestro.
@@ -27,8 +27,7 @@ from trailblaze.device.driver import SupportsAddMedia, SupportsOpenUrl, Supports
 from trailblaze.device.permissions import PermissionRefused, set_permissions
 from trailblaze.device.settle import same_screen
 from trailblaze.errors import ActionRefused, AppNotInstalledError, TrailFailed, TrailTimedOut, UsageError
-from trailblaze.screen.patterns import PatternTooSlow
-from trailblaze.tools.maestro.commands import (
+from trailblaze.maestro.commands import (
     ANDROID_KEYCODES,
     CONTAINERS,
     as_bool,
@@ -38,9 +37,10 @@ from trailblaze.tools.maestro.commands import (
     normalize,
     summary,
 )
-from trailblaze.tools.maestro.script_check import INLINE
-from trailblaze.tools.maestro.scripts import SEED_ENV, ScriptError, Scripts, run_scripts, scripts_for, truthy
-from trailblaze.tools.maestro.select import Query, query
+from trailblaze.maestro.script_check import INLINE
+from trailblaze.maestro.scripts import SEED_ENV, ScriptError, Scripts, run_scripts, scripts_for, truthy
+from trailblaze.maestro.select import Query, query
+from trailblaze.screen.patterns import PatternTooSlow
 from trailblaze.tools.tooldef import StatusMessage
 
 if TYPE_CHECKING:
@@ -728,10 +728,10 @@ def _scoped(env: dict[str, str], f: dict[str, Any], r: _Runner) -> dict[str, str
 
 def _from_file(r: _Runner, f: dict[str, Any]) -> dict[str, Any]:
     """`f` with a `file:` sub-flow read into `commands` (its env under the command's own), as
-    `trailblaze.tools.maestro.flow` does for a flow file; a trail's hand-written `mobile_maestro` may name one."""
+    `trailblaze.maestro.flow` does for a flow file; a trail's hand-written `mobile_maestro` may name one."""
     if not isinstance(f.get("file"), str):
         return f
-    from trailblaze.tools.maestro.flow import load_flow
+    from trailblaze.maestro.flow import load_flow
 
     folder = r.ctx.folder or Path()
     path = folder / str(f["file"])

@@ -32,7 +32,7 @@ from typing import Any
 from trailblaze.common import deadline
 from trailblaze.common.flags import CLI, Flags
 from trailblaze.errors import TrailFailed, UsageError
-from trailblaze.tools.maestro.script_http import HostRefused, HttpError, project_hosts, send
+from trailblaze.maestro.script_http import HostRefused, HttpError, project_hosts, send
 
 __all__ = ["SEED_ENV", "ScriptError", "Scripts", "run_scripts", "scripts_for", "truthy"]
 
