@@ -2,7 +2,10 @@
 lists, how many tool / context / kind definitions there are, and how many layers the imports make.
 The tool model's figures (issue 39, docs/adr/0059-one-tool-set-per-run.md) are counted from the
 syntax trees: the types that model a tool, the collections that hold tools by name, the names a
-tool's context goes by, and the places one edits to add a tool the model calls by ref.
+tool's context goes by, and the places one edits to add a tool the model calls by ref. Issue 46 adds
+the duplicated gesture code (`gesture_copies`: the functions that compute one gesture, found by what
+they do, beyond the first) and where Maestro lives (`maestro_tier`: its package, its tier, its imports
+that reach up).
 
     python benchmarks/architecture.py
     python benchmarks/architecture.py --before e06e342
@@ -227,6 +230,91 @@ def rich_imports(trees: dict[str, ast.Module], package: str = "trailblaze.engine
     )
 
 
+_GESTURES = ("swipe path", "app area", "scroll area", "swiper", "scroll-until loop")
+
+
+def gesture_copies(trees: dict[str, ast.Module]) -> dict[str, list[str]]:
+    """The functions that compute each shared gesture (issue 46), by gesture, found by what they do: a
+    swipe path reads an area's `center`, `width` and `height`; the app area takes the `max` by
+    `visible_bounds` of the hierarchy's `roots` by `window_kind`; the scroll area the `max` by
+    `visible_bounds` of the `scrollable` nodes; a swiper returns a lambda that calls `swipe`; a
+    scroll-until loop acts (`act`) and compares the screens (`same_screen`) in one loop. A gesture
+    computed in more than one function is duplicated."""
+
+    def names(node: ast.AST, kind: type[ast.AST]) -> set[str]:
+        if kind is ast.Attribute:
+            return {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        calls = (n.func for n in ast.walk(node) if isinstance(n, ast.Call))
+        return {f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "") for f in calls}
+
+    def biggest(fn: ast.AST) -> bool:
+        return any(
+            isinstance(n, ast.Call) and getattr(n.func, "id", "") == "max" and "visible_bounds" in names(n, ast.Attribute)
+            for n in ast.walk(fn)
+        )
+
+    found: dict[str, list[str]] = {g: [] for g in _GESTURES}
+    for module, tree in trees.items():
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            attrs, calls = names(fn, ast.Attribute), names(fn, ast.Call)
+            marks = {
+                "swipe path": {"center", "width", "height"} <= attrs,
+                "app area": "roots" in attrs and "window_kind" in calls and biggest(fn),
+                "scroll area": "scrollable" in attrs and biggest(fn),
+                "swiper": any(
+                    isinstance(r, ast.Return) and isinstance(r.value, ast.Lambda) and "swipe" in names(r.value, ast.Call)
+                    for r in ast.walk(fn)
+                ),
+                "scroll-until loop": any(
+                    isinstance(loop, ast.For | ast.While) and {"same_screen", "act"} <= names(loop, ast.Call)
+                    for loop in ast.walk(fn)
+                ),
+            }
+            for gesture, marked in marks.items():
+                if marked:
+                    found[gesture].append(f"{module}.{fn.name}")
+    return found
+
+
+def _gesture_figure(trees: dict[str, ast.Module]) -> str:
+    copies = gesture_copies(trees)
+    extra = sum(max(0, len(where) - 1) for where in copies.values())
+    return f"{extra} (functions per gesture: {', '.join(f'{g} {len(copies[g])}' for g in _GESTURES)})"
+
+
+def maestro_tier(root: Path) -> str:
+    """Where the checkout at `root` keeps Maestro (the package folder named `maestro`), its tier in that
+    checkout's `TIERS` (tests/support/layering.py, read from its syntax tree) and its imports that reach
+    a package of its own tier or above."""
+    layering = ast.parse((root / "tests" / "support" / "layering.py").read_text("utf-8"))
+    tiers = next(
+        ast.literal_eval(n.value)
+        for n in layering.body
+        if isinstance(n, ast.AnnAssign) and n.value is not None and ast.unparse(n.target) == "TIERS"
+    )
+    tier = {name: i for i, names in enumerate(tiers) for name in names}
+    home = next(p for p in sorted((root / "trailblaze").rglob("maestro")) if (p / "__init__.py").is_file())
+    dotted = ".".join(home.relative_to(root).parts)
+    top = home.relative_to(root / "trailblaze").parts[0]
+    graph = import_graph(root / "trailblaze")
+
+    def package(module: str) -> str:
+        parts = module.split(".")
+        return parts[1] if len(parts) > 2 or (root / "trailblaze" / parts[-1]).is_dir() else ""
+
+    upward = [
+        f"{m} -> {d}"
+        for m, deps in graph.items()
+        if m == dotted or m.startswith(dotted + ".")
+        for d in deps
+        if package(d) != top and tier.get(package(d), len(tiers)) >= tier[top]
+    ]
+    where = "a tier of its own" if top == "maestro" else f"inside {top}/"
+    return f"{dotted}, {where} (tier {tier[top] + 1} of {len(tiers)}); imports reaching up: {len(upward)}"
+
+
 def static_figures(root: Path) -> dict[str, str]:
     """The figures counted from the code of the checkout at `root`, by name, as printed."""
     trees = {name: ast.parse(path.read_text("utf-8")) for name, path in module_paths(root / "trailblaze").items()}
@@ -242,6 +330,8 @@ def static_figures(root: Path) -> dict[str, str]:
         "tool collections": f"{len(collections)} ({', '.join(collections)})",
         "places to add a ref tool": f"{most[0]} in {most[1]} file(s); with a new recorded tool: {most[2]} in {most[3]}",
         "rich imports in engine/": f"{len(rich)} ({', '.join(rich) or 'none'})",
+        "duplicated gesture code": _gesture_figure(trees),
+        "Maestro": maestro_tier(root),
         "simulator top-level modules": f"{len(top)} ({', '.join(top)})",
         "simulator largest classes": ", ".join(f"{name} {count}" for count, name in _class_sizes(sim)[:5]),
     }
@@ -311,6 +401,8 @@ def main() -> None:
     )
     rich = rich_imports(trees)
     print(f"rich imports in engine/: {len(rich)} ({', '.join(rich) or 'none'})")
+    print(f"duplicated gesture code: {_gesture_figure(trees)}")
+    print(f"Maestro: {maestro_tier(ROOT)}")
     print("largest parameter counts:")
     for count, name in params[:5]:
         print(f"  {count:3d}  {name}")

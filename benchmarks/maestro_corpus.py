@@ -2,7 +2,7 @@
 
 The corpus is a copy of Maestro's `e2e/workspaces/**` and its orchestra / maestro-test flows in
 tests/data/maestro/corpus/ (commit and licence in tests/data/maestro/README.md). Each `.yaml` file whose
-text is a flow (an `appId` / `url` header, `---`, commands; `trailblaze.tools.maestro.sniff`) is loaded the
+text is a flow (an `appId` / `url` header, `---`, commands; `trailblaze.maestro.sniff`) is loaded the
 way `trailblaze validate` loads it (`trailblaze.trail.model.load_trail`: sub-flows read, every command
 checked). Prints the accepted share of all flows and of the flows Maestro itself considers valid (not
 one of its invalid-flow fixtures, no missing media file), the refusals by reason, and the number of
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from trailblaze.engine.preflight import validate_trails
 from trailblaze.errors import TrailblazeError
-from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
+from trailblaze.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
 from trailblaze.trail.model import load_trail
 
 _DEFAULT = Path(__file__).resolve().parent.parent / "tests" / "data" / "maestro" / "corpus"

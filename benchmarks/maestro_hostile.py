@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from trailblaze.errors import TrailblazeError
-from trailblaze.tools.maestro.importer import import_flow
+from trailblaze.maestro.importer import import_flow
 from trailblaze.trail.model import load_trail
 
 FILES = 12

@@ -64,10 +64,10 @@ def test_validate_of_one_trail_imports_the_params_of_the_tools_it_names_and_no_m
     assert named and named <= set(builtin.BUILTIN_NAMES)
     loaded = _loaded("validate", str(TRAIL))
     modules = set(loaded["modules"])
-    needed = {f"trailblaze.tools.{builtin._PARAMS[n].split(':')[0]}" for n in named}
-    params_modules = {f"trailblaze.tools.{ref.split(':')[0]}" for ref in builtin._PARAMS.values()}
+    needed = {builtin._module(builtin._PARAMS[n].split(":")[0]) for n in named}
+    params_modules = {builtin._module(ref.split(":")[0]) for ref in builtin._PARAMS.values()}
     assert modules & params_modules == needed
-    definitions = {f"trailblaze.tools.{m}" for m in builtin._MODULES}
+    definitions = {builtin._module(m) for m in builtin._MODULES}
     assert not modules & definitions, "validate imported the tools' handlers"
     for runs_tools in (
         "trailblaze.tools.execute",  # the tool runner, and the screen lookup under it
@@ -119,7 +119,7 @@ def test_a_tool_set_imports_the_module_of_a_tool_when_it_is_asked_for() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     before, added = json.loads(done.stdout)
     assert "trailblaze.tools.llm_tools" not in before + added  # no model, no model tools
-    assert not {f"trailblaze.tools.{m}" for m in builtin._MODULES} & set(before)
+    assert not {builtin._module(m) for m in builtin._MODULES} & set(before)
     assert "trailblaze.tools.catalog.web_tools" in added and "trailblaze.tools.core" not in added
 
 
@@ -131,16 +131,14 @@ def _row(tool: object) -> tuple[str, str, str, str]:
     params = tool.params
     where = params.__module__.removeprefix("trailblaze.tools.")
     module = next(
-        m for m in builtin._MODULES if tool in vars(importlib.import_module(f"trailblaze.tools.{m}")).values()
+        m for m in builtin._MODULES if tool in vars(importlib.import_module(builtin._module(m))).values()
     )
-    attribute = next(
-        k for k, v in vars(importlib.import_module(f"trailblaze.tools.{module}")).items() if v is tool
-    )
+    attribute = next(k for k, v in vars(importlib.import_module(builtin._module(module))).items() if v is tool)
     return (tool.name, tool.kind, f"{where}:{params.__qualname__}", f"{module}:{attribute}")
 
 
 def test_the_table_of_built_in_tools_says_what_their_definitions_say() -> None:
-    modules = [importlib.import_module(f"trailblaze.tools.{m}") for m in builtin._MODULES]
+    modules = [importlib.import_module(builtin._module(m)) for m in builtin._MODULES]
     rows = tuple(_row(t) for t in builtin._collect(modules))
     shown = "\n".join(f"    {r!r}," for r in rows)
     assert builtin._TABLE == rows, f"trailblaze/tools/builtin.py's _TABLE should be:\n{shown}"

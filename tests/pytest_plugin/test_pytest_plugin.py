@@ -494,7 +494,7 @@ def test_script_hosts_come_from_the_ini_and_the_option(project: pytest.Pytester)
         test_hosts="""
 import pytest
 from trailblaze.common.flags import PYTEST
-from trailblaze.tools.maestro.scripts import ScriptError, Scripts
+from trailblaze.maestro.scripts import ScriptError, Scripts
 
 @pytest.mark.parametrize("host", ["api.example.invalid", "cli.example.invalid", "other.example.invalid"])
 def test_hosts(host):

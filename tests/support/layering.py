@@ -98,6 +98,7 @@ TIERS: list[tuple[str, ...]] = [
     ("screen", "llm"),
     ("device", "testing"),
     ("tools",),
+    ("maestro",),
     ("trail",),
     ("mutation",),
     ("agent",),

@@ -16,8 +16,8 @@ from tests.support.device import rig
 from trailblaze.device.devices import open_device
 from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.errors import TrailFileError
+from trailblaze.maestro.importer import import_flow
 from trailblaze.tools.execute import run_recorded_tool
-from trailblaze.tools.maestro.importer import import_flow
 from trailblaze.tools.memory import Memory
 from trailblaze.trail.model import load_trail, parse_tool
 from trailblaze_sim import create_device

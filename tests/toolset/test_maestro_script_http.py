@@ -15,9 +15,9 @@ import pytest
 
 from tests.support.cli import trailblaze
 from trailblaze.errors import UsageError
-from trailblaze.tools.maestro import script_http
-from trailblaze.tools.maestro.script_http import allow_hosts
-from trailblaze.tools.maestro.scripts import ScriptError, Scripts, scripts_for
+from trailblaze.maestro import script_http
+from trailblaze.maestro.script_http import allow_hosts
+from trailblaze.maestro.scripts import ScriptError, Scripts, scripts_for
 
 HEAD = "appId: dev.trailblaze.demo\n---\n"
 

@@ -21,10 +21,10 @@ from tests.support.cli import trailblaze
 from tests.support.paths import DATA as _DATA
 from trailblaze.cli.main import cli
 from trailblaze.errors import TrailFileError
-from trailblaze.tools.maestro import scripts as scripts_module
-from trailblaze.tools.maestro.commands import check, normalize
-from trailblaze.tools.maestro.scripts import ScriptError, Scripts, truthy
-from trailblaze.tools.maestro.select import regex_hint
+from trailblaze.maestro import scripts as scripts_module
+from trailblaze.maestro.commands import check, normalize
+from trailblaze.maestro.scripts import ScriptError, Scripts, truthy
+from trailblaze.maestro.select import regex_hint
 from trailblaze.trail.model import load_trail
 
 DATA = _DATA / "maestro"

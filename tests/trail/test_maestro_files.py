@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from tests.support.cli import trailblaze
 from tests.support.paths import DATA
 from trailblaze.cli.main import cli
-from trailblaze.tools.maestro.sniff import flow_file_kind, looks_like_flow
+from trailblaze.maestro.sniff import flow_file_kind, looks_like_flow
 from trailblaze.trail.discovery import walk_trails
 from trailblaze.trail.model import load_trail
 

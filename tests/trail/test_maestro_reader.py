@@ -14,10 +14,10 @@ from tests.support.cli import trailblaze
 from tests.support.paths import DATA as _DATA
 from tests.support.paths import ROOT
 from trailblaze.errors import TrailFileError, UsageError
+from trailblaze.maestro.commands import check, normalize
+from trailblaze.maestro.select import text_pattern
+from trailblaze.maestro.sniff import looks_like_flow
 from trailblaze.screen.patterns import full_match
-from trailblaze.tools.maestro.commands import check, normalize
-from trailblaze.tools.maestro.select import text_pattern
-from trailblaze.tools.maestro.sniff import looks_like_flow
 from trailblaze.trail.discovery import walk_trails
 from trailblaze.trail.model import load_trail, loads_trail, save_trail
 
@@ -258,8 +258,8 @@ def test_maestro_corpus_validates_with_no_traceback(tmp_path: Path) -> None:
 
 
 def test_maestro_picks_the_deepest_match_then_index_else_the_clickable_one() -> None:
+    from trailblaze.maestro.select import query
     from trailblaze.screen.hierarchy import Node
-    from trailblaze.tools.maestro.select import query
 
     row = Node(platform="android", class_name="android.widget.FrameLayout", clickable=True, label="Sign in")
     text = Node(platform="android", class_name="android.widget.TextView", text="Sign in", parent=row)

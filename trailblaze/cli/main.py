@@ -346,10 +346,10 @@ def _matrix_device_options(f: Any) -> Any:
 
 
 def _allow_script_hosts(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> None:
-    if not value and "trailblaze.tools.maestro.script_http" not in sys.modules:
+    if not value and "trailblaze.maestro.script_http" not in sys.modules:
         return  # no host to allow and none allowed before: the HTTP modules are not imported for nothing
     from trailblaze.errors import UsageError
-    from trailblaze.tools.maestro.script_http import allow_hosts
+    from trailblaze.maestro.script_http import allow_hosts
 
     try:
         allow_hosts(value)
@@ -679,7 +679,7 @@ def import_maestro_command(ctx: click.Context, paths: tuple[str, ...], out: str 
     are printed. docs/guides/maestro.md maps Maestro's commands."""
     from pathlib import Path
 
-    from trailblaze.tools.maestro.importer import import_maestro_paths
+    from trailblaze.maestro.importer import import_maestro_paths
 
     code = import_maestro_paths([Path(p) for p in paths], Path(out) if out else None, force=force, echo=_echo)
     ctx.exit(code)

@@ -39,7 +39,7 @@ class Flags:
     install: str | None = "--install"
     reinstall: str | None = "--reinstall"
     script_host: str = "--script-host {host}"
-    """Lets Maestro scripts reach one more host (trailblaze.tools.maestro.script_http)."""
+    """Lets Maestro scripts reach one more host (trailblaze.maestro.script_http)."""
     record: str = "trailblaze record {file} --device {spec}"
     """Records a trail's missing steps; every front end records through the CLI (or the MCP tools)."""
     carried: tuple[str, ...] = ()

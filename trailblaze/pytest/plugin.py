@@ -472,10 +472,10 @@ def pytest_configure(config: pytest.Config) -> None:
 def _allow_script_hosts(config: pytest.Config) -> None:
     """The ini's `trailblaze_script_hosts` and `--trailblaze-script-host`s: the hosts scripts may reach."""
     hosts = [*config.getini("trailblaze_script_hosts"), *(config.getoption("trailblaze_script_hosts") or ())]
-    if not hosts and "trailblaze.tools.maestro.script_http" not in sys.modules:
+    if not hosts and "trailblaze.maestro.script_http" not in sys.modules:
         return  # nothing to allow: the HTTP modules are not imported at start-up for nothing
     from trailblaze.errors import UsageError
-    from trailblaze.tools.maestro.script_http import allow_hosts
+    from trailblaze.maestro.script_http import allow_hosts
 
     try:
         allow_hosts(hosts)
@@ -800,7 +800,7 @@ def worker_device_spec(config: pytest.Config) -> str:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
+    from trailblaze.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
     from trailblaze.trail.discovery import is_trail_name
 
     if is_trail_name(file_path.name):

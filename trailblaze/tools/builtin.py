@@ -40,12 +40,13 @@ _MODULES: tuple[str, ...] = (
     "catalog.web_tools",
     "probes.handlers",
     "probes.logs",
-    "maestro.handler",
+    "trailblaze.maestro.handler",
 )
-"""The modules (under `trailblaze.tools`) that define built-in tools; a new one goes here too."""
+"""The modules that define built-in tools, under `trailblaze.tools` unless named in full (`_module`);
+a new one goes here too."""
 
 # name, kind (the definition's: the fact check reads it without importing the tool), its params
-# model, its definition: "module:attribute" under trailblaze.tools
+# model, its definition: "module:attribute", the module as `_MODULES` names it
 _TABLE: tuple[tuple[str, Kind, str, str], ...] = (
     ("tapOnElementBySelector", "action", "recorded.selector:TapOnElementBySelector", "core:_tap_on_element"),
     ("tapOnPoint", "action", "recorded.gestures:TapOnPoint", "core:_tap_on_point"),
@@ -118,7 +119,7 @@ _TABLE: tuple[tuple[str, Kind, str, str], ...] = (
     ("setNetwork", "action", "probes.params:SetNetwork", "probes.handlers:_set_network_tool"),
     ("readLogs", "other", "probes.params:ReadLogs", "probes.logs:_read_logs_tool"),
     ("assertLogContains", "assertion", "probes.params:AssertLogContains", "probes.logs:_assert_log_contains_tool"),
-    ("mobile_maestro", "action", "maestro.params:MobileMaestro", "maestro.handler:mobile_maestro"),
+    ("mobile_maestro", "action", "trailblaze.maestro.params:MobileMaestro", "trailblaze.maestro.handler:mobile_maestro"),
 )  # fmt: skip
 
 BUILTIN_NAMES: tuple[str, ...] = tuple(name for name, _, _, _ in _TABLE)
@@ -130,9 +131,15 @@ _DEFS = {name: ref for name, _, _, ref in _TABLE}
 _V = TypeVar("_V")
 
 
+def _module(name: str) -> str:
+    """The full name of a module of `_MODULES` / `_TABLE`: Maestro's tool lives in its own tier
+    (`trailblaze.maestro`, docs/adr/0075-maestro-tier.md), the others under `trailblaze.tools`."""
+    return name if name.startswith("trailblaze.") else f"trailblaze.tools.{name}"
+
+
 def _resolve(ref: str) -> Any:
     module, attribute = ref.split(":")
-    return getattr(importlib.import_module(f"trailblaze.tools.{module}"), attribute)
+    return getattr(importlib.import_module(_module(module)), attribute)
 
 
 class _Lazy(Mapping[str, _V]):

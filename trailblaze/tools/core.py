@@ -14,19 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from trailblaze.device.driver import SupportsShellStatus
 from trailblaze.device.permissions import PermissionRefused, set_permissions
-from trailblaze.device.settle import same_screen
 from trailblaze.errors import AppNotInstalledError
+from trailblaze.tools.gestures import app_area, scroll_until, swipe_path
 from trailblaze.tools.lookup import (
     MAX_SCROLLS,
-    app_area,
     assert_gone,
     assert_visible,
     candidates,
     compat_query,
     describe,
     find_one,
-    scroll_area,
-    swipe_path,
     tap_selector,
     text_selector,
 )
@@ -126,29 +123,16 @@ def _scroll_until_visible(run: RunContext, p: ScrollUntilTextIsVisible) -> Statu
                 return node
         return None
 
-    hierarchy = run.session.settle()
-    finger = {"DOWN": "UP", "UP": "DOWN", "LEFT": "RIGHT", "RIGHT": "LEFT"}[p.direction]
-    for swipes in range(MAX_SCROLLS + 1):
-        node = shown(hierarchy)
-        if node is not None:
-            return "OK", f"{describe(node)} is visible after {swipes} swipe{'s' * (swipes != 1)}"
-        if swipes == MAX_SCROLLS:
-            break
-        before = hierarchy
-        path = swipe_path(scroll_area(hierarchy), finger)
-        after = run.session.act(_swiper(path))
-        assert after is not None
-        hierarchy = after
-        if same_screen(hierarchy, before):
-            return "NOT_FOUND", (
-                f"no element with {what} after {swipes + 1} swipes {p.direction}: reached the end; "
-                f"{candidates(selector, hierarchy)}"
-            )
+    scrolled = scroll_until(run.session, shown, p.direction, max_swipes=MAX_SCROLLS)
+    if scrolled.node is not None:
+        swipes = scrolled.swipes
+        return "OK", f"{describe(scrolled.node)} is visible after {swipes} swipe{'s' * (swipes != 1)}"
+    if scrolled.reached_end:
+        return "NOT_FOUND", (
+            f"no element with {what} after {scrolled.swipes} swipes {p.direction}: reached the end; "
+            f"{candidates(selector, scrolled.hierarchy)}"
+        )
     return "NOT_FOUND", f"no element with {what} after {MAX_SCROLLS} swipes {p.direction}"
-
-
-def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]:
-    return lambda d: d.swipe(*path)
 
 
 @_core(LaunchApp, "action")

@@ -23,14 +23,7 @@ from trailblaze.screen.patterns import full_match
 from trailblaze.screen.resolve import describe_selector, missing_attributes
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.assertions import TextMode, shown_text, text_matches
-from trailblaze.tools.scroll_into_view import (
-    MAX_SCROLLS,
-    Scrolled,
-    app_area,
-    resolve_in_view,
-    scroll_area,
-    swipe_path,
-)
+from trailblaze.tools.scroll_into_view import MAX_SCROLLS, Scrolled, resolve_in_view
 from trailblaze.tools.tooldef import RunContext, StatusMessage
 
 if TYPE_CHECKING:
@@ -44,7 +37,6 @@ __all__ = [
     "MAX_SCROLLS",
     "CompatQuery",
     "HandlerContext",
-    "app_area",
     "assert_gone",
     "assert_visible",
     "candidates",
@@ -55,8 +47,6 @@ __all__ = [
     "find_compat",
     "find_one",
     "maestro_text",
-    "scroll_area",
-    "swipe_path",
     "tap_at",
     "tap_selector",
     "text_selector",

@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING
 from trailblaze.device.session import Resolution
 from trailblaze.device.settle import same_screen
 from trailblaze.screen.resolve import resolve, resolve_anywhere
+from trailblaze.tools.gestures import FINGER, FingerPath, biggest_scrollable, swipe_path, swiper
 
 if TYPE_CHECKING:
-    from trailblaze.device.driver import Driver
     from trailblaze.device.session import DeviceSession
     from trailblaze.screen.hierarchy import Hierarchy, Node, Rect
     from trailblaze.screen.selector import NodeSelector
@@ -44,12 +44,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_SCROLLS",
     "Scrolled",
-    "app_area",
     "beyond",
-    "biggest_scrollable",
     "resolve_in_view",
-    "scroll_area",
-    "swipe_path",
 ]
 
 MAX_SCROLLS = 20
@@ -60,52 +56,8 @@ none, since the screen is settled after the last action (a half-second grace cos
 a third of a replay's time on the small phone, benchmarks/device_matrix.py), and what the search does
 not find is still waited for until the lookup's bound."""
 
-_FINGER = {"DOWN": "UP", "UP": "DOWN", "RIGHT": "LEFT", "LEFT": "RIGHT"}
-"""The finger's direction that scrolls content the other way: scrolling DOWN is a swipe UP."""
 _ORDER = ("DOWN", "UP", "RIGHT", "LEFT")
 _END_NAMES = {"DOWN": "the bottom", "UP": "the top", "RIGHT": "the right end", "LEFT": "the left end"}
-
-
-# --- gestures --------------------------------------------------------------------------------------
-
-
-def swipe_path(area: Rect, direction: str) -> tuple[float, float, float, float]:
-    """Finger path across the middle 50% of `area` in `direction`."""
-    cx, cy = area.center
-    dx, dy = area.width * 0.25, area.height * 0.25
-    if direction == "UP":
-        return cx, cy + dy, cx, cy - dy
-    if direction == "DOWN":
-        return cx, cy - dy, cx, cy + dy
-    if direction == "LEFT":
-        return cx + dx, cy, cx - dx, cy
-    return cx - dx, cy, cx + dx, cy
-
-
-def app_area(hierarchy: Hierarchy) -> Rect:
-    from trailblaze.screen.hierarchy import Rect
-
-    roots = [r for r in hierarchy.roots if hierarchy.window_kind(r) == "app" and r.visible_bounds.area > 0]
-    if not roots:
-        return hierarchy.screen
-    biggest = max(roots, key=lambda r: r.visible_bounds.area)
-    vb = biggest.visible_bounds
-    return Rect(vb.left, vb.top, vb.right, vb.bottom)
-
-
-def biggest_scrollable(hierarchy: Hierarchy) -> Node | None:
-    """The app's on-screen scrollable container with the biggest visible area, if it has one."""
-    scrollables = [n for n in hierarchy.visible_nodes() if n.scrollable and hierarchy.window_kind(n) == "app"]
-    return max(scrollables, key=lambda n: n.visible_bounds.area) if scrollables else None
-
-
-def scroll_area(hierarchy: Hierarchy) -> Rect:
-    container = biggest_scrollable(hierarchy)
-    return app_area(hierarchy) if container is None else container.visible_bounds
-
-
-def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]:
-    return lambda d: d.swipe(*path)
 
 
 # --- where an off-screen target lies ---------------------------------------------------------------
@@ -291,7 +243,7 @@ def _scroll_to(
                 break
             container, direction = found, search
         scrolled.container = container.short_id or container.short_class
-        path = swipe_path(container.visible_bounds, _FINGER[direction])
+        path = swipe_path(container.visible_bounds, FINGER[direction])
         after = _swipe(session, path, scrolled, direction)
         shown = resolve(selector, after)
         if shown:
@@ -308,10 +260,8 @@ def _scroll_to(
     return scrolled, hierarchy
 
 
-def _swipe(
-    session: DeviceSession, path: tuple[float, float, float, float], scrolled: Scrolled, direction: str
-) -> Hierarchy:
-    after = session.act(_swiper(path))
+def _swipe(session: DeviceSession, path: FingerPath, scrolled: Scrolled, direction: str) -> Hierarchy:
+    after = session.act(swiper(path))
     assert after is not None  # act settles by default
     scrolled.swipes[direction] += 1
     return after

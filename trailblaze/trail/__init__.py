@@ -2,7 +2,7 @@
 reader and writer that keep the file's own text (`_reader`, `_writer`, `_parts`), Markdown test
 cases (`_markdown`), finding trail files (`discovery`), `{{templates}}` (`variables`), sub-trails
 (`subtrail`) and the JSON schema of the format (`schema`). A Maestro flow is read through
-`trailblaze.tools.maestro`.
+`trailblaze.maestro`.
 
-May import: tools, screen, common (tests/project/test_layering.py checks it).
+May import: maestro, tools, screen, common (tests/project/test_layering.py checks it).
 """

@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
+from trailblaze.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
 from trailblaze.trail._parts import CLASSIFIER_RE, classifier_lineage
 
 __all__ = [

@@ -32,7 +32,7 @@ from trailblaze.common.files import atomic_write, locked
 from trailblaze.common.text_files import read_trail_text
 from trailblaze.common.yaml_lines import Path as YPath
 from trailblaze.errors import Problem, TrailConflictError, TrailFileError, UsageError
-from trailblaze.tools.maestro.sniff import looks_like_flow
+from trailblaze.maestro.sniff import looks_like_flow
 from trailblaze.trail._parts import (
     ANY_CLASSIFIER,
     CLASSIFIER_RE,
@@ -99,7 +99,7 @@ class Trail(BaseModel):
     _edits: dict[tuple[int, str], _Edit] = PrivateAttr(default={})
     _note: str | None = PrivateAttr(default=None)
     _from_flow: bool = PrivateAttr(default=False)
-    """Converted in memory from a Maestro flow (`trailblaze.tools.maestro`): never saved over that flow."""
+    """Converted in memory from a Maestro flow (`trailblaze.maestro`): never saved over that flow."""
     _flow_templates: list[tuple[str, str]] | None = PrivateAttr(default=None)
     _flow_notes: list[str] = PrivateAttr(default=[])
     _flow_lines: list[int | None] = PrivateAttr(default=[])
@@ -351,8 +351,8 @@ def load_trail(path: str | os.PathLike[str]) -> Trail:
 
 def _flow_trail(text: str, name: str) -> Trail:
     """A Maestro flow as the trail `trailblaze import maestro` would write (ADR 0049)."""
-    from trailblaze.tools.maestro.convert import flow_trail_source
-    from trailblaze.tools.maestro.flow import read_flow
+    from trailblaze.maestro.convert import flow_trail_source
+    from trailblaze.maestro.flow import read_flow
 
     flow = read_flow(text, name)
     converted, starts = flow_trail_source(flow)

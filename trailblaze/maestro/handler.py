@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trailblaze.tools.maestro.params import MobileMaestro
-from trailblaze.tools.maestro.run import run_commands
+from trailblaze.maestro.params import MobileMaestro
+from trailblaze.maestro.run import run_commands
 from trailblaze.tools.tooldef import RunContext, defines
 
 __all__ = ["mobile_maestro"]

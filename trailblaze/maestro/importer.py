@@ -18,9 +18,9 @@ from pathlib import Path
 from trailblaze.common.files import atomic_write
 from trailblaze.common.text_files import read_trail_text
 from trailblaze.errors import TrailblazeError, UsageError
-from trailblaze.tools.maestro.convert import flow_trail_text
-from trailblaze.tools.maestro.flow import read_flow
-from trailblaze.tools.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
+from trailblaze.maestro.convert import flow_trail_text
+from trailblaze.maestro.flow import read_flow
+from trailblaze.maestro.sniff import FLOW_SUFFIXES, flow_file_kind
 
 __all__ = ["Imported", "import_flow", "import_maestro_paths", "trail_path"]
 

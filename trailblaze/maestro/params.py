@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
-from trailblaze.tools.maestro.commands import check
-from trailblaze.tools.maestro.script_check import command_errors
+from trailblaze.maestro.commands import check
+from trailblaze.maestro.script_check import command_errors
 from trailblaze.tools.params import RecordedToolParams
 
 __all__ = ["MobileMaestro"]

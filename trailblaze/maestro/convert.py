@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from trailblaze.common import yaml_lines as _yaml
-from trailblaze.tools.maestro.commands import normalize, summary
-from trailblaze.tools.maestro.flow import Flow
-from trailblaze.tools.maestro.select import describe
+from trailblaze.maestro.commands import normalize, summary
+from trailblaze.maestro.flow import Flow
+from trailblaze.maestro.select import describe
 
 __all__ = ["CLASSIFIERS", "TOOL", "flow_trail", "flow_trail_source", "flow_trail_text"]
 

@@ -31,8 +31,8 @@ from typing import Any
 
 from trailblaze.common import deadline
 from trailblaze.common.flags import CLI, Flags
-from trailblaze.errors import TrailFailed, UsageError
-from trailblaze.tools.maestro.script_http import HostRefused, HttpError, project_hosts, send
+from trailblaze.errors import TrailFailed
+from trailblaze.maestro.script_http import HostRefused, HttpError, project_hosts, send
 
 __all__ = ["SEED_ENV", "ScriptError", "Scripts", "run_scripts", "scripts_for", "truthy"]
 
@@ -199,12 +199,8 @@ class Scripts:
 
     def _js(self) -> Any:
         if self._context is None:
-            try:
-                import quickjs
-            except ImportError:  # pragma: no cover - a core dependency
-                raise UsageError(
-                    "Maestro JavaScript needs the quickjs-ng package: pip install quickjs-ng"
-                ) from None
+            import quickjs  # a core dependency (docs/adr/0075-maestro-tier.md): imported when a flow first runs JS
+
             context = quickjs.Context()
             context.set_memory_limit(MEMORY_LIMIT)
             context.set_max_stack_size(1024 * 1024)

@@ -5,4 +5,6 @@
 into trail text whose steps record `mobile_maestro` (so replay, reports and exit codes are a trail's);
 `params` is that recorded tool; `run` executes Maestro commands on a device session with Maestro's
 matching rules (`select`); `importer` writes converted flows as `.trail.yaml` files.
+
+May import: tools, device, screen, common (tests/project/test_layering.py checks it).
 """

@@ -1,6 +1,6 @@
 """Reading a Maestro flow file: header, commands, sub-flows, every problem at its own `file:line:col`.
 
-`load_flow` checks every command (nested ones too) against `trailblaze.tools.maestro.commands` and reads
+`load_flow` checks every command (nested ones too) against `trailblaze.maestro.commands` and reads
 the files `runFlow` / `retry` name, relative to the flow's folder, so a flow that validates runs with
 nothing left to find. The result holds each sub-flow inline (`runFlow: {commands: […]}`): a converted
 trail is one self-contained file, and the flow's `appId` is written into every command that uses it.
@@ -27,9 +27,9 @@ from trailblaze.common.limits import MAX_FLOW_COMMANDS, MAX_FLOW_DEPTH, MAX_REPE
 from trailblaze.common.project import inside_project, project_of
 from trailblaze.common.text_files import read_trail_text
 from trailblaze.errors import Problem, TrailblazeError, TrailFileError
-from trailblaze.tools.maestro.commands import CONTAINERS, check, normalize, repeat_rounds
-from trailblaze.tools.maestro.script_check import inline_errors, syntax_error, whole_error
-from trailblaze.tools.maestro.sniff import flow_text, split_flow
+from trailblaze.maestro.commands import CONTAINERS, check, normalize, repeat_rounds
+from trailblaze.maestro.script_check import inline_errors, syntax_error, whole_error
+from trailblaze.maestro.sniff import flow_text, split_flow
 
 __all__ = ["Flow", "load_flow", "read_flow"]
 

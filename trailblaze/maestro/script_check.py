@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from trailblaze.common import yaml_lines as _yaml
-from trailblaze.tools.maestro.commands import CONTAINERS, normalize
+from trailblaze.maestro.commands import CONTAINERS, normalize
 
 __all__ = ["INLINE", "command_errors", "inline_errors", "syntax_error"]
 

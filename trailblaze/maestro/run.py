@@ -1,6 +1,6 @@
 """Running Maestro commands on a device session: the `mobile_maestro` tool's engine.
 
-Each command resolves its selector with Maestro's rules (`trailblaze.tools.maestro.select`), acts through
+Each command resolves its selector with Maestro's rules (`trailblaze.maestro.select`), acts through
 the session (so it settles like every other tool) and answers `(status, message)` with the statuses
 of `trailblaze.tools.execute`. A failing command stops the list, unless it is `optional: true` (then the
 failure is noted and the next command runs), as in Maestro.
@@ -25,10 +25,8 @@ from typing import TYPE_CHECKING, Any
 from trailblaze.common import deadline
 from trailblaze.device.driver import SupportsAddMedia, SupportsOpenUrl, SupportsShellStatus
 from trailblaze.device.permissions import PermissionRefused, set_permissions
-from trailblaze.device.settle import same_screen
 from trailblaze.errors import ActionRefused, AppNotInstalledError, TrailFailed, TrailTimedOut, UsageError
-from trailblaze.screen.patterns import PatternTooSlow
-from trailblaze.tools.maestro.commands import (
+from trailblaze.maestro.commands import (
     ANDROID_KEYCODES,
     CONTAINERS,
     as_bool,
@@ -38,9 +36,11 @@ from trailblaze.tools.maestro.commands import (
     normalize,
     summary,
 )
-from trailblaze.tools.maestro.script_check import INLINE
-from trailblaze.tools.maestro.scripts import SEED_ENV, ScriptError, Scripts, run_scripts, scripts_for, truthy
-from trailblaze.tools.maestro.select import Query, query
+from trailblaze.maestro.script_check import INLINE
+from trailblaze.maestro.scripts import SEED_ENV, ScriptError, Scripts, run_scripts, scripts_for, truthy
+from trailblaze.maestro.select import Query, query
+from trailblaze.screen.patterns import PatternTooSlow
+from trailblaze.tools.gestures import app_area, scroll_area, scroll_until, swipe_path
 from trailblaze.tools.tooldef import StatusMessage
 
 if TYPE_CHECKING:
@@ -57,6 +57,9 @@ COPIED_TEXT = "maestro.copiedText"
 _ESCAPED = re.compile(r"\\(\$\{[^$]*\})")
 _NAME = re.compile(r"\s*([A-Za-z_][\w-]*)\s*")
 _MAX_SWIPES = 20
+_REACH = 0.3
+"""Maestro's swipes go 30% of the area each way from its centre, farther than the core tools' (the
+shared `gestures.REACH`): the runner has always swiped so, and the flows replay as they did."""
 _MAX_WHILE = 100
 _CONDITION_TIMEOUT_S = 2.0
 _NAMES = ("Alex Kim", "Sam Lee", "Jordan Park", "Taylor Reed", "Morgan Hale")
@@ -552,23 +555,6 @@ def _hide_keyboard(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Status
     return "OK", "hid the keyboard"
 
 
-def _app_area(hierarchy: Hierarchy) -> Rect:
-    roots = [n for n in hierarchy.roots if hierarchy.window_kind(n) == "app" and n.visible_bounds.area > 0]
-    return max(roots, key=lambda n: n.visible_bounds.area).visible_bounds if roots else hierarchy.screen
-
-
-def _path(area: Rect, direction: str) -> tuple[float, float, float, float]:
-    """A finger path across the middle of `area` moving in `direction`."""
-    cx, cy = area.center
-    dx, dy = area.width * 0.3, area.height * 0.3
-    return {
-        "UP": (cx, cy + dy, cx, cy - dy),
-        "DOWN": (cx, cy - dy, cx, cy + dy),
-        "LEFT": (cx + dx, cy, cx - dx, cy),
-        "RIGHT": (cx - dx, cy, cx + dx, cy),
-    }[direction]
-
-
 def _swipe(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     hierarchy = r.session.screen()
     if "start" in f:
@@ -577,36 +563,28 @@ def _swipe(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
         r.ctx.act(lambda d: d.swipe(x1, y1, x2, y2))
         return "OK", f"swiped from ({x1:.0f}, {y1:.0f}) to ({x2:.0f}, {y2:.0f})"
     direction = str(f["direction"]).upper()
-    area, where = _app_area(hierarchy), "the screen"
+    area, where = app_area(hierarchy), "the screen"
     if f.get("from") is not None:
         q = r._query(f["from"])
         node, waited, shown = r.find(q)
         if node is None:
             return r.not_found(q, waited, shown)
         area, where = node.visible_bounds, r.ctx.describe(node)
-    path = _path(area, direction)
+    path = swipe_path(area, direction, _REACH)
     r.ctx.act(lambda d: d.swipe(*path))
     return "OK", f"swiped {direction} on {where}"
 
 
 def _scroll(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
-    path = _path(_scroll_area(r.session.screen()), "UP")
+    path = swipe_path(scroll_area(r.session.screen()), "UP", _REACH)
     r.ctx.act(lambda d: d.swipe(*path))
     return "OK", "scrolled down"
-
-
-def _scroll_area(hierarchy: Hierarchy) -> Rect:
-    scrollables = [n for n in hierarchy.visible_nodes() if n.scrollable and hierarchy.window_kind(n) == "app"]
-    if not scrollables:
-        return _app_area(hierarchy)
-    return max(scrollables, key=lambda n: n.visible_bounds.area).visible_bounds
 
 
 def _scroll_until_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     q = r._query(f["element"])
     need = (as_int(f.get("visibilityPercentage")) if f.get("visibilityPercentage") is not None else 100) or 0
     direction = str(f.get("direction", "DOWN")).upper()
-    finger = {"DOWN": "UP", "UP": "DOWN", "LEFT": "RIGHT", "RIGHT": "LEFT"}[direction]
     bound = r.timeout(f) or 20.0
     start = time.monotonic()
 
@@ -619,28 +597,22 @@ def _scroll_until_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) ->
         area = node.bounds.area
         return node if area <= 0 or node.visible_bounds.area / area >= need / 100 - 1e-6 else None
 
-    hierarchy = r.session.settle()
-    for swipes in range(_MAX_SWIPES + 1):
-        node = shown(hierarchy)
-        if node is not None:
-            return "OK", f"{r.ctx.describe(node)} is visible after {swipes} swipe{'s' * (swipes != 1)}"
-        if swipes == _MAX_SWIPES or time.monotonic() - start > bound:
-            break
+    def go_on(swipes: int) -> bool:
+        if time.monotonic() - start > bound:
+            return False
         deadline.check(f"scrollUntilVisible swipe {swipes + 1}")
-        before = hierarchy
-        after = r.session.act(_swiper(_path(_scroll_area(hierarchy), finger)))
-        assert after is not None
-        hierarchy = after
-        if same_screen(hierarchy, before):
-            return (
-                "NOT_FOUND",
-                f"no element matches {q.shown} after {swipes + 1} swipes {direction}: reached the end",
-            )
+        return True
+
+    scrolled = scroll_until(r.session, shown, direction, max_swipes=_MAX_SWIPES, reach=_REACH, go_on=go_on)
+    if scrolled.node is not None:
+        swipes = scrolled.swipes
+        return "OK", f"{r.ctx.describe(scrolled.node)} is visible after {swipes} swipe{'s' * (swipes != 1)}"
+    if scrolled.reached_end:
+        return (
+            "NOT_FOUND",
+            f"no element matches {q.shown} after {scrolled.swipes} swipes {direction}: reached the end",
+        )
     return "NOT_FOUND", f"no element matches {q.shown} after scrolling {direction}"
-
-
-def _swiper(path: tuple[float, float, float, float]) -> Callable[[Driver], None]:
-    return lambda d: d.swipe(*path)
 
 
 def _wait_for_animation(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
@@ -728,10 +700,10 @@ def _scoped(env: dict[str, str], f: dict[str, Any], r: _Runner) -> dict[str, str
 
 def _from_file(r: _Runner, f: dict[str, Any]) -> dict[str, Any]:
     """`f` with a `file:` sub-flow read into `commands` (its env under the command's own), as
-    `trailblaze.tools.maestro.flow` does for a flow file; a trail's hand-written `mobile_maestro` may name one."""
+    `trailblaze.maestro.flow` does for a flow file; a trail's hand-written `mobile_maestro` may name one."""
     if not isinstance(f.get("file"), str):
         return f
-    from trailblaze.tools.maestro.flow import load_flow
+    from trailblaze.maestro.flow import load_flow
 
     folder = r.ctx.folder or Path()
     path = folder / str(f["file"])

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from trailblaze.maestro.commands import as_bool, as_int
 from trailblaze.screen.selector import NodeSelector
-from trailblaze.tools.maestro.commands import as_bool, as_int
 
 if TYPE_CHECKING:
     from trailblaze.screen.hierarchy import Node
