@@ -30,10 +30,10 @@ from trailblaze.llm.client import (
     scrub_request,
 )
 from trailblaze.screen.compact import CompactView, compact_view, mark_image
+from trailblaze.tools.context import ToolContext
 from trailblaze.tools.llm_tools import (
     FAIL_AT,
     WARN_AT,
-    CallContext,
     ModelCallResult,
     detect_cycle,
     fingerprint,
@@ -219,7 +219,7 @@ class Agent:
 
     def _run_turn(self, uses: list[ToolUseBlock], screen: Screen, state: _State) -> bool:
         """Run the selected calls of one answer; True when the step is finished."""
-        ctx = CallContext(self.session, self.memory, screen.view, screen.hierarchy)
+        ctx = ToolContext(self.session, self.memory, seen=(screen.view, screen.hierarchy))
         counted = "assertion" if state.verify else "action"
         results: list[ToolResultBlock] = []
         failed_here = finished = False

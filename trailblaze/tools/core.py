@@ -16,6 +16,9 @@ from trailblaze.device.driver import SupportsShellStatus
 from trailblaze.device.permissions import PermissionRefused, set_permissions
 from trailblaze.device.settle import same_screen
 from trailblaze.errors import AppNotInstalledError
+from trailblaze.tools.context import (
+    ToolContext as RunContext,  # the one context; named so until the gestures move
+)
 from trailblaze.tools.lookup import (
     MAX_SCROLLS,
     app_area,
@@ -41,7 +44,7 @@ from trailblaze.tools.recorded.selector import (
     TapOnElementBySelector,
 )
 from trailblaze.tools.recorded.text import AssertNotVisibleWithText, ScrollUntilTextIsVisible
-from trailblaze.tools.tooldef import Kind, RunContext, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, StatusMessage, ToolDef, defines
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver

@@ -1,9 +1,10 @@
 """Running one recorded-form tool on a device session (replay, `trailblaze tool`, the agent's delegate).
 
-A run looks a tool up by name in its `trailblaze.tools.toolset.ToolSet` (`ToolSet.run`: the
-built-in tools and the project's Python / YAML tools); a built-in tool's handler runs here
-(`run_builtin`), on a `trailblaze.tools.lookup.HandlerContext`. `run_recorded_tool` runs a
-built-in tool with no tool set (the model's tools, which only write built-in ones). Element tools
+A run looks a tool up by name in its `trailblaze.tools.toolset.ToolSet` and runs it there
+(`ToolSet.run`, the one entry point: the built-in tools and the project's Python / YAML tools); a
+built-in tool's handler runs here (`run_builtin`), on a `trailblaze.tools.context.ToolContext`.
+`run_recorded_tool` is the shorthand for a built-in tool run by the tool set of a run with no
+project tools (the model's tools, which only write built-in ones). Element tools
 poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`), act at the
 centre of that node's visible part, and settle (every action goes through `DeviceSession.act`).
 Results start with a status word the model and the report can act on:
@@ -38,8 +39,9 @@ from pydantic import BaseModel, ValidationError
 from trailblaze.device.noop import NO_CHANGE
 from trailblaze.errors import ActionRefused, DeviceUnsupported
 from trailblaze.screen.patterns import PatternTooSlow
-from trailblaze.tools.builtin import TOOL_KINDS, builtin_tool, unknown_tool_hint
-from trailblaze.tools.lookup import HandlerContext, closest_nodes, covered_message
+from trailblaze.tools.builtin import TOOL_KINDS
+from trailblaze.tools.context import ToolContext
+from trailblaze.tools.lookup import closest_nodes, covered_message
 from trailblaze.tools.memory import TEMPLATE_RE
 from trailblaze.tools.tooldef import Kind, Status
 
@@ -97,7 +99,8 @@ def run_recorded_tool(
     llm: Callable[[], LLMClient] | None = None,
     folder: Path | None = None,
 ) -> ToolResult:
-    """Runs one recorded-form tool against `session` and reports how it went.
+    """Runs one built-in recorded-form tool against `session` and reports how it went: the tool
+    set of a run with no project tools runs it (`ToolSet.run`).
 
     Args:
         session: The device session (settle + cache discipline).
@@ -116,10 +119,9 @@ def run_recorded_tool(
         DeviceError: The device failed (unreachable, protocol error).
         UsageError: A template names an unknown variable.
     """
-    tool = builtin_tool(call.name)
-    if tool is None:
-        return ToolResult("ERROR", unknown_tool_hint(call.name), "other")
-    return run_builtin(tool, session, call, memory, llm=llm, folder=folder)
+    from trailblaze.tools.toolset import builtin_tools  # one way to run a tool: the tool set's
+
+    return builtin_tools().run(session, call, memory, llm=llm, folder=folder)
 
 
 def run_builtin(
@@ -145,9 +147,9 @@ def run_builtin(
             where = ".".join(str(p) for p in first["loc"]) or call.name
             return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = tool.handler
-    run = HandlerContext(session, memory, llm, secret_inputs=_uses_secret(call.params, memory), folder=folder)
+    run = ToolContext(session, memory, llm=llm, secret_inputs=_uses_secret(call.params, memory), folder=folder)
     try:
-        status, message = handler(run, typed)
+        status, message = _off_platform(tool, run) or handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
         status, message = "ERROR", exc.message
         run.in_trail = True
@@ -165,6 +167,14 @@ def run_builtin(
         status, memory.redact(message), kind, no_change, ai=run.ai, in_trail=in_trail,
         asserted=in_trail and run.asserted,
     )  # fmt: skip
+
+
+def _off_platform(tool: ToolDef, run: ToolContext) -> tuple[Status, str] | None:
+    """UNSUPPORTED for a tool that declares its reason, on a device it cannot work on: checked here,
+    where every tool runs, not in each handler."""
+    if tool.unsupported and run.platform not in tool.platforms:
+        return "UNSUPPORTED", tool.unsupported.format(platform=run.platform)
+    return None
 
 
 def _uses_secret(params: Any, memory: Memory) -> bool:

@@ -1,10 +1,10 @@
-"""Finding and acting on elements for the built-in tools: the run context (`HandlerContext`) and the lookups
-every element tool shares.
+"""Finding and acting on elements for the built-in tools: the lookups every element tool shares (the
+context they run on is `trailblaze.tools.context.ToolContext`).
 
 Element tools poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`),
 scroll an off-screen target into view when nothing matches on screen (`trailblaze.tools.scroll_into_view`;
 never for an assertion of absence), act at the centre of that node's visible part, and settle (every
-action goes through `HandlerContext.act`).
+action goes through `ToolContext.act`).
 The read-compat lookups (`CompatQuery`) keep Maestro's matching for Trailblaze's older tools
 (docs/adr/0012-read-compat-tools.md).
 """
@@ -15,10 +15,8 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.device.noop import act_and_compare
 from trailblaze.screen.patterns import full_match
 from trailblaze.screen.resolve import describe_selector, missing_attributes
 from trailblaze.screen.selector import NodeSelector
@@ -31,19 +29,15 @@ from trailblaze.tools.scroll_into_view import (
     scroll_area,
     swipe_path,
 )
-from trailblaze.tools.tooldef import RunContext, StatusMessage
+from trailblaze.tools.tooldef import StatusMessage
 
 if TYPE_CHECKING:
-    from trailblaze.device.driver import Driver
-    from trailblaze.device.session import DeviceSession
-    from trailblaze.llm.client import LLMClient
     from trailblaze.screen.hierarchy import Hierarchy, Node
-    from trailblaze.tools.memory import Memory
+    from trailblaze.tools.context import ToolContext
 
 __all__ = [
     "MAX_SCROLLS",
     "CompatQuery",
-    "HandlerContext",
     "app_area",
     "assert_gone",
     "assert_visible",
@@ -63,57 +57,6 @@ __all__ = [
 ]
 
 _LISTED = 5
-
-
-@dataclass
-class HandlerContext:
-    """The run context of one tool (`trailblaze.tools.tooldef.RunContext`): the device session, the
-    run's memory, and what the tool did that the result reports (no visible change, an LLM call)."""
-
-    session: DeviceSession
-    memory: Memory
-    llm: Callable[[], LLMClient] | None = None
-    no_change: bool = False
-    """The gesture / key press of this tool left the screen as it was."""
-    ai: bool = False
-    in_trail: bool = False
-    """The tool failed on the trail's own code (a Maestro script that threw, a pattern too slow)."""
-    asserted: bool = False
-    """With `in_trail`: an assertion over the trail's own values was false (Maestro's `assertTrue`)."""
-    secret_inputs: bool = False
-    """A param of this tool was filled from a secret: what it reads back may be derived from it
-    (`SELECT hex('{{password}}')`), so probes show no values (the secret's spellings alone are redacted)."""
-    folder: Path | None = None
-    """The trail's folder: where relative paths are read from (None: the working directory)."""
-    scrolled: str = ""
-    """How the tool's lookup scrolled its target into view (`after scrolling messages 1 swipe into
-    view`); the result's message ends with it."""
-
-    def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None:
-        """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""
-        self.no_change = act_and_compare(self.session, action, point=point)
-
-    @property
-    def platform(self) -> str:
-        return self.session.info.platform
-
-    # --- element lookups handlers in other modules use through the context ---
-    def find_one(self, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
-        return find_one(self, selector)
-
-    def tap_node(self, node: Node, long_press: bool) -> StatusMessage:
-        return tap_at(self, node, long_press)
-
-    def assert_visible(self, selector: NodeSelector, expected: str | None, timeout_ms: int | None) -> StatusMessage:
-        return assert_visible(self, selector, expected, timeout_ms)
-
-    def maestro_text(self, text: str, *, ident: str | None = None, index: int | None = None) -> NodeSelector:
-        """Maestro's text lookup (text, label or hint; regex or literal; any case)."""
-        pattern = maestro_text(text, contains=False)[0]
-        return text_selector(self, pattern, ident=ident, index=index)
-
-    def describe(self, node: Node) -> str:
-        return describe(node)
 
 
 def describe(node: Node) -> str:
@@ -174,7 +117,7 @@ def candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> 
     return "closest on screen: " + "; ".join(describe(n) for n in nodes[:limit])
 
 
-def _noted(run: RunContext, scrolled: Scrolled | None) -> str:
+def _noted(run: ToolContext, scrolled: Scrolled | None) -> str:
     """Notes on the run a scroll that found the target; for one that did not, how far it looked."""
     if scrolled is None:
         return ""
@@ -184,7 +127,7 @@ def _noted(run: RunContext, scrolled: Scrolled | None) -> str:
     return f" and {scrolled.searched()}"
 
 
-def find_one(run: RunContext, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
+def find_one(run: ToolContext, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
     res, scrolled = resolve_in_view(run.session, selector, until=lambda nodes: len(nodes) == 1)
     searched = _noted(run, scrolled)
     sel = describe_selector(selector)
@@ -204,7 +147,7 @@ def find_one(run: RunContext, selector: NodeSelector) -> tuple[Node | None, Stat
     )
 
 
-def tap_selector(run: RunContext, selector: NodeSelector, long_press: bool) -> StatusMessage:
+def tap_selector(run: ToolContext, selector: NodeSelector, long_press: bool) -> StatusMessage:
     node, outcome = find_one(run, selector)
     return outcome if node is None else tap_at(run, node, long_press)
 
@@ -221,7 +164,7 @@ def covered_message(node: Node) -> str:
     return f"{describe(node)} at ({x:.0f}, {y:.0f}) is covered by {cover.describe()}; {hint}"
 
 
-def tap_at(run: RunContext, node: Node, long_press: bool) -> StatusMessage:
+def tap_at(run: ToolContext, node: Node, long_press: bool) -> StatusMessage:
     if node.covered_by is not None:
         return "NOT_VISIBLE", covered_message(node)
     x, y = _point(node)
@@ -234,7 +177,7 @@ def tap_at(run: RunContext, node: Node, long_press: bool) -> StatusMessage:
 
 
 def text_selector(
-    run: RunContext,
+    run: ToolContext,
     text: str | None,
     *,
     ident: str | None = None,
@@ -271,7 +214,7 @@ def text_selector(
 
 
 def assert_visible(
-    run: RunContext,
+    run: ToolContext,
     selector: NodeSelector,
     expected: str | None,
     timeout_ms: int | None,
@@ -302,7 +245,7 @@ def assert_visible(
     )
 
 
-def assert_gone(run: RunContext, selector: NodeSelector, what: str, timeout_ms: int | None) -> StatusMessage:
+def assert_gone(run: ToolContext, selector: NodeSelector, what: str, timeout_ms: int | None) -> StatusMessage:
     timeout = None if timeout_ms is None else timeout_ms / 1000
     res = run.session.resolve(selector, timeout=timeout, until=lambda nodes: not nodes)
     if not res.nodes:
@@ -368,7 +311,7 @@ def maestro_text(text: str, *, contains: bool) -> tuple[str, Callable[[Node], bo
 
 
 def compat_query(
-    run: RunContext,
+    run: ToolContext,
     text: str | None,
     *,
     ident: str | None = None,
@@ -386,7 +329,7 @@ def compat_query(
     )
 
 
-def find_compat(run: RunContext, q: CompatQuery) -> tuple[Node | None, StatusMessage]:
+def find_compat(run: ToolContext, q: CompatQuery) -> tuple[Node | None, StatusMessage]:
     def picked(nodes: list[Node]) -> bool:
         return q.pick(nodes) is not None
 

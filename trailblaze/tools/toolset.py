@@ -34,7 +34,6 @@ from trailblaze.tools.tooldef import (
     Kind,
     Offer,
     Platform,
-    RunContext,
     Source,
     Status,
     StatusMessage,
@@ -46,8 +45,9 @@ if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
     from trailblaze.llm.client import LLMClient, ToolSpec
     from trailblaze.tools.call import ToolCall
+    from trailblaze.tools.context import ToolContext
     from trailblaze.tools.execute import ToolResult
-    from trailblaze.tools.llm_tools import CallContext, ModelCallResult
+    from trailblaze.tools.llm_tools import ModelCallResult
     from trailblaze.tools.memory import Memory
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "Kind",
     "Offer",
     "Platform",
-    "RunContext",
     "Source",
     "Status",
     "StatusMessage",
@@ -239,7 +238,7 @@ class ToolSet:
         return specs
 
     def call_for_model(
-        self, name: str, raw: Mapping[str, Any], ctx: CallContext, *, verify: bool = False
+        self, name: str, raw: Mapping[str, Any], ctx: ToolContext, *, verify: bool = False
     ) -> ModelCallResult:
         """Validate the model's arguments and run the tool; bad input comes back as an ERROR result."""
         from trailblaze.tools.llm_tools import ModelCallResult, argument_problems
@@ -282,7 +281,7 @@ def _for_model(custom: ToolDef, tools: ToolSet) -> ToolDef:
         reasoning=(str | None, _Reasoning.model_fields["reasoning"]),
     )
 
-    def run(ctx: CallContext, args: Any) -> ModelCallResult:
+    def run(ctx: ToolContext, args: Any) -> ModelCallResult:
         given = args.model_dump(mode="json", exclude_unset=True, exclude={"reasoning"})
         # the recording keeps templates: a secret value the model typed becomes `{{name}}` again
         call = ToolCall(name=custom.name, params=ctx.memory.redact(given))

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from trailblaze.tools.context import (
+    ToolContext as RunContext,  # the one context; named so until the gestures move
+)
 from trailblaze.tools.maestro.params import MobileMaestro
 from trailblaze.tools.maestro.run import run_commands
-from trailblaze.tools.tooldef import RunContext, defines
+from trailblaze.tools.tooldef import defines
 
 __all__ = ["mobile_maestro"]
 

@@ -47,7 +47,9 @@ if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
     from trailblaze.device.session import DeviceSession
     from trailblaze.screen.hierarchy import Hierarchy, Node, Rect
-    from trailblaze.tools.tooldef import RunContext
+    from trailblaze.tools.context import (
+        ToolContext as RunContext,  # the one context; named so until the gestures move
+    )
 
 __all__ = ["COPIED_TEXT", "run_commands"]
 
