@@ -67,6 +67,11 @@ class ToolContext:
     secret_inputs: bool = False
     """A param of this tool was filled from a secret: what it reads back may be derived from it
     (`SELECT hex('{{password}}')`), so probes show no values (the secret's spellings alone are redacted)."""
+    call: ToolCall | None = None
+    """The call being run, as recorded (its `{{templates}}` unfilled)."""
+    run_trail: Callable[[ToolCall], ToolResult] | None = None
+    """Runs a `runTrail` call's trail as a step of the calling one: the step engine provides it
+    (`trailblaze.engine.steps`); None: the tool runs outside a trail."""
     seen: tuple[CompactView, Hierarchy] | None = None
     """A model tool's: the compact view sent in the request (its refs are the ones the model may
     use) and the capture it was built from."""

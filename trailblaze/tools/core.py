@@ -241,5 +241,7 @@ def _wait(run: RunContext, p: Wait) -> StatusMessage:
 
 @_core(RunTrail, "other")
 def _run_trail(run: RunContext, p: RunTrail) -> StatusMessage:
-    # the step engine runs sub-trails (trailblaze.engine.replay); a lone tool call has no calling trail
-    return "ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)"
+    if run.run_trail is None or run.call is None:  # a lone tool call has no calling trail
+        return "ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)"
+    result = run.run_trail(run.call)  # the step engine runs it (trailblaze.engine.steps)
+    return result.status, result.message

@@ -132,8 +132,9 @@ def run_builtin(
     *,
     llm: Callable[[], LLMClient] | None = None,
     folder: Path | None = None,
+    run_trail: Callable[[ToolCall], ToolResult] | None = None,
 ) -> ToolResult:
-    """Runs the built-in `tool` for `call` (see `run_recorded_tool`)."""
+    """Runs the built-in `tool` for `call` (see `run_recorded_tool`; `run_trail`: `ToolSet.run`)."""
     assert tool.handler is not None
     kind = tool.kind
     own = getattr(tool.params, "templates_at_run", False)  # e.g. mobile_maestro: per command, in its own scope
@@ -147,7 +148,10 @@ def run_builtin(
             where = ".".join(str(p) for p in first["loc"]) or call.name
             return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = tool.handler
-    run = ToolContext(session, memory, llm=llm, secret_inputs=_uses_secret(call.params, memory), folder=folder)
+    run = ToolContext(
+        session, memory, llm=llm, secret_inputs=_uses_secret(call.params, memory), folder=folder,
+        call=call, run_trail=run_trail,
+    )  # fmt: skip
     try:
         status, message = _off_platform(tool, run) or handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails

@@ -188,10 +188,12 @@ class ToolSet:
         *,
         llm: Callable[[], LLMClient] | None = None,
         folder: Path | None = None,
+        run_trail: Callable[[ToolCall], ToolResult] | None = None,
     ) -> ToolResult:
         """Run one recorded-form call: a built-in tool as `trailblaze.tools.execute.run_recorded_tool`
         says (`llm`, `folder` too), a Python / YAML tool by its handler (its nested tools run
-        through this set); an unknown name is an ERROR result with the closest name."""
+        through this set); an unknown name is an ERROR result with the closest name. `run_trail`: how a
+        `runTrail` call runs its trail, given by the step engine (none: it cannot, outside a trail)."""
         from trailblaze.tools.execute import ToolResult, run_builtin
 
         tool = self.get(call.name)
@@ -200,7 +202,7 @@ class ToolSet:
         if tool.source in _CUSTOM:
             result: ToolResult = tool.handler(session, call, memory, self)
             return result
-        return run_builtin(tool, session, call, memory, llm=llm, folder=folder)
+        return run_builtin(tool, session, call, memory, llm=llm, folder=folder, run_trail=run_trail)
 
     # --- the model's tools -------------------------------------------------------------------------
 
