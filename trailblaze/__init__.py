@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from trailblaze.engine.replay import ReplayOptions, replay_trail
     from trailblaze.screen.selector import NodeSelector
     from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
-    from trailblaze.tools.context import ToolContext
     from trailblaze.tools.custom import tool
+    from trailblaze.tools.lookup import ToolContext
     from trailblaze.trail.model import (
         ANY_CLASSIFIER,
         ToolCall,
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "RECORDED_TOOL_PARAMS": "trailblaze.tools.builtin",
     "NodeSelector": "trailblaze.screen.selector",
-    "ToolContext": "trailblaze.tools.context",
+    "ToolContext": "trailblaze.tools.lookup",
     "tool": "trailblaze.tools.custom",
     # the run API: open a device, replay or record a trail on it
     "open_device": "trailblaze.device.devices",

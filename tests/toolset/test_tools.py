@@ -10,8 +10,8 @@ from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.screen.compact import compact_view
 from trailblaze.testing.demo_policy import parse_screen
-from trailblaze.tools.context import ToolContext
 from trailblaze.tools.llm_tools import fingerprint
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.memory import Memory
 from trailblaze.tools.toolset import ToolSet
 

@@ -27,7 +27,7 @@ def test_kind_and_the_run_context_are_defined_once() -> None:
     assert kinds == ["tools/tooldef.py"]
     contexts = [(f, m) for f, text in _sources().items() for m in re.findall(r"^class (\w*Context)\b", text, re.M)]
     # one context for every tool: built-in handlers, Python / YAML tools and the model's tools
-    assert contexts == [("tools/context.py", "ToolContext")]
+    assert contexts == [("tools/lookup.py", "ToolContext")]
 
 
 def test_every_built_in_tool_is_one_definition_and_the_tables_are_views_of_them() -> None:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze.tools.context import ToolContext
 from trailblaze.tools.llm_tools import ModelCallResult, offers
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.tooldef import ToolDef
 
 if TYPE_CHECKING:

@@ -30,7 +30,6 @@ from trailblaze.llm.client import (
     scrub_request,
 )
 from trailblaze.screen.compact import CompactView, compact_view, mark_image
-from trailblaze.tools.context import ToolContext
 from trailblaze.tools.llm_tools import (
     FAIL_AT,
     WARN_AT,
@@ -38,6 +37,7 @@ from trailblaze.tools.llm_tools import (
     detect_cycle,
     fingerprint,
 )
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.toolset import ToolSet
 
 if TYPE_CHECKING:

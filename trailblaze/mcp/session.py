@@ -20,7 +20,7 @@ from trailblaze.common.redact import scrub
 from trailblaze.errors import DeviceError, TrailblazeError, TrailFileError, UsageError
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.draft import TrailDraft
-from trailblaze.tools.context import ToolContext
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.toolset import ToolSet
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from trailblaze.screen.resolve import describe_selector
 from trailblaze.screen.selector import NodeSelector
-from trailblaze.tools.context import ToolContext
 from trailblaze.tools.lookup import (
     CompatQuery,
+    ToolContext,
     assert_gone,
     compat_query,
     describe,

@@ -16,9 +16,6 @@ from trailblaze.device.driver import SupportsShellStatus
 from trailblaze.device.permissions import PermissionRefused, set_permissions
 from trailblaze.device.settle import same_screen
 from trailblaze.errors import AppNotInstalledError
-from trailblaze.tools.context import (
-    ToolContext as RunContext,  # the one context; named so until the gestures move
-)
 from trailblaze.tools.lookup import (
     MAX_SCROLLS,
     app_area,
@@ -32,6 +29,9 @@ from trailblaze.tools.lookup import (
     swipe_path,
     tap_selector,
     text_selector,
+)
+from trailblaze.tools.lookup import (
+    ToolContext as RunContext,  # the one context; named so until the gestures move
 )
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.recorded.app import LaunchApp

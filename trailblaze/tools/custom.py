@@ -32,7 +32,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from trailblaze.errors import TrailblazeError
 from trailblaze.tools.call import ToolCall
-from trailblaze.tools.context import NestedFailed, ToolContext, run_nested
 from trailblaze.tools.tooldef import Kind, Offer, ToolDef
 
 if TYPE_CHECKING:
@@ -42,8 +41,6 @@ if TYPE_CHECKING:
     from trailblaze.tools.toolset import ToolSet
 
 __all__ = [
-    "ToolContext",
-    "run_nested",
     "params_model",
     "python_tool",
     "tool",
@@ -57,6 +54,17 @@ _IGNORED = ("reason", "reasoning")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("trailblaze_tool_depth", default=0)
 
 
+# --- running nested tools -----------------------------------------------------------------------------
+
+
+def run_nested(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
+    """One tool inside a custom tool; like replay, a target hidden by the keyboard is tried again
+    once after hiding it."""
+    from trailblaze.tools.execute import run_with_keyboard_retry  # the device layer: when a tool runs
+
+    return run_with_keyboard_retry(session, lambda c, _auto: tools.run(session, c, memory), call)
+
+
 # --- Python tools -------------------------------------------------------------------------------------
 
 
@@ -65,11 +73,12 @@ def _python_handler(fn: Callable[..., Any], name: str, params: type[BaseModel], 
 
     def run(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
         from trailblaze.tools.execute import ToolResult  # the device layer: imported when a tool runs
+        from trailblaze.tools.lookup import NestedFailed, ToolContext
 
         args = _validated(name, params, kind, call, memory)
         if isinstance(args, ToolResult):
             return args
-        ctx = ToolContext(session, memory, tools=tools, name=name)
+        ctx = ToolContext(session, memory, name=name, nested=lambda c: run_nested(session, c, memory, tools))
         token = _depth.set(_depth.get() + 1)
         try:
             if _depth.get() > MAX_DEPTH:

@@ -1,10 +1,9 @@
 """Running one recorded-form tool on a device session (replay, `trailblaze tool`, the agent's delegate).
 
-A run looks a tool up by name in its `trailblaze.tools.toolset.ToolSet` and runs it there
-(`ToolSet.run`, the one entry point: the built-in tools and the project's Python / YAML tools); a
-built-in tool's handler runs here (`run_builtin`), on a `trailblaze.tools.context.ToolContext`.
-`run_recorded_tool` is the shorthand for a built-in tool run by the tool set of a run with no
-project tools (the model's tools, which only write built-in ones). Element tools
+A run looks a tool up by name in its `trailblaze.tools.toolset.ToolSet` (`ToolSet.run`: the
+built-in tools and the project's Python / YAML tools); a built-in tool's handler runs here
+(`run_builtin`), on a `trailblaze.tools.lookup.ToolContext`. `run_recorded_tool` runs a
+built-in tool with no tool set (the model's tools, which only write built-in ones). Element tools
 poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`), act at the
 centre of that node's visible part, and settle (every action goes through `DeviceSession.act`).
 Results start with a status word the model and the report can act on:
@@ -30,7 +29,6 @@ Trail-level failures are results, never exceptions. A broken device raises `Devi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,11 +37,10 @@ from pydantic import BaseModel, ValidationError
 from trailblaze.device.noop import NO_CHANGE
 from trailblaze.errors import ActionRefused, DeviceUnsupported
 from trailblaze.screen.patterns import PatternTooSlow
-from trailblaze.tools.builtin import TOOL_KINDS
-from trailblaze.tools.context import ToolContext
-from trailblaze.tools.lookup import closest_nodes, covered_message
+from trailblaze.tools.builtin import TOOL_KINDS, builtin_tool, unknown_tool_hint
+from trailblaze.tools.lookup import ToolContext, closest_nodes, covered_message
 from trailblaze.tools.memory import TEMPLATE_RE
-from trailblaze.tools.tooldef import Kind, Status
+from trailblaze.tools.tooldef import Kind, Status, ToolResult
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
@@ -65,32 +62,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ToolResult:
-    """The outcome of one tool: a status word plus a short explanation."""
-
-    status: Status
-    message: str
-    kind: Kind
-    no_change: bool = False
-    """An OK gesture or key press after which the settled screen was the same as before it."""
-    ai: bool = False
-    """The tool asked the LLM (`rememberText`, `assertWithAi`, …): an AI step even on replay."""
-    in_trail: bool = False
-    """The failure lies in the trail itself (a script that threw, a pattern too slow to match), not in
-    what the screen shows: the fix is in the file, so no screen candidates and no self-heal."""
-    asserted: bool = False
-    """With `in_trail`: the trail's own assertion over its values was false (Maestro's `assertTrue`):
-    the message (the expression and its value) is the whole failure."""
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "OK"
-
-    def __str__(self) -> str:
-        return f"{self.status} {self.message}"
-
-
 def run_recorded_tool(
     session: DeviceSession,
     call: ToolCall,
@@ -99,8 +70,7 @@ def run_recorded_tool(
     llm: Callable[[], LLMClient] | None = None,
     folder: Path | None = None,
 ) -> ToolResult:
-    """Runs one built-in recorded-form tool against `session` and reports how it went: the tool
-    set of a run with no project tools runs it (`ToolSet.run`).
+    """Runs one built-in recorded-form tool against `session` and reports how it went.
 
     Args:
         session: The device session (settle + cache discipline).
@@ -119,9 +89,10 @@ def run_recorded_tool(
         DeviceError: The device failed (unreachable, protocol error).
         UsageError: A template names an unknown variable.
     """
-    from trailblaze.tools.toolset import builtin_tools  # one way to run a tool: the tool set's
-
-    return builtin_tools().run(session, call, memory, llm=llm, folder=folder)
+    tool = builtin_tool(call.name)
+    if tool is None:
+        return ToolResult("ERROR", unknown_tool_hint(call.name), "other")
+    return run_builtin(tool, session, call, memory, llm=llm, folder=folder)
 
 
 def run_builtin(

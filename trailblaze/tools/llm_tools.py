@@ -28,7 +28,7 @@ from trailblaze.screen.selector_gen import generate_selector, selector_for
 from trailblaze.tools.assertions import pin_assertion
 from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS, TOOL_KINDS, builtin_defs
 from trailblaze.tools.call import ToolCall
-from trailblaze.tools.context import ToolContext
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.recorded.app import LaunchMode
 from trailblaze.tools.recorded.gestures import Direction

@@ -1,5 +1,5 @@
 """The one tool model: what a tool is (`ToolDef`) and what it counts as (`Kind`); what its handler
-may use of the running tool is `trailblaze.tools.context.ToolContext`.
+may use of the running tool is `trailblaze.tools.lookup.ToolContext`.
 
 Every tool is one `ToolDef` (docs/adr/0050-one-tool-model.md, 0059-one-tool-set-per-run.md): the
 built-in recorded tools — Trailblaze's, the read-compat ones, the catalog, web and probe tools —
@@ -33,6 +33,7 @@ __all__ = [
     "Source",
     "Status",
     "ToolDef",
+    "ToolResult",
     "BlockStatus",
     "defines",
 ]
@@ -104,6 +105,32 @@ class ToolDef:
         if self.handler is None:
             raise TypeError(f"tool {self.name} has no handler")
         return self.handler(run, params)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one tool: a status word plus a short explanation."""
+
+    status: Status
+    message: str
+    kind: Kind
+    no_change: bool = False
+    """An OK gesture or key press after which the settled screen was the same as before it."""
+    ai: bool = False
+    """The tool asked the LLM (`rememberText`, `assertWithAi`, …): an AI step even on replay."""
+    in_trail: bool = False
+    """The failure lies in the trail itself (a script that threw, a pattern too slow to match), not in
+    what the screen shows: the fix is in the file, so no screen candidates and no self-heal."""
+    asserted: bool = False
+    """With `in_trail`: the trail's own assertion over its values was false (Maestro's `assertTrue`):
+    the message (the expression and its value) is the whole failure."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "OK"
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.message}"
 
 
 def _one_line(text: str | None) -> str:

@@ -45,9 +45,9 @@ if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
     from trailblaze.llm.client import LLMClient, ToolSpec
     from trailblaze.tools.call import ToolCall
-    from trailblaze.tools.context import ToolContext
     from trailblaze.tools.execute import ToolResult
     from trailblaze.tools.llm_tools import ModelCallResult
+    from trailblaze.tools.lookup import ToolContext
     from trailblaze.tools.memory import Memory
 
 __all__ = [

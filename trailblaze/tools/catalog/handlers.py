@@ -21,7 +21,7 @@ from trailblaze.device.driver import SupportsAppList, SupportsClipboard, Support
 from trailblaze.device.settle import backoff, same_screen
 from trailblaze.screen.compact import compact_view
 from trailblaze.tools.catalog import params as cp
-from trailblaze.tools.context import ToolContext
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.tooldef import (
     ALL_PLATFORMS,

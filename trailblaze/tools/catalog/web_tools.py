@@ -28,7 +28,7 @@ from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.catalog.web_target import WebTargetParams, describe_target
 from trailblaze.tools.catalog.web_text import node_showing
 from trailblaze.tools.catalog.web_urls import project_folder, url_to_open
-from trailblaze.tools.context import ToolContext
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.tooldef import Kind, Platform, StatusMessage, ToolDef, defines
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from trailblaze.tools.context import (
+from trailblaze.tools.lookup import (
     ToolContext as RunContext,  # the one context; named so until the gestures move
 )
 from trailblaze.tools.maestro.params import MobileMaestro

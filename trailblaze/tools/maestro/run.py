@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
     from trailblaze.device.session import DeviceSession
     from trailblaze.screen.hierarchy import Hierarchy, Node, Rect
-    from trailblaze.tools.context import (
+    from trailblaze.tools.lookup import (
         ToolContext as RunContext,  # the one context; named so until the gestures move
     )
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from trailblaze.device.driver import ShellOutput, SupportsShellStatus
 from trailblaze.errors import DeviceError
-from trailblaze.tools.context import ToolContext
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.probes import params as pp
 from trailblaze.tools.probes.prefs import PrefsError, parse_prefs, pref_text

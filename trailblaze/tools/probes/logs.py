@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from trailblaze.common.redact import scrub
-from trailblaze.tools.context import ToolContext
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.probes import params as pp
 from trailblaze.tools.tooldef import Kind, Offer, StatusMessage, ToolDef, defines
