@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from trailblaze.engine.replay import ReplayOptions, replay_trail
     from trailblaze.screen.selector import NodeSelector
     from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
-    from trailblaze.tools.custom import ToolContext, tool
+    from trailblaze.tools.custom import tool
+    from trailblaze.tools.lookup import ToolContext
     from trailblaze.trail.model import (
         ANY_CLASSIFIER,
         ToolCall,
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "RECORDED_TOOL_PARAMS": "trailblaze.tools.builtin",
     "NodeSelector": "trailblaze.screen.selector",
-    "ToolContext": "trailblaze.tools.custom",
+    "ToolContext": "trailblaze.tools.lookup",
     "tool": "trailblaze.tools.custom",
     # the run API: open a device, replay or record a trail on it
     "open_device": "trailblaze.device.devices",

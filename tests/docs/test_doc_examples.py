@@ -362,6 +362,9 @@ PLAN: dict[str, Run | Mcp | Elsewhere] = {
         "over a second; here only `--help` runs"
     ),
     "python -m pytest tests/device/test_settle.py -q -x -p no:randomly -n 0": _SUITE,
+    "python -m trailblaze.tools.make_index": Elsewhere(
+        "tests/toolset/test_tool_index.py, which fails when the generated index differs from what it writes"
+    ),
     "python -m pytest tests/toolset/test_toolset.py tests/toolset/test_execute.py -q -p no:randomly -n 0": _SUITE,
     "python benchmarks/startup.py --runs 9": Elsewhere(
         "hand: a benchmark (minutes) that prints figures; here only `--help` runs"

@@ -2,13 +2,12 @@
 
 `validate` of one trail imports the params module of the tools it names and builds their models,
 none of another tool's, nor the tool runner, the project-tool loaders or the model's tools; the
-built-in tools' table (`trailblaze.tools.builtin._TABLE`) says what the definitions say. Each check
+built-in tools' index (`trailblaze.tools._index`) says what the definitions say. Each check
 runs in a fresh interpreter, where `sys.modules` starts empty.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import subprocess
 import sys
@@ -18,6 +17,8 @@ from tests.support.paths import ROOT
 from trailblaze.tools import builtin
 
 TRAIL = ROOT / "trails" / "login.trail.yaml"
+_DEFINITIONS = {ref.split(":")[0] for ref in builtin._DEFS.values()}
+"""The modules that define built-in tools (their handlers)."""
 
 _LOADED = """
 import json, sys
@@ -64,10 +65,10 @@ def test_validate_of_one_trail_imports_the_params_of_the_tools_it_names_and_no_m
     assert named and named <= set(builtin.BUILTIN_NAMES)
     loaded = _loaded("validate", str(TRAIL))
     modules = set(loaded["modules"])
-    needed = {builtin._module(builtin._PARAMS[n].split(":")[0]) for n in named}
-    params_modules = {builtin._module(ref.split(":")[0]) for ref in builtin._PARAMS.values()}
+    needed = {builtin._PARAMS[n].split(":")[0] for n in named}
+    params_modules = {ref.split(":")[0] for ref in builtin._PARAMS.values()}
     assert modules & params_modules == needed
-    definitions = {builtin._module(m) for m in builtin._MODULES}
+    definitions = _DEFINITIONS
     assert not modules & definitions, "validate imported the tools' handlers"
     for runs_tools in (
         "trailblaze.tools.execute",  # the tool runner, and the screen lookup under it
@@ -119,27 +120,5 @@ def test_a_tool_set_imports_the_module_of_a_tool_when_it_is_asked_for() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     before, added = json.loads(done.stdout)
     assert "trailblaze.tools.llm_tools" not in before + added  # no model, no model tools
-    assert not {builtin._module(m) for m in builtin._MODULES} & set(before)
+    assert not _DEFINITIONS & set(before)
     assert "trailblaze.tools.catalog.web_tools" in added and "trailblaze.tools.core" not in added
-
-
-def _row(tool: object) -> tuple[str, str, str, str]:
-    """What `_TABLE` says of a definition found in its module."""
-    from trailblaze.tools.tooldef import ToolDef
-
-    assert isinstance(tool, ToolDef)
-    params = tool.params
-    where = params.__module__.removeprefix("trailblaze.tools.")
-    module = next(
-        m for m in builtin._MODULES if tool in vars(importlib.import_module(builtin._module(m))).values()
-    )
-    attribute = next(k for k, v in vars(importlib.import_module(builtin._module(module))).items() if v is tool)
-    return (tool.name, tool.kind, f"{where}:{params.__qualname__}", f"{module}:{attribute}")
-
-
-def test_the_table_of_built_in_tools_says_what_their_definitions_say() -> None:
-    modules = [importlib.import_module(builtin._module(m)) for m in builtin._MODULES]
-    rows = tuple(_row(t) for t in builtin._collect(modules))
-    shown = "\n".join(f"    {r!r}," for r in rows)
-    assert builtin._TABLE == rows, f"trailblaze/tools/builtin.py's _TABLE should be:\n{shown}"
-    assert builtin.builtin_defs() == builtin._collect(modules)

@@ -10,7 +10,8 @@ from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
 from trailblaze.screen.compact import compact_view
 from trailblaze.testing.demo_policy import parse_screen
-from trailblaze.tools.llm_tools import CallContext, fingerprint
+from trailblaze.tools.llm_tools import fingerprint
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.memory import Memory
 from trailblaze.tools.toolset import ToolSet
 
@@ -79,12 +80,12 @@ def session() -> Iterator[DeviceSession]:
         yield s
 
 
-def context(session: DeviceSession, memory: Memory | None = None) -> CallContext:
+def context(session: DeviceSession, memory: Memory | None = None) -> ToolContext:
     hierarchy = session.screen()
-    return CallContext(session, memory or Memory(), compact_view(hierarchy), hierarchy)
+    return ToolContext(session, memory or Memory(), seen=(compact_view(hierarchy), hierarchy))
 
 
-def ref_of(ctx: CallContext, label: str) -> str:
+def ref_of(ctx: ToolContext, label: str) -> str:
     return next(e.ref for e in parse_screen(ctx.view.text) if e.label == label)
 
 

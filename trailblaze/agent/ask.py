@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze.tools.llm_tools import CallContext, ModelCallResult, offers
+from trailblaze.tools.llm_tools import ModelCallResult, offers
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.tooldef import ToolDef
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def ask_user_tool(ask: AskUser) -> ToolDef:
         "Ask the person running the recording a question (only when the objective is ambiguous or needs "
         "information you cannot see, e.g. which of several accounts to use); the answer comes back as the result.",
     )
-    def run(ctx: CallContext, args: AskUserParams) -> ModelCallResult:
+    def run(ctx: ToolContext, args: AskUserParams) -> ModelCallResult:
         answer = " ".join(ask(str(ctx.memory.redact(args.question))).split())
         if not answer:
             return ModelCallResult(_result("OK", "the person gave no answer; decide on your own"))

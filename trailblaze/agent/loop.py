@@ -33,11 +33,11 @@ from trailblaze.screen.compact import CompactView, compact_view, mark_image
 from trailblaze.tools.llm_tools import (
     FAIL_AT,
     WARN_AT,
-    CallContext,
     ModelCallResult,
     detect_cycle,
     fingerprint,
 )
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.toolset import ToolSet
 
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ class Agent:
 
     def _run_turn(self, uses: list[ToolUseBlock], screen: Screen, state: _State) -> bool:
         """Run the selected calls of one answer; True when the step is finished."""
-        ctx = CallContext(self.session, self.memory, screen.view, screen.hierarchy)
+        ctx = ToolContext(self.session, self.memory, seen=(screen.view, screen.hierarchy))
         counted = "assertion" if state.verify else "action"
         results: list[ToolResultBlock] = []
         failed_here = finished = False

@@ -331,11 +331,11 @@ class StepEngine:
 
     def _run_tool(self, rec: StepRecord, call: ToolCall, *, auto: bool = False) -> ToolResult:
         t0 = time.monotonic()
-        if call.name == "runTrail":
-            result = self._run_subtrail(rec, call)
-        else:
-            folder = Path(self.trail.path).parent if self.trail.path else None
-            result = self.tools.run(self.session, call, self.memory, llm=self.llm_factory, folder=folder)
+        folder = Path(self.trail.path).parent if self.trail.path else None
+        result = self.tools.run(
+            self.session, call, self.memory, llm=self.llm_factory, folder=folder,
+            run_trail=lambda sub: self._run_subtrail(rec, sub),
+        )  # fmt: skip
         self.observer.add_replayed(call, result, (time.monotonic() - t0) * 1000, auto=auto)
         return result
 
@@ -468,9 +468,9 @@ class StepEngine:
         folder = Path(self.trail.path).parent if self.trail.path else None
 
         def run(call: ToolCall) -> ToolResult:
-            if call.name == "runTrail":
-                return self._run_subtrail(rec, call)
-            return self.tools.run(self.session, call, self.memory, folder=folder)
+            return self.tools.run(
+                self.session, call, self.memory, folder=folder, run_trail=lambda sub: self._run_subtrail(rec, sub)
+            )
 
         # a recording that failed part-way here (a tablet's run of the phone's): what ran stays, the rest is ported
         done = [call for call, _ in failure.done] if failure is not None else []

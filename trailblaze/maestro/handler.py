@@ -6,11 +6,12 @@ from typing import Any
 
 from trailblaze.maestro.params import MobileMaestro
 from trailblaze.maestro.run import run_commands
-from trailblaze.tools.tooldef import RunContext, defines
+from trailblaze.tools.lookup import ToolContext
+from trailblaze.tools.tooldef import defines
 
 __all__ = ["mobile_maestro"]
 
 
 @defines(MobileMaestro, "action", source="catalog", platforms=frozenset(("android", "ios")))
-def mobile_maestro(run: RunContext, p: MobileMaestro) -> tuple[Any, str]:
+def mobile_maestro(run: ToolContext, p: MobileMaestro) -> tuple[Any, str]:
     return run_commands(run, list(p.commands))

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
     from trailblaze.device.session import DeviceSession
     from trailblaze.screen.hierarchy import Hierarchy, Node, Rect
-    from trailblaze.tools.tooldef import RunContext
+    from trailblaze.tools.lookup import ToolContext
 
 __all__ = ["COPIED_TEXT", "run_commands"]
 
@@ -65,7 +65,7 @@ _CONDITION_TIMEOUT_S = 2.0
 _NAMES = ("Alex Kim", "Sam Lee", "Jordan Park", "Taylor Reed", "Morgan Hale")
 
 
-def run_commands(ctx: RunContext, commands: list[Any], env: dict[str, str] | None = None) -> StatusMessage:
+def run_commands(ctx: ToolContext, commands: list[Any], env: dict[str, str] | None = None) -> StatusMessage:
     """Runs Maestro `commands` in order; the first failure that is not optional ends the list.
 
     Raises:
@@ -76,7 +76,7 @@ def run_commands(ctx: RunContext, commands: list[Any], env: dict[str, str] | Non
 
 @dataclass
 class _Runner:
-    ctx: RunContext
+    ctx: ToolContext
     notes: list[str] = field(default_factory=list)
     said: bool = False
     """Whether this tool's messages said the seed already."""

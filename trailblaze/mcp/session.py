@@ -20,7 +20,7 @@ from trailblaze.common.redact import scrub
 from trailblaze.errors import DeviceError, TrailblazeError, TrailFileError, UsageError
 from trailblaze.mcp.confine import Confinement
 from trailblaze.mcp.draft import TrailDraft
-from trailblaze.tools.llm_tools import CallContext
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.toolset import ToolSet
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ class McpSession:
 
         def run(session: DeviceSession) -> Reply:
             hierarchy = session.screen()
-            ctx = CallContext(session, self.memory, _view(hierarchy), hierarchy)
+            ctx = ToolContext(session, self.memory, seen=(_view(hierarchy), hierarchy))
             outcome = self.tools.call_for_model(name, raw, ctx)
             weak = _weak_assertions(outcome.recorded, hierarchy, self.memory) if outcome.ok else []
             if weak:  # an assertion that cannot fail is not recorded (docs/adr/0038-assertions-pin-facts.md)

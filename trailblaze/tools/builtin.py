@@ -3,11 +3,12 @@ run has its `ToolSet`: params by name (the trail reader), kinds (the agent, muta
 and the read-compat names. Looking a tool up by name is the `ToolSet`'s job
 (`trailblaze.tools.toolset`).
 
-`_TABLE` names each tool's params model and its definition (a module-level `ToolDef` made by
-`defines`) by module and attribute; a module is imported only when a tool it defines is asked for,
-so reading a trail builds the params of the tools it names and no more (start-up, issue 39; docs/adr/
-0063-start-up.md). Its order is the order `trailblaze schema` and `all_tools()` list them in.
-tests/project/test_startup_imports.py checks the table against the definitions of the modules in `_MODULES`.
+The generated index (`trailblaze.tools._index`, written by `python -m trailblaze.tools.make_index`
+from the `defines` decorators) names each tool's params model and its definition by module and
+attribute; a module is imported only when a tool it defines is asked for, so reading a trail builds
+the params of the tools it names and no more (start-up, issue 39; docs/adr/0063-start-up.md). Its
+order is the order `trailblaze schema` and `all_tools()` list them in; tests/toolset/test_tool_index.py
+fails when it is stale.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from trailblaze.tools._index import TOOLS
 from trailblaze.tools.tooldef import Kind, ToolDef
 
 if TYPE_CHECKING:
@@ -33,113 +35,19 @@ __all__ = [
     "unknown_tool_hint",
 ]
 
-_MODULES: tuple[str, ...] = (
-    "core",
-    "compat",
-    "catalog.handlers",
-    "catalog.web_tools",
-    "probes.handlers",
-    "probes.logs",
-    "trailblaze.maestro.handler",
-)
-"""The modules that define built-in tools, under `trailblaze.tools` unless named in full (`_module`);
-a new one goes here too."""
 
-# name, kind (the definition's: the fact check reads it without importing the tool), its params
-# model, its definition: "module:attribute", the module as `_MODULES` names it
-_TABLE: tuple[tuple[str, Kind, str, str], ...] = (
-    ("tapOnElementBySelector", "action", "recorded.selector:TapOnElementBySelector", "core:_tap_on_element"),
-    ("tapOnPoint", "action", "recorded.gestures:TapOnPoint", "core:_tap_on_point"),
-    ("inputText", "action", "recorded.keyboard:InputText", "core:_input_text"),
-    ("eraseText", "action", "recorded.keyboard:EraseText", "core:_erase_text"),
-    ("hideKeyboard", "action", "recorded.keyboard:HideKeyboard", "core:_hide_keyboard"),
-    ("swipe", "action", "recorded.gestures:Swipe", "core:_swipe"),
-    ("scrollUntilTextIsVisible", "action", "recorded.text:ScrollUntilTextIsVisible", "core:_scroll_until_visible"),
-    ("launchApp", "action", "recorded.app:LaunchApp", "core:_launch_app"),
-    ("pressBack", "action", "recorded.keyboard:PressBack", "core:_press_back"),
-    ("pressKey", "action", "recorded.keyboard:PressKey", "core:_press_key"),
-    ("assertVisibleBySelector", "assertion", "recorded.selector:AssertVisibleBySelector", "core:_assert_visible_by_selector"),
-    ("assertNotVisibleWithText", "assertion", "recorded.text:AssertNotVisibleWithText", "core:_assert_not_visible_with_text"),
-    ("rememberTextBySelector", "other", "recorded.selector:RememberTextBySelector", "core:_remember_text"),
-    ("wait", "other", "recorded.flow:Wait", "core:_wait"),
-    ("runTrail", "other", "recorded.flow:RunTrail", "core:_run_trail"),
-    ("tapOnElementWithText", "action", "recorded.compat:TapOnElementWithText", "compat:_tap_with_text"),
-    ("tapOnElementWithAccessibilityText", "action", "recorded.compat:TapOnElementWithAccessibilityText", "compat:_tap_with_accessibility_text"),
-    ("assertVisibleWithText", "assertion", "recorded.compat:AssertVisibleWithText", "compat:_assert_visible_with_text"),
-    ("assertVisibleWithAccessibilityText", "assertion", "recorded.compat:AssertVisibleWithAccessibilityText", "compat:_assert_visible_with_accessibility_text"),
-    ("assertVisibleWithResourceId", "assertion", "recorded.compat:AssertVisibleWithResourceId", "compat:_assert_visible_with_resource_id"),
-    ("assertNotVisibleBySelector", "assertion", "recorded.compat:AssertNotVisibleBySelector", "compat:_assert_not_visible_by_selector"),
-    ("longPressOnElementWithText", "action", "recorded.compat:LongPressOnElementWithText", "compat:_long_press_with_text"),
-    ("tap", "action", "catalog.params:Tap", "catalog.handlers:_tap"),
-    ("longPress", "action", "catalog.params:LongPress", "catalog.handlers:_long_press"),
-    ("assertVisible", "assertion", "catalog.params:AssertVisible", "catalog.handlers:_assert_visible"),
-    ("dragTo", "action", "catalog.params:DragTo", "catalog.handlers:_drag_to"),
-    ("tapOn", "action", "catalog.params:TapOn", "catalog.handlers:_tap_on"),
-    ("dragByPoints", "action", "catalog.params:DragByPoints", "catalog.handlers:_drag_by_points"),
-    ("swipeWithRelativeCoordinates", "action", "catalog.params:SwipeWithRelativeCoordinates", "catalog.handlers:_swipe_relative"),
-    ("tapOnAccessibilityNode", "action", "catalog.params:TapOnAccessibilityNode", "catalog.handlers:_tap_on_accessibility_node"),
-    ("longPressElementWithAccessibilityText", "action", "catalog.params:LongPressElementWithAccessibilityText", "catalog.handlers:_long_press_accessibility_text"),
-    ("clearText", "action", "catalog.params:ClearText", "catalog.handlers:_clear_text"),
-    ("inputTextRandom", "action", "catalog.params:InputTextRandom", "catalog.handlers:_input_text_random"),
-    ("openUrl", "action", "catalog.params:OpenUrl", "catalog.handlers:_open_url"),
-    ("stopApp", "action", "catalog.params:StopApp", "catalog.handlers:_stop_app"),
-    ("mobile_clearAppData", "action", "catalog.params:ClearAppData", "catalog.handlers:_clear_app_data"),
-    ("mobile_setClipboard", "other", "catalog.params:SetClipboard", "catalog.handlers:_set_clipboard"),
-    ("mobile_pasteClipboard", "action", "catalog.params:PasteClipboard", "catalog.handlers:_paste_clipboard"),
-    ("mobile_listInstalledApps", "other", "catalog.params:ListInstalledApps", "catalog.handlers:_list_apps"),
-    ("networkConnection", "action", "catalog.params:NetworkConnection", "catalog.handlers:_network"),
-    ("takeSnapshot", "other", "catalog.params:TakeSnapshot", "catalog.handlers:_take_snapshot"),
-    ("waitForChange", "other", "catalog.params:WaitForChange", "catalog.handlers:_wait_for_change"),
-    ("requestDetailedViewHierarchy", "other", "catalog.params:RequestDetailedViewHierarchy", "catalog.handlers:_detailed_hierarchy"),
-    ("assertEquals", "assertion", "catalog.params:AssertEquals", "catalog.handlers:_assert_equals"),
-    ("assertNotEquals", "assertion", "catalog.params:AssertNotEquals", "catalog.handlers:_assert_not_equals"),
-    ("assertMath", "assertion", "catalog.params:AssertMath", "catalog.handlers:_assert_math"),
-    ("dumpMemory", "other", "catalog.params:DumpMemory", "catalog.handlers:_dump_memory"),
-    ("rememberText", "other", "catalog.params:RememberText", "catalog.handlers:_remember_text"),
-    ("rememberNumber", "other", "catalog.params:RememberNumber", "catalog.handlers:_remember_number"),
-    ("rememberWithAi", "other", "catalog.params:RememberWithAi", "catalog.handlers:_remember_with_ai"),
-    ("assertWithAi", "assertion", "catalog.params:AssertWithAi", "catalog.handlers:_assert_with_ai"),
-    ("assertWaypoint", "assertion", "catalog.params:AssertWaypoint", "catalog.handlers:_waypoint"),
-    ("findMatches", "other", "catalog.params:FindMatches", "catalog.handlers:_find_matches"),
-    ("waitUntilNotVisible", "other", "catalog.params:WaitUntilNotVisible", "catalog.handlers:_wait_until_not_visible"),
-    ("web_navigate", "action", "catalog.web_tools:WebNavigate", "catalog.web_tools:_navigate"),
-    ("web_click", "action", "catalog.web_tools:WebClick", "catalog.web_tools:_click"),
-    ("web_type", "action", "catalog.web_tools:WebType", "catalog.web_tools:_type"),
-    ("web_pressKey", "action", "catalog.web_tools:WebPressKey", "catalog.web_tools:_press_key"),
-    ("web_scroll", "action", "catalog.web_tools:WebScroll", "catalog.web_tools:_scroll"),
-    ("web_selectOption", "action", "catalog.web_tools:WebSelectOption", "catalog.web_tools:_select_option"),
-    ("web_snapshot", "other", "catalog.web_tools:WebSnapshot", "catalog.web_tools:_snapshot"),
-    ("web_verifyTextVisible", "assertion", "catalog.web_tools:WebVerifyTextVisible", "catalog.web_tools:_verify_text"),
-    ("web_verifyElementVisible", "assertion", "catalog.web_tools:WebVerifyElementVisible", "catalog.web_tools:_verify_element"),
-    ("web_verifyValue", "assertion", "catalog.web_tools:WebVerifyValue", "catalog.web_tools:_verify_value"),
-    ("readPrefs", "other", "probes.params:ReadPrefs", "probes.handlers:_read_prefs_tool"),
-    ("assertPref", "assertion", "probes.params:AssertPref", "probes.handlers:_assert_pref_tool"),
-    ("queryDatabase", "other", "probes.params:QueryDatabase", "probes.handlers:_query_database_tool"),
-    ("assertQuery", "assertion", "probes.params:AssertQuery", "probes.handlers:_assert_query_tool"),
-    ("setNetwork", "action", "probes.params:SetNetwork", "probes.handlers:_set_network_tool"),
-    ("readLogs", "other", "probes.params:ReadLogs", "probes.logs:_read_logs_tool"),
-    ("assertLogContains", "assertion", "probes.params:AssertLogContains", "probes.logs:_assert_log_contains_tool"),
-    ("mobile_maestro", "action", "trailblaze.maestro.params:MobileMaestro", "trailblaze.maestro.handler:mobile_maestro"),
-)  # fmt: skip
-
-BUILTIN_NAMES: tuple[str, ...] = tuple(name for name, _, _, _ in _TABLE)
+BUILTIN_NAMES: tuple[str, ...] = tuple(name for name, _, _, _ in TOOLS)
 """Every built-in recorded tool's name, in the order `trailblaze schema` lists them."""
 
-_PARAMS = {name: ref for name, _, ref, _ in _TABLE}
-_DEFS = {name: ref for name, _, _, ref in _TABLE}
+_PARAMS = {name: ref for name, _, ref, _ in TOOLS}
+_DEFS = {name: ref for name, _, _, ref in TOOLS}
 
 _V = TypeVar("_V")
 
 
-def _module(name: str) -> str:
-    """The full name of a module of `_MODULES` / `_TABLE`: Maestro's tool lives in its own tier
-    (`trailblaze.maestro`, docs/adr/0075-maestro-tier.md), the others under `trailblaze.tools`."""
-    return name if name.startswith("trailblaze.") else f"trailblaze.tools.{name}"
-
-
 def _resolve(ref: str) -> Any:
     module, attribute = ref.split(":")
-    return getattr(importlib.import_module(_module(module)), attribute)
+    return getattr(importlib.import_module(module), attribute)
 
 
 class _Lazy(Mapping[str, _V]):
@@ -198,7 +106,7 @@ def builtin_defs() -> tuple[ToolDef, ...]:
 
 
 def _collect(modules: Iterable[ModuleType]) -> tuple[ToolDef, ...]:
-    """The tools `modules` define, in order (what `_TABLE` must say; a name defined twice is an error)."""
+    """The tools `modules` define, in order (what the index says; a name defined twice is an error)."""
     found: list[ToolDef] = []
     for module in modules:
         for value in vars(module).values():
@@ -214,7 +122,7 @@ RECORDED_TOOL_PARAMS: Mapping[str, type[RecordedToolParams]] = _Lazy(_params)
 """Every tool name a trail may record, mapped to the model of its params (imported when asked)."""
 
 
-TOOL_KINDS: Mapping[str, Kind] = {name: kind for name, kind, _, _ in _TABLE}
+TOOL_KINDS: Mapping[str, Kind] = {name: kind for name, kind, _, _ in TOOLS}
 """What each tool counts as for the agent's success validation, mutation testing and the facts."""
 
 

@@ -10,6 +10,7 @@ from trailblaze.screen.resolve import describe_selector
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.lookup import (
     CompatQuery,
+    ToolContext,
     assert_gone,
     compat_query,
     describe,
@@ -20,7 +21,7 @@ from trailblaze.tools.lookup import (
 )
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.recorded import compat as rt
-from trailblaze.tools.tooldef import Kind, RunContext, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, StatusMessage, ToolDef, defines
 
 __all__: list[str] = []
 
@@ -29,19 +30,19 @@ def _compat(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[
     return defines(params, kind, source="read-compat", block_status="read-only")
 
 
-def _tap_compat(run: RunContext, q: CompatQuery, long_press: bool) -> StatusMessage:
+def _tap_compat(run: ToolContext, q: CompatQuery, long_press: bool) -> StatusMessage:
     node, outcome = find_compat(run, q)
     return outcome if node is None else tap_at(run, node, long_press)
 
 
-def _assert_visible_compat(run: RunContext, q: CompatQuery) -> StatusMessage:
+def _assert_visible_compat(run: ToolContext, q: CompatQuery) -> StatusMessage:
     node, outcome = find_compat(run, q)
     if node is None:
         return "NOT_VISIBLE", outcome[1]
     return "OK", f"{describe(node)} is visible"
 
 
-def _legacy_selector(run: RunContext, sel: rt.LegacyElementSelector, *, shown: bool = False) -> NodeSelector:
+def _legacy_selector(run: ToolContext, sel: rt.LegacyElementSelector, *, shown: bool = False) -> NodeSelector:
     """Trailblaze's older Maestro-shaped `selector` as a `nodeSelector` for this platform (with the
     raw `textRegex` values when `shown`, for messages)."""
     if run.platform == "ios" and sel.checked is not None:
@@ -71,7 +72,7 @@ def _legacy_selector(run: RunContext, sel: rt.LegacyElementSelector, *, shown: b
 
 
 @_compat(rt.TapOnElementWithText, "action")
-def _tap_with_text(run: RunContext, p: rt.TapOnElementWithText) -> StatusMessage:
+def _tap_with_text(run: ToolContext, p: rt.TapOnElementWithText) -> StatusMessage:
     q = compat_query(
         run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index, contains=True
     )
@@ -79,7 +80,7 @@ def _tap_with_text(run: RunContext, p: rt.TapOnElementWithText) -> StatusMessage
 
 
 @_compat(rt.TapOnElementWithAccessibilityText, "action")
-def _tap_with_accessibility_text(run: RunContext, p: rt.TapOnElementWithAccessibilityText) -> StatusMessage:
+def _tap_with_accessibility_text(run: ToolContext, p: rt.TapOnElementWithAccessibilityText) -> StatusMessage:
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -87,14 +88,14 @@ def _tap_with_accessibility_text(run: RunContext, p: rt.TapOnElementWithAccessib
 
 
 @_compat(rt.AssertVisibleWithText, "assertion")
-def _assert_visible_with_text(run: RunContext, p: rt.AssertVisibleWithText) -> StatusMessage:
+def _assert_visible_with_text(run: ToolContext, p: rt.AssertVisibleWithText) -> StatusMessage:
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _assert_visible_compat(run, q)
 
 
 @_compat(rt.AssertVisibleWithAccessibilityText, "assertion")
 def _assert_visible_with_accessibility_text(
-    run: RunContext, p: rt.AssertVisibleWithAccessibilityText
+    run: ToolContext, p: rt.AssertVisibleWithAccessibilityText
 ) -> StatusMessage:
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
@@ -103,7 +104,7 @@ def _assert_visible_with_accessibility_text(
 
 
 @_compat(rt.AssertVisibleWithResourceId, "assertion")
-def _assert_visible_with_resource_id(run: RunContext, p: rt.AssertVisibleWithResourceId) -> StatusMessage:
+def _assert_visible_with_resource_id(run: ToolContext, p: rt.AssertVisibleWithResourceId) -> StatusMessage:
     q = compat_query(
         run, p.accessibilityText, ident=p.resourceId, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -111,7 +112,7 @@ def _assert_visible_with_resource_id(run: RunContext, p: rt.AssertVisibleWithRes
 
 
 @_compat(rt.AssertNotVisibleBySelector, "assertion")
-def _assert_not_visible_by_selector(run: RunContext, p: rt.AssertNotVisibleBySelector) -> StatusMessage:
+def _assert_not_visible_by_selector(run: ToolContext, p: rt.AssertNotVisibleBySelector) -> StatusMessage:
     if p.nodeSelector is not None:
         return assert_gone(run, p.nodeSelector, describe_selector(p.nodeSelector), p.timeoutMs)
     assert p.selector is not None  # the model requires one of the two
@@ -124,6 +125,6 @@ def _assert_not_visible_by_selector(run: RunContext, p: rt.AssertNotVisibleBySel
 
 
 @_compat(rt.LongPressOnElementWithText, "action")
-def _long_press_with_text(run: RunContext, p: rt.LongPressOnElementWithText) -> StatusMessage:
+def _long_press_with_text(run: ToolContext, p: rt.LongPressOnElementWithText) -> StatusMessage:
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _tap_compat(run, q, True)

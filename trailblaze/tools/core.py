@@ -18,6 +18,7 @@ from trailblaze.errors import AppNotInstalledError
 from trailblaze.tools.gestures import app_area, scroll_until, swipe_path
 from trailblaze.tools.lookup import (
     MAX_SCROLLS,
+    ToolContext,
     assert_gone,
     assert_visible,
     candidates,
@@ -38,7 +39,7 @@ from trailblaze.tools.recorded.selector import (
     TapOnElementBySelector,
 )
 from trailblaze.tools.recorded.text import AssertNotVisibleWithText, ScrollUntilTextIsVisible
-from trailblaze.tools.tooldef import Kind, RunContext, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, StatusMessage, ToolDef, defines
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -52,12 +53,12 @@ def _core(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..
 
 
 @_core(TapOnElementBySelector, "action")
-def _tap_on_element(run: RunContext, p: TapOnElementBySelector) -> StatusMessage:
+def _tap_on_element(run: ToolContext, p: TapOnElementBySelector) -> StatusMessage:
     return tap_selector(run, p.nodeSelector, p.longPress)
 
 
 @_core(TapOnPoint, "action")
-def _tap_on_point(run: RunContext, p: TapOnPoint) -> StatusMessage:
+def _tap_on_point(run: ToolContext, p: TapOnPoint) -> StatusMessage:
     if p.longPress:
         run.act(lambda d: d.long_press(p.x, p.y), (p.x, p.y))
     else:
@@ -66,7 +67,7 @@ def _tap_on_point(run: RunContext, p: TapOnPoint) -> StatusMessage:
 
 
 @_core(InputText, "action")
-def _input_text(run: RunContext, p: InputText) -> StatusMessage:
+def _input_text(run: ToolContext, p: InputText) -> StatusMessage:
     run.session.act(lambda d: d.input_text(p.text), observe=False)  # the next tool's look settles it
     if p.hideKeyboardAfter and run.session.screen().keyboard_shown:
         run.session.act(lambda d: d.hide_keyboard())
@@ -75,14 +76,14 @@ def _input_text(run: RunContext, p: InputText) -> StatusMessage:
 
 
 @_core(EraseText, "action")
-def _erase_text(run: RunContext, p: EraseText) -> StatusMessage:
+def _erase_text(run: ToolContext, p: EraseText) -> StatusMessage:
     n = p.charactersToErase
     run.session.act(lambda d: d.erase_text(n))
     return "OK", "erased the field" if n is None else f"erased {n} characters"
 
 
 @_core(HideKeyboard, "action")
-def _hide_keyboard(run: RunContext, p: HideKeyboard) -> StatusMessage:
+def _hide_keyboard(run: ToolContext, p: HideKeyboard) -> StatusMessage:
     if not run.session.screen().keyboard_shown:
         return "OK", "the keyboard was not shown"
     run.session.act(lambda d: d.hide_keyboard())
@@ -90,7 +91,7 @@ def _hide_keyboard(run: RunContext, p: HideKeyboard) -> StatusMessage:
 
 
 @_core(Swipe, "action")
-def _swipe(run: RunContext, p: Swipe) -> StatusMessage:
+def _swipe(run: ToolContext, p: Swipe) -> StatusMessage:
     where = "the screen"
     target = p.nodeSelector
     if target is None and p.swipeOnElementText is not None:
@@ -109,7 +110,7 @@ def _swipe(run: RunContext, p: Swipe) -> StatusMessage:
 
 
 @_core(ScrollUntilTextIsVisible, "action")
-def _scroll_until_visible(run: RunContext, p: ScrollUntilTextIsVisible) -> StatusMessage:
+def _scroll_until_visible(run: ToolContext, p: ScrollUntilTextIsVisible) -> StatusMessage:
     pattern = p.textRegex if p.textRegex is not None else (p.text or None)
     selector = text_selector(run, pattern, ident=p.id, index=p.index)
     what = f"text {pattern!r}" if pattern is not None else f"id {p.id!r}"
@@ -136,7 +137,7 @@ def _scroll_until_visible(run: RunContext, p: ScrollUntilTextIsVisible) -> Statu
 
 
 @_core(LaunchApp, "action")
-def _launch_app(run: RunContext, p: LaunchApp) -> StatusMessage:
+def _launch_app(run: ToolContext, p: LaunchApp) -> StatusMessage:
     mode, granted = p.launchMode, ""
     try:
         if p.permissions:
@@ -180,30 +181,30 @@ def _press(key: Any) -> Callable[[Driver], None]:
 
 
 @_core(PressBack, "action")
-def _press_back(run: RunContext, p: PressBack) -> StatusMessage:
+def _press_back(run: ToolContext, p: PressBack) -> StatusMessage:
     run.act(_press("BACK"))
     return "OK", "pressed BACK"
 
 
 @_core(PressKey, "action")
-def _press_key(run: RunContext, p: PressKey) -> StatusMessage:
+def _press_key(run: ToolContext, p: PressKey) -> StatusMessage:
     run.act(_press(p.keyCode))
     return "OK", f"pressed {p.keyCode}"
 
 
 @_core(AssertVisibleBySelector, "assertion")
-def _assert_visible_by_selector(run: RunContext, p: AssertVisibleBySelector) -> StatusMessage:
+def _assert_visible_by_selector(run: ToolContext, p: AssertVisibleBySelector) -> StatusMessage:
     return assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs, p.textMatchMode)
 
 
 @_core(AssertNotVisibleWithText, "assertion")
-def _assert_not_visible_with_text(run: RunContext, p: AssertNotVisibleWithText) -> StatusMessage:
+def _assert_not_visible_with_text(run: ToolContext, p: AssertNotVisibleWithText) -> StatusMessage:
     selector = text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return assert_gone(run, selector, f"text {p.text!r}", None)
 
 
 @_core(RememberTextBySelector, "other")
-def _remember_text(run: RunContext, p: RememberTextBySelector) -> StatusMessage:
+def _remember_text(run: ToolContext, p: RememberTextBySelector) -> StatusMessage:
     node, outcome = find_one(run, p.nodeSelector)
     if node is None:
         return outcome
@@ -213,7 +214,7 @@ def _remember_text(run: RunContext, p: RememberTextBySelector) -> StatusMessage:
 
 
 @_core(Wait, "other")
-def _wait(run: RunContext, p: Wait) -> StatusMessage:
+def _wait(run: ToolContext, p: Wait) -> StatusMessage:
     time.sleep(p.timeToWaitInSeconds)
     run.session.invalidate()
     run.session.settle()
@@ -221,6 +222,8 @@ def _wait(run: RunContext, p: Wait) -> StatusMessage:
 
 
 @_core(RunTrail, "other")
-def _run_trail(run: RunContext, p: RunTrail) -> StatusMessage:
-    # the step engine runs sub-trails (trailblaze.engine.replay); a lone tool call has no calling trail
-    return "ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)"
+def _run_trail(run: ToolContext, p: RunTrail) -> StatusMessage:
+    if run.run_trail is None or run.call is None:  # a lone tool call has no calling trail
+        return "ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)"
+    result = run.run_trail(run.call)  # the step engine runs it (trailblaze.engine.steps)
+    return result.status, result.message

@@ -3,7 +3,7 @@ Each is a `ToolDef` (source `python` / `yaml`) whose handler runs it; a run's `T
 
 A custom tool is recorded by its name with its params (`demo_signIn: {email: …, password:
 '{{password}}'}`), never by what it expands to; replay calls the same tool again. Inside, it runs
-other tools in their recorded form through `trailblaze.tools.execute.run_recorded_tool`, so a custom tool
+other tools in their recorded form through the run's tool set (`ToolContext.run`), so a custom tool
 behaves on the device exactly like the tools it is made of. See docs/adr/0020-custom-tools.md.
 
 ```python
@@ -26,7 +26,6 @@ import re
 import sys
 import traceback
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
     from trailblaze.tools.toolset import ToolSet
 
 __all__ = [
-    "ToolContext",
     "params_model",
     "python_tool",
     "tool",
@@ -67,44 +65,6 @@ def run_nested(session: DeviceSession, call: ToolCall, memory: Memory, tools: To
     return run_with_keyboard_retry(session, lambda c, _auto: tools.run(session, c, memory), call)
 
 
-class _NestedFailed(Exception):
-    def __init__(self, call: ToolCall, result: ToolResult) -> None:
-        super().__init__(str(result))
-        self.call, self.result = call, result
-
-
-@dataclass
-class ToolContext:
-    """What a Python tool receives first: the device, the run's memory and the other tools."""
-
-    session: DeviceSession
-    memory: Memory
-    tools: ToolSet
-    name: str
-    """The name of the tool being run."""
-
-    @property
-    def platform(self) -> str:
-        """`android` or `ios`."""
-        return self.session.info.platform
-
-    def run(self, name: str, params: Mapping[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
-        """Run another tool in its recorded form, e.g. `ctx.run("inputText", text=email)`.
-
-        Returns the tool's OK result; a failed tool fails this tool with that tool's status and
-        message (no need to check). `{{templates}}` in the params are filled from memory.
-        """
-        call = ToolCall(name=name, params={**(params or {}), **kwargs})
-        result = run_nested(self.session, call, self.memory, self.tools)
-        if not result.ok:
-            raise _NestedFailed(call, result)
-        return result
-
-    def remember(self, name: str, value: str) -> None:
-        """Store a value for later `{{name}}` templates."""
-        self.memory.remember(name, value)
-
-
 # --- Python tools -------------------------------------------------------------------------------------
 
 
@@ -113,11 +73,12 @@ def _python_handler(fn: Callable[..., Any], name: str, params: type[BaseModel], 
 
     def run(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
         from trailblaze.tools.execute import ToolResult  # the device layer: imported when a tool runs
+        from trailblaze.tools.lookup import NestedFailed, ToolContext
 
         args = _validated(name, params, kind, call, memory)
         if isinstance(args, ToolResult):
             return args
-        ctx = ToolContext(session, memory, tools, name)
+        ctx = ToolContext(session, memory, name=name, nested=lambda c: run_nested(session, c, memory, tools))
         token = _depth.set(_depth.get() + 1)
         try:
             if _depth.get() > MAX_DEPTH:
@@ -127,7 +88,7 @@ def _python_handler(fn: Callable[..., Any], name: str, params: type[BaseModel], 
                     kind,
                 )
             out = fn(ctx, **{k: getattr(args, k) for k in type(args).model_fields})
-        except _NestedFailed as failed:
+        except NestedFailed as failed:
             return _result(
                 failed.result.status,
                 memory.redact(f"{name}: {failed.call.name}: {failed.result.message}"),

@@ -2,7 +2,7 @@
 
 A run looks a tool up by name in its `trailblaze.tools.toolset.ToolSet` (`ToolSet.run`: the
 built-in tools and the project's Python / YAML tools); a built-in tool's handler runs here
-(`run_builtin`), on a `trailblaze.tools.lookup.HandlerContext`. `run_recorded_tool` runs a
+(`run_builtin`), on a `trailblaze.tools.lookup.ToolContext`. `run_recorded_tool` runs a
 built-in tool with no tool set (the model's tools, which only write built-in ones). Element tools
 poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`), act at the
 centre of that node's visible part, and settle (every action goes through `DeviceSession.act`).
@@ -29,7 +29,6 @@ Trail-level failures are results, never exceptions. A broken device raises `Devi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,9 +38,9 @@ from trailblaze.device.noop import NO_CHANGE
 from trailblaze.errors import ActionRefused, DeviceUnsupported
 from trailblaze.screen.patterns import PatternTooSlow
 from trailblaze.tools.builtin import TOOL_KINDS, builtin_tool, unknown_tool_hint
-from trailblaze.tools.lookup import HandlerContext, closest_nodes, covered_message
+from trailblaze.tools.lookup import ToolContext, closest_nodes, covered_message
 from trailblaze.tools.memory import TEMPLATE_RE
-from trailblaze.tools.tooldef import Kind, Status
+from trailblaze.tools.tooldef import Kind, Status, ToolResult
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
@@ -63,32 +62,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ToolResult:
-    """The outcome of one tool: a status word plus a short explanation."""
-
-    status: Status
-    message: str
-    kind: Kind
-    no_change: bool = False
-    """An OK gesture or key press after which the settled screen was the same as before it."""
-    ai: bool = False
-    """The tool asked the LLM (`rememberText`, `assertWithAi`, …): an AI step even on replay."""
-    in_trail: bool = False
-    """The failure lies in the trail itself (a script that threw, a pattern too slow to match), not in
-    what the screen shows: the fix is in the file, so no screen candidates and no self-heal."""
-    asserted: bool = False
-    """With `in_trail`: the trail's own assertion over its values was false (Maestro's `assertTrue`):
-    the message (the expression and its value) is the whole failure."""
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "OK"
-
-    def __str__(self) -> str:
-        return f"{self.status} {self.message}"
-
-
 def run_recorded_tool(
     session: DeviceSession,
     call: ToolCall,
@@ -97,7 +70,7 @@ def run_recorded_tool(
     llm: Callable[[], LLMClient] | None = None,
     folder: Path | None = None,
 ) -> ToolResult:
-    """Runs one recorded-form tool against `session` and reports how it went.
+    """Runs one built-in recorded-form tool against `session` and reports how it went.
 
     Args:
         session: The device session (settle + cache discipline).
@@ -130,8 +103,9 @@ def run_builtin(
     *,
     llm: Callable[[], LLMClient] | None = None,
     folder: Path | None = None,
+    run_trail: Callable[[ToolCall], ToolResult] | None = None,
 ) -> ToolResult:
-    """Runs the built-in `tool` for `call` (see `run_recorded_tool`)."""
+    """Runs the built-in `tool` for `call` (see `run_recorded_tool`; `run_trail`: `ToolSet.run`)."""
     assert tool.handler is not None
     kind = tool.kind
     own = getattr(tool.params, "templates_at_run", False)  # e.g. mobile_maestro: per command, in its own scope
@@ -145,9 +119,12 @@ def run_builtin(
             where = ".".join(str(p) for p in first["loc"]) or call.name
             return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
     handler = tool.handler
-    run = HandlerContext(session, memory, llm, secret_inputs=_uses_secret(call.params, memory), folder=folder)
+    run = ToolContext(
+        session, memory, llm=llm, secret_inputs=_uses_secret(call.params, memory), folder=folder,
+        call=call, run_trail=run_trail,
+    )  # fmt: skip
     try:
-        status, message = handler(run, typed)
+        status, message = _off_platform(tool, run) or handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
         status, message = "ERROR", exc.message
         run.in_trail = True
@@ -165,6 +142,14 @@ def run_builtin(
         status, memory.redact(message), kind, no_change, ai=run.ai, in_trail=in_trail,
         asserted=in_trail and run.asserted,
     )  # fmt: skip
+
+
+def _off_platform(tool: ToolDef, run: ToolContext) -> tuple[Status, str] | None:
+    """UNSUPPORTED for a tool that declares its reason, on a device it cannot work on: checked here,
+    where every tool runs, not in each handler."""
+    if tool.unsupported and run.platform not in tool.platforms:
+        return "UNSUPPORTED", tool.unsupported.format(platform=run.platform)
+    return None
 
 
 def _uses_secret(params: Any, memory: Memory) -> bool:

@@ -2,7 +2,7 @@
 
 A model tool is a `ToolDef` (source `model`) made by `offers` on a function next to its params
 model: the params' JSON schema, with field descriptions, is what the model sees; the function runs
-on a `CallContext` and delegates to recorded-form `ToolCall`s (`tapOnElementBySelector`,
+on a `ToolContext` and delegates to recorded-form `ToolCall`s (`tapOnElementBySelector`,
 `inputText`, ...) run through `trailblaze.tools.execute.run_recorded_tool` — the same function
 replay uses, so record and replay cannot drift apart. It returns a `ModelCallResult`: the result
 the model sees and the recorded-form calls to write into the trail when it succeeded. `records`
@@ -28,6 +28,7 @@ from trailblaze.screen.selector_gen import generate_selector, selector_for
 from trailblaze.tools.assertions import pin_assertion
 from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS, TOOL_KINDS, builtin_defs
 from trailblaze.tools.call import ToolCall
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.recorded.app import LaunchMode
 from trailblaze.tools.recorded.gestures import Direction
@@ -35,17 +36,13 @@ from trailblaze.tools.recorded.keyboard import KeyCode
 from trailblaze.tools.tooldef import Kind, Offer, ToolDef
 
 if TYPE_CHECKING:
-    from trailblaze.device.session import DeviceSession
-    from trailblaze.screen.compact import CompactView
-    from trailblaze.screen.hierarchy import Hierarchy, Node
+    from trailblaze.screen.hierarchy import Node
     from trailblaze.tools.execute import ToolResult
-    from trailblaze.tools.memory import Memory
 
 __all__ = [
     "FAIL_AT",
     "MODEL_TOOLS",
     "WARN_AT",
-    "CallContext",
     "ModelCallResult",
     "ModelHandler",
     "ObjectiveStatus",
@@ -55,20 +52,6 @@ __all__ = [
     "offers",
     "params_schema",
 ]
-
-
-@dataclass
-class CallContext:
-    """What a model tool needs at call time: the device, the run's memory and the screen the model
-    saw (its refs). The recorded tool it runs gets its own run context
-    (`trailblaze.tools.tooldef.RunContext`); a Python tool gets `trailblaze.ToolContext`."""
-
-    session: DeviceSession
-    memory: Memory
-    view: CompactView
-    """The compact view sent in the request; its refs are the ones the model may use."""
-    hierarchy: Hierarchy
-    """The capture `view` was built from."""
 
 
 @dataclass
@@ -88,7 +71,7 @@ class ModelCallResult:
         return self.result.ok
 
 
-ModelHandler = Callable[[CallContext, Any], ModelCallResult]
+ModelHandler = Callable[[ToolContext, Any], ModelCallResult]
 """`handler(ctx, args)`: runs a model tool with the model's validated arguments."""
 
 
@@ -144,14 +127,14 @@ def _result(status: str, message: str, kind: Kind = "other") -> ToolResult:
     return ToolResult(status, message, kind)  # type: ignore[arg-type]
 
 
-def _reason(args: _Params | RecordedToolParams, ctx: CallContext) -> dict[str, Any]:
+def _reason(args: _Params | RecordedToolParams, ctx: ToolContext) -> dict[str, Any]:
     if not args.reasoning:
         return {}
     reason = " ".join(str(ctx.memory.redact(args.reasoning)).split())
     return {"reason": reason[:300]}
 
 
-def _run(call: ToolCall, ctx: CallContext) -> ModelCallResult:
+def _run(call: ToolCall, ctx: ToolContext) -> ModelCallResult:
     from trailblaze.tools.execute import run_recorded_tool
 
     try:
@@ -161,11 +144,11 @@ def _run(call: ToolCall, ctx: CallContext) -> ModelCallResult:
     return ModelCallResult(result, [call])
 
 
-def _node(ref: str, ctx: CallContext) -> Node | None:
+def _node(ref: str, ctx: ToolContext) -> Node | None:
     return ctx.view.refs.get(ref.strip().strip("[]"))
 
 
-def _covered(ref: str, ctx: CallContext) -> ModelCallResult | None:
+def _covered(ref: str, ctx: ToolContext) -> ModelCallResult | None:
     """A tap on an element the view left out because a dialog or the keyboard covers it: refused
     with the reason, nothing recorded (docs/adr/0014-occlusion.md)."""
     node = ctx.view.covered.get(ref.strip().strip("[]"))
@@ -187,7 +170,7 @@ def _no_ref(ref: str) -> ModelCallResult:
     )
 
 
-def _pinned(ref: str, ctx: CallContext, args: _Params, **pin: Any) -> ModelCallResult:
+def _pinned(ref: str, ctx: ToolContext, args: _Params, **pin: Any) -> ModelCallResult:
     node = _node(ref, ctx)
     if node is None:
         return _no_ref(ref)
@@ -209,7 +192,7 @@ class TapParams(_Params):
     "Tap (or long-press) an element by its ref.",
     records=("tapOnElementBySelector", "tapOnPoint"),
 )
-def _tap(ctx: CallContext, args: TapParams) -> ModelCallResult:
+def _tap(ctx: ToolContext, args: TapParams) -> ModelCallResult:
     node = _node(args.ref, ctx)
     if node is None:
         return _covered(args.ref, ctx) or _no_ref(args.ref)
@@ -238,7 +221,7 @@ class InputTextParams(_Params):
     "Type text into the focused field (tap the field first).",
     records=("inputText",),
 )
-def _input_text(ctx: CallContext, args: InputTextParams) -> ModelCallResult:
+def _input_text(ctx: ToolContext, args: InputTextParams) -> ModelCallResult:
     # The recording keeps the template; a literal secret value typed by the model becomes one too.
     text = str(ctx.memory.redact(args.text))
     return _run(ToolCall(name="inputText", params={"text": text, **_reason(args, ctx)}), ctx)
@@ -251,7 +234,7 @@ class EraseTextParams(_Params):
 
 
 @offers("eraseText", EraseTextParams, "Delete characters from the focused field.", records=("eraseText",))
-def _erase_text(ctx: CallContext, args: EraseTextParams) -> ModelCallResult:
+def _erase_text(ctx: ToolContext, args: EraseTextParams) -> ModelCallResult:
     params: dict[str, Any] = {}
     if args.charactersToErase is not None:
         params["charactersToErase"] = args.charactersToErase
@@ -259,7 +242,7 @@ def _erase_text(ctx: CallContext, args: EraseTextParams) -> ModelCallResult:
 
 
 @offers("hideKeyboard", NoParams, "Dismiss the on-screen keyboard.", records=("hideKeyboard",))
-def _hide_keyboard(ctx: CallContext, args: NoParams) -> ModelCallResult:
+def _hide_keyboard(ctx: ToolContext, args: NoParams) -> ModelCallResult:
     return _run(ToolCall(name="hideKeyboard", params=_reason(args, ctx)), ctx)
 
 
@@ -269,7 +252,7 @@ class SwipeParams(_Params):
 
 
 @offers("swipe", SwipeParams, "Swipe the finger in a direction, on an element or mid-screen.", records=("swipe",))
-def _swipe(ctx: CallContext, args: SwipeParams) -> ModelCallResult:
+def _swipe(ctx: ToolContext, args: SwipeParams) -> ModelCallResult:
     params: dict[str, Any] = {"direction": args.direction}
     if args.ref is not None:
         node = _node(args.ref, ctx)
@@ -292,7 +275,7 @@ class ScrollParams(_Params):
     "Scroll until an element with the text is visible.",
     records=("scrollUntilTextIsVisible",),
 )
-def _scroll(ctx: CallContext, args: ScrollParams) -> ModelCallResult:
+def _scroll(ctx: ToolContext, args: ScrollParams) -> ModelCallResult:
     params = {"text": args.text, "direction": args.direction, **_reason(args, ctx)}
     return _run(ToolCall(name="scrollUntilTextIsVisible", params=params), ctx)
 
@@ -311,14 +294,14 @@ class LaunchAppParams(_Params):
     "Launch (or restart) an app from a clean state (CLEAR_STATE) unless launchMode says otherwise.",
     records=("launchApp",),
 )
-def _launch_app(ctx: CallContext, args: LaunchAppParams) -> ModelCallResult:
+def _launch_app(ctx: ToolContext, args: LaunchAppParams) -> ModelCallResult:
     # always written: a recorded launchApp without launchMode means CLEAR_STATE (Trailblaze's default)
     params: dict[str, Any] = {"appId": args.appId, "launchMode": args.launchMode}
     return _run(ToolCall(name="launchApp", params={**params, **_reason(args, ctx)}), ctx)
 
 
 @offers("pressBack", NoParams, "Press the system back button.", records=("pressBack",))
-def _press_back(ctx: CallContext, args: NoParams) -> ModelCallResult:
+def _press_back(ctx: ToolContext, args: NoParams) -> ModelCallResult:
     return _run(ToolCall(name="pressBack", params=_reason(args, ctx)), ctx)
 
 
@@ -327,7 +310,7 @@ class PressKeyParams(_Params):
 
 
 @offers("pressKey", PressKeyParams, "Press a key.", records=("pressKey",))
-def _press_key(ctx: CallContext, args: PressKeyParams) -> ModelCallResult:
+def _press_key(ctx: ToolContext, args: PressKeyParams) -> ModelCallResult:
     return _run(ToolCall(name="pressKey", params={"keyCode": args.keyCode, **_reason(args, ctx)}), ctx)
 
 
@@ -353,7 +336,7 @@ class AssertVisibleParams(_Params):
     records=("assertVisibleBySelector",),
     verify=True,
 )
-def _assert_visible(ctx: CallContext, args: AssertVisibleParams) -> ModelCallResult:
+def _assert_visible(ctx: ToolContext, args: AssertVisibleParams) -> ModelCallResult:
     return _pinned(args.ref, ctx, args, expected_text=args.expectedText, text_pattern=args.textPattern)
 
 
@@ -372,7 +355,7 @@ class AssertStateParams(_Params):
     records=("assertVisibleBySelector",),
     verify=True,
 )
-def _assert_state(ctx: CallContext, args: AssertStateParams) -> ModelCallResult:
+def _assert_state(ctx: ToolContext, args: AssertStateParams) -> ModelCallResult:
     state = {
         k: v
         for k, v in (
@@ -399,7 +382,7 @@ class AssertNotVisibleParams(_Params):
     records=("assertNotVisibleWithText",),
     verify=True,
 )
-def _assert_not_visible(ctx: CallContext, args: AssertNotVisibleParams) -> ModelCallResult:
+def _assert_not_visible(ctx: ToolContext, args: AssertNotVisibleParams) -> ModelCallResult:
     params = {"text": str(ctx.memory.redact(args.text)), **_reason(args, ctx)}
     return _run(ToolCall(name="assertNotVisibleWithText", params=params), ctx)
 
@@ -415,7 +398,7 @@ class RememberTextParams(_Params):
     "Store an element's text in memory.",
     records=("rememberTextBySelector",),
 )
-def _remember_text(ctx: CallContext, args: RememberTextParams) -> ModelCallResult:
+def _remember_text(ctx: ToolContext, args: RememberTextParams) -> ModelCallResult:
     node = _node(args.ref, ctx)
     if node is None:
         return _no_ref(args.ref)
@@ -431,7 +414,7 @@ class WaitParams(_Params):
 
 
 @offers("wait", WaitParams, "Wait for the app, e.g. while something loads.", records=("wait",))
-def _wait(ctx: CallContext, args: WaitParams) -> ModelCallResult:
+def _wait(ctx: ToolContext, args: WaitParams) -> ModelCallResult:
     params = {"timeToWaitInSeconds": args.timeToWaitInSeconds, **_reason(args, ctx)}
     return _run(ToolCall(name="wait", params=params), ctx)
 
@@ -447,7 +430,7 @@ class ObjectiveStatus(_Params):
     "Report the objective's status: COMPLETED when done, FAILED when it cannot be done.",
     verify=True,
 )
-def _objective_status(ctx: CallContext, args: ObjectiveStatus) -> ModelCallResult:
+def _objective_status(ctx: ToolContext, args: ObjectiveStatus) -> ModelCallResult:
     return ModelCallResult(_result("OK", f"status {args.status} noted"), status=args.status)
 
 
@@ -462,7 +445,7 @@ def _as_is(tool: ToolDef) -> ToolDef:
         reasoning=(str | None, _Params.model_fields["reasoning"]),
     )
 
-    def run(ctx: CallContext, args: RecordedToolParams) -> ModelCallResult:
+    def run(ctx: ToolContext, args: RecordedToolParams) -> ModelCallResult:
         params = {k: v for k, v in args.to_params().items() if k not in ("reason", "reasoning")}
         return _run(
             ToolCall(name=model.tool_name, params={**ctx.memory.redact(params), **_reason(args, ctx)}), ctx

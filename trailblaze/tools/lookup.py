@@ -1,10 +1,11 @@
-"""Finding and acting on elements for the built-in tools: the run context (`HandlerContext`) and the lookups
-every element tool shares.
+"""The one context every tool runs on (`ToolContext`: a built-in tool's handler, a project's Python
+tool and the tools the model calls all receive it; docs/adr/0074-one-way-to-call-a-tool.md), and the
+lookups every element tool shares, which it offers.
 
 Element tools poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`),
 scroll an off-screen target into view when nothing matches on screen (`trailblaze.tools.scroll_into_view`;
 never for an assertion of absence), act at the centre of that node's visible part, and settle (every
-action goes through `HandlerContext.act`).
+action goes through `ToolContext.act`).
 The read-compat lookups (`CompatQuery`) keep Maestro's matching for Trailblaze's older tools
 (docs/adr/0012-read-compat-tools.md).
 """
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,19 +25,23 @@ from trailblaze.screen.resolve import describe_selector, missing_attributes
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.assertions import TextMode, shown_text, text_matches
 from trailblaze.tools.scroll_into_view import MAX_SCROLLS, Scrolled, resolve_in_view
-from trailblaze.tools.tooldef import RunContext, StatusMessage
+from trailblaze.tools.tooldef import StatusMessage
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
     from trailblaze.device.session import DeviceSession
     from trailblaze.llm.client import LLMClient
+    from trailblaze.screen.compact import CompactView
     from trailblaze.screen.hierarchy import Hierarchy, Node
+    from trailblaze.tools.call import ToolCall
     from trailblaze.tools.memory import Memory
+    from trailblaze.tools.tooldef import ToolResult
 
 __all__ = [
     "MAX_SCROLLS",
     "CompatQuery",
-    "HandlerContext",
+    "NestedFailed",
+    "ToolContext",
     "assert_gone",
     "assert_visible",
     "candidates",
@@ -55,39 +60,102 @@ __all__ = [
 _LISTED = 5
 
 
+class NestedFailed(Exception):
+    """A tool run by `ToolContext.run` failed: the tool that ran it fails with its status."""
+
+    def __init__(self, call: ToolCall, result: ToolResult) -> None:
+        super().__init__(str(result))
+        self.call, self.result = call, result
+
+
 @dataclass
-class HandlerContext:
-    """The run context of one tool (`trailblaze.tools.tooldef.RunContext`): the device session, the
-    run's memory, and what the tool did that the result reports (no visible change, an LLM call)."""
+class ToolContext:
+    """What every tool receives first: the device, the run's memory and the other tools; and what
+    the tool did that its result reports."""
 
     session: DeviceSession
     memory: Memory
+    _: KW_ONLY
+    nested: Callable[[ToolCall], ToolResult] | None = None
+    """Runs another tool for `run`: the run's tool set, with replay's keyboard retry (a Python
+    tool's context; `trailblaze.tools.custom` gives it)."""
+    name: str = ""
+    """The name of the tool being run (a Python tool's)."""
     llm: Callable[[], LLMClient] | None = None
-    no_change: bool = False
-    """The gesture / key press of this tool left the screen as it was."""
-    ai: bool = False
-    in_trail: bool = False
-    """The tool failed on the trail's own code (a Maestro script that threw, a pattern too slow)."""
-    asserted: bool = False
-    """With `in_trail`: an assertion over the trail's own values was false (Maestro's `assertTrue`)."""
+    """Builds the run's LLM client, for the tools that ask one on every run; None without one."""
+    folder: Path | None = None
+    """The trail's folder: where relative paths are read from (None: the working directory)."""
     secret_inputs: bool = False
     """A param of this tool was filled from a secret: what it reads back may be derived from it
     (`SELECT hex('{{password}}')`), so probes show no values (the secret's spellings alone are redacted)."""
-    folder: Path | None = None
-    """The trail's folder: where relative paths are read from (None: the working directory)."""
+    call: ToolCall | None = None
+    """The call being run, as recorded (its `{{templates}}` unfilled)."""
+    run_trail: Callable[[ToolCall], ToolResult] | None = None
+    """Runs a `runTrail` call's trail as a step of the calling one: the step engine provides it
+    (`trailblaze.engine.steps`); None: the tool runs outside a trail."""
+    seen: tuple[CompactView, Hierarchy] | None = None
+    """A model tool's: the compact view sent in the request (its refs are the ones the model may
+    use) and the capture it was built from."""
+    no_change: bool = False
+    """The gesture / key press of this tool left the screen as it was."""
+    ai: bool = False
+    """Set by a tool that asked the LLM (replay reports it as an AI step)."""
+    in_trail: bool = False
+    """The tool failed on the trail's own code (a Maestro script that threw, a pattern too slow)."""
+    asserted: bool = False
+    """With `in_trail`: an assertion over the trail's own values was false (Maestro's `assertTrue`):
+    its message says it all, with no hint to fix the trail."""
     scrolled: str = ""
     """How the tool's lookup scrolled its target into view (`after scrolling messages 1 swipe into
     view`); the result's message ends with it."""
+
+    @property
+    def platform(self) -> str:
+        """`android`, `ios` or `web`."""
+        return self.session.info.platform
+
+    @property
+    def view(self) -> CompactView:
+        """The compact view the model saw (a model tool's context only)."""
+        if self.seen is None:
+            raise RuntimeError(f"tool {self.name or '?'}: no screen seen by the model here")
+        return self.seen[0]
+
+    @property
+    def hierarchy(self) -> Hierarchy:
+        """The capture the model's view was built from (a model tool's context only)."""
+        if self.seen is None:
+            raise RuntimeError(f"tool {self.name or '?'}: no screen seen by the model here")
+        return self.seen[1]
+
+    # --- running other tools, remembering values (a Python tool's) ---
+
+    def run(self, name: str, params: Mapping[str, Any] | None = None, /, **kwargs: Any) -> ToolResult:
+        """Run another tool in its recorded form, e.g. `ctx.run("inputText", text=email)`.
+
+        Returns the tool's OK result; a failed tool fails this tool with that tool's status and
+        message (no need to check). `{{templates}}` in the params are filled from memory.
+        """
+        from trailblaze.tools.call import ToolCall
+
+        if self.nested is None:
+            raise RuntimeError(f"tool {self.name or '?'}: this context runs no other tools")
+        call = ToolCall(name=name, params={**(params or {}), **kwargs})
+        result = self.nested(call)
+        if not result.ok:
+            raise NestedFailed(call, result)
+        return result
+
+    def remember(self, name: str, value: str) -> None:
+        """Store a value for later `{{name}}` templates."""
+        self.memory.remember(name, value)
+
+    # --- acting on the device and finding elements (the built-in tools') ---
 
     def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None:
         """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""
         self.no_change = act_and_compare(self.session, action, point=point)
 
-    @property
-    def platform(self) -> str:
-        return self.session.info.platform
-
-    # --- element lookups handlers in other modules use through the context ---
     def find_one(self, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
         return find_one(self, selector)
 
@@ -164,7 +232,7 @@ def candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> 
     return "closest on screen: " + "; ".join(describe(n) for n in nodes[:limit])
 
 
-def _noted(run: RunContext, scrolled: Scrolled | None) -> str:
+def _noted(run: ToolContext, scrolled: Scrolled | None) -> str:
     """Notes on the run a scroll that found the target; for one that did not, how far it looked."""
     if scrolled is None:
         return ""
@@ -174,7 +242,7 @@ def _noted(run: RunContext, scrolled: Scrolled | None) -> str:
     return f" and {scrolled.searched()}"
 
 
-def find_one(run: RunContext, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
+def find_one(run: ToolContext, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
     res, scrolled = resolve_in_view(run.session, selector, until=lambda nodes: len(nodes) == 1)
     searched = _noted(run, scrolled)
     sel = describe_selector(selector)
@@ -194,7 +262,7 @@ def find_one(run: RunContext, selector: NodeSelector) -> tuple[Node | None, Stat
     )
 
 
-def tap_selector(run: RunContext, selector: NodeSelector, long_press: bool) -> StatusMessage:
+def tap_selector(run: ToolContext, selector: NodeSelector, long_press: bool) -> StatusMessage:
     node, outcome = find_one(run, selector)
     return outcome if node is None else tap_at(run, node, long_press)
 
@@ -211,7 +279,7 @@ def covered_message(node: Node) -> str:
     return f"{describe(node)} at ({x:.0f}, {y:.0f}) is covered by {cover.describe()}; {hint}"
 
 
-def tap_at(run: RunContext, node: Node, long_press: bool) -> StatusMessage:
+def tap_at(run: ToolContext, node: Node, long_press: bool) -> StatusMessage:
     if node.covered_by is not None:
         return "NOT_VISIBLE", covered_message(node)
     x, y = _point(node)
@@ -224,7 +292,7 @@ def tap_at(run: RunContext, node: Node, long_press: bool) -> StatusMessage:
 
 
 def text_selector(
-    run: RunContext,
+    run: ToolContext,
     text: str | None,
     *,
     ident: str | None = None,
@@ -261,7 +329,7 @@ def text_selector(
 
 
 def assert_visible(
-    run: RunContext,
+    run: ToolContext,
     selector: NodeSelector,
     expected: str | None,
     timeout_ms: int | None,
@@ -292,7 +360,7 @@ def assert_visible(
     )
 
 
-def assert_gone(run: RunContext, selector: NodeSelector, what: str, timeout_ms: int | None) -> StatusMessage:
+def assert_gone(run: ToolContext, selector: NodeSelector, what: str, timeout_ms: int | None) -> StatusMessage:
     timeout = None if timeout_ms is None else timeout_ms / 1000
     res = run.session.resolve(selector, timeout=timeout, until=lambda nodes: not nodes)
     if not res.nodes:
@@ -358,7 +426,7 @@ def maestro_text(text: str, *, contains: bool) -> tuple[str, Callable[[Node], bo
 
 
 def compat_query(
-    run: RunContext,
+    run: ToolContext,
     text: str | None,
     *,
     ident: str | None = None,
@@ -376,7 +444,7 @@ def compat_query(
     )
 
 
-def find_compat(run: RunContext, q: CompatQuery) -> tuple[Node | None, StatusMessage]:
+def find_compat(run: ToolContext, q: CompatQuery) -> tuple[Node | None, StatusMessage]:
     def picked(nodes: list[Node]) -> bool:
         return q.pick(nodes) is not None
 

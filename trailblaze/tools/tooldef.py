@@ -1,5 +1,5 @@
-"""The one tool model: what a tool is (`ToolDef`), what it counts as (`Kind`), and what its handler
-may use of the running tool (`RunContext`).
+"""The one tool model: what a tool is (`ToolDef`) and what it counts as (`Kind`); what its handler
+may use of the running tool is `trailblaze.tools.lookup.ToolContext`.
 
 Every tool is one `ToolDef` (docs/adr/0050-one-tool-model.md, 0059-one-tool-set-per-run.md): the
 built-in recorded tools — Trailblaze's, the read-compat ones, the catalog, web and probe tools —
@@ -15,19 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
-    from trailblaze.device.driver import Driver
-    from trailblaze.device.session import DeviceSession
-    from trailblaze.llm.client import LLMClient
-    from trailblaze.screen.hierarchy import Node
-    from trailblaze.screen.selector import NodeSelector
-    from trailblaze.tools.memory import Memory
     from trailblaze.tools.params import RecordedToolParams
 
 __all__ = [
@@ -37,10 +30,10 @@ __all__ = [
     "Offer",
     "StatusMessage",
     "Platform",
-    "RunContext",
     "Source",
     "Status",
     "ToolDef",
+    "ToolResult",
     "BlockStatus",
     "defines",
 ]
@@ -74,52 +67,7 @@ BlockStatus = Literal["same", "read-only", "extension"]
 `extension`: trailblaze's own, Block's Trailblaze does not know it."""
 
 Handler = Callable[[Any, Any], StatusMessage]
-"""`handler(run, params)`: runs a built-in tool with its validated params on a `RunContext`."""
-
-
-class RunContext(Protocol):
-    """What a handler may use of the running tool (`trailblaze.tools.lookup.HandlerContext` provides it).
-
-    One definition for every handler: the core, catalog, web and probe tools all take it.
-    """
-
-    session: DeviceSession
-    memory: Memory
-    llm: Callable[[], LLMClient] | None
-    """Builds the run's LLM client, for the tools that ask one on every run; None without one."""
-    ai: bool
-    """Set by a tool that asked the LLM (replay reports it as an AI step)."""
-    in_trail: bool
-    """Set by a tool whose failure lies in the trail's own code (a script that threw), not the screen."""
-    asserted: bool
-    """Set with `in_trail` by a false assertion over the trail's own values (Maestro's `assertTrue`):
-    its message says it all, with no hint to fix the trail."""
-    folder: Path | None
-    """The trail's folder: relative paths in its tools are read from there (None: the working directory)."""
-    secret_inputs: bool
-    """A param came from a secret: results are shown as counts and verdicts, never as values."""
-    scrolled: str
-    """Set by a lookup that scrolled its target into view (`after scrolling messages 1 swipe into
-    view`): the result's message ends with it."""
-
-    @property
-    def platform(self) -> str: ...
-
-    def act(self, action: Callable[[Driver], Any], point: tuple[float, float] | None = None) -> None: ...
-
-    def find_one(self, selector: NodeSelector) -> tuple[Node | None, StatusMessage]: ...
-
-    def tap_node(self, node: Node, long_press: bool) -> StatusMessage: ...
-
-    def assert_visible(
-        self, selector: NodeSelector, expected: str | None, timeout_ms: int | None
-    ) -> StatusMessage: ...
-
-    def maestro_text(
-        self, text: str, *, ident: str | None = None, index: int | None = None
-    ) -> NodeSelector: ...
-
-    def describe(self, node: Node) -> str: ...
+"""`handler(ctx, params)`: runs a built-in tool with its validated params on a `ToolContext`."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +91,9 @@ class ToolDef:
     model tools (`trailblaze.tools.llm_tools`), which record them."""
     platforms: frozenset[Platform] = ALL_PLATFORMS
     """Where it can do its job; elsewhere it answers UNSUPPORTED with the reason."""
+    unsupported: str = ""
+    """The reason a run answers UNSUPPORTED with, without calling the handler, on a device whose
+    platform is not in `platforms` (`{platform}`: the device's); empty: the handler decides."""
     block_status: BlockStatus = "same"
     records: tuple[str, ...] = ()
     """A model tool's: the recorded tools a call writes into the trail (none: never recorded)."""
@@ -154,6 +105,32 @@ class ToolDef:
         if self.handler is None:
             raise TypeError(f"tool {self.name} has no handler")
         return self.handler(run, params)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one tool: a status word plus a short explanation."""
+
+    status: Status
+    message: str
+    kind: Kind
+    no_change: bool = False
+    """An OK gesture or key press after which the settled screen was the same as before it."""
+    ai: bool = False
+    """The tool asked the LLM (`rememberText`, `assertWithAi`, …): an AI step even on replay."""
+    in_trail: bool = False
+    """The failure lies in the trail itself (a script that threw, a pattern too slow to match), not in
+    what the screen shows: the fix is in the file, so no screen candidates and no self-heal."""
+    asserted: bool = False
+    """With `in_trail`: the trail's own assertion over its values was false (Maestro's `assertTrue`):
+    the message (the expression and its value) is the whole failure."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "OK"
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.message}"
 
 
 def _one_line(text: str | None) -> str:
@@ -168,6 +145,7 @@ def defines(
     offered_to: frozenset[Offer] = frozenset(),
     platforms: frozenset[Platform] = ALL_PLATFORMS,
     block_status: BlockStatus = "same",
+    unsupported: str = "",
 ) -> Callable[[Handler], ToolDef]:
     """Decorate a handler to make it the one definition of the tool whose params are `params`.
 
@@ -185,6 +163,7 @@ def defines(
             handler=handler,
             offered_to=offered_to,
             platforms=platforms,
+            unsupported=unsupported,
             block_status=block_status,
         )
 

@@ -34,7 +34,6 @@ from trailblaze.tools.tooldef import (
     Kind,
     Offer,
     Platform,
-    RunContext,
     Source,
     Status,
     StatusMessage,
@@ -47,7 +46,8 @@ if TYPE_CHECKING:
     from trailblaze.llm.client import LLMClient, ToolSpec
     from trailblaze.tools.call import ToolCall
     from trailblaze.tools.execute import ToolResult
-    from trailblaze.tools.llm_tools import CallContext, ModelCallResult
+    from trailblaze.tools.llm_tools import ModelCallResult
+    from trailblaze.tools.lookup import ToolContext
     from trailblaze.tools.memory import Memory
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "Kind",
     "Offer",
     "Platform",
-    "RunContext",
     "Source",
     "Status",
     "StatusMessage",
@@ -189,10 +188,12 @@ class ToolSet:
         *,
         llm: Callable[[], LLMClient] | None = None,
         folder: Path | None = None,
+        run_trail: Callable[[ToolCall], ToolResult] | None = None,
     ) -> ToolResult:
         """Run one recorded-form call: a built-in tool as `trailblaze.tools.execute.run_recorded_tool`
         says (`llm`, `folder` too), a Python / YAML tool by its handler (its nested tools run
-        through this set); an unknown name is an ERROR result with the closest name."""
+        through this set); an unknown name is an ERROR result with the closest name. `run_trail`: how a
+        `runTrail` call runs its trail, given by the step engine (none: it cannot, outside a trail)."""
         from trailblaze.tools.execute import ToolResult, run_builtin
 
         tool = self.get(call.name)
@@ -201,7 +202,7 @@ class ToolSet:
         if tool.source in _CUSTOM:
             result: ToolResult = tool.handler(session, call, memory, self)
             return result
-        return run_builtin(tool, session, call, memory, llm=llm, folder=folder)
+        return run_builtin(tool, session, call, memory, llm=llm, folder=folder, run_trail=run_trail)
 
     # --- the model's tools -------------------------------------------------------------------------
 
@@ -239,7 +240,7 @@ class ToolSet:
         return specs
 
     def call_for_model(
-        self, name: str, raw: Mapping[str, Any], ctx: CallContext, *, verify: bool = False
+        self, name: str, raw: Mapping[str, Any], ctx: ToolContext, *, verify: bool = False
     ) -> ModelCallResult:
         """Validate the model's arguments and run the tool; bad input comes back as an ERROR result."""
         from trailblaze.tools.llm_tools import ModelCallResult, argument_problems
@@ -282,7 +283,7 @@ def _for_model(custom: ToolDef, tools: ToolSet) -> ToolDef:
         reasoning=(str | None, _Reasoning.model_fields["reasoning"]),
     )
 
-    def run(ctx: CallContext, args: Any) -> ModelCallResult:
+    def run(ctx: ToolContext, args: Any) -> ModelCallResult:
         given = args.model_dump(mode="json", exclude_unset=True, exclude={"reasoning"})
         # the recording keeps templates: a secret value the model typed becomes `{{name}}` again
         call = ToolCall(name=custom.name, params=ctx.memory.redact(given))

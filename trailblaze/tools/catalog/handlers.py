@@ -1,7 +1,7 @@
 """Running Trailblaze's catalog tools (params in `trailblaze.tools.catalog.params`).
 
 Each tool is one `ToolDef`: its params model there and its handler here, decorated with
-`@_catalog(params, kind)`. A handler gets the run context (`trailblaze.tools.tooldef.RunContext`) and
+`@_catalog(params, kind)`. A handler gets the run context (`trailblaze.tools.tooldef.ToolContext`) and
 answers `(status, message)` like the core handlers. A tool this platform or this library cannot run
 answers `UNSUPPORTED` with the reason.
 """
@@ -21,12 +21,12 @@ from trailblaze.device.driver import SupportsAppList, SupportsClipboard, Support
 from trailblaze.device.settle import backoff, same_screen
 from trailblaze.screen.compact import compact_view
 from trailblaze.tools.catalog import params as cp
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.tooldef import (
     ALL_PLATFORMS,
     Kind,
     Platform,
-    RunContext,
     StatusMessage,
     ToolDef,
     defines,
@@ -35,7 +35,7 @@ from trailblaze.tools.tooldef import (
 if TYPE_CHECKING:
     from trailblaze.screen.hierarchy import Node, Rect
 
-__all__ = ["RunContext"]
+__all__ = ["ToolContext"]
 
 _ANDROID: frozenset[Platform] = frozenset(("android",))
 
@@ -46,7 +46,7 @@ def _catalog(
     return defines(params, kind, source="catalog", platforms=platforms)
 
 
-def _ref_node(run: RunContext, ref: str) -> tuple[Node | None, StatusMessage]:
+def _ref_node(run: ToolContext, ref: str) -> tuple[Node | None, StatusMessage]:
     view = compact_view(run.session.settle())
     key = ref.strip().strip("[]")
     node = view.refs.get(key) or view.covered.get(key)
@@ -56,19 +56,19 @@ def _ref_node(run: RunContext, ref: str) -> tuple[Node | None, StatusMessage]:
 
 
 @_catalog(cp.Tap, "action")
-def _tap(run: RunContext, p: cp.Tap) -> StatusMessage:
+def _tap(run: ToolContext, p: cp.Tap) -> StatusMessage:
     node, outcome = _ref_node(run, p.ref)
     return outcome if node is None else run.tap_node(node, p.longPress)
 
 
 @_catalog(cp.LongPress, "action")
-def _long_press(run: RunContext, p: cp.LongPress) -> StatusMessage:
+def _long_press(run: ToolContext, p: cp.LongPress) -> StatusMessage:
     node, outcome = _ref_node(run, p.ref)
     return outcome if node is None else run.tap_node(node, True)
 
 
 @_catalog(cp.AssertVisible, "assertion")
-def _assert_visible(run: RunContext, p: cp.AssertVisible) -> StatusMessage:
+def _assert_visible(run: ToolContext, p: cp.AssertVisible) -> StatusMessage:
     node, outcome = _ref_node(run, p.ref)
     if node is None:
         return "NOT_VISIBLE", outcome[1]
@@ -78,12 +78,12 @@ def _assert_visible(run: RunContext, p: cp.AssertVisible) -> StatusMessage:
     return "OK", f"{run.describe(node)} is visible"
 
 
-def _drag(run: RunContext, start: tuple[float, float], end: tuple[float, float], ms: int) -> None:
+def _drag(run: ToolContext, start: tuple[float, float], end: tuple[float, float], ms: int) -> None:
     run.act(lambda d: d.swipe(start[0], start[1], end[0], end[1], ms / 1000), start)
 
 
 @_catalog(cp.DragTo, "action")
-def _drag_to(run: RunContext, p: cp.DragTo) -> StatusMessage:
+def _drag_to(run: ToolContext, p: cp.DragTo) -> StatusMessage:
     node, outcome = _ref_node(run, p.ref)
     if node is None:
         return outcome
@@ -111,7 +111,7 @@ def _relative(spec: str, area: Rect) -> tuple[float, float]:
 
 
 @_catalog(cp.TapOn, "action")
-def _tap_on(run: RunContext, p: cp.TapOn) -> StatusMessage:
+def _tap_on(run: ToolContext, p: cp.TapOn) -> StatusMessage:
     node, outcome = run.find_one(p.selector)
     if node is None:
         return outcome
@@ -127,13 +127,13 @@ def _tap_on(run: RunContext, p: cp.TapOn) -> StatusMessage:
 
 
 @_catalog(cp.DragByPoints, "action")
-def _drag_by_points(run: RunContext, p: cp.DragByPoints) -> StatusMessage:
+def _drag_by_points(run: ToolContext, p: cp.DragByPoints) -> StatusMessage:
     _drag(run, (p.startX, p.startY), (p.endX, p.endY), p.durationMs)
     return "OK", f"dragged ({p.startX}, {p.startY}) to ({p.endX}, {p.endY})"
 
 
 @_catalog(cp.SwipeWithRelativeCoordinates, "action")
-def _swipe_relative(run: RunContext, p: cp.SwipeWithRelativeCoordinates) -> StatusMessage:
+def _swipe_relative(run: ToolContext, p: cp.SwipeWithRelativeCoordinates) -> StatusMessage:
     area = run.session.screen().screen
     where = "the screen"
     if p.swipeOnElementText is not None:
@@ -148,7 +148,7 @@ def _swipe_relative(run: RunContext, p: cp.SwipeWithRelativeCoordinates) -> Stat
 
 
 @_catalog(cp.TapOnAccessibilityNode, "action", platforms=_ANDROID)
-def _tap_on_accessibility_node(run: RunContext, p: cp.TapOnAccessibilityNode) -> StatusMessage:
+def _tap_on_accessibility_node(run: ToolContext, p: cp.TapOnAccessibilityNode) -> StatusMessage:
     if run.platform != "android":
         return (
             "UNSUPPORTED",
@@ -170,14 +170,14 @@ def _tap_on_accessibility_node(run: RunContext, p: cp.TapOnAccessibilityNode) ->
 
 
 @_catalog(cp.LongPressElementWithAccessibilityText, "action")
-def _long_press_accessibility_text(run: RunContext, p: cp.LongPressElementWithAccessibilityText) -> StatusMessage:
+def _long_press_accessibility_text(run: ToolContext, p: cp.LongPressElementWithAccessibilityText) -> StatusMessage:
     selector = run.maestro_text(p.accessibilityText, ident=p.id, index=p.index or 0)
     node, outcome = run.find_one(selector)
     return outcome if node is None else run.tap_node(node, True)
 
 
 @_catalog(cp.ClearText, "action")
-def _clear_text(run: RunContext, p: cp.ClearText) -> StatusMessage:
+def _clear_text(run: ToolContext, p: cp.ClearText) -> StatusMessage:
     focused = [n for n in run.session.settle().nodes if n.focused and n.text and n.text != n.hint]
     if not focused and not any(n.focused for n in run.session.screen().nodes):
         # no focused field in the dump: the driver clears whatever field has the keyboard, if any
@@ -190,7 +190,7 @@ def _clear_text(run: RunContext, p: cp.ClearText) -> StatusMessage:
 
 
 @_catalog(cp.InputTextRandom, "action")
-def _input_text_random(run: RunContext, p: cp.InputTextRandom) -> StatusMessage:
+def _input_text_random(run: ToolContext, p: cp.InputTextRandom) -> StatusMessage:
     digits = "".join(random.choice("0123456789") for _ in range(p.digitCount))
     value = p.prefix + digits
     run.session.act(lambda d: d.input_text(value))
@@ -201,7 +201,7 @@ def _input_text_random(run: RunContext, p: cp.InputTextRandom) -> StatusMessage:
 
 
 @_catalog(cp.OpenUrl, "action")
-def _open_url(run: RunContext, p: cp.OpenUrl) -> StatusMessage:
+def _open_url(run: ToolContext, p: cp.OpenUrl) -> StatusMessage:
     driver = run.session.driver
     if not isinstance(driver, SupportsOpenUrl):
         return "UNSUPPORTED", f"this {run.platform} driver cannot open URLs"
@@ -213,19 +213,19 @@ def _open_url(run: RunContext, p: cp.OpenUrl) -> StatusMessage:
 
 
 @_catalog(cp.StopApp, "action")
-def _stop_app(run: RunContext, p: cp.StopApp) -> StatusMessage:
+def _stop_app(run: ToolContext, p: cp.StopApp) -> StatusMessage:
     run.session.act(lambda d: d.stop_app(p.appId))
     return "OK", f"stopped {p.appId}"
 
 
 @_catalog(cp.ClearAppData, "action")
-def _clear_app_data(run: RunContext, p: cp.ClearAppData) -> StatusMessage:
+def _clear_app_data(run: ToolContext, p: cp.ClearAppData) -> StatusMessage:
     run.session.act(lambda d: d.clear_app(p.appId))
     return "OK", f"cleared the data of {p.appId}"
 
 
 @_catalog(cp.SetClipboard, "other")
-def _set_clipboard(run: RunContext, p: cp.SetClipboard) -> StatusMessage:
+def _set_clipboard(run: ToolContext, p: cp.SetClipboard) -> StatusMessage:
     driver = run.session.driver
     if not isinstance(driver, SupportsClipboard):
         return "UNSUPPORTED", f"this {run.platform} driver has no clipboard access"
@@ -234,7 +234,7 @@ def _set_clipboard(run: RunContext, p: cp.SetClipboard) -> StatusMessage:
 
 
 @_catalog(cp.PasteClipboard, "action")
-def _paste_clipboard(run: RunContext, p: cp.PasteClipboard) -> StatusMessage:
+def _paste_clipboard(run: ToolContext, p: cp.PasteClipboard) -> StatusMessage:
     driver = run.session.driver
     if not isinstance(driver, SupportsClipboard):
         return "UNSUPPORTED", f"this {run.platform} driver has no clipboard access"
@@ -246,7 +246,7 @@ def _paste_clipboard(run: RunContext, p: cp.PasteClipboard) -> StatusMessage:
 
 
 @_catalog(cp.ListInstalledApps, "other", platforms=_ANDROID)
-def _list_apps(run: RunContext, p: cp.ListInstalledApps) -> StatusMessage:
+def _list_apps(run: ToolContext, p: cp.ListInstalledApps) -> StatusMessage:
     driver = run.session.driver
     if not isinstance(driver, SupportsAppList):
         return "UNSUPPORTED", (
@@ -257,7 +257,7 @@ def _list_apps(run: RunContext, p: cp.ListInstalledApps) -> StatusMessage:
 
 
 @_catalog(cp.NetworkConnection, "action", platforms=frozenset())
-def _network(run: RunContext, p: cp.NetworkConnection) -> StatusMessage:
+def _network(run: ToolContext, p: cp.NetworkConnection) -> StatusMessage:
     return (
         "UNSUPPORTED",
         "networkConnection (airplane mode) is not supported by the uiautomator2 / WDA drivers",
@@ -265,14 +265,14 @@ def _network(run: RunContext, p: cp.NetworkConnection) -> StatusMessage:
 
 
 @_catalog(cp.TakeSnapshot, "other")
-def _take_snapshot(run: RunContext, p: cp.TakeSnapshot) -> StatusMessage:
+def _take_snapshot(run: ToolContext, p: cp.TakeSnapshot) -> StatusMessage:
     shot = run.session.screenshot()
     note = f" - {p.description}" if p.description else ""
     return "OK", f"snapshot '{p.screenName}'{note} captured ({len(shot)} bytes)"
 
 
 @_catalog(cp.WaitForChange, "other")
-def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> StatusMessage:
+def _wait_for_change(run: ToolContext, p: cp.WaitForChange) -> StatusMessage:
     before = run.session.screen()
     deadline = time.monotonic() + p.timeoutMs / 1000
     changed_at: float | None = None
@@ -295,20 +295,20 @@ def _wait_for_change(run: RunContext, p: cp.WaitForChange) -> StatusMessage:
 
 
 @_catalog(cp.RequestDetailedViewHierarchy, "other")
-def _detailed_hierarchy(run: RunContext, p: cp.RequestDetailedViewHierarchy) -> StatusMessage:
+def _detailed_hierarchy(run: ToolContext, p: cp.RequestDetailedViewHierarchy) -> StatusMessage:
     view = compact_view(run.session.settle())
     return "OK", view.text
 
 
 @_catalog(cp.AssertEquals, "assertion")
-def _assert_equals(run: RunContext, p: cp.AssertEquals) -> StatusMessage:
+def _assert_equals(run: ToolContext, p: cp.AssertEquals) -> StatusMessage:
     if p.actual == p.expected:
         return "OK", f"{p.actual!r} equals {p.expected!r}"
     return "NOT_VISIBLE", f"expected {p.expected!r} but was {p.actual!r}"
 
 
 @_catalog(cp.AssertNotEquals, "assertion")
-def _assert_not_equals(run: RunContext, p: cp.AssertNotEquals) -> StatusMessage:
+def _assert_not_equals(run: ToolContext, p: cp.AssertNotEquals) -> StatusMessage:
     if p.actual != p.expected:
         return "OK", f"{p.actual!r} differs from {p.expected!r}"
     return "NOT_VISIBLE", f"expected a value other than {p.expected!r}"
@@ -349,7 +349,7 @@ _PROMPT_PART = re.compile(r"\[\[(.+?)\]\]")
 
 
 @_catalog(cp.AssertMath, "assertion")
-def _assert_math(run: RunContext, p: cp.AssertMath) -> StatusMessage:
+def _assert_math(run: ToolContext, p: cp.AssertMath) -> StatusMessage:
     expression = p.expression
     if _PROMPT_PART.search(expression):
         if run.llm is None:
@@ -379,13 +379,13 @@ def _assert_math(run: RunContext, p: cp.AssertMath) -> StatusMessage:
 
 
 @_catalog(cp.DumpMemory, "other")
-def _dump_memory(run: RunContext, p: cp.DumpMemory) -> StatusMessage:
+def _dump_memory(run: ToolContext, p: cp.DumpMemory) -> StatusMessage:
     lines = run.memory.describe_for_llm()
     return "OK", "memory: " + ("; ".join(lines) if lines else "(empty)")
 
 
 def _ask(
-    run: RunContext, p: cp.RememberText | cp.RememberNumber | cp.RememberWithAi | cp.AssertWithAi
+    run: ToolContext, p: cp.RememberText | cp.RememberNumber | cp.RememberWithAi | cp.AssertWithAi
 ) -> StatusMessage:
     if run.llm is None:
         return "UNSUPPORTED", (
@@ -418,12 +418,12 @@ _assert_with_ai = _catalog(cp.AssertWithAi, "assertion")(_ask)
 
 
 @_catalog(cp.AssertWaypoint, "assertion", platforms=frozenset())
-def _waypoint(run: RunContext, p: cp.AssertWaypoint) -> StatusMessage:
+def _waypoint(run: ToolContext, p: cp.AssertWaypoint) -> StatusMessage:
     return "UNSUPPORTED", "assertWaypoint needs Trailblaze waypoint files, which trailblaze does not read"
 
 
 @_catalog(cp.FindMatches, "other")
-def _find_matches(run: RunContext, p: cp.FindMatches) -> StatusMessage:
+def _find_matches(run: ToolContext, p: cp.FindMatches) -> StatusMessage:
     timeout = 0.0 if p.timeoutMs is None else max(0, p.timeoutMs) / 1000
     nodes = run.session.resolve(p.selector, timeout=timeout, until=bool).nodes
     found = [
@@ -439,7 +439,7 @@ def _find_matches(run: RunContext, p: cp.FindMatches) -> StatusMessage:
 
 
 @_catalog(cp.WaitUntilNotVisible, "other")
-def _wait_until_not_visible(run: RunContext, p: cp.WaitUntilNotVisible) -> StatusMessage:
+def _wait_until_not_visible(run: ToolContext, p: cp.WaitUntilNotVisible) -> StatusMessage:
     timeout = None if p.timeoutMs is None else p.timeoutMs / 1000
     res = run.session.resolve(p.nodeSelector, timeout=timeout, until=lambda nodes: not nodes)
     return "OK", "true" if not res.nodes else "false"

@@ -21,14 +21,16 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from trailblaze.device.driver import SupportsWeb
+from trailblaze.errors import DeviceUnsupported
 from trailblaze.screen.compact import compact_view
 from trailblaze.screen.resolve import resolve
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.catalog.web_target import WebTargetParams, describe_target
 from trailblaze.tools.catalog.web_text import node_showing
 from trailblaze.tools.catalog.web_urls import project_folder, url_to_open
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
-from trailblaze.tools.tooldef import Kind, Platform, RunContext, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, Platform, StatusMessage, ToolDef, defines
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -39,8 +41,15 @@ __all__: list[str] = []
 _WEB: frozenset[Platform] = frozenset(("web",))
 
 
-def _web_tool(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
-    return defines(params, kind, source="web", platforms=_WEB)
+_NEEDS_BROWSER = "web tools need a browser (--device web); this device is {platform}"
+
+
+def _web_tool(
+    params: type[RecordedToolParams], kind: Kind, *, browser: bool = False
+) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
+    """`browser`: the tool drives the browser itself; the run answers UNSUPPORTED on another device
+    (the tools that read the screen only run anywhere)."""
+    return defines(params, kind, source="web", platforms=_WEB, unsupported=_NEEDS_BROWSER if browser else "")
 
 
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -125,16 +134,20 @@ class WebVerifyValue(WebTargetParams):
     attribute: str | None = None
 
 
-def _web(run: RunContext) -> SupportsWeb | None:
+def _web(run: ToolContext) -> SupportsWeb | None:
     driver = run.session.driver
     return driver if isinstance(driver, SupportsWeb) else None
 
 
-def _unsupported(run: RunContext) -> StatusMessage:
-    return "UNSUPPORTED", f"web tools need a browser (--device web); this device is {run.platform}"
+def _browser(run: ToolContext) -> SupportsWeb:
+    """The browser of a tool run on the web platform (the run checked it)."""
+    web = _web(run)
+    if web is None:  # a web device whose driver drives no browser
+        raise DeviceUnsupported(_NEEDS_BROWSER.format(platform=run.platform))
+    return web
 
 
-def _match(run: RunContext, target: NodeSelector | str, screen: Hierarchy) -> list[Node]:
+def _match(run: ToolContext, target: NodeSelector | str, screen: Hierarchy) -> list[Node]:
     if isinstance(target, NodeSelector):
         return resolve(target, screen)
     ref = target
@@ -159,7 +172,7 @@ def _match(run: RunContext, target: NodeSelector | str, screen: Hierarchy) -> li
 
 
 def _find(
-    run: RunContext, target: NodeSelector | str, until: Callable[[list[Node]], bool] = bool
+    run: ToolContext, target: NodeSelector | str, until: Callable[[list[Node]], bool] = bool
 ) -> list[Node]:
     """The nodes `target` (a selector or a ref) names on the settled page, polling until `until`
     holds or the element timeout."""
@@ -192,11 +205,9 @@ def _local_file(url: str, folder: Path | None) -> Path:
     return beside if beside.is_file() or not path.resolve().is_file() else path.resolve()
 
 
-@_web_tool(WebNavigate, "action")
-def _navigate(run: RunContext, p: WebNavigate) -> StatusMessage:
-    web = _web(run)
-    if web is None:
-        return _unsupported(run)
+@_web_tool(WebNavigate, "action", browser=True)
+def _navigate(run: ToolContext, p: WebNavigate) -> StatusMessage:
+    web = _browser(run)
     if p.action == "GOTO" and not p.url:
         return "ERROR", "web_navigate GOTO needs a url"
     url = p.url
@@ -221,13 +232,13 @@ def _navigate(run: RunContext, p: WebNavigate) -> StatusMessage:
 
 
 @_web_tool(WebClick, "action")
-def _click(run: RunContext, p: WebClick) -> StatusMessage:
+def _click(run: ToolContext, p: WebClick) -> StatusMessage:
     nodes = _find(run, _target(p))
     return _not_found(_target(p)) if not nodes else run.tap_node(nodes[0], False)
 
 
 @_web_tool(WebType, "action")
-def _type(run: RunContext, p: WebType) -> StatusMessage:
+def _type(run: ToolContext, p: WebType) -> StatusMessage:
     nodes = _find(run, _target(p))
     if not nodes:
         return _not_found(_target(p))
@@ -244,20 +255,16 @@ def _type(run: RunContext, p: WebType) -> StatusMessage:
     return "OK", f"typed {p.text!r} into {run.describe(nodes[0])}"
 
 
-@_web_tool(WebPressKey, "action")
-def _press_key(run: RunContext, p: WebPressKey) -> StatusMessage:
-    web = _web(run)
-    if web is None:
-        return _unsupported(run)
+@_web_tool(WebPressKey, "action", browser=True)
+def _press_key(run: ToolContext, p: WebPressKey) -> StatusMessage:
+    web = _browser(run)
     run.act(lambda _d: web.press(p.key))
     return "OK", f"pressed {p.key}"
 
 
-@_web_tool(WebScroll, "action")
-def _scroll(run: RunContext, p: WebScroll) -> StatusMessage:
-    web = _web(run)
-    if web is None:
-        return _unsupported(run)
+@_web_tool(WebScroll, "action", browser=True)
+def _scroll(run: ToolContext, p: WebScroll) -> StatusMessage:
+    web = _browser(run)
     at: tuple[float, float] | None = None
     if p.target is not None:
         nodes = _find(run, p.target)
@@ -271,11 +278,9 @@ def _scroll(run: RunContext, p: WebScroll) -> StatusMessage:
     return "OK", f"scrolled {p.direction} {p.amount}px"
 
 
-@_web_tool(WebSelectOption, "action")
-def _select_option(run: RunContext, p: WebSelectOption) -> StatusMessage:
-    web = _web(run)
-    if web is None:
-        return _unsupported(run)
+@_web_tool(WebSelectOption, "action", browser=True)
+def _select_option(run: ToolContext, p: WebSelectOption) -> StatusMessage:
+    web = _browser(run)
     nodes = _find(run, _target(p))
     if not nodes:
         return _not_found(_target(p))
@@ -286,16 +291,15 @@ def _select_option(run: RunContext, p: WebSelectOption) -> StatusMessage:
     return "OK", f"selected {', '.join(repr(v) for v in got)} in {run.describe(nodes[0])}"
 
 
-@_web_tool(WebSnapshot, "other")
-def _snapshot(run: RunContext, p: WebSnapshot) -> StatusMessage:
-    if _web(run) is None:
-        return _unsupported(run)
+@_web_tool(WebSnapshot, "other", browser=True)
+def _snapshot(run: ToolContext, p: WebSnapshot) -> StatusMessage:
+    _browser(run)
     shot = run.session.screenshot()
     return "OK", f"snapshot '{p.screenName}' captured ({len(shot)} bytes)"
 
 
 @_web_tool(WebVerifyTextVisible, "assertion")
-def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> StatusMessage:
+def _verify_text(run: ToolContext, p: WebVerifyTextVisible) -> StatusMessage:
     web = _web(run)
     deadline = time.monotonic() + run.session.resolve_timeout
     while True:
@@ -308,18 +312,16 @@ def _verify_text(run: RunContext, p: WebVerifyTextVisible) -> StatusMessage:
 
 
 @_web_tool(WebVerifyElementVisible, "assertion")
-def _verify_element(run: RunContext, p: WebVerifyElementVisible) -> StatusMessage:
+def _verify_element(run: ToolContext, p: WebVerifyElementVisible) -> StatusMessage:
     nodes = _find(run, _target(p))
     if not nodes:
         return "NOT_VISIBLE", f"element {describe_target(_target(p))} is not visible on the page"
     return "OK", f"{run.describe(nodes[0])} is visible"
 
 
-@_web_tool(WebVerifyValue, "assertion")
-def _verify_value(run: RunContext, p: WebVerifyValue) -> StatusMessage:
-    web = _web(run)
-    if web is None:
-        return _unsupported(run)
+@_web_tool(WebVerifyValue, "assertion", browser=True)
+def _verify_value(run: ToolContext, p: WebVerifyValue) -> StatusMessage:
+    web = _browser(run)
     if p.type == "ATTRIBUTE" and not p.attribute:
         return "ERROR", "web_verifyValue type ATTRIBUTE needs `attribute`"
     target = p.target

@@ -15,6 +15,7 @@ from typing import Any
 
 from trailblaze.device.driver import ShellOutput, SupportsShellStatus
 from trailblaze.errors import DeviceError
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.probes import params as pp
 from trailblaze.tools.probes.prefs import PrefsError, parse_prefs, pref_text
@@ -27,7 +28,7 @@ from trailblaze.tools.probes.sql import (
     read_only_sql,
     sqlite_command,
 )
-from trailblaze.tools.tooldef import Kind, Offer, Platform, RunContext, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, Offer, Platform, StatusMessage, ToolDef, defines
 
 __all__: list[str] = []
 
@@ -58,9 +59,9 @@ class _Stop(Exception):
 
 
 def _probe(
-    area: str, run: Callable[[RunContext, Any, SupportsShellStatus], StatusMessage]
-) -> Callable[[RunContext, Any], StatusMessage]:
-    def handler(ctx: RunContext, p: RecordedToolParams) -> StatusMessage:
+    area: str, run: Callable[[ToolContext, Any, SupportsShellStatus], StatusMessage]
+) -> Callable[[ToolContext, Any], StatusMessage]:
+    def handler(ctx: ToolContext, p: RecordedToolParams) -> StatusMessage:
         driver = ctx.session.driver
         if ctx.platform == "ios":
             return "UNSUPPORTED", f"{p.tool_name}: {_IOS_NEEDS[area]}"
@@ -74,7 +75,7 @@ def _probe(
     return handler
 
 
-def _app(ctx: RunContext, app_id: str | None) -> str:
+def _app(ctx: ToolContext, app_id: str | None) -> str:
     if app_id:
         return app_id
     current = ctx.session.current_app()
@@ -87,7 +88,7 @@ def _probe_tool(
     params: type[RecordedToolParams],
     kind: Kind,
     area: str,
-    run: Callable[[RunContext, Any, SupportsShellStatus], StatusMessage],
+    run: Callable[[ToolContext, Any, SupportsShellStatus], StatusMessage],
 ) -> ToolDef:
     """A probe's one definition: offered to the agent (and on `verify:` steps unless it changes
     the device) and over MCP as it is, Android only, trailblaze's own."""
@@ -144,7 +145,7 @@ def _read_prefs_file(shell: SupportsShellStatus, app_id: str, file: str) -> dict
         raise _Stop("ERROR", f"shared_prefs/{file} of {app_id} is not a preferences file: {exc}") from None
 
 
-def _read_prefs(ctx: RunContext, p: pp.ReadPrefs, shell: SupportsShellStatus) -> StatusMessage:
+def _read_prefs(ctx: ToolContext, p: pp.ReadPrefs, shell: SupportsShellStatus) -> StatusMessage:
     app_id = _app(ctx, p.appId)
     if p.file is not None:
         files = [_prefs_file(p.file)]
@@ -156,7 +157,7 @@ def _read_prefs(ctx: RunContext, p: pp.ReadPrefs, shell: SupportsShellStatus) ->
     return "OK", f"shared preferences of {app_id}: {json.dumps(found, ensure_ascii=False)}"
 
 
-def _assert_pref(ctx: RunContext, p: pp.AssertPref, shell: SupportsShellStatus) -> StatusMessage:
+def _assert_pref(ctx: ToolContext, p: pp.AssertPref, shell: SupportsShellStatus) -> StatusMessage:
     app_id = _app(ctx, p.appId)
     file = _prefs_file(p.file)
     values = _read_prefs_file(shell, app_id, file)
@@ -191,7 +192,7 @@ def _safe_mode(shell: SupportsShellStatus) -> bool:
     return known
 
 
-def _query(ctx: RunContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> tuple[str, QueryRows]:
+def _query(ctx: ToolContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> tuple[str, QueryRows]:
     try:
         sql = read_only_sql(p.sql)
     except SqlRefused as exc:
@@ -222,7 +223,7 @@ def _rows_json(result: QueryRows) -> str:
 _HIDDEN = "values hidden: the query uses a secret, and its result may be derived from it"
 
 
-def _query_database(ctx: RunContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> StatusMessage:
+def _query_database(ctx: ToolContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> StatusMessage:
     sql, result = _query(ctx, p, shell)
     count = len(result.rows)
     if ctx.secret_inputs:  # `hex('{{password}}')` is the secret in a spelling no redactor knows
@@ -236,7 +237,7 @@ def _cell(value: pp.Scalar | None) -> str:
     return "" if value is None else str(value)
 
 
-def _assert_query(ctx: RunContext, p: pp.AssertQuery, shell: SupportsShellStatus) -> StatusMessage:
+def _assert_query(ctx: ToolContext, p: pp.AssertQuery, shell: SupportsShellStatus) -> StatusMessage:
     sql, result = _query(ctx, p, shell)
     status, message = _compare_query(sql, p, result)
     if ctx.secret_inputs:  # the verdict only: a value may be the secret in another spelling
@@ -300,7 +301,7 @@ def _switch(shell: SupportsShellStatus, radio: str, on: bool) -> ShellOutput:
     )
 
 
-def _set_network(ctx: RunContext, p: pp.SetNetwork, shell: SupportsShellStatus) -> StatusMessage:
+def _set_network(ctx: ToolContext, p: pp.SetNetwork, shell: SupportsShellStatus) -> StatusMessage:
     wanted = {
         r: v for r, v in (("wifi", p.wifi), ("data", p.data), ("airplane", p.airplane)) if v is not None
     }

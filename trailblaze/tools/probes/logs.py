@@ -10,9 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from trailblaze.common.redact import scrub
+from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.probes import params as pp
-from trailblaze.tools.tooldef import Kind, Offer, RunContext, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, Offer, StatusMessage, ToolDef, defines
 
 __all__: list[str] = []
 
@@ -23,8 +24,8 @@ _IOS = (
 )
 
 
-def _needs_log(run: Callable[[RunContext, Any, str], StatusMessage]) -> Callable[[RunContext, Any], StatusMessage]:
-    def handler(ctx: RunContext, p: RecordedToolParams) -> StatusMessage:
+def _needs_log(run: Callable[[ToolContext, Any, str], StatusMessage]) -> Callable[[ToolContext, Any], StatusMessage]:
+    def handler(ctx: ToolContext, p: RecordedToolParams) -> StatusMessage:
         if ctx.platform == "ios":
             return "UNSUPPORTED", f"{p.tool_name}: {_IOS}"
         logs = ctx.session.app_logs
@@ -39,7 +40,7 @@ def _needs_log(run: Callable[[RunContext, Any, str], StatusMessage]) -> Callable
 
 
 def _log_tool(
-    params: type[RecordedToolParams], kind: Kind, run: Callable[[RunContext, Any, str], StatusMessage]
+    params: type[RecordedToolParams], kind: Kind, run: Callable[[ToolContext, Any, str], StatusMessage]
 ) -> ToolDef:
     offered: frozenset[Offer] = frozenset(("model", "verify"))
     return defines(
@@ -58,7 +59,7 @@ def _lines(lines: list[str]) -> str:
     return scrub(f"{more}:\n" + "\n".join(shown))
 
 
-def _read_logs(ctx: RunContext, p: pp.ReadLogs, app: str) -> StatusMessage:
+def _read_logs(ctx: ToolContext, p: pp.ReadLogs, app: str) -> StatusMessage:
     since = None if p.sinceStep is None else p.sinceStep - 1
     lines = ctx.session.app_logs.read(app, since).lines
     if p.grep is not None:
@@ -71,7 +72,7 @@ def _read_logs(ctx: RunContext, p: pp.ReadLogs, app: str) -> StatusMessage:
     return "OK", f"{len(lines)} {what} {where}" + _lines(lines)
 
 
-def _assert_log_contains(ctx: RunContext, p: pp.AssertLogContains, app: str) -> StatusMessage:
+def _assert_log_contains(ctx: ToolContext, p: pp.AssertLogContains, app: str) -> StatusMessage:
     session = ctx.session
     wanted = re.compile(p.pattern)
     timeout = session.resolve_timeout if p.timeoutMs is None else p.timeoutMs / 1000

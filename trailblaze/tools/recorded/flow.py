@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from pydantic import Field
 
 from trailblaze.tools.params import RecordedToolParams
@@ -26,5 +28,7 @@ class RunTrail(RecordedToolParams):
     """
 
     tool_name = "runTrail"
+    templates_at_run: ClassVar[bool] = True
+    """`args` are filled from the caller's memory when the sub-trail opens (`trail.subtrail`)."""
     path: str = Field(min_length=1)
     args: dict[str, ArgValue] | None = None
