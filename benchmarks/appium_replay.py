@@ -1,5 +1,5 @@
 """Replay through Appium next to a hand-written Appium-Python-Client script: the login trail, through the
-real Appium server (tests/appium: Appium 3 and its UiAutomator2 driver, pinned) on the simulated phone.
+real Appium server (tests/data/appium: Appium 3 and its UiAutomator2 driver, pinned) on the simulated phone.
 
 - `raw`: a careful hand-written script with the raw client on the same session type: `mobile: clearApp`
   and `activateApp`, then for each field find it by id (an explicit `WebDriverWait`, as Appium's docs
@@ -15,7 +15,7 @@ farm), which counts every command by route and, for the farm profile, delays eac
 six actions (launch, tap, type, tap, type, tap).
 
 Run: python benchmarks/appium_replay.py [--runs N] [--farm-ms MS]   (medians of N runs, default 5)
-Needs node and npm (the rig installs tests/appium with `npm ci` on first use).
+Needs node and npm (the rig installs tests/data/appium with `npm ci` on first use).
 """
 
 from __future__ import annotations

@@ -405,6 +405,7 @@ def static_figures(root: Path) -> dict[str, str]:
         "places to add a recorded tool": _recorded_figure(trees),
         "simulator top-level modules": f"{len(top)} ({', '.join(top)})",
         "simulator largest classes": ", ".join(f"{name} {count}" for count, name in _class_sizes(sim)[:5]),
+        **_large_classes(root),
     }
 
 
@@ -491,6 +492,8 @@ def main() -> None:
     for count, name in params[:5]:
         print(f"  {count:3d}  {name}")
     print(f"functions over 10 parameters: {sum(1 for c, _ in params if c > 10)}")
+    for name, value in _large_classes(ROOT).items():
+        print(f"{name}: {value}")
     _simulator()
 
 
@@ -503,6 +506,18 @@ def _class_sizes(package: Path) -> list[tuple[int, str]]:
                 count = sum(isinstance(b, ast.FunctionDef | ast.AsyncFunctionDef) for b in node.body)
                 found.append((count, f"{path.relative_to(package).with_suffix('')}.{node.name}".replace("/", ".")))
     return sorted(found, reverse=True)
+
+
+def _large_classes(root: Path) -> dict[str, str]:
+    """The largest classes across trailblaze/ and drivers/ (issue 46), and those over 40 methods."""
+    sizes = sorted(
+        (count, f"{top}.{name}") for top in ("trailblaze", "drivers") for count, name in _class_sizes(root / top)
+    )[::-1]
+    over = [f"{name} {count}" for count, name in sizes if count > 40]
+    return {
+        "largest classes (trailblaze/, drivers/)": ", ".join(f"{name} {count}" for count, name in sizes[:5]),
+        "classes over 40 methods": f"{len(over)} ({', '.join(over) or 'none'})",
+    }
 
 
 def _simulator() -> None:

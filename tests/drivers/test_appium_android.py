@@ -1,4 +1,4 @@
-"""trailblaze's Appium driver through the real Appium server (npm `appium`, pinned in tests/appium) and
+"""trailblaze's Appium driver through the real Appium server (npm `appium`, pinned in tests/data/appium) and
 its real UiAutomator2 driver, on simulated phones behind the simulated adb server: the example trails
 pass unchanged, a mutant that contradicts a verify step fails it, two phones run at once under
 `pytest -n 2`, and every driver method has its effect on the phone. Nothing is monkeypatched: the

@@ -1,5 +1,5 @@
 """The Appium guide's local path, followed as written (issue 48 item 1): its commands, run by a shell in
-a fresh home, start the real Appium server (pinned in tests/appium) and `trailblaze sim android`, its
+a fresh home, start the real Appium server (pinned in tests/data/appium) and `trailblaze sim android`, its
 capabilities file is what the simulator printed, and its replay passes. Before the `ANDROID_HOME` step,
 and without `appium:adbPort`, the refusal names the fix.
 

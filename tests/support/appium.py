@@ -1,6 +1,6 @@
 """Rig for the end-to-end tests that drive the simulated phone through the real Appium server.
 
-- `ensure_appium()`: the pinned Appium 3 + UiAutomator2 driver of `tests/appium` (its
+- `ensure_appium()`: the pinned Appium 3 + UiAutomator2 driver of `tests/data/appium` (its
   package.json / package-lock.json), installed with `npm ci` when `node_modules` is missing (once per
   machine: a file lock keeps pytest-xdist's workers from installing at the same time). With no
   `node` / `npm` on PATH the calling test fails, saying what to install: the suite never skips them.
@@ -39,14 +39,14 @@ from typing import Any
 
 import pytest
 
-from tests.support.paths import TESTS
+from tests.support.paths import DATA
 from tests.support.system_tools import require, require_node
 from trailblaze_sim import create_device
 from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.model import ManualClock
 from trailblaze_sim.server.adb import AndroidSimServer
 
-APPIUM_HOME = TESTS / "appium"
+APPIUM_HOME = DATA / "appium"
 """The folder with the rig's package.json: Appium and its UiAutomator2 driver, pinned."""
 _APPIUM_MAIN = APPIUM_HOME / "node_modules" / "appium" / "index.js"
 _DRIVER = APPIUM_HOME / "node_modules" / "appium-uiautomator2-driver" / "package.json"

@@ -41,18 +41,16 @@ from trailblaze.errors import (
     UsageError,
 )
 from trailblaze.screen.hierarchy import DumpCache, Hierarchy
-from trailblaze_appium._errors import translating
 from trailblaze_appium.connection import Connection
+from trailblaze_appium.session import AppiumSession, SessionMode
 
 if TYPE_CHECKING:
-    from types import TracebackType
 
     from appium.webdriver.webdriver import WebDriver
 
 __all__ = ["SESSION_ENV", "AppiumDriver", "AppiumPlugin"]
 
 SESSION_ENV = "TRAILBLAZE_APPIUM_SESSION"
-SessionMode = Literal["per-trail", "shared"]
 _SESSION_MODES = ("per-trail", "shared")
 _ANDROID_KEYS = {"BACK": 4, "HOME": 3, "ENTER": 66, "BACKSPACE": 67, "TAB": 61}
 _IOS_TYPED = {"ENTER": "\n", "BACKSPACE": "\b", "TAB": "\t"}
@@ -63,96 +61,17 @@ _MAX_DEPTH = 200
 _THREADTIME = re.compile(r"^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\s+(?P<pid>\d+)\s+\d+\s+[VDIWEFA]\s")
 
 
-class AppiumDriver:
+class AppiumDriver(AppiumSession):
     """A device driven through an Appium session. Every method raises `DeviceError` on failure
     (`SessionLost` when the session ended, `DeviceUnsupported` for what the server refuses)."""
 
     def __init__(self, connection: Connection, platform: Literal["android", "ios"], mode: SessionMode) -> None:
-        self._conn = connection
-        self._platform = platform
-        self._mode = mode
-        self._d: WebDriver | None = None
-        self._trails = 0
         self._info: DeviceInfo | None = None
         self._dumps = DumpCache()
-        self._idle: bool | None = None
         self._log: list[str] = []
         self._log_base = 0  # entries of `_log` dropped from the front (marks count from the start)
         self._pids: dict[str, set[int]] = {}
-        self._lost: str | None = None
-        """Why the session ended, when it did (the farm's words), until the next one opens."""
-        self._d = self._new_session()
-
-    def __repr__(self) -> str:
-        return f"<AppiumDriver {self._platform} on {self._conn.display}>"
-
-    @property
-    def connection(self) -> Connection:
-        return self._conn
-
-    @property
-    def session_id(self) -> str | None:
-        return None if self._d is None else str(self._d.session_id)
-
-    # --- sessions (SupportsRemoteSession) ------------------------------------------------------------
-    def _new_session(self, name: str = "trailblaze") -> WebDriver:
-        driver = self._conn.open(name)
-        self._lost = None
-        # `POST /session/:id/keys` types into the focused element in both Appium drivers
-        # (UiAutomator2's `keys`, XCUITest's `/wda/keys`); Selenium 4 dropped it from its table.
-        driver.command_executor.add_command("tbKeys", "POST", "/session/$sessionId/keys")  # type: ignore[no-untyped-call]
-        self._idle = None  # a new session has its own settings
-        return driver
-
-    def _session(self) -> WebDriver:
-        if self._d is None:
-            # Never a new session in the middle of a trail: the app's state went with the old one,
-            # so the trail fails here and the next trail's `begin_trail` opens a new session.
-            raise SessionLost(
-                self._lost or f"the Appium session on {self._conn.display} has ended; the next trail opens a new one"
-            )
-        return self._d
-
-    def _guard(self, what: str) -> Any:
-        return _SessionGuard(self, what)
-
-    def begin_trail(self, name: str) -> None:
-        from trailblaze.common.redact import scrub
-
-        name = scrub(name)  # what goes to a farm is a request: no secret in it
-        self._trails += 1
-        farm = self._conn.farm
-        if self._d is not None and (self._mode == "shared" or self._trails == 1):
-            if farm is not None:
-                script, args = farm.name_script(name)
-                with self._guard("naming the session"):
-                    self._d.execute_script(script, *args)
-            return
-        self._quit()
-        self._d = self._new_session(name)
-
-    def end_trail(self, passed: bool, reason: str | None) -> str | None:
-        farm = self._conn.farm
-        if farm is None or self._d is None:
-            return None
-        from trailblaze.common.redact import scrub
-
-        driver = self._d
-        script, args = farm.status_script(passed, scrub(reason) if reason else reason)
-        with self._guard("marking the session passed" if passed else "marking the session failed"):
-            driver.execute_script(script, *args)
-            page = farm.page_script()
-            details = driver.execute_script(page) if page is not None else None
-        return farm.page_url(str(driver.session_id), self._conn.region, details)
-
-    def _quit(self) -> None:
-        driver, self._d = self._d, None
-        if driver is None:
-            return
-        try:
-            driver.quit()
-        except Exception:  # an ended session cannot be ended again; the next one is what matters
-            pass
+        super().__init__(connection, platform, mode)
 
     # --- observation -----------------------------------------------------------------------------
     @property
@@ -517,42 +436,6 @@ class AppiumDriver:
                 pids.add(int(m[1]))
         mine = [line for line in lines if app_id in line or _pid(line) in pids]
         return AppLog(mine, mark)
-
-    # --- lifecycle ---------------------------------------------------------------------------------
-    def close(self) -> None:
-        self._quit()
-
-    def __enter__(self) -> AppiumDriver:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-
-class _SessionGuard:
-    """`translating`, and a session that ended is forgotten so the next trail opens a new one."""
-
-    def __init__(self, driver: AppiumDriver, what: str) -> None:
-        self._driver = driver
-        self._inner = translating(what, driver.connection.display)
-
-    def __enter__(self) -> None:
-        self._inner.__enter__()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> bool:
-        try:
-            return bool(self._inner.__exit__(exc_type, exc, tb))
-        except SessionLost as lost:
-            self._driver._d = None  # dead: the next trail starts a new session
-            self._driver._lost = lost.message
-            raise
 
 
 def _press(x: float, y: float) -> list[dict[str, Any]]:

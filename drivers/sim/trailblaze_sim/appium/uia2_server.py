@@ -29,7 +29,6 @@ device closes the connection.
 from __future__ import annotations
 
 import base64
-import hashlib
 import io
 import json
 import threading
@@ -41,9 +40,10 @@ from typing import Any
 
 from trailblaze.errors import DeviceError
 from trailblaze_sim.access import loopback_host
-from trailblaze_sim.android.hierarchy import STATUS_BAR_PT, AxNode
+from trailblaze_sim.android.hierarchy import AxNode
 from trailblaze_sim.android.u2 import FOREIGN_HOST_ANSWER, SocketReader, U2Service, read_http_request
 from trailblaze_sim.appium.uia2_actions import ActionsError, Gesture, plan_actions
+from trailblaze_sim.appium.uia2_device import device_routes
 from trailblaze_sim.appium.uia2_errors import Uia2Error
 from trailblaze_sim.appium.uia2_find import InvalidSelector, Locator, find
 from trailblaze_sim.appium.uia2_gestures import gesture_routes
@@ -251,28 +251,17 @@ class Uia2Server:
             ("POST", f"session/{s}/back", self._back),
             ("POST", f"session/{s}/appium/device/press_keycode", self._keycode),
             ("POST", f"session/{s}/appium/device/long_press_keycode", self._keycode),
-            ("POST", f"session/{s}/appium/device/get_clipboard", self._get_clipboard),
-            ("POST", f"session/{s}/appium/device/set_clipboard", self._set_clipboard),
-            ("POST", f"session/{s}/appium/device/open_notifications", self._open_notifications),
-            ("GET", f"session/{s}/window/:windowHandle/size", self._window_size),
-            ("GET", f"session/{s}/appium/device/info", self._device_info),
-            ("GET", f"session/{s}/appium/device/system_bars", self._system_bars),
-            ("GET", f"session/{s}/appium/device/pixel_ratio", lambda p, b: float(self.device.scale)),
-            ("GET", f"session/{s}/appium/device/display_density", lambda p, b: _density(self.device)),
-            ("GET", f"session/{s}/appium/device/battery_info", lambda p, b: {"level": 1.0, "status": 5}),
             ("GET", f"session/{s}/appium/settings", lambda p, b: self.settings.snapshot()),
             ("POST", f"session/{s}/appium/settings", self._update_settings),
             ("POST", f"session/{s}/appium/reset_ax_cache", lambda p, b: None),
-            ("GET", f"session/{s}/orientation", self._orientation),
-            ("POST", f"session/{s}/orientation", self._set_orientation),
-            ("GET", f"session/{s}/rotation", lambda p, b: {"x": 0, "y": 0, "z": self.u2.rotation * 90}),
-            ("GET", f"session/{s}/alert/text", self._alert_text),
-            ("POST", f"session/{s}/alert/accept", lambda p, b: self._alert(b, accept=True)),
-            ("POST", f"session/{s}/alert/dismiss", lambda p, b: self._alert(b, accept=False)),
         ]
         routes += [_Route(m, tuple(path.split("/")), h) for m, path, h in spec]
         routes += [
             _Route("POST", tuple(f"session/{s}/{path}".split("/")), h) for path, h in gesture_routes(self)
+        ]
+        routes += [
+            _Route(m, tuple(f"session/{s}/{path}".split("/")), h)
+            for m, path, h in device_routes(self, self.host.properties)
         ]
         return routes
 
@@ -629,121 +618,6 @@ class Uia2Server:
         self.u2.press("back")
         return None
 
-    def _get_clipboard(self, params: dict[str, str], body: dict[str, Any]) -> Any:
-        kind = body.get("contentType") or "plaintext"
-        if str(kind).upper() != "PLAINTEXT":
-            raise Uia2Error.invalid_argument(
-                f"Only '[PLAINTEXT]' content types are supported. '{kind}' is given instead"
-            )
-        return base64.b64encode(self.device.clipboard.encode("utf-8")).decode("ascii")
-
-    def _set_clipboard(self, params: dict[str, str], body: dict[str, Any]) -> Any:
-        content = body.get("content")
-        if not isinstance(content, str):
-            raise Uia2Error.invalid_argument("'content' is mandatory")
-        kind = body.get("contentType") or "plaintext"
-        if str(kind).upper() != "PLAINTEXT":
-            raise Uia2Error.invalid_argument(
-                f"Only '[PLAINTEXT]' content types are supported. '{kind}' is given instead"
-            )
-        try:
-            self.device.clipboard = base64.b64decode(content).decode("utf-8")
-        except ValueError as exc:
-            raise Uia2Error.invalid_argument(f"bad base-64: {exc}") from exc
-        return None
-
-    def _open_notifications(self, params: dict[str, str], body: dict[str, Any]) -> Any:
-        self.rpc("openNotification")
-        return None
-
-    # --- device ---------------------------------------------------------------------------------
-
-    def _window_size(self, params: dict[str, str], body: dict[str, Any]) -> Any:
-        display = self.screen().display
-        return {"width": display.width, "height": display.height}
-
-    def _system_bars(self, params: dict[str, str], body: dict[str, Any]) -> Any:
-        return {"statusBar": int(round(STATUS_BAR_PT * self.device.scale))}
-
-    def _device_info(self, params: dict[str, str], body: dict[str, Any]) -> Any:
-        props = self.host.properties()
-        d = self.device
-        width, height = int(round(d.screen_width * d.scale)), int(round(d.screen_height * d.scale))
-        return {
-            "androidId": hashlib.sha1(d.serial.encode()).hexdigest()[:16],
-            "manufacturer": props.get("ro.product.manufacturer", "Google"),
-            "model": props.get("ro.product.model", d.model),
-            "brand": props.get("ro.product.brand", "google"),
-            "apiVersion": props.get("ro.build.version.sdk", "34"),
-            "platformVersion": props.get("ro.build.version.release", "14"),
-            "carrierName": props.get("gsm.operator.alpha", ""),
-            "realDisplaySize": f"{width}x{height}",
-            "displayDensity": _density(d),
-            "networks": [
-                {
-                    "type": 1,
-                    "typeName": "WIFI",
-                    "subtype": 0,
-                    "subtypeName": "",
-                    "isConnected": True,
-                    "detailedState": "CONNECTED",
-                    "state": "CONNECTED",
-                    "extraInfo": None,
-                    "isAvailable": True,
-                    "isFailover": False,
-                    "isRoaming": False,
-                    "capabilities": {
-                        "transportTypes": "TRANSPORT_WIFI",
-                        "networkCapabilities": "NET_CAPABILITY_INTERNET,NET_CAPABILITY_VALIDATED",
-                        "linkUpstreamBandwidthKbps": 1048576,
-                        "linkDownBandwidthKbps": 1048576,
-                        "signalStrength": -50,
-                        "SSID": None,
-                    },
-                }
-            ],
-            "locale": props.get("ro.product.locale", "en-US").replace("-", "_"),
-            "timeZone": props.get("persist.sys.timezone", "UTC"),
-            "bluetooth": {"state": "OFF"},
-        }
-
-    def _orientation(self, params: dict[str, str], body: dict[str, Any]) -> Any:
-        return "LANDSCAPE" if self.u2.rotation % 2 else "PORTRAIT"
-
-    def _set_orientation(self, params: dict[str, str], body: dict[str, Any]) -> Any:
-        wanted = str(body.get("orientation", "")).upper()
-        if wanted not in ("PORTRAIT", "LANDSCAPE"):
-            raise Uia2Error.invalid_argument(
-                f"Orientation '{wanted}' is not supported. Use PORTRAIT or LANDSCAPE"
-            )
-        self.rpc("setOrientation", "natural" if wanted == "PORTRAIT" else "left")
-        if self._orientation(params, body) != wanted:
-            raise Uia2Error.invalid_element_state(
-                f"Screen rotation cannot be changed to {wanted} after 2000ms. Is it locked programmatically?"
-            )
-        return wanted
-
-    def _alert_text(self, params: dict[str, str], body: dict[str, Any]) -> Any:
-        alert = self.device.alert()
-        if alert is None:
-            raise Uia2Error.no_such_alert()
-        return alert.text
-
-    def _alert(self, body: dict[str, Any], *, accept: bool) -> Any:
-        alert = self.device.alert()
-        if alert is None or not alert.buttons:
-            raise Uia2Error.no_such_alert()
-        wanted = body.get("buttonLabel")
-        label = (
-            wanted
-            if isinstance(wanted, str) and wanted
-            else (alert.buttons[-1] if accept else alert.buttons[0])
-        )
-        if label not in alert.buttons:
-            raise Uia2Error.invalid_element_state(f"There is no alert button labeled '{label}'")
-        self.device.alert_press(label)
-        return None
-
 
 def _sections(path: str) -> list[str]:
     path = path.split("?", 1)[0]
@@ -784,10 +658,6 @@ def _location(node: AxNode) -> dict[str, int]:
 
 def _signature(screen: Screen) -> list[tuple[str, str, tuple[int, int, int, int]]]:
     return [(n.text, n.content_desc, n.bounds) for r in screen.roots() for n in r.node.walk()]
-
-
-def _density(device: SimDevice) -> int:
-    return int(round(160 * device.scale))
 
 
 def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:

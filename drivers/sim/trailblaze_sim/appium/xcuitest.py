@@ -1,9 +1,9 @@
 """What an Appium client sees through the XCUITest driver, answered by the simulated WebDriverAgent.
 
 Appium's appium-xcuitest-driver is mostly a proxy in front of WebDriverAgent: W3C routes go to WDA
-unchanged and its `mobile:` execute methods are mapped onto WDA routes. This module registers, into
-`ios.wda`'s route table, what that driver answers itself or translates, so that an unmodified
-Appium client (Appium-Python-Client, `webdriver.Remote(url, options=XCUITestOptions())`) can talk to
+unchanged and its `mobile:` execute methods are mapped onto WDA routes. `XcuitestSimServer` is a WDA
+server whose route table (`ROUTES`) starts from a copy of WDA's and wraps or adds what that driver
+answers itself or translates, so that an unmodified Appium client (Appium-Python-Client, `webdriver.Remote(url, options=XCUITestOptions())`) can talk to
 the simulator as if it were an Appium server with the XCUITest driver on an iOS Simulator:
 
 - `POST /session` with W3C capabilities that carry `platformName` or `appium:`-prefixed keys is an
@@ -37,7 +37,7 @@ the simulator as if it were an Appium server with the XCUITest driver on an iOS 
 
 Routes only the driver has (execute, logs, back, timeouts, `DELETE /actions`, the legacy `/keys` and
 clipboard routes) answer WDA's `unknown command` outside an Appium session; a facebook-wda session
-sees `ios.wda` as before. What the simulator does not model is said next to the code that stops
+sees WDA's own answers. What the simulator does not model is said next to the code that stops
 short of it.
 """
 
@@ -63,26 +63,35 @@ from trailblaze_sim.device.log import DeviceLog, LogEntry
 from trailblaze_sim.faults import RequestKind
 from trailblaze_sim.ios.source import SPRINGBOARD
 from trailblaze_sim.ios.wda import (
-    _ELEMENT_KEY,
-    _OS_VERSION,
-    _ROUTES,
+    ELEMENT_KEY,
+    OS_VERSION,
+    WDA_ROUTES,
+    Handler,
+    Req,
+    WdaError,
     WdaSimServer,
-    _bad_arg,
-    _Handler,
-    _match,
-    _on_screen,
-    _Req,
-    _Route,
-    _route,
-    _type,
-    _unknown_bundle,
-    _WdaError,
+    bad_arg,
+    on_screen,
+    type_text,
+    unknown_bundle,
 )
 from trailblaze_sim.model import SteppedClock, deep_link_app
 
-__all__: list[str] = []
+__all__ = ["ROUTES", "XcuitestSimServer"]
 
-_W3C_ELEMENT_KEYS = (_ELEMENT_KEY, "ELEMENT")
+_W3C_ELEMENT_KEYS = (ELEMENT_KEY, "ELEMENT")
+
+ROUTES = WDA_ROUTES.copy()
+"""WDA's routes with the XCUITest driver's in front: the ones it wraps and the ones only it answers
+(registered below into this copy; WDA's own table stays as it is)."""
+
+
+class XcuitestSimServer(WdaSimServer):
+    """The simulated WebDriverAgent behind Appium's XCUITest driver: a facebook-wda client sees WDA,
+    an Appium client (W3C capabilities with `platformName` / `appium:` keys) the driver."""
+
+    routes = ROUTES
+
 
 # --- per-server Appium state -------------------------------------------------------------------
 
@@ -153,52 +162,46 @@ def _require_runnable(s: WdaSimServer, bundle: str) -> None:
     if bundle in st.extra:
         raise _unknown(f"{bundle} is installed, but the simulator cannot run it: only the app spec has a UI")
     if bundle in st.removed:
-        raise _unknown_bundle(bundle)
+        raise unknown_bundle(bundle)
 
 
 # --- route table hooks -------------------------------------------------------------------------
 
 
-def _override(method: str, path: str) -> Callable[[Callable[[_Handler, WdaSimServer, _Req], Any]], None]:
-    """Wrap the handler `ios.wda` registered for `method path`; the wrapper gets the original first."""
-    parts = tuple(p for p in path.split("/") if p)
+def _override(method: str, path: str) -> Callable[[Callable[[Handler, WdaSimServer, Req], Any]], None]:
+    """Wrap the handler WDA answers `method path` with, in this server's table; the wrapper gets it first."""
 
-    def deco(wrapper: Callable[[_Handler, WdaSimServer, _Req], Any]) -> None:
-        routes = _ROUTES[(method, len(parts))]
-        i = next((i for i, r in enumerate(routes) if r.parts == parts), None)
-        if i is None:
-            raise LookupError(f"ios.wda has no route {method} {path} to wrap")
-        original, kind = routes[i].handler, routes[i].kind
-        routes[i] = _Route(method, parts, lambda s, req: wrapper(original, s, req), kind)
+    def deco(wrapper: Callable[[Handler, WdaSimServer, Req], Any]) -> None:
+        ROUTES.wrap(method, path, wrapper)
 
     return deco
 
 
-def _driver_route(method: str, path: str, kind: RequestKind = "other") -> Callable[[_Handler], _Handler]:
+def _driver_route(method: str, path: str, kind: RequestKind = "other") -> Callable[[Handler], Handler]:
     """A route the XCUITest driver answers itself: WDA has none, so outside an Appium session it is
     WDA's unknown command."""
 
-    def deco(fn: _Handler) -> _Handler:
-        def handler(s: WdaSimServer, req: _Req) -> Any:
+    def deco(fn: Handler) -> Handler:
+        def handler(s: WdaSimServer, req: Req) -> Any:
             if _session(s) is None:
-                raise _WdaError(404, "unknown command",
+                raise WdaError(404, "unknown command",
                                 f"Unhandled endpoint: {req.path} -- http://{urlsplit(s.url).hostname}/")
             return fn(s, req)
 
-        _route(method, path, kind)(handler)
+        ROUTES.route(method, path, kind)(handler)
         return fn
 
     return deco
 
 
-def _proxy(s: WdaSimServer, req: _Req, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+def _proxy(s: WdaSimServer, req: Req, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
     """What the driver's `proxyCommand` does: one WDA request (None values dropped, as JSON.stringify does)."""
     split = urlsplit(path)
     segs = [p for p in split.path.split("/") if p]
-    route, params = _match(method, segs)
+    route, params = s.routes.match(method, segs)
     if route is None:
-        raise _WdaError(404, "unknown command", f"Unhandled endpoint: /{split.path.strip('/')}")
-    sub = _Req(
+        raise WdaError(404, "unknown command", f"Unhandled endpoint: /{split.path.strip('/')}")
+    sub = Req(
         method=method,
         path="/" + split.path.strip("/"),
         params=params,
@@ -210,16 +213,16 @@ def _proxy(s: WdaSimServer, req: _Req, method: str, path: str, body: dict[str, A
     return route.handler(s, sub)
 
 
-def _invalid(message: str) -> _WdaError:
-    return _WdaError(400, "invalid argument", message)
+def _invalid(message: str) -> WdaError:
+    return WdaError(400, "invalid argument", message)
 
 
-def _unknown(message: str) -> _WdaError:
+def _unknown(message: str) -> WdaError:
     # Appium turns a plain `Error` thrown by the driver into this.
-    return _WdaError(500, "unknown error", message)
+    return WdaError(500, "unknown error", message)
 
 
-def _missing_params(required: tuple[str, ...], optional: tuple[str, ...], given: list[str]) -> _WdaError:
+def _missing_params(required: tuple[str, ...], optional: tuple[str, ...], given: list[str]) -> WdaError:
     # Appium base driver's BadParametersError wording.
     missing = [p for p in required if p not in given]
     lines = [f"The following required parameter{' is' if len(missing) == 1 else 's are'} missing: "
@@ -232,7 +235,7 @@ def _missing_params(required: tuple[str, ...], optional: tuple[str, ...], given:
     return _invalid("\n".join(lines))
 
 
-def _require_body(req: _Req, *names: str) -> None:
+def _require_body(req: Req, *names: str) -> None:
     if any(n not in req.body for n in names):
         raise _missing_params(names, (), list(req.body))
 
@@ -342,7 +345,7 @@ def _end_session(s: WdaSimServer) -> None:
 
 
 @_override("POST", "session")
-def _new_session(original: _Handler, s: WdaSimServer, req: _Req) -> Any:
+def _new_session(original: Handler, s: WdaSimServer, req: Req) -> Any:
     candidates = _w3c_caps(req.body)
     if candidates is None:
         _end_session(s)  # WDA kills the session in place before it creates the next one
@@ -399,7 +402,7 @@ def _new_session(original: _Handler, s: WdaSimServer, req: _Req) -> Any:
         wda_caps["defaultAlertAction"] = "accept"
     elif caps.get("autoDismissAlerts") is True:
         wda_caps["defaultAlertAction"] = "dismiss"
-    wda_req = _Req(method="POST", path=req.path, params={}, body={"capabilities": {"firstMatch": [wda_caps],
+    wda_req = Req(method="POST", path=req.path, params={}, body={"capabilities": {"firstMatch": [wda_caps],
                                                                                    "alwaysMatch": {}}},
                    query={}, snapshot_fn=req.snapshot_fn, empty_dump=req.empty_dump)
     # Only a request that got this far reaches WDA, which kills the session in place first.
@@ -409,7 +412,7 @@ def _new_session(original: _Handler, s: WdaSimServer, req: _Req) -> Any:
     link = caps.get("initialDeeplinkUrl")
     if isinstance(link, str) and link:
         _proxy(s, req, "POST", "url", {"url": link, "bundleId": launch})
-    out = {**_DEFAULT_SERVER_CAPS, **caps, "udid": d.serial, "platformVersion": _OS_VERSION}
+    out = {**_DEFAULT_SERVER_CAPS, **caps, "udid": d.serial, "platformVersion": OS_VERSION}
     safari = frozenset(name for name, cap in (("safariConsole", "showSafariConsoleLog"),
                                               ("safariNetwork", "showSafariNetworkLog"))
                        if isinstance(caps.get(cap), bool))
@@ -421,7 +424,7 @@ def _new_session(original: _Handler, s: WdaSimServer, req: _Req) -> Any:
 
 
 @_override("GET", ":session")
-def _session_info(original: _Handler, s: WdaSimServer, req: _Req) -> Any:
+def _session_info(original: Handler, s: WdaSimServer, req: Req) -> Any:
     session = _session(s)
     if session is None:
         return original(s, req)
@@ -430,18 +433,18 @@ def _session_info(original: _Handler, s: WdaSimServer, req: _Req) -> Any:
 
 
 @_override("DELETE", ":session")
-def _delete_session(original: _Handler, s: WdaSimServer, req: _Req) -> Any:
+def _delete_session(original: Handler, s: WdaSimServer, req: Req) -> Any:
     _end_session(s)
     return original(s, req)
 
 
 @_driver_route("GET", "timeouts")
-def _get_timeouts(s: WdaSimServer, req: _Req) -> Any:
+def _get_timeouts(s: WdaSimServer, req: Req) -> Any:
     return dict(_current(s).timeouts)
 
 
 @_driver_route("POST", "timeouts")
-def _set_timeouts(s: WdaSimServer, req: _Req) -> Any:
+def _set_timeouts(s: WdaSimServer, req: Req) -> Any:
     # Stored and answered; the simulator's finds never wait, whatever `implicit` says.
     session = _current(s)
     for key in ("implicit", "pageLoad", "script"):
@@ -474,7 +477,7 @@ def _xcuitest_locator(body: dict[str, Any]) -> dict[str, Any]:
 
 def _find_override(path: str) -> None:
     @_override("POST", path)
-    def _find(original: _Handler, s: WdaSimServer, req: _Req) -> Any:
+    def _find(original: Handler, s: WdaSimServer, req: Req) -> Any:
         if _session(s) is not None:
             req.body = _xcuitest_locator(req.body)
         return original(s, req)
@@ -488,7 +491,7 @@ for _path in ("element", "elements", "element/:id/element", "element/:id/element
 
 
 @_override("GET", "source")
-def _source(original: _Handler, s: WdaSimServer, req: _Req) -> Any:
+def _source(original: Handler, s: WdaSimServer, req: Req) -> Any:
     if _session(s) is not None and not req.query:
         # The driver's getPageSource: `GET /source?format=xml&scope=AppiumAUT`.
         req.query = {"format": "xml", "scope": "AppiumAUT"}
@@ -541,9 +544,9 @@ def _describe(item: dict[str, Any]) -> str:
     return json.dumps(item, ensure_ascii=False)
 
 
-def _synth_error(message: str) -> _WdaError:
+def _synth_error(message: str) -> WdaError:
     # WDA's `handlePerformW3CTouchActions` answers every synthesis failure as an unknown error.
-    return _WdaError(500, "unknown error", message)
+    return WdaError(500, "unknown error", message)
 
 
 def _duration_of(item: dict[str, Any], default: float | None) -> float:
@@ -575,7 +578,7 @@ def _element_ref(value: Any) -> str | None:
     return value if isinstance(value, str) and value not in ("viewport", "pointer") else None
 
 
-def _move_target(s: WdaSimServer, req: _Req, item: dict[str, Any],
+def _move_target(s: WdaSimServer, req: Req, item: dict[str, Any],
                  current: tuple[float, float] | None) -> tuple[float, float]:
     origin = item.get("origin", "viewport")
     x, y = _coordinate(item, "x"), _coordinate(item, "y")
@@ -602,7 +605,7 @@ def _move_target(s: WdaSimServer, req: _Req, item: dict[str, Any],
     return cx + (x or 0.0), cy + (y or 0.0)
 
 
-def _pointer_chain(s: WdaSimServer, req: _Req, sid: str, index: int,
+def _pointer_chain(s: WdaSimServer, req: Req, sid: str, index: int,
                    items: list[dict[str, Any]]) -> list[_Touch]:
     offset = 0.0
     pos: tuple[float, float] | None = None
@@ -767,7 +770,7 @@ def _pinch_pairs(touches: list[_Touch]) -> list[tuple[_Touch, _Touch]]:
     return pairs
 
 
-def _perform(s: WdaSimServer, req: _Req, sources: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
+def _perform(s: WdaSimServer, req: Req, sources: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
     touches: list[_Touch] = []
     typing: list[tuple[float, str]] = []
     for index, (sid, kind, items) in enumerate(sources):
@@ -800,8 +803,8 @@ def _perform(s: WdaSimServer, req: _Req, sources: list[tuple[str, str, list[dict
             # From where the finger started moving to where it ended, for as long as it moved.
             first = next(i for i, (_, x, y) in enumerate(t.points) if (x, y) != (x0, y0))
             seconds = max(t.points[-1][0] - t.points[first - 1][0], 0.05)
-            fx, fy = _on_screen(s, x0, y0)
-            tx, ty = _on_screen(s, t.points[-1][1], t.points[-1][2])
+            fx, fy = on_screen(s, x0, y0)
+            tx, ty = on_screen(s, t.points[-1][1], t.points[-1][2])
             add(t.lifted, functools.partial(d.swipe, fx, fy, tx, ty, seconds))
         elif t.lifted - t0 >= _LONG_PRESS_S:
             add(t0 + _LONG_PRESS_S, functools.partial(d.long_press, x0, y0, t.lifted - t0))
@@ -822,7 +825,7 @@ def _perform(s: WdaSimServer, req: _Req, sources: list[tuple[str, str, list[dict
     for at, text in typing:
         if text:
             # The Simulator's keyboard has no escape key: XCTest types nothing for it.
-            add(at, functools.partial(_type, s, text.replace("\x1b", "")))
+            add(at, functools.partial(type_text, s, text.replace("\x1b", "")))
     # The gesture takes its time between the device events, not before them: a device whose clock
     # steps with its own waits sees two taps a second apart as two taps, not a double tap.
     clock = getattr(d, "clock", None)
@@ -842,20 +845,20 @@ def _perform(s: WdaSimServer, req: _Req, sources: list[tuple[str, str, list[dict
     elapse(end)
 
 
-@_route("POST", "actions", "action")
-def _actions(s: WdaSimServer, req: _Req) -> Any:
+@ROUTES.route("POST", "actions", "action")
+def _actions(s: WdaSimServer, req: Req) -> Any:
     _require_body(req, "actions")
     _perform(s, req, _preprocess(req.body["actions"], driver=_session(s) is not None))
     return None
 
 
 @_driver_route("DELETE", "actions")
-def _release_actions(s: WdaSimServer, req: _Req) -> Any:
+def _release_actions(s: WdaSimServer, req: Req) -> Any:
     return None  # the XCUITest driver: "On this platform, releaseActions is a no-op"
 
 
 @_driver_route("POST", "keys", "action")
-def _legacy_keys(s: WdaSimServer, req: _Req) -> Any:
+def _legacy_keys(s: WdaSimServer, req: Req) -> Any:
     _require_body(req, "value")
     value = req.body["value"]
     if isinstance(value, int | float) and not isinstance(value, bool):
@@ -867,7 +870,7 @@ def _legacy_keys(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_driver_route("POST", "back", "action")
-def _back(s: WdaSimServer, req: _Req) -> Any:
+def _back(s: WdaSimServer, req: Req) -> Any:
     snap = req.snapshot
     bar = next((e for e in snap.flat if e.type == "XCUIElementTypeNavigationBar"), None)
     if bar is None:
@@ -901,11 +904,11 @@ def _syslog_line(s: WdaSimServer, entry: LogEntry, day: datetime.date) -> tuple[
     return line, int(when.timestamp() * 1000)
 
 
-def _log_types(s: WdaSimServer, req: _Req) -> Any:
+def _log_types(s: WdaSimServer, req: Req) -> Any:
     return list(_LOG_TYPES)
 
 
-def _get_log(s: WdaSimServer, req: _Req) -> Any:
+def _get_log(s: WdaSimServer, req: Req) -> Any:
     _require_body(req, "type")
     kind = req.body["type"]
     session = _current(s)
@@ -954,12 +957,12 @@ for _prefix in ("se/", ""):
 
 
 @_driver_route("POST", "appium/device/get_clipboard")
-def _legacy_get_clipboard(s: WdaSimServer, req: _Req) -> Any:
+def _legacy_get_clipboard(s: WdaSimServer, req: Req) -> Any:
     return _proxy(s, req, "POST", "wda/getPasteboard", {"contentType": req.body.get("contentType")})
 
 
 @_driver_route("POST", "appium/device/set_clipboard", "action")
-def _legacy_set_clipboard(s: WdaSimServer, req: _Req) -> Any:
+def _legacy_set_clipboard(s: WdaSimServer, req: Req) -> Any:
     _require_body(req, "content")
     return _proxy(s, req, "POST", "wda/setPasteboard", {"content": req.body["content"],
                                                         "contentType": req.body.get("contentType")})
@@ -967,7 +970,7 @@ def _legacy_set_clipboard(s: WdaSimServer, req: _Req) -> Any:
 
 # --- execute -----------------------------------------------------------------------------------
 
-_MethodFn = Callable[[WdaSimServer, _Req, dict[str, Any]], Any]
+_MethodFn = Callable[[WdaSimServer, Req, dict[str, Any]], Any]
 
 
 @dataclass(frozen=True)
@@ -1035,7 +1038,7 @@ def _execute_args(method: _Method, raw: Any) -> dict[str, Any]:
     return out
 
 
-def _execute(s: WdaSimServer, req: _Req) -> Any:
+def _execute(s: WdaSimServer, req: Req) -> Any:
     _require_body(req, "script", "args")
     script = req.body["script"]
     if not isinstance(script, str):
@@ -1044,9 +1047,9 @@ def _execute(s: WdaSimServer, req: _Req) -> Any:
     method = _METHODS.get(name)
     if method is None:
         if name in _XCUITEST_METHODS:
-            raise _WdaError(500, "unsupported operation",
+            raise WdaError(500, "unsupported operation",
                             f"The simulated WebDriverAgent does not model '{name}' of the XCUITest driver")
-        raise _WdaError(405, "unknown method", "Method is not implemented")
+        raise WdaError(405, "unknown method", "Method is not implemented")
     return method.fn(s, req, _execute_args(method, req.body["args"]))
 
 
@@ -1055,8 +1058,8 @@ for _path in ("execute/sync", "execute"):
 
 
 @_driver_route("POST", "execute/async")
-def _execute_async(s: WdaSimServer, req: _Req) -> Any:
-    raise _WdaError(405, "unknown method", "Method is not implemented")  # web contexts only
+def _execute_async(s: WdaSimServer, req: Req) -> Any:
+    raise WdaError(405, "unknown method", "Method is not implemented")  # web contexts only
 
 
 def _number(args: dict[str, Any], key: str) -> float | None:
@@ -1074,7 +1077,7 @@ def _number(args: dict[str, Any], key: str) -> float | None:
 def _bundle(args: dict[str, Any]) -> str:
     bundle = args.get("bundleId")
     if not isinstance(bundle, str) or not bundle:
-        raise _bad_arg(f"'bundleId' must be a non-empty string, got {bundle!r}")
+        raise bad_arg(f"'bundleId' must be a non-empty string, got {bundle!r}")
     return bundle
 
 
@@ -1082,14 +1085,14 @@ def _bundle(args: dict[str, Any]) -> str:
 
 
 @_method("activateApp", ("bundleId",))
-def _activate_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _activate_app(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     bundle = _bundle(args)
     _require_runnable(s, bundle)
     return _proxy(s, req, "POST", "wda/apps/activate", {"bundleId": bundle})
 
 
 @_method("launchApp", ("bundleId",), ("arguments", "environment"))
-def _launch_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _launch_app(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     bundle = _bundle(args)
     _require_runnable(s, bundle)
     launch_args = args.get("arguments")
@@ -1101,7 +1104,7 @@ def _launch_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("terminateApp", ("bundleId",))
-def _terminate_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _terminate_app(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     bundle = _bundle(args)
     if not _installed(s, bundle) or bundle in _state(s).extra:
         return False
@@ -1109,7 +1112,7 @@ def _terminate_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("queryAppState", ("bundleId",))
-def _query_app_state(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _query_app_state(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     bundle = _bundle(args)
     if not _installed(s, bundle) or bundle in _state(s).extra:
         return 1  # XCUIApplicationStateNotRunning, what WDA answers for a bundle it cannot run
@@ -1117,7 +1120,7 @@ def _query_app_state(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("isAppInstalled", ("bundleId",))
-def _is_app_installed(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _is_app_installed(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _installed(s, _bundle(args))
 
 
@@ -1154,16 +1157,16 @@ def _install(s: WdaSimServer, app: str) -> str:
 
 
 @_method("installApp", ("app",), ("timeoutMs", "checkVersion"))
-def _install_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _install_app(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     app = args.get("app")
     if not isinstance(app, str) or not app:
-        raise _bad_arg(f"'app' must be a path to an .app, .ipa or .zip, got {app!r}")
+        raise bad_arg(f"'app' must be a path to an .app, .ipa or .zip, got {app!r}")
     _install(s, app)
     return None
 
 
 @_method("removeApp", ("bundleId",))
-def _remove_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _remove_app(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     bundle = _bundle(args)
     st = _state(s)
     if bundle in st.extra:
@@ -1178,7 +1181,7 @@ def _remove_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("clearApp", ("bundleId",))
-def _clear_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _clear_app(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     bundle = _bundle(args)
     if not _installed(s, bundle):
         raise _unknown(f"Could not find the data container of '{bundle}': the application is not installed")
@@ -1191,22 +1194,22 @@ def _clear_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("killApp", ("bundleId",))
-def _kill_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _kill_app(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     raise _unknown("Killing app can only be performed on a real device")
 
 
 @_method("listApps", (), ("applicationType", "returnAttributes"))
-def _list_apps(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _list_apps(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     raise _unknown("Listing apps can only be performed on a real device")
 
 
 @_method("activeAppInfo")
-def _active_app_info(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _active_app_info(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _proxy(s, req, "GET", "wda/activeAppInfo")
 
 
 @_method("backgroundApp", (), ("seconds",))
-def _background_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _background_app(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     seconds = args.get("seconds")
     if seconds is None:
         return _proxy(s, req, "POST", "wda/homescreen")
@@ -1219,12 +1222,12 @@ def _background_app(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("deepLink", ("url",), ("bundleId",))
-def _deep_link(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _deep_link(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     url, bundle = args.get("url"), args.get("bundleId")
     target = bundle if isinstance(bundle, str) else (deep_link_app(s.device, url) if isinstance(url, str) else None)
     if target is not None and target in _state(s).removed:
         if isinstance(bundle, str):
-            raise _unknown_bundle(bundle)
+            raise unknown_bundle(bundle)
         raise _unknown(f"Failed to open url {url}: the URL cannot be opened")
     return _proxy(s, req, "POST", "url", {"url": url, "bundleId": bundle})
 
@@ -1232,18 +1235,18 @@ def _deep_link(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 # keyboard and buttons
 
 
-def _keyboard_shown(req: _Req) -> bool:
+def _keyboard_shown(req: Req) -> bool:
     # The driver looks for an element of class XCUIElementTypeKeyboard.
     return any(e.type == "XCUIElementTypeKeyboard" for e in req.snapshot.flat)
 
 
 @_method("isKeyboardShown")
-def _is_keyboard_shown(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _is_keyboard_shown(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _keyboard_shown(req)
 
 
 @_method("hideKeyboard", (), ("keys",))
-def _hide_keyboard(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _hide_keyboard(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     # WDA returns at once when no keyboard shows; otherwise it taps a key named in `keyNames` (the
     # driver always adds "done"): the simulated keyboard's return key answers to it.
     if _keyboard_shown(req):
@@ -1254,7 +1257,7 @@ def _hide_keyboard(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("pressButton", ("name",), ("durationSeconds",))
-def _press_button(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _press_button(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     name, duration = args.get("name"), args.get("durationSeconds")
     if not name:
         raise _invalid("Button name is mandatory")
@@ -1264,7 +1267,7 @@ def _press_button(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("lock", (), ("seconds",))
-def _lock(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _lock(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     _proxy(s, req, "POST", "wda/lock")
     seconds = _number(args, "seconds")
     if seconds is not None and seconds > 0:
@@ -1274,17 +1277,17 @@ def _lock(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("unlock")
-def _unlock(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _unlock(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _proxy(s, req, "POST", "wda/unlock")
 
 
 @_method("isLocked")
-def _is_locked(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _is_locked(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _proxy(s, req, "GET", "wda/locked")
 
 
 @_method("alert", ("action",), ("buttonLabel",))
-def _alert(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _alert(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     action, label = args.get("action"), args.get("buttonLabel")
     if action == "getButtons":
         return _proxy(s, req, "GET", "wda/alert/buttons")
@@ -1323,7 +1326,7 @@ def _encode(data: bytes, enc: str) -> str:
 
 
 @_method("setPasteboard", ("content",), ("encoding",))
-def _set_pasteboard(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _set_pasteboard(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     # `simctl pbcopy`: the content is text in `encoding`, not base64 as WDA's own route takes it.
     content = args.get("content")
     if not isinstance(content, str):
@@ -1336,19 +1339,19 @@ def _set_pasteboard(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("getPasteboard", (), ("encoding",))
-def _get_pasteboard(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _get_pasteboard(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _encode(s.device.clipboard.encode("utf-8"), _encoding(args))
 
 
 @_method("getClipboard", (), ("contentType", "mode"))
-def _get_clipboard(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _get_clipboard(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     if args.get("mode") == "xpc":
         raise _unknown("Getting clipboard content can only be performed on a real device")
     return _proxy(s, req, "POST", "wda/getPasteboard", {"contentType": args.get("contentType")})
 
 
 @_method("setClipboard", ("content",), ("contentType", "mode"))
-def _set_clipboard(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _set_clipboard(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     if args.get("mode") == "xpc":
         raise _unknown("Setting clipboard content can only be performed on a real device")
     return _proxy(s, req, "POST", "wda/setPasteboard", {"content": args.get("content"),
@@ -1359,12 +1362,12 @@ def _set_clipboard(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("deviceInfo")
-def _device_info(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _device_info(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _proxy(s, req, "GET", "wda/device/info")
 
 
 @_method("deviceScreenInfo")
-def _screen_info(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _screen_info(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _proxy(s, req, "GET", "wda/screen")
 
 
@@ -1394,7 +1397,7 @@ def _dayjs(now: datetime.datetime, fmt: str) -> str:
 
 
 @_method("getDeviceTime", (), ("format",))
-def _device_time(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _device_time(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     # On a Simulator the driver assumes the host's time (a status-bar override such as 9:41 is only
     # what the screen shows).
     fmt = args.get("format")
@@ -1402,7 +1405,7 @@ def _device_time(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("source", (), ("format", "excludedAttributes"))
-def _mobile_source(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _mobile_source(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     query = {"format": str(args.get("format") or "xml"), "scope": "AppiumAUT"}
     if args.get("excludedAttributes"):
         query["excluded_attributes"] = str(args["excludedAttributes"])
@@ -1418,32 +1421,32 @@ def _element_path(args: dict[str, Any], element: str, plain: str) -> str:
 
 
 @_method("tap", ("x", "y"), ("elementId",))
-def _mobile_tap(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _mobile_tap(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _proxy(s, req, "POST", _element_path(args, "wda/element/{}/tap", "wda/tap"),
                   {"x": args.get("x"), "y": args.get("y")})
 
 
 @_method("doubleTap", (), ("elementId", "x", "y"))
-def _mobile_double_tap(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _mobile_double_tap(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _proxy(s, req, "POST", _element_path(args, "wda/element/{}/doubleTap", "wda/doubleTap"),
                   {"x": args.get("x"), "y": args.get("y")})
 
 
 @_method("touchAndHold", ("duration",), ("x", "y", "elementId"))
-def _mobile_touch_and_hold(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _mobile_touch_and_hold(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _proxy(s, req, "POST", _element_path(args, "wda/element/{}/touchAndHold", "wda/touchAndHold"),
                   {"duration": _number(args, "duration"), "x": args.get("x"), "y": args.get("y")})
 
 
 @_method("dragFromToForDuration", ("duration", "fromX", "fromY", "toX", "toY"), ("elementId",))
-def _mobile_drag(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _mobile_drag(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     body = {k: _number(args, k) for k in ("duration", "fromX", "fromY", "toX", "toY")}
     return _proxy(s, req, "POST", _element_path(args, "wda/element/{}/dragfromtoforduration",
                                                  "wda/dragfromtoforduration"), body)
 
 
 @_method("swipe", ("direction",), ("velocity", "elementId"))
-def _mobile_swipe(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _mobile_swipe(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     direction = args.get("direction")
     if str(direction).lower() not in ("up", "down", "left", "right"):
         raise _invalid("'direction' must be one of: up,down,left,right")
@@ -1452,7 +1455,7 @@ def _mobile_swipe(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("scroll", (), ("name", "direction", "predicateString", "toVisible", "distance", "elementId"))
-def _mobile_scroll(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _mobile_scroll(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     params: dict[str, Any] = {}
     if args.get("name"):
         params["name"] = args["name"]
@@ -1471,6 +1474,6 @@ def _mobile_scroll(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
 
 
 @_method("pinch", ("scale", "velocity"), ("elementId",))
-def _mobile_pinch(s: WdaSimServer, req: _Req, args: dict[str, Any]) -> Any:
+def _mobile_pinch(s: WdaSimServer, req: Req, args: dict[str, Any]) -> Any:
     return _proxy(s, req, "POST", _element_path(args, "wda/element/{}/pinch", "wda/pinch"),
                   {"scale": _number(args, "scale"), "velocity": _number(args, "velocity")})

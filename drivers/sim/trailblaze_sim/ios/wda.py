@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 from trailblaze.errors import DeviceError
@@ -36,10 +36,13 @@ from trailblaze_sim.ios.source import SPRINGBOARD, IosElement, Snapshot, build_s
 from trailblaze_sim.ios.wda_settings import SettingsError, default_settings, update_settings
 from trailblaze_sim.model import Frame, Key, SimDevice, deep_link_app, wait_until_still
 
-__all__ = ["WdaSimServer"]
+__all__ = [
+    "ELEMENT_KEY", "OS_VERSION", "WDA_ROUTES", "Handler", "Req", "Route", "RouteTable", "WdaError", "WdaSimServer",
+    "bad_arg", "on_screen", "type_text", "unknown_bundle",
+]
 
-_ELEMENT_KEY = "element-6066-11e4-a52e-4f735466cecf"
-_OS_VERSION = "17.4"
+ELEMENT_KEY = "element-6066-11e4-a52e-4f735466cecf"
+OS_VERSION = "17.4"
 _KEYBOARD_MISSING = (
     'Error Domain=com.facebook.WebDriverAgent Code=1 "The on-screen keyboard must be present to send keys" '
     "UserInfo={NSLocalizedDescription=The on-screen keyboard must be present to send keys}"
@@ -47,7 +50,7 @@ _KEYBOARD_MISSING = (
 _MAX_SCROLLS = 25
 
 
-class _WdaError(Exception):
+class WdaError(Exception):
     def __init__(self, status: int, error: str, message: str) -> None:
         super().__init__(message)
         self.status = status
@@ -55,12 +58,12 @@ class _WdaError(Exception):
         self.message = message
 
 
-def _no_element(what: str) -> _WdaError:
-    return _WdaError(404, "no such element", f"Unable to find an element using {what}")
+def _no_element(what: str) -> WdaError:
+    return WdaError(404, "no such element", f"Unable to find an element using {what}")
 
 
-def _stale(eid: str) -> _WdaError:
-    return _WdaError(
+def _stale(eid: str) -> WdaError:
+    return WdaError(
         404,
         "stale element reference",
         f"The previously found element \"{eid}\" is not present in the current view anymore. "
@@ -68,12 +71,12 @@ def _stale(eid: str) -> _WdaError:
     )
 
 
-def _bad_arg(message: str) -> _WdaError:
-    return _WdaError(400, "invalid argument", message)
+def bad_arg(message: str) -> WdaError:
+    return WdaError(400, "invalid argument", message)
 
 
 @dataclass
-class _Req:
+class Req:
     method: str
     path: str
     params: dict[str, str]
@@ -92,25 +95,72 @@ class _Req:
     def num(self, key: str) -> float:
         v = self.body.get(key)
         if isinstance(v, bool) or not isinstance(v, int | float):
-            raise _bad_arg(f"'{key}' must be a number, got {v!r}")
+            raise bad_arg(f"'{key}' must be a number, got {v!r}")
         return float(v)
 
     def string(self, key: str) -> str:
         v = self.body.get(key)
         if not isinstance(v, str):
-            raise _bad_arg(f"'{key}' must be a string, got {v!r}")
+            raise bad_arg(f"'{key}' must be a string, got {v!r}")
         return v
 
 
-_Handler = Callable[["WdaSimServer", _Req], Any]
+Handler = Callable[["WdaSimServer", Req], Any]
 
 
 @dataclass(frozen=True)
-class _Route:
+class Route:
     method: str
     parts: tuple[str, ...]
-    handler: _Handler
+    handler: Handler
     kind: RequestKind
+
+
+class RouteTable:
+    """Routes by method and path length; a `:name` part matches any one part. A personality in front
+    of WDA (`appium.xcuitest`) starts from a copy of WDA's table and wraps or adds routes in its own."""
+
+    def __init__(self, routes: dict[tuple[str, int], list[Route]] | None = None) -> None:
+        self._routes = {k: list(v) for k, v in (routes or {}).items()}
+
+    def copy(self) -> RouteTable:
+        return RouteTable(self._routes)
+
+    def route(self, method: str, path: str, kind: RequestKind = "other") -> Callable[[Handler], Handler]:
+        """Register the decorated handler for `method path`."""
+        parts = tuple(p for p in path.split("/") if p)
+
+        def deco(fn: Handler) -> Handler:
+            self._routes.setdefault((method, len(parts)), []).append(Route(method, parts, fn, kind))
+            return fn
+
+        return deco
+
+    def wrap(self, method: str, path: str, wrapper: Callable[[Handler, WdaSimServer, Req], Any]) -> None:
+        """Answer `method path` with `wrapper`, which gets the handler it replaces first."""
+        parts = tuple(p for p in path.split("/") if p)
+        routes = self._routes[(method, len(parts))]
+        i = next((i for i, r in enumerate(routes) if r.parts == parts), None)
+        if i is None:
+            raise LookupError(f"no route {method} {path} to wrap")
+        original, kind = routes[i].handler, routes[i].kind
+        routes[i] = Route(method, parts, lambda s, req: wrapper(original, s, req), kind)
+
+    def match(self, method: str, segs: list[str]) -> tuple[Route | None, dict[str, str]]:
+        for r in self._routes.get((method, len(segs)), ()):
+            params: dict[str, str] = {}
+            for want, got in zip(r.parts, segs, strict=True):
+                if want.startswith(":") and want != ":session":
+                    params[want[1:]] = got
+                elif want != got:
+                    break
+            else:
+                return r, params
+        return None, {}
+
+
+WDA_ROUTES = RouteTable()
+"""WebDriverAgent's own routes, registered below."""
 
 
 _DROP = object()
@@ -138,6 +188,9 @@ class WdaSimServer:
         with WdaSimServer(device) as server:
             client = wda.Client(server.url)
     """
+
+    routes: ClassVar[RouteTable] = WDA_ROUTES
+    """What the server answers; a personality in front of WDA (`appium.xcuitest`) sets its own."""
 
     def __init__(
         self,
@@ -239,11 +292,11 @@ class WdaSimServer:
         with self._lock:
             try:
                 outcome = self._handle(method, raw_path, raw_body)
-            except _WdaError as err:
+            except WdaError as err:
                 outcome = self._error(err)
             except DeviceError as err:
                 # The app model refused the action (not a field, app not installed): WDA says unknown error.
-                outcome = self._error(_WdaError(500, "unknown error", err.message))
+                outcome = self._error(WdaError(500, "unknown error", err.message))
         if self._served.stall:  # outside the lock: the link hangs, not WebDriverAgent
             self.conditions.stall()
         return outcome
@@ -252,14 +305,14 @@ class WdaSimServer:
         split = urlsplit(raw_path)
         segs = [s for s in split.path.split("/") if s]
         query = {k: v[-1] for k, v in parse_qs(split.query).items()}
-        route: _Route | None = None
+        route: Route | None = None
         params: dict[str, str] = {}
         sid: str | None = None
         if segs[:1] == ["session"] and len(segs) >= 2:
             sid, segs = segs[1], segs[2:]
             if not segs:
                 segs = [":session"]
-        route, params = _match(method, segs)
+        route, params = self.routes.match(method, segs)
         fault = self.conditions.before_request(route.kind if route else "other")
         self._served.stall = fault == "stall"
         self.stats.requests += 1
@@ -269,11 +322,11 @@ class WdaSimServer:
             self._go_offline()
             return _DROP
         if fault == "rpc_error":
-            raise _WdaError(500, "unknown error", f"Injected protocol error on {method} {split.path}")
+            raise WdaError(500, "unknown error", f"Injected protocol error on {method} {split.path}")
         if fault == "drop_connection":
             try:
                 self._run_route(method, split.path, query, raw_body, route, params, sid, fault)
-            except (_WdaError, DeviceError):
+            except (WdaError, DeviceError):
                 pass  # an error answer is lost the same way
             return _DROP  # served, but the answer is lost: the client cannot tell whether it happened
         return self._run_route(method, split.path, query, raw_body, route, params, sid, fault)
@@ -284,25 +337,25 @@ class WdaSimServer:
         path: str,
         query: dict[str, str],
         raw_body: bytes,
-        route: _Route | None,
+        route: Route | None,
         params: dict[str, str],
         sid: str | None,
         fault: str | None,
     ) -> tuple[int, bytes]:
         if sid is not None and sid != self._session_id:
-            raise _WdaError(404, "invalid session id", "Session does not exist")
+            raise WdaError(404, "invalid session id", "Session does not exist")
         if route is None:
-            raise _WdaError(404, "unknown command", f"Unhandled endpoint: {path} -- http://{self._host}/")
+            raise WdaError(404, "unknown command", f"Unhandled endpoint: {path} -- http://{self._host}/")
         body: dict[str, Any] = {}
         if raw_body.strip():
             try:
                 decoded = json.loads(raw_body)
             except ValueError:
-                raise _bad_arg("The request body is not valid JSON") from None
+                raise bad_arg("The request body is not valid JSON") from None
             if not isinstance(decoded, dict):
-                raise _bad_arg("The request body must be a JSON object")
+                raise bad_arg("The request body must be a JSON object")
             body = decoded
-        req = _Req(
+        req = Req(
             method=method,
             path=path,
             params=params,
@@ -320,7 +373,7 @@ class WdaSimServer:
         doc = {"value": value, "sessionId": self._session_id}
         return json.dumps(doc, indent=2, ensure_ascii=False).encode("utf-8")
 
-    def _error(self, err: _WdaError) -> tuple[int, bytes]:
+    def _error(self, err: WdaError) -> tuple[int, bytes]:
         value = {"error": err.error, "message": err.message, "traceback": ""}
         return err.status, self._envelope(value)
 
@@ -339,7 +392,7 @@ class WdaSimServer:
             self._keys_by_id[eid] = el.key
         return eid
 
-    def _element(self, req: _Req, eid: str | None = None) -> IosElement:
+    def _element(self, req: Req, eid: str | None = None) -> IosElement:
         eid = eid or req.params["id"]
         key = self._keys_by_id.get(eid)
         el = req.snapshot.by_key.get(key) if key is not None else None
@@ -351,14 +404,14 @@ class WdaSimServer:
         out = []
         for el in els:
             eid = self._element_id(el)
-            out.append({"ELEMENT": eid, _ELEMENT_KEY: eid})
+            out.append({"ELEMENT": eid, ELEMENT_KEY: eid})
         return out
 
-    def _find(self, req: _Req, context: IosElement | None) -> list[IosElement]:
+    def _find(self, req: Req, context: IosElement | None) -> list[IosElement]:
         using = req.body.get("using")
         value = req.body.get("value")
         if not isinstance(using, str) or not isinstance(value, str):
-            raise _bad_arg("'using' and 'value' must be strings")
+            raise bad_arg("'using' and 'value' must be strings")
         snap = req.snapshot
         ctx = context or snap.root
         below = snap.flat[ctx.order + 1 : ctx.end]
@@ -386,8 +439,8 @@ class WdaSimServer:
                             out.append(e)
                     return out
         except (QueryError, KeyError) as exc:
-            raise _WdaError(400, "invalid selector", str(exc)) from None
-        raise _WdaError(400, "invalid selector", f"Unsupported locator strategy {using!r}")
+            raise WdaError(400, "invalid selector", str(exc)) from None
+        raise WdaError(400, "invalid selector", f"Unsupported locator strategy {using!r}")
 
     # --- gestures helpers -----------------------------------------------------------------------
     def _gesture_time(self, seconds: float) -> None:
@@ -399,12 +452,12 @@ class WdaSimServer:
         if wait > 0:
             time.sleep(wait)
 
-    def _tap_element(self, req: _Req, el: IosElement) -> None:
+    def _tap_element(self, req: Req, el: IosElement) -> None:
         if not el.visible:
             el = self._scroll_to_visible(req, el)
         self.device.tap(*el.frame.center)
 
-    def _scroll_to_visible(self, req: _Req, el: IosElement) -> IosElement:
+    def _scroll_to_visible(self, req: Req, el: IosElement) -> IosElement:
         key = el.key
         for _ in range(_MAX_SCROLLS):
             container = _scroll_container(el)
@@ -425,7 +478,7 @@ class WdaSimServer:
                 raise _stale(self._ids_by_key.get(key, key))
             el = found
         if not el.visible:
-            raise _WdaError(400, "element not visible", f"Cannot scroll {el.type} '{el.name}' into view")
+            raise WdaError(400, "element not visible", f"Cannot scroll {el.type} '{el.name}' into view")
         return el
 
 
@@ -444,38 +497,15 @@ def _scroll_container(el: IosElement) -> IosElement | None:
 
 # --- routes -------------------------------------------------------------------------------------
 
-_ROUTES: dict[tuple[str, int], list[_Route]] = {}
+_route = WDA_ROUTES.route
 
 
-def _route(method: str, path: str, kind: RequestKind = "other") -> Callable[[_Handler], _Handler]:
-    parts = tuple(p for p in path.split("/") if p)
-
-    def deco(fn: _Handler) -> _Handler:
-        _ROUTES.setdefault((method, len(parts)), []).append(_Route(method, parts, fn, kind))
-        return fn
-
-    return deco
-
-
-def _match(method: str, segs: list[str]) -> tuple[_Route | None, dict[str, str]]:
-    for r in _ROUTES.get((method, len(segs)), ()):
-        params: dict[str, str] = {}
-        for want, got in zip(r.parts, segs, strict=True):
-            if want.startswith(":") and want != ":session":
-                params[want[1:]] = got
-            elif want != got:
-                break
-        else:
-            return r, params
-    return None, {}
-
-
-def _status(s: WdaSimServer, req: _Req) -> Any:
+def _status(s: WdaSimServer, req: Req) -> Any:
     return {
         "ready": True,
         "message": "WebDriverAgent is ready to accept commands",
         "state": "success",
-        "os": {"name": "iOS", "version": _OS_VERSION, "sdkVersion": _OS_VERSION, "testmanagerdVersion": 28},
+        "os": {"name": "iOS", "version": OS_VERSION, "sdkVersion": OS_VERSION, "testmanagerdVersion": 28},
         "ios": {"ip": "127.0.0.1"},
         "build": {
             "time": "Jan  1 2025 00:00:00",
@@ -490,12 +520,12 @@ _route("GET", "status")(_status)
 
 
 @_route("GET", "wda/healthcheck")
-def _healthcheck(s: WdaSimServer, req: _Req) -> Any:
+def _healthcheck(s: WdaSimServer, req: Req) -> Any:
     return None
 
 
-def _not_created(message: str) -> _WdaError:
-    return _WdaError(500, "session not created", message)
+def _not_created(message: str) -> WdaError:
+    return WdaError(500, "session not created", message)
 
 
 def _capabilities(body: dict[str, Any]) -> dict[str, Any]:
@@ -516,7 +546,7 @@ def _capabilities(body: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _launch_options(where: dict[str, Any], fail: Callable[[str], _WdaError]) -> tuple[list[str], dict[str, str]]:
+def _launch_options(where: dict[str, Any], fail: Callable[[str], WdaError]) -> tuple[list[str], dict[str, str]]:
     args = where.get("arguments") or []
     env = where.get("environment") or {}
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
@@ -527,7 +557,7 @@ def _launch_options(where: dict[str, Any], fail: Callable[[str], _WdaError]) -> 
 
 
 @_route("POST", "session", "action")
-def _new_session(s: WdaSimServer, req: _Req) -> Any:
+def _new_session(s: WdaSimServer, req: Req) -> Any:
     # A new session replaces the old one (WDA kills it first), whatever happens next; its element
     # ids and settings die with it.
     s._session_id = None
@@ -568,54 +598,54 @@ def _session_caps(s: WdaSimServer) -> dict[str, Any]:
     app = s.device.current_app()
     return {
         "device": "ipad" if s.device.tablet else "iphone",
-        "sdkVersion": _OS_VERSION,
+        "sdkVersion": OS_VERSION,
         "browserName": app.name if app is not None else SPRINGBOARD.name,
         "CFBundleIdentifier": app.app_id if app is not None else SPRINGBOARD.app_id,
     }
 
 
 @_route("GET", ":session")
-def _session_info(s: WdaSimServer, req: _Req) -> Any:
+def _session_info(s: WdaSimServer, req: Req) -> Any:
     return {"sessionId": s._session_id, "capabilities": _session_caps(s)}
 
 
 @_route("DELETE", ":session")
-def _delete_session(s: WdaSimServer, req: _Req) -> Any:
+def _delete_session(s: WdaSimServer, req: Req) -> Any:
     s._session_id = None
     s._session_bundle = None
     return None
 
 
 @_route("GET", "wda/locked")
-def _is_locked(s: WdaSimServer, req: _Req) -> Any:
+def _is_locked(s: WdaSimServer, req: Req) -> Any:
     return s._locked
 
 
 @_route("POST", "wda/lock", "action")
-def _lock(s: WdaSimServer, req: _Req) -> Any:
+def _lock(s: WdaSimServer, req: Req) -> Any:
     s._locked = True
     return None
 
 
 @_route("POST", "wda/unlock", "action")
-def _unlock(s: WdaSimServer, req: _Req) -> Any:
+def _unlock(s: WdaSimServer, req: Req) -> Any:
     s._locked = False
     return None
 
 
 @_route("POST", "wda/homescreen", "action")
-def _home(s: WdaSimServer, req: _Req) -> Any:
+def _home(s: WdaSimServer, req: Req) -> Any:
     s.device.go_home()
     return None
 
 
 @_route("POST", "wda/pressButton", "action")
-def _press_button(s: WdaSimServer, req: _Req) -> Any:
+def _press_button(s: WdaSimServer, req: Req) -> Any:
     name = req.string("name")
     keys: dict[str, Key] = {"home": "home", "volumeup": "volume_up", "volumedown": "volume_down"}
     key = keys.get(name.lower())
     if key is None:
-        raise _bad_arg(f"The button '{name}' is unknown. Only the following button names are supported: "
+        raise bad_arg(f"The button '{name}' is unknown. Only the following button names are supported: "
                        "home, volumeUp, volumeDown")
     if key == "home":
         s.device.go_home()
@@ -634,7 +664,7 @@ _route("GET", "wda/activeAppInfo")(lambda s, req: _app_info(s))
 
 
 @_route("GET", "wda/apps/list")
-def _apps_list(s: WdaSimServer, req: _Req) -> Any:
+def _apps_list(s: WdaSimServer, req: Req) -> Any:
     app = s.device.current_app() or SPRINGBOARD
     return [{"pid": app.pid, "bundleId": app.app_id}]
 
@@ -643,9 +673,9 @@ def _installed(s: WdaSimServer, bundle: str) -> bool:
     return bundle in {a.app_id for a in s.device.installed_apps()}
 
 
-def _unknown_bundle(bundle: str) -> _WdaError:
+def unknown_bundle(bundle: str) -> WdaError:
     # What XCTest's failed `-[XCUIApplication launch]` turns into through WDA's exception handler.
-    return _WdaError(
+    return WdaError(
         500,
         "unknown error",
         f'Failed to launch {bundle}: The request to open "{bundle}" failed. The request was denied by service '
@@ -655,14 +685,14 @@ def _unknown_bundle(bundle: str) -> _WdaError:
 
 def _launch(s: WdaSimServer, bundle: str) -> None:
     if not _installed(s, bundle):
-        raise _unknown_bundle(bundle)
+        raise unknown_bundle(bundle)
     s.device.launch(bundle)
 
 
 def _start(s: WdaSimServer, bundle: str, args: list[str], env: dict[str, str], *, cold: bool) -> None:
     """Launch with process arguments and environment (they only reach a process that starts now)."""
     if not _installed(s, bundle):
-        raise _unknown_bundle(bundle)
+        raise unknown_bundle(bundle)
     starts = cold or s.device.app_state(bundle) < 2
     if starts and env.get("TRAILBLAZE_CLEAR_STATE") == "1":  # trailblaze's CLEAR_STATE convention
         s.device.clear_app_data(bundle)
@@ -672,10 +702,10 @@ def _start(s: WdaSimServer, bundle: str, args: list[str], env: dict[str, str], *
 
 
 @_route("POST", "wda/apps/launch", "action")
-def _apps_launch(s: WdaSimServer, req: _Req) -> Any:
+def _apps_launch(s: WdaSimServer, req: Req) -> Any:
     # WDA launches an app that is not running and only activates a running one; either way the app
     # object it keeps takes the request's quiescence flag, or the session's when the flag is omitted.
-    args, env = _launch_options(req.body, _bad_arg)
+    args, env = _launch_options(req.body, bad_arg)
     bundle = req.string("bundleId")
     flag = req.body.get("shouldWaitForQuiescence")
     s._tested = (bundle, s._session_quiescence if flag is None else flag is not False)
@@ -684,33 +714,33 @@ def _apps_launch(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("POST", "url", "action")
-def _open_url(s: WdaSimServer, req: _Req) -> Any:
+def _open_url(s: WdaSimServer, req: Req) -> Any:
     if "url" not in req.body:
-        raise _bad_arg("URL is required")
+        raise bad_arg("URL is required")
     url = req.string("url")
     scheme, sep, _ = url.partition("://")
     if not sep or not scheme:
-        raise _WdaError(500, "unknown error", f"'{url}' is not a valid URL")
+        raise WdaError(500, "unknown error", f"'{url}' is not a valid URL")
     if "bundleId" in req.body:  # open the URL with a given app
         app: str | None = req.string("bundleId")
         if not _installed(s, app or ""):
-            raise _unknown_bundle(app or "")
+            raise unknown_bundle(app or "")
     else:
         app = deep_link_app(s.device, url)
     if app is None:  # what WDA answers when no app claims the URL's scheme
-        raise _WdaError(500, "unknown error", f"Failed to open url {url}: the URL cannot be opened")
+        raise WdaError(500, "unknown error", f"Failed to open url {url}: the URL cannot be opened")
     s.device.launch(app)
     return None
 
 
 @_route("POST", "wda/apps/activate", "action")
-def _apps_activate(s: WdaSimServer, req: _Req) -> Any:
+def _apps_activate(s: WdaSimServer, req: Req) -> Any:
     _launch(s, req.string("bundleId"))
     return None
 
 
 @_route("POST", "wda/apps/terminate", "action")
-def _apps_terminate(s: WdaSimServer, req: _Req) -> Any:
+def _apps_terminate(s: WdaSimServer, req: Req) -> Any:
     bundle = req.string("bundleId")
     was_running = s.device.app_state(bundle) > 1
     if was_running:  # WDA answers false for an app that is not running (or not installed)
@@ -719,12 +749,12 @@ def _apps_terminate(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("POST", "wda/apps/state")
-def _apps_state(s: WdaSimServer, req: _Req) -> Any:
+def _apps_state(s: WdaSimServer, req: Req) -> Any:
     return s.device.app_state(req.string("bundleId"))
 
 
 @_route("POST", "wda/deactivateApp", "action")
-def _deactivate(s: WdaSimServer, req: _Req) -> Any:
+def _deactivate(s: WdaSimServer, req: Req) -> Any:
     app = s.device.current_app()
     s.device.go_home()
     # WDA stays on the home screen for `duration` seconds (at least 3 on a phone).
@@ -735,7 +765,7 @@ def _deactivate(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("GET", "source", "dump")
-def _source(s: WdaSimServer, req: _Req) -> Any:
+def _source(s: WdaSimServer, req: Req) -> Any:
     fmt = req.query.get("format", "xml").lower()
     if fmt == "xml":
         return req.snapshot.xml()
@@ -743,31 +773,31 @@ def _source(s: WdaSimServer, req: _Req) -> Any:
         return req.snapshot.json()
     if fmt == "description":
         return req.snapshot.xml()
-    raise _bad_arg(f"Unknown source format '{fmt}'. Only xml, json and description are supported")
+    raise bad_arg(f"Unknown source format '{fmt}'. Only xml, json and description are supported")
 
 
 @_route("GET", "wda/accessibleSource", "dump")
-def _accessible_source(s: WdaSimServer, req: _Req) -> Any:
+def _accessible_source(s: WdaSimServer, req: Req) -> Any:
     return req.snapshot.accessible_source()
 
 
 @_route("GET", "screenshot", "screenshot")
-def _screenshot(s: WdaSimServer, req: _Req) -> Any:
+def _screenshot(s: WdaSimServer, req: Req) -> Any:
     return base64.b64encode(s.device.screenshot_png()).decode("ascii")
 
 
 @_route("GET", "window/size")
-def _window_size(s: WdaSimServer, req: _Req) -> Any:
+def _window_size(s: WdaSimServer, req: Req) -> Any:
     return {"width": s.device.screen_width, "height": s.device.screen_height}
 
 
 @_route("GET", "window/rect")
-def _window_rect(s: WdaSimServer, req: _Req) -> Any:
+def _window_rect(s: WdaSimServer, req: Req) -> Any:
     return {"x": 0, "y": 0, "width": s.device.screen_width, "height": s.device.screen_height}
 
 
 @_route("GET", "wda/screen")
-def _screen(s: WdaSimServer, req: _Req) -> Any:
+def _screen(s: WdaSimServer, req: Req) -> Any:
     w, h = s.device.screen_width, s.device.screen_height
     scale = s.device.scale
     return {
@@ -788,49 +818,49 @@ _ROTATIONS = {0: "portrait", 90: "landscape", 270: "landscape", 180: "upside dow
 
 
 @_route("GET", "orientation")
-def _get_orientation(s: WdaSimServer, req: _Req) -> Any:
+def _get_orientation(s: WdaSimServer, req: Req) -> Any:
     return s.device.orientation.upper()
 
 
 @_route("POST", "orientation", "action")
-def _set_orientation(s: WdaSimServer, req: _Req) -> Any:
+def _set_orientation(s: WdaSimServer, req: Req) -> Any:
     wanted = req.string("orientation").upper()
     target = _ORIENTATIONS.get(wanted)
     if target is None or not s.device.rotate(target):
         # WDA's answer when XCUIDevice refuses the rotation (an app that only supports portrait).
-        raise _WdaError(500, "unknown error", "Unable To Rotate Device")
+        raise WdaError(500, "unknown error", "Unable To Rotate Device")
     return None
 
 
 @_route("GET", "rotation")
-def _get_rotation(s: WdaSimServer, req: _Req) -> Any:
+def _get_rotation(s: WdaSimServer, req: Req) -> Any:
     return {"x": 0, "y": 0, "z": 90 if s.device.orientation == "landscape" else 0}
 
 
 @_route("POST", "rotation", "action")
-def _set_rotation(s: WdaSimServer, req: _Req) -> Any:
+def _set_rotation(s: WdaSimServer, req: Req) -> Any:
     if not all(k in req.body for k in ("x", "y", "z")):
-        raise _bad_arg(f"x, y and z arguments must exist in the request body: {req.body}")
+        raise bad_arg(f"x, y and z arguments must exist in the request body: {req.body}")
     x, y, z = (req.num(k) for k in ("x", "y", "z"))
     target = _ROTATIONS.get(int(z)) if x == 0 and y == 0 and z == int(z) else None
     if target is None:
-        raise _bad_arg(f"{{x: {x:g}, y: {y:g}, z: {z:g}}} rotation is not supported. Only z of 0, 90, 180 "
+        raise bad_arg(f"{{x: {x:g}, y: {y:g}, z: {z:g}}} rotation is not supported. Only z of 0, 90, 180 "
                        "or 270 (x and y 0) is supported")
     if not s.device.rotate(target):
         app = s.device.current_app()
-        raise _WdaError(400, "invalid element state",
+        raise WdaError(400, "invalid element state",
                         f"The current rotation cannot be set to z={z:g}. Make sure the "
                         f"{(app or SPRINGBOARD).app_id} application supports it")
     return None
 
 
 @_route("GET", "wda/batteryInfo")
-def _battery(s: WdaSimServer, req: _Req) -> Any:
+def _battery(s: WdaSimServer, req: Req) -> Any:
     return {"level": 1, "state": 3}
 
 
 @_route("GET", "wda/device/info")
-def _device_info(s: WdaSimServer, req: _Req) -> Any:
+def _device_info(s: WdaSimServer, req: Req) -> Any:
     return {
         "currentLocale": "en_US",
         "timeZone": "UTC",
@@ -864,33 +894,33 @@ def _quiescence_on(settings: dict[str, Any]) -> bool:
 
 
 @_route("GET", "appium/settings")
-def _get_settings(s: WdaSimServer, req: _Req) -> Any:
+def _get_settings(s: WdaSimServer, req: Req) -> Any:
     return dict(s._settings)
 
 
 @_route("POST", "appium/settings")
-def _set_settings(s: WdaSimServer, req: _Req) -> Any:
+def _set_settings(s: WdaSimServer, req: Req) -> Any:
     new = req.body.get("settings")
     if not isinstance(new, dict):
-        raise _bad_arg("'settings' must be an object")
+        raise bad_arg("'settings' must be an object")
     try:
         s._settings = update_settings(s._settings, new)
     except SettingsError as exc:
-        raise _bad_arg(str(exc)) from None
+        raise bad_arg(str(exc)) from None
     return dict(s._settings)
 
 
 @_route("POST", "wda/setPasteboard", "action")
-def _set_pasteboard(s: WdaSimServer, req: _Req) -> Any:
+def _set_pasteboard(s: WdaSimServer, req: Req) -> Any:
     try:
         s.device.clipboard = base64.b64decode(req.string("content")).decode("utf-8")
     except ValueError:
-        raise _bad_arg("'content' must be base64-encoded UTF-8 text") from None
+        raise bad_arg("'content' must be base64-encoded UTF-8 text") from None
     return None
 
 
 @_route("POST", "wda/getPasteboard", "action")
-def _get_pasteboard(s: WdaSimServer, req: _Req) -> Any:
+def _get_pasteboard(s: WdaSimServer, req: Req) -> Any:
     return base64.b64encode(s.device.clipboard.encode("utf-8")).decode("ascii")
 
 
@@ -898,13 +928,13 @@ def _get_pasteboard(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("POST", "wda/tap", "action")
-def _tap(s: WdaSimServer, req: _Req) -> Any:
+def _tap(s: WdaSimServer, req: Req) -> Any:
     s.device.tap(req.num("x"), req.num("y"))
     return None
 
 
 @_route("POST", "wda/tap/:id", "action")
-def _tap_legacy(s: WdaSimServer, req: _Req) -> Any:
+def _tap_legacy(s: WdaSimServer, req: Req) -> Any:
     # WDA < 6: coordinates are relative to the element, or absolute when the id is "0"/unknown.
     x, y = req.num("x"), req.num("y")
     key = s._keys_by_id.get(req.params["id"])
@@ -916,13 +946,13 @@ def _tap_legacy(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("POST", "wda/doubleTap", "action")
-def _double_tap(s: WdaSimServer, req: _Req) -> Any:
+def _double_tap(s: WdaSimServer, req: Req) -> Any:
     s.device.double_tap(req.num("x"), req.num("y"))
     return None
 
 
 @_route("POST", "wda/touchAndHold", "action")
-def _touch_and_hold(s: WdaSimServer, req: _Req) -> Any:
+def _touch_and_hold(s: WdaSimServer, req: Req) -> Any:
     duration = req.num("duration") if "duration" in req.body else 1.0
     s._gesture_time(duration)
     s.device.long_press(req.num("x"), req.num("y"), duration)
@@ -933,47 +963,47 @@ _DRAG_MOVE_S = 0.1
 """How long XCTest takes to move the finger after `pressForDuration:thenDragToCoordinate:`'s press."""
 
 
-def _on_screen(s: WdaSimServer, x: float, y: float) -> tuple[float, float]:
+def on_screen(s: WdaSimServer, x: float, y: float) -> tuple[float, float]:
     # A phone delivers a synthesized touch outside the screen at its nearest edge: facebook-wda's e2e
     # suite drags a list from x=500 on a 390-pt iPhone 13 Pro, and the list scrolls.
     w, h = s.device.screen_width, s.device.screen_height
     return min(max(x, 0.0), w - 1.0), min(max(y, 0.0), h - 1.0)
 
 
-def _drag_path(s: WdaSimServer, req: _Req, duration: float, origin: Frame | None = None) -> None:
+def _drag_path(s: WdaSimServer, req: Req, duration: float, origin: Frame | None = None) -> None:
     # `duration` is how long the finger presses before it moves (XCUICoordinate's press-then-drag).
     ox, oy = (origin.x, origin.y) if origin is not None else (0.0, 0.0)
     if duration < 0:
-        raise _bad_arg(f"'duration' must not be negative, got {duration:g}")
+        raise bad_arg(f"'duration' must not be negative, got {duration:g}")
     s._gesture_time(duration + _DRAG_MOVE_S)
-    start = _on_screen(s, ox + req.num("fromX"), oy + req.num("fromY"))
-    end = _on_screen(s, ox + req.num("toX"), oy + req.num("toY"))
+    start = on_screen(s, ox + req.num("fromX"), oy + req.num("fromY"))
+    end = on_screen(s, ox + req.num("toX"), oy + req.num("toY"))
     s.device.swipe(*start, *end, max(duration, 0.05))
 
 
 @_route("POST", "wda/dragfromtoforduration", "action")
-def _drag(s: WdaSimServer, req: _Req) -> Any:
+def _drag(s: WdaSimServer, req: Req) -> Any:
     _drag_path(s, req, req.num("duration") if "duration" in req.body else 0.0)
     return None
 
 
 @_route("POST", "wda/element/:id/dragfromtoforduration", "action")
-def _el_drag(s: WdaSimServer, req: _Req) -> Any:
+def _el_drag(s: WdaSimServer, req: Req) -> Any:
     # Coordinates relative to the element's frame, as WDA's element variant takes them.
     _drag_path(s, req, req.num("duration") if "duration" in req.body else 0.0, s._element(req).frame)
     return None
 
 
 @_route("POST", "wda/drag", "action")
-def _drag_velocity(s: WdaSimServer, req: _Req) -> Any:
+def _drag_velocity(s: WdaSimServer, req: Req) -> Any:
     # facebook-wda's fast swipe: no press, the finger moves at `velocity` points per second.
     velocity = req.num("velocity") if "velocity" in req.body else 500.0
     if velocity <= 0:
-        raise _bad_arg(f"'velocity' must be positive, got {velocity:g}")
+        raise bad_arg(f"'velocity' must be positive, got {velocity:g}")
     x1, y1, x2, y2 = req.num("fromX"), req.num("fromY"), req.num("toX"), req.num("toY")
     seconds = math.hypot(x2 - x1, y2 - y1) / velocity
     s._gesture_time(seconds)
-    s.device.swipe(*_on_screen(s, x1, y1), *_on_screen(s, x2, y2), max(seconds, 0.05))
+    s.device.swipe(*on_screen(s, x1, y1), *on_screen(s, x2, y2), max(seconds, 0.05))
     return None
 
 
@@ -981,7 +1011,7 @@ _HID_CONSUMER_PAGE = 0x0C
 
 
 @_route("POST", "wda/performIoHidEvent", "action")
-def _io_hid_event(s: WdaSimServer, req: _Req) -> Any:
+def _io_hid_event(s: WdaSimServer, req: Req) -> Any:
     page, usage = int(req.num("page")), int(req.num("usage"))
     duration = req.num("duration") if "duration" in req.body else 0.005
     s._gesture_time(duration)
@@ -1006,29 +1036,29 @@ def _swipe_in(s: WdaSimServer, f: Frame, direction: str, distance: float = 1.0) 
     dy = f.height * 0.4 * distance
     moves = {"up": (0.0, -dy), "down": (0.0, dy), "left": (-dx, 0.0), "right": (dx, 0.0)}
     if direction not in moves:
-        raise _bad_arg(f"Unsupported swipe direction '{direction}'; use up, down, left or right")
+        raise bad_arg(f"Unsupported swipe direction '{direction}'; use up, down, left or right")
     mx, my = moves[direction]
     s.device.swipe(cx - mx / 2, cy - my / 2, cx + mx / 2, cy + my / 2, 0.2)
 
 
 @_route("POST", "wda/swipe", "action")
-def _swipe_app(s: WdaSimServer, req: _Req) -> Any:
+def _swipe_app(s: WdaSimServer, req: Req) -> Any:
     _swipe_in(s, Frame(0, 0, s.device.screen_width, s.device.screen_height), req.string("direction"))
     return None
 
 
 @_route("POST", "wda/keys", "action")
-def _keys(s: WdaSimServer, req: _Req) -> Any:
+def _keys(s: WdaSimServer, req: Req) -> Any:
     raw = req.body.get("value")
     if isinstance(raw, str):
         text = raw
     elif isinstance(raw, list) and all(isinstance(c, str) for c in raw):
         text = "".join(raw)
     else:
-        raise _bad_arg("'value' must be a string or a list of strings")
+        raise bad_arg("'value' must be a string or a list of strings")
     if not s.device.keyboard_shown():
-        raise _WdaError(400, "invalid element state", _KEYBOARD_MISSING)
-    _type(s, text)
+        raise WdaError(400, "invalid element state", _KEYBOARD_MISSING)
+    type_text(s, text)
     return None
 
 
@@ -1036,7 +1066,7 @@ _SPECIAL: dict[str, Key] = {"\n": "enter", "\r": "enter", "\t": "tab", "\b": "de
                             "\ue003": "delete", "\ue007": "enter", "\ue006": "enter", "\ue004": "tab"}
 
 
-def _type(s: WdaSimServer, text: str) -> None:
+def type_text(s: WdaSimServer, text: str) -> None:
     run: list[str] = []
     for ch in text:
         key = _SPECIAL.get(ch)
@@ -1052,9 +1082,9 @@ def _type(s: WdaSimServer, text: str) -> None:
 
 
 @_route("POST", "wda/keyboard/dismiss", "action")
-def _dismiss_keyboard(s: WdaSimServer, req: _Req) -> Any:
+def _dismiss_keyboard(s: WdaSimServer, req: Req) -> Any:
     if not s.device.keyboard_shown():
-        raise _WdaError(400, "invalid element state", "The keyboard cannot be dismissed: it is not present")
+        raise WdaError(400, "invalid element state", "The keyboard cannot be dismissed: it is not present")
     s.device.hide_keyboard()
     return None
 
@@ -1065,36 +1095,36 @@ def _dismiss_keyboard(s: WdaSimServer, req: _Req) -> Any:
 def _alert_or_raise(s: WdaSimServer) -> Any:
     alert = s.device.alert()
     if alert is None:
-        raise _WdaError(404, "no such alert", "An attempt was made to operate on a modal dialog when one was not open")
+        raise WdaError(404, "no such alert", "An attempt was made to operate on a modal dialog when one was not open")
     return alert
 
 
 @_route("GET", "alert/text")
-def _alert_text(s: WdaSimServer, req: _Req) -> Any:
+def _alert_text(s: WdaSimServer, req: Req) -> Any:
     return _alert_or_raise(s).text
 
 
 @_route("POST", "alert/text", "action")
-def _alert_set_text(s: WdaSimServer, req: _Req) -> Any:
+def _alert_set_text(s: WdaSimServer, req: Req) -> Any:
     _alert_or_raise(s)
-    raise _WdaError(400, "invalid element state", "The alert has no text field to type into")
+    raise WdaError(400, "invalid element state", "The alert has no text field to type into")
 
 
 @_route("GET", "wda/alert/buttons")
-def _alert_buttons(s: WdaSimServer, req: _Req) -> Any:
+def _alert_buttons(s: WdaSimServer, req: Req) -> Any:
     return list(_alert_or_raise(s).buttons)
 
 
-def _alert_press(s: WdaSimServer, req: _Req, default_last: bool) -> Any:
+def _alert_press(s: WdaSimServer, req: Req, default_last: bool) -> Any:
     alert = _alert_or_raise(s)
     name = req.body.get("name")
     if name is None:
         if not alert.buttons:
-            raise _WdaError(400, "invalid element state", "The alert has no buttons")
+            raise WdaError(400, "invalid element state", "The alert has no buttons")
         # iOS puts the cancel action first and the default (affirmative) one last.
         name = alert.buttons[-1] if default_last else alert.buttons[0]
     if name not in alert.buttons:
-        raise _WdaError(400, "invalid element state",
+        raise WdaError(400, "invalid element state",
                         f"Failed to find button with label '{name}' for alert: {list(alert.buttons)}")
     s.device.alert_press(name)
     return None
@@ -1108,12 +1138,12 @@ _route("POST", "alert/dismiss", "action")(lambda s, req: _alert_press(s, req, Fa
 
 
 @_route("POST", "elements")
-def _elements(s: WdaSimServer, req: _Req) -> Any:
+def _elements(s: WdaSimServer, req: Req) -> Any:
     return s._refs(s._find(req, None))
 
 
 @_route("POST", "element")
-def _element_first(s: WdaSimServer, req: _Req) -> Any:
+def _element_first(s: WdaSimServer, req: Req) -> Any:
     found = s._find(req, None)
     if not found:
         raise _no_element(f"{req.body.get('using')} '{req.body.get('value')}'")
@@ -1121,12 +1151,12 @@ def _element_first(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("POST", "element/:id/elements")
-def _elements_under(s: WdaSimServer, req: _Req) -> Any:
+def _elements_under(s: WdaSimServer, req: Req) -> Any:
     return s._refs(s._find(req, s._element(req)))
 
 
 @_route("POST", "element/:id/element")
-def _element_under(s: WdaSimServer, req: _Req) -> Any:
+def _element_under(s: WdaSimServer, req: Req) -> Any:
     found = s._find(req, s._element(req))
     if not found:
         raise _no_element(f"{req.body.get('using')} '{req.body.get('value')}'")
@@ -1134,7 +1164,7 @@ def _element_under(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("GET", "element/active")
-def _active_element(s: WdaSimServer, req: _Req) -> Any:
+def _active_element(s: WdaSimServer, req: Req) -> Any:
     for el in req.snapshot.flat:
         if el.focused:
             return s._refs([el])[0]
@@ -1145,12 +1175,12 @@ def _active_element(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("GET", "element/:id/rect")
-def _el_rect(s: WdaSimServer, req: _Req) -> Any:
+def _el_rect(s: WdaSimServer, req: Req) -> Any:
     return s._element(req).attribute("rect")
 
 
 @_route("GET", "element/:id/attribute/:name")
-def _el_attribute(s: WdaSimServer, req: _Req) -> Any:
+def _el_attribute(s: WdaSimServer, req: Req) -> Any:
     el = s._element(req)
     try:
         return el.attribute(req.params["name"])
@@ -1159,38 +1189,38 @@ def _el_attribute(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("GET", "element/:id/text")
-def _el_text(s: WdaSimServer, req: _Req) -> Any:
+def _el_text(s: WdaSimServer, req: Req) -> Any:
     return s._element(req).text
 
 
 @_route("GET", "element/:id/name")
-def _el_name(s: WdaSimServer, req: _Req) -> Any:
+def _el_name(s: WdaSimServer, req: Req) -> Any:
     return s._element(req).type
 
 
 @_route("GET", "element/:id/displayed")
-def _el_displayed(s: WdaSimServer, req: _Req) -> Any:
+def _el_displayed(s: WdaSimServer, req: Req) -> Any:
     return s._element(req).visible
 
 
 @_route("GET", "element/:id/enabled")
-def _el_enabled(s: WdaSimServer, req: _Req) -> Any:
+def _el_enabled(s: WdaSimServer, req: Req) -> Any:
     return s._element(req).enabled
 
 
 @_route("GET", "element/:id/selected")
-def _el_selected(s: WdaSimServer, req: _Req) -> Any:
+def _el_selected(s: WdaSimServer, req: Req) -> Any:
     el = s._element(req)
     return el.selected or (el.node.checked and el.type != "XCUIElementTypeSwitch")
 
 
 @_route("GET", "wda/element/:id/accessible")
-def _el_accessible(s: WdaSimServer, req: _Req) -> Any:
+def _el_accessible(s: WdaSimServer, req: Req) -> Any:
     return s._element(req).accessible
 
 
 @_route("GET", "wda/element/:id/accessibilityContainer")
-def _el_container(s: WdaSimServer, req: _Req) -> Any:
+def _el_container(s: WdaSimServer, req: Req) -> Any:
     s._element(req)
     return False
 
@@ -1199,13 +1229,13 @@ def _el_container(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("POST", "element/:id/click", "action")
-def _el_click(s: WdaSimServer, req: _Req) -> Any:
+def _el_click(s: WdaSimServer, req: Req) -> Any:
     s._tap_element(req, s._element(req))
     return None
 
 
 @_route("POST", "element/:id/value", "action")
-def _el_value(s: WdaSimServer, req: _Req) -> Any:
+def _el_value(s: WdaSimServer, req: Req) -> Any:
     el = s._element(req)
     raw = req.body.get("value", req.body.get("text"))
     if isinstance(raw, list) and all(isinstance(c, str) for c in raw):
@@ -1213,10 +1243,10 @@ def _el_value(s: WdaSimServer, req: _Req) -> Any:
     elif isinstance(raw, str):
         text = raw
     else:
-        raise _bad_arg("'value' must be a string or a list of strings")
+        raise bad_arg("'value' must be a string or a list of strings")
     if el.type not in ("XCUIElementTypeTextField", "XCUIElementTypeSecureTextField",
                        "XCUIElementTypeSearchField", "XCUIElementTypeTextView"):
-        raise _WdaError(400, "invalid element state", f"Cannot type into {el.type} '{el.name}': not a text input")
+        raise WdaError(400, "invalid element state", f"Cannot type into {el.type} '{el.name}': not a text input")
     if not el.focused:
         # Focus like a finger would, then type at the end; the model masks secure text, so re-setting
         # the current value is only safe for plain fields.
@@ -1224,19 +1254,19 @@ def _el_value(s: WdaSimServer, req: _Req) -> Any:
             s.device.set_text(el.node, el.node.text)
         else:
             s._tap_element(req, el)
-    _type(s, text)
+    type_text(s, text)
     return None
 
 
 @_route("POST", "element/:id/clear", "action")
-def _el_clear(s: WdaSimServer, req: _Req) -> Any:
+def _el_clear(s: WdaSimServer, req: Req) -> Any:
     el = s._element(req)
     s.device.set_text(el.node, "")
     return None
 
 
 @_route("POST", "wda/element/:id/touchAndHold", "action")
-def _el_touch_and_hold(s: WdaSimServer, req: _Req) -> Any:
+def _el_touch_and_hold(s: WdaSimServer, req: Req) -> Any:
     el = s._element(req)
     duration = req.num("duration") if "duration" in req.body else 1.0
     s._gesture_time(duration)
@@ -1245,14 +1275,14 @@ def _el_touch_and_hold(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("POST", "wda/element/:id/pinch", "action")
-def _el_pinch(s: WdaSimServer, req: _Req) -> Any:
+def _el_pinch(s: WdaSimServer, req: Req) -> Any:
     el = s._element(req)
     scale, velocity = req.num("scale"), req.num("velocity")
     if scale <= 0:
-        raise _bad_arg(f"'scale' must be greater than zero, got {scale:g}")
+        raise bad_arg(f"'scale' must be greater than zero, got {scale:g}")
     if (scale < 1 and velocity > 0) or (scale > 1 and velocity < 0):
         # XCTest's own rule for pinchWithScale:velocity: (WDA passes the exception on).
-        raise _WdaError(500, "unknown error",
+        raise WdaError(500, "unknown error",
                         f"velocity must be less than zero when scale is less than 1 (scale {scale:g}, "
                         f"velocity {velocity:g})")
     # Two fingers move from the centre by the scale change, at |velocity| scale factors per second.
@@ -1263,19 +1293,19 @@ def _el_pinch(s: WdaSimServer, req: _Req) -> Any:
 
 
 @_route("POST", "wda/element/:id/doubleTap", "action")
-def _el_double_tap(s: WdaSimServer, req: _Req) -> Any:
+def _el_double_tap(s: WdaSimServer, req: Req) -> Any:
     s.device.double_tap(*s._element(req).frame.center)
     return None
 
 
 @_route("POST", "wda/element/:id/swipe", "action")
-def _el_swipe(s: WdaSimServer, req: _Req) -> Any:
+def _el_swipe(s: WdaSimServer, req: Req) -> Any:
     _swipe_in(s, s._element(req).frame, req.string("direction"))
     return None
 
 
 @_route("POST", "wda/element/:id/scroll", "action")
-def _el_scroll(s: WdaSimServer, req: _Req) -> Any:
+def _el_scroll(s: WdaSimServer, req: Req) -> Any:
     el = s._element(req)
     if req.body.get("toVisible"):
         s._scroll_to_visible(req, el)
@@ -1285,7 +1315,7 @@ def _el_scroll(s: WdaSimServer, req: _Req) -> Any:
         direction = req.string("direction")
         finger = {"down": "up", "up": "down", "left": "right", "right": "left"}.get(direction)
         if finger is None:
-            raise _bad_arg(f"Unsupported scroll direction '{direction}'")
+            raise bad_arg(f"Unsupported scroll direction '{direction}'")
         distance = req.num("distance") if "distance" in req.body else 1.0
         target = _scroll_container(el) if not el.node.scrollable else el
         _swipe_in(s, (target or el).frame, finger, distance)
@@ -1300,7 +1330,7 @@ def _el_scroll(s: WdaSimServer, req: _Req) -> Any:
                 s._scroll_to_visible(req, e)
                 return None
         raise _no_element(f"name '{wanted}'" if wanted else f"predicate '{pred}'")
-    raise _bad_arg("scroll needs one of toVisible, direction, name or predicateString")
+    raise bad_arg("scroll needs one of toVisible, direction, name or predicateString")
 
 
 # --- HTTP ---------------------------------------------------------------------------------------
