@@ -227,6 +227,25 @@ def rich_imports(trees: dict[str, ast.Module], package: str = "trailblaze.engine
     )
 
 
+def listener_interfaces(trees: dict[str, ast.Module]) -> list[str]:
+    """What a run reports through: Protocol/ABC classes named *Observer, *Listener, *Progress or *Hooks
+    (or whose methods are all `on_*`), and each distinct callback parameter `on_*: Callable[..., None]`."""
+    found: set[str] = set()
+    for name, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and _bases(node) & {"Protocol", "ABC"}:
+                methods = [m.name for m in node.body if isinstance(m, ast.FunctionDef)]
+                named = re.search(r"(Observer|Listener|Progress|Hooks)$", node.name)
+                if named or (methods and all(m.startswith("on_") for m in methods)):
+                    found.add(f"{name}.{node.name}")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for arg in node.args.args + node.args.kwonlyargs:
+                    note = ast.unparse(arg.annotation) if arg.annotation else ""
+                    if arg.arg.startswith("on_") and "Callable" in note and note.rstrip(" |None").endswith("None]"):
+                        found.add(f"callback {arg.arg}")
+    return sorted(found)
+
+
 def static_figures(root: Path) -> dict[str, str]:
     """The figures counted from the code of the checkout at `root`, by name, as printed."""
     trees = {name: ast.parse(path.read_text("utf-8")) for name, path in module_paths(root / "trailblaze").items()}
@@ -235,6 +254,7 @@ def static_figures(root: Path) -> dict[str, str]:
     places = ref_tool_places(trees)
     most = max(places.values(), default=(0, 0, 0, 0))
     rich = rich_imports(trees)
+    listeners = listener_interfaces(trees)
     sim = root / "drivers" / "sim" / "trailblaze_sim"
     top = sorted(p.stem for p in sim.glob("*.py"))
     return {
@@ -242,6 +262,7 @@ def static_figures(root: Path) -> dict[str, str]:
         "tool collections": f"{len(collections)} ({', '.join(collections)})",
         "places to add a ref tool": f"{most[0]} in {most[1]} file(s); with a new recorded tool: {most[2]} in {most[3]}",
         "rich imports in engine/": f"{len(rich)} ({', '.join(rich) or 'none'})",
+        "listener interfaces": f"{len(listeners)} ({', '.join(listeners) or 'none'})",
         "simulator top-level modules": f"{len(top)} ({', '.join(top)})",
         "simulator largest classes": ", ".join(f"{name} {count}" for count, name in _class_sizes(sim)[:5]),
     }
@@ -311,6 +332,8 @@ def main() -> None:
     )
     rich = rich_imports(trees)
     print(f"rich imports in engine/: {len(rich)} ({', '.join(rich) or 'none'})")
+    listeners = listener_interfaces(trees)
+    print(f"listener interfaces: {len(listeners)} ({', '.join(listeners)})")
     print("largest parameter counts:")
     for count, name in params[:5]:
         print(f"  {count:3d}  {name}")
