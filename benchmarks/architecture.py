@@ -381,6 +381,23 @@ def maestro_tier(root: Path) -> str:
     ]
     where = "a tier of its own" if top == "maestro" else f"inside {top}/"
     return f"{dotted}, {where} (tier {tier[top] + 1} of {len(tiers)}); imports reaching up: {len(upward)}"
+def listener_interfaces(trees: dict[str, ast.Module]) -> list[str]:
+    """What a run reports through: Protocol/ABC classes named *Observer, *Listener, *Progress or *Hooks
+    (or whose methods are all `on_*`), and each distinct callback parameter `on_*: Callable[..., None]`."""
+    found: set[str] = set()
+    for name, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and _bases(node) & {"Protocol", "ABC"}:
+                methods = [m.name for m in node.body if isinstance(m, ast.FunctionDef)]
+                named = re.search(r"(Observer|Listener|Progress|Hooks)$", node.name)
+                if named or (methods and all(m.startswith("on_") for m in methods)):
+                    found.add(f"{name}.{node.name}")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for arg in node.args.args + node.args.kwonlyargs:
+                    note = ast.unparse(arg.annotation) if arg.annotation else ""
+                    if arg.arg.startswith("on_") and "Callable" in note and note.rstrip(" |None").endswith("None]"):
+                        found.add(f"callback {arg.arg}")
+    return sorted(found)
 
 
 def static_figures(root: Path) -> dict[str, str]:
@@ -391,6 +408,7 @@ def static_figures(root: Path) -> dict[str, str]:
     places = ref_tool_places(trees)
     most = max(places.values(), default=(0, 0, 0, 0))
     rich = rich_imports(trees)
+    listeners = listener_interfaces(trees)
     sim = root / "drivers" / "sim" / "trailblaze_sim"
     top = sorted(p.stem for p in sim.glob("*.py"))
     return {
@@ -403,6 +421,7 @@ def static_figures(root: Path) -> dict[str, str]:
         "tool handler signatures": _shapes_figure(trees),
         "context classes": f"{len(context_classes(trees))} ({', '.join(context_classes(trees))})",
         "places to add a recorded tool": _recorded_figure(trees),
+        "listener interfaces": f"{len(listeners)} ({', '.join(listeners) or 'none'})",
         "simulator top-level modules": f"{len(top)} ({', '.join(top)})",
         "simulator largest classes": ", ".join(f"{name} {count}" for count, name in _class_sizes(sim)[:5]),
         **_large_classes(root),
@@ -488,6 +507,8 @@ def main() -> None:
     print(f"tool handler signatures: {_shapes_figure(trees)}")
     print(f"context classes: {len(context_classes(trees))} ({', '.join(context_classes(trees))})")
     print(f"places to add a recorded tool: {_recorded_figure(trees)}")
+    listeners = listener_interfaces(trees)
+    print(f"listener interfaces: {len(listeners)} ({', '.join(listeners)})")
     print("largest parameter counts:")
     for count, name in params[:5]:
         print(f"  {count:3d}  {name}")
