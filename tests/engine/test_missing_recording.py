@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.cli import run_cli
 from tests.support.device import rig
 from tests.support.paths import ROOT
 from trailblaze.common.flags import PYTEST
@@ -47,10 +48,7 @@ def _no_model_env() -> dict[str, str]:
 
 
 def _trailblaze(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args], env=_no_model_env(), cwd=cwd,
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    return run_cli(*args, env=_no_model_env(), cwd=cwd, timeout=120)
 
 
 @pytest.mark.slow
@@ -136,10 +134,9 @@ def test_the_record_hint_runs_as_pasted(tmp_path: Path) -> None:
     pasted as printed, with the secret in its environment variable, it records the missing platform."""
     trail = _android_only(tmp_path)
     env = {**_no_model_env(), "TRAILBLAZE_SECRET_PASSWORD": "hunter2"}
-    done = subprocess.run(
-        [sys.executable, "-m", "trailblaze", "replay", trail.name, "--device", "sim:ios", "--secret", "password",
-         "--memory", "who=a b"],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    done = run_cli(
+        "replay", trail.name, "--device", "sim:ios", "--secret", "password", "--memory", "who=a b",
+        env=env, cwd=tmp_path, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2, done.stdout + done.stderr
     hint = done.stderr.split("record it: ", 1)[1].split(", or pass a key", 1)[0]

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.cli import run_cli
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
 from trailblaze.trail.model import load_trail
@@ -43,10 +43,7 @@ def api() -> Iterator[FakeMessagesAPI]:
 
 
 def _run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args, "--secret", "password=hunter2"],
-        env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    return run_cli(*args, "--secret", "password=hunter2", env=env, timeout=300)
 
 
 @pytest.mark.parametrize("platform", ["android", "ios"])

@@ -10,7 +10,6 @@ import os
 import re
 import shlex
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.cli import run_cli
 from trailblaze.llm.prompts import OBJECTIVE_HEADER
 from trailblaze.testing import FakeError, FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
@@ -77,10 +77,9 @@ def _write(path: Path, steps: list[str]) -> None:
 def _record(api: FakeMessagesAPI, trail: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ANTHROPIC_BASE_URL": api.url, "COLUMNS": "400"}
     env.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", "record", trail.name, "--device", "sim:android",
-         "--secret", "password=hunter2", *args],
-        env=env, cwd=trail.parent, capture_output=True, text=True, timeout=240,
+    return run_cli(
+        "record", trail.name, "--device", "sim:android", "--secret", "password=hunter2", *args,
+        env=env, cwd=trail.parent, timeout=240,
     )  # fmt: skip
 
 
@@ -90,9 +89,8 @@ def _paste(api: FakeMessagesAPI, out: str, cwd: Path) -> subprocess.CompletedPro
     command = shlex.split(re.findall(r"`(trailblaze [^`]+)`", out)[0])
     env = {**os.environ, "ANTHROPIC_BASE_URL": api.url, "COLUMNS": "400", "TRAILBLAZE_SECRET_PASSWORD": "hunter2"}
     env.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", *command], env=env, cwd=cwd, capture_output=True, text=True, timeout=240
-    )
+    assert command[0] == "trailblaze", command
+    return run_cli(*command[1:], env=env, cwd=cwd, timeout=240)
 
 
 def test_a_failed_step_keeps_the_paid_steps_and_resume_pays_only_for_the_rest(

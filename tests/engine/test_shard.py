@@ -8,7 +8,6 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import EXAMPLES_DIR, NO_LLM, copy_example, trailblaze
+from tests.support.cli import EXAMPLES_DIR, NO_LLM, copy_example, run_cli, trailblaze
 from tests.support.paths import ROOT
 from trailblaze.engine.shard import Shard, assign_shards, load_durations, parse_shard, select_shard
 from trailblaze.errors import UsageError
@@ -122,14 +121,7 @@ def _readme_commands(marker: str) -> list[list[str]]:
 def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ANTHROPIC_BASE_URL": NO_LLM, "COLUMNS": "200"}
     env.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args[1:]],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_cli(*args[1:], env=env, cwd=cwd, timeout=300)
 
 
 @pytest.mark.slow

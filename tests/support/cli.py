@@ -1,4 +1,5 @@
-"""Running the `trailblaze` command in a subprocess, with no real LLM endpoint or API key."""
+"""Running the `trailblaze` command, with no real LLM endpoint or API key: in the test process by
+default (tests/support/in_process.py), in a process of its own with `in_process=False`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import in_process as _in_process
 from tests.support.paths import TRAILS
 
 NO_LLM = "http://127.0.0.1:9"
@@ -20,11 +22,27 @@ NO_LLM = "http://127.0.0.1:9"
 
 
 def trailblaze(
-    *args: str, base_url: str = NO_LLM, timeout: float = 180, cwd: Path | None = None, env: dict[str, str] | None = None
+    *args: str,
+    base_url: str = NO_LLM,
+    timeout: float = 180,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    in_process: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m trailblaze ARGS` (in `cwd`) with `ANTHROPIC_BASE_URL=base_url`, no API key, and `env` added."""
+    """`python -m trailblaze ARGS` (in `cwd`) with `ANTHROPIC_BASE_URL=base_url`, no API key, and `env` added.
+
+    Run in this process unless `in_process=False` (or another thread or call holds the process);
+    `timeout` bounds only a real process."""
     env = {**os.environ, "ANTHROPIC_BASE_URL": base_url, "COLUMNS": "200", **(env or {})}
     env.pop("ANTHROPIC_API_KEY", None)
+    return _run(args, env=env, cwd=cwd, timeout=timeout, in_process=in_process)
+
+
+def _run(
+    args: tuple[str, ...], *, env: dict[str, str], cwd: Path | None, timeout: float, in_process: bool
+) -> subprocess.CompletedProcess[str]:
+    if in_process and _in_process.can_run():
+        return _in_process.run(args, env=env, cwd=cwd)
     return subprocess.run(
         [sys.executable, "-m", "trailblaze", *args],
         env=env,
@@ -60,11 +78,16 @@ def copy_example(name: str, tmp_path: Path) -> Path:
     return target
 
 
-def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`python -m trailblaze ARGS` with the given environment (this process's by default), a minute at most."""
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args], capture_output=True, text=True, timeout=60, env=env or dict(os.environ)
-    )
+def run_cli(
+    *args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 60,
+    in_process: bool = True,
+) -> subprocess.CompletedProcess[str]:
+    """`python -m trailblaze ARGS` with exactly the environment `env` (this process's by default), in
+    `cwd`; a real process (`in_process=False`) gets `timeout` seconds."""
+    return _run(args, env=env or dict(os.environ), cwd=cwd, timeout=timeout, in_process=in_process)
 
 
 @pytest.fixture(params=["android", "ios"])

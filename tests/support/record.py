@@ -1,17 +1,16 @@
-"""`trailblaze record` in a subprocess against `FakeMessagesAPI` with the demo policy, for the tests of
+"""`trailblaze record` (tests/support/cli.py: in the test process) against `FakeMessagesAPI` with the demo policy, for the tests of
 recording (tests/cli/test_record_cli.py, tests/cli/test_record_dialog.py, tests/screen/test_occlusion.py)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tests.support.cli import trailblaze
 from tests.support.paths import TRAILS
 from trailblaze.testing import FakeMessagesAPI
 from trailblaze.testing.demo_policy import demo_policy
@@ -35,13 +34,5 @@ def nl_copy(name: str, tmp_path: Path) -> Path:
 
 
 def record(api: FakeMessagesAPI, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """`trailblaze record ARGS` in a subprocess, its model calls going to `api`."""
-    env = {**os.environ, "ANTHROPIC_BASE_URL": api.url, "COLUMNS": "200"}
-    env.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", "record", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    """`trailblaze record ARGS`, its model calls going to `api`."""
+    return trailblaze("record", *args, base_url=api.url, timeout=timeout)

@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 import yaml
 
 import trailblaze
+from tests.support.cli import run_cli
 from tests.support.paths import ROOT
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
@@ -51,14 +51,7 @@ def trailblaze_cli(
 ) -> subprocess.CompletedProcess[str]:
     environ = {**os.environ, "ANTHROPIC_BASE_URL": base_url, "COLUMNS": "200", **env}
     environ.pop("ANTHROPIC_API_KEY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "trailblaze", *args],
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=cwd,
-    )
+    return run_cli(*args, env=environ, cwd=cwd, timeout=180)
 
 
 def demo_project(tmp_path: Path) -> Path:
