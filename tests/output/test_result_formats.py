@@ -21,6 +21,7 @@ from tests.support.allure_cli import ensure_allure
 from tests.support.cli import trailblaze
 from tests.support.paths import DATA
 from tests.support.report import build_run_dir
+from trailblaze.__about__ import __version__
 from trailblaze.output.allure import AllureResult, write_allure
 from trailblaze.output.ctrf import write_ctrf
 from trailblaze.output.junit import junit_xml
@@ -127,9 +128,52 @@ def test_allure_writes_one_result_per_attempt_with_one_history_id(run_dir: Path,
     assert len(list(out.glob("*-result.json"))) == len(results)
 
 
+GITHUB = {
+    "GITHUB_ACTIONS": "true", "GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": "acme/app",
+    "GITHUB_RUN_ID": "4242", "GITHUB_RUN_NUMBER": "17", "GITHUB_WORKFLOW": "trails",
+}  # fmt: skip
+
+
+def _without_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITHUB_ACTIONS", "GITLAB_CI", "JENKINS_URL", "BUILDKITE", "CIRCLECI"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_allure_environment_and_executor_say_what_ran_where(
+    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without_ci(monkeypatch)
+    for name, value in GITHUB.items():
+        monkeypatch.setenv(name, value)
+    run = _run(run_dir)
+    run.commit, run.branch = "4f1c2e9a7b0d", "main"
+    out = write_allure(run, tmp_path / "allure", run_dir=run_dir)
+    props = dict(line.split("=", 1) for line in (out / "environment.properties").read_text().splitlines())
+    assert props == {
+        "trailblaze": __version__, "platform": "android, ios", "device": "sim:android, sim:ios, sim:android:demo@v2",
+        "branch": "main", "commit": "4f1c2e9a7b0d",
+    }  # fmt: skip
+    assert json.loads((out / "executor.json").read_text()) == {
+        "name": "GitHub Actions", "type": "github", "buildName": "trails #17",
+        "buildUrl": "https://github.com/acme/app/actions/runs/4242", "url": "https://github.com/acme/app",
+        "buildOrder": 17, "reportName": "trailblaze",
+    }  # fmt: skip
+    # another shard into the same folder, outside CI, on a device with a URL: its values added, no password
+    _without_ci(monkeypatch)
+    shard = _run(run_dir)
+    shard.trails = [shard.trails[0].model_copy(update={"device": "appium:https://me:pw-1234@hub.example/wd/hub"})]
+    write_allure(shard, out, run_dir=run_dir)
+    again = (out / "environment.properties").read_text()
+    assert "device=sim:android, sim:ios, sim:android:demo@v2, appium:https://hub.example/wd/hub\n" in again
+    assert "pw-1234" not in again and "me:" not in again and again.count("trailblaze=") == 1
+
+
 @pytest.mark.slow
 def test_allure_3_shows_both_runs_in_its_history(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     node, cli = ensure_allure()
+    _without_ci(monkeypatch)
+    for variable, value in GITHUB.items():
+        monkeypatch.setenv(variable, value)
     for name, extra in (("first", ()), ("second", ("--retries", "1"))):
         done = trailblaze(
             "replay", str(READY), "--device", FLAKY_APP, "--element-timeout", "1", *extra,
@@ -154,6 +198,11 @@ def test_allure_3_shows_both_runs_in_its_history(tmp_path: Path, monkeypatch: py
     assert latest["retriesCount"] == 1  # the second run's failed first attempt
     assert [h["status"] for h in latest["history"]] == ["failed"]  # the first run
     assert len((tmp_path / "history.jsonl").read_text().splitlines()) == 2
+    # the Environment widget and the executor come from environment.properties and executor.json
+    environment = json.loads((tmp_path / "report-second" / "widgets" / "allure_environment.json").read_text())
+    assert {"name": "trailblaze", "values": [__version__]} in environment
+    assert any(e["name"] == "device" and "sim:android:" in e["values"][0] for e in environment)
+    assert "https://github.com/acme/app/actions/runs/4242" in (tmp_path / "report-second" / "index.html").read_text()
 
     # the shards of one CI run share the CTRF runId, and merged they give one Allure folder
     monkeypatch.setenv("TRAILBLAZE_RUN_ID", "77")

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.cli import trailblaze
 from tests.support.paths import DATA as _DATA
 from tests.support.paths import ROOT
 from tests.support.pytester import FAST_SESSION
@@ -291,6 +292,41 @@ def test_junitxml_and_trailblaze_report_include_trail_items(project: pytest.Pyte
     own_junit = ET.parse(report / "junit.xml").getroot()
     assert len(list(own_junit.iter("testcase"))) == 2
     assert f"trailblaze report: {report / 'report.html'}" in _stdout(result)
+
+
+STORE_TESTS = """\
+import pytest
+
+@pytest.mark.parametrize("n", range(4))
+def test_email(n, trail_runner):
+    trail_runner.replay("trails/email.trail.yaml").assert_passed()
+"""
+
+
+@pytest.mark.slow
+def test_every_pytest_run_adds_its_results_to_the_projects_store(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TRAILBLAZE_RESULTS", raising=False)
+    project.makepyfile(test_store=STORE_TESTS)
+    # two xdist workers write at once, no --trailblaze-report: each test's run is stored, none lost
+    project.runpytest_subprocess("test_store.py", "-n", "2").assert_outcomes(passed=4)
+    # without run directories the trails are stored from memory
+    project.runpytest_subprocess(
+        "trails/email.trail.yaml", "-p", "no:xdist", "--trailblaze-artifacts", "off"
+    ).assert_outcomes(passed=1)
+    project.runpytest_subprocess(
+        "trails/email.trail.yaml", "-p", "no:xdist", "--trailblaze-results", "off"
+    ).assert_outcomes(passed=1)
+    assert not (project.path / "test-results" / "trailblaze").exists() or not any(
+        (project.path / "test-results" / "trailblaze").iterdir()
+    )  # passing tests keep no run directory, yet their results were stored
+    shown = trailblaze("results", "--json", cwd=project.path)
+    assert shown.returncode == 0, shown.stderr
+    (row,) = json.loads(shown.stdout)
+    assert (row["trail"], row["device"], row["latest"], row["runs"]) == ("demo/email", "sim:android", "passed", 5)
+    with sqlite3.connect(project.path / ".trailblaze" / "results.db") as db:
+        assert db.execute("SELECT count(*), count(DISTINCT run_key) FROM runs WHERE source = 'pytest'").fetchone() == (5, 5)
 
 
 # --- devices and xdist -------------------------------------------------------------------------------------

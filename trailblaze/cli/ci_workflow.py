@@ -46,7 +46,8 @@ ACTIONS = {
     "actions/download-artifact": ("d3f86a106a0bac45b974a628896c90dbdf5c8093", "v4.3.0"),
     "reactivecircus/android-emulator-runner": ("e89f39f1abbbd05b1113a29cf4db69e7540cae5a", "v2.37.0"),
 }
-"""Each action the workflow uses → (the commit its release tag points to, that tag)."""
+"""Each action the workflow uses → (the commit its release tag points to, that tag). Each commit was
+checked with `git rev-parse TAG^{commit}` in the action's own repository (2026-11-28)."""
 
 EMULATOR_ACTION = "reactivecircus/android-emulator-runner@" + ACTIONS["reactivecircus/android-emulator-runner"][0]
 """The ecosystem's standard action that creates, boots and tears down an Android emulator."""

@@ -9,7 +9,7 @@ presents on the terminal (`trailblaze.cli.console`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -632,21 +632,41 @@ def _never_started(
 
 def _write_reports(told: Progress, rundir: RunDir, output: RunOutput) -> None:
     """JUnit, Allure, CTRF and the HTML report, from run.json one trail at a time (the run directory
-    let go of them); the report shows each trail's history from the results store, when there is one."""
-    root = rundir.root
+    let go of them); the report shows each trail's history from the results store, when there is one.
+
+    JUnit, Allure and CTRF are fed by one read of run.json (`fan_out`); each is told as it was written,
+    in that order, and the first that failed is raised after them."""
+    from trailblaze.output.fan_out import fan_out
+
+    root, run = rundir.root, rundir.run
+    writers: list[tuple[Callable[[Path], None], Callable[[Iterable[TrailRecord]], Path]]] = []
     if output.junit:
         from trailblaze.output.junit import write_junit
 
-        told.junit_written(write_junit(rundir.run, output.junit, run_dir=root, trails=iter_trails(root, rundir.run)))
+        junit = output.junit
+        writers.append((told.junit_written, lambda trails: write_junit(run, junit, run_dir=root, trails=trails)))
     if output.allure_dir:
         from trailblaze.output.allure import write_allure
 
-        written = write_allure(rundir.run, output.allure_dir, run_dir=root, trails=iter_trails(root, rundir.run))
-        told.results_written("allure", written)
+        allure = output.allure_dir
+        writers.append(
+            (partial(told.results_written, "allure"), lambda trails: write_allure(run, allure, run_dir=root, trails=trails))
+        )
     if output.ctrf:
         from trailblaze.output.ctrf import write_ctrf
 
-        told.results_written("ctrf", write_ctrf(rundir.run, output.ctrf, run_dir=root, trails=iter_trails(root, rundir.run)))
+        ctrf = output.ctrf
+        writers.append(
+            (partial(told.results_written, "ctrf"), lambda trails: write_ctrf(run, ctrf, run_dir=root, trails=trails))
+        )
+    if writers:
+        outcomes = fan_out(iter_trails(root, run), [write for _, write in writers])
+        for (tell, _), outcome in zip(writers, outcomes, strict=True):
+            if outcome.value is not None:
+                tell(outcome.value)
+        failed = next((o.error for o in outcomes if o.error is not None), None)
+        if failed is not None:
+            raise failed
     if output.report:
         from trailblaze.output.report import pictures_folder, write_html_report
         from trailblaze.results.history import report_history

@@ -105,7 +105,8 @@ def write_allure(
     trails: Iterable[TrailRecord] | None = None,
 ) -> Path:
     """Writes the run's Allure results into `directory` (created; files already there are kept, so
-    several runs or shards can share it) and returns it.
+    several runs or shards can share it), with `environment.properties` and, in CI, `executor.json`
+    (`trailblaze.output.allure_env`), and returns it.
 
     Args:
         run: The run log.
@@ -116,15 +117,20 @@ def write_allure(
         UsageError: the folder cannot be written.
     """
     from trailblaze.errors import UsageError
+    from trailblaze.output.allure_env import write_environment, write_executor
 
     target, base = Path(directory), Path(run_dir)
+    devices: dict[tuple[str, str], None] = {}  # in the order met, each once
     try:
         target.mkdir(parents=True, exist_ok=True)
         for n, trail in enumerate(run.trails if trails is None else trails):
+            devices[(trail.platform, trail.device)] = None
             for k, attempt in enumerate([*trail.attempts, trail]):
                 _write_result(
                     _Writer(target, base, f"{run.run_id}\0{run.started_at}\0{n}\0{k}"), attempt, trail
                 )
+        write_environment(target, run, devices)
+        write_executor(target, os.environ)
     except OSError as exc:
         raise UsageError(
             f"{target}: cannot write the Allure results ({exc.strerror or exc}); pick another --allure-dir"

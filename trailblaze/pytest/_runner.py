@@ -193,6 +193,8 @@ class TrailRunner:
         self._rundir: RunDir | None = None
         self._screenshots = output.screenshots  # validated where the RunOutput was built
         self._results = output.results
+        self._unkept: list[TrailRecord] = []
+        """The trails run without a run directory (`--trailblaze-artifacts off`): stored at `close`."""
 
     @property
     def run_dir(self) -> Path | None:
@@ -266,6 +268,8 @@ class TrailRunner:
         )
         if is_flaky(record):
             self.flaky.append(record)
+        if rundir is None:
+            self._unkept.append(record)
         return TrailResult(record, self.run_dir)
 
     @_one_line
@@ -307,6 +311,7 @@ class TrailRunner:
 
         merged = {**self.secrets, **(secrets or {})}
         self.session.invalidate()
+        rundir = self._open_rundir(Memory(secrets=merged))
         record = record_trail(
             Path(path),
             self.session,
@@ -323,10 +328,12 @@ class TrailRunner:
                 ask=ask,
                 resume=resume,
             ),
-            rundir=self._open_rundir(Memory(secrets=merged)),
+            rundir=rundir,
             device=self.device,
             flags=self.flags,
         )
+        if rundir is None:
+            self._unkept.append(record)
         return TrailResult(record, self.run_dir)
 
     @_one_line
@@ -352,14 +359,19 @@ class TrailRunner:
         this test's tools changed (`setNetwork`)."""
         if self._rundir is not None:
             self._rundir.finish()
-            self._store_results(self._rundir.root)
+        self._store_results()
         self.session.end_trail()
 
-    def _store_results(self, root: Path) -> None:
+    def _store_results(self) -> None:
         """Adds this test's run to the results store; a failure is a warning, never the test's result."""
-        from trailblaze.results.hook import store_run
+        from trailblaze.results.hook import store_run, store_trails
 
-        warning = store_run(root, self._results, "pytest")
+        if self._rundir is not None:
+            warning = store_run(self._rundir.root, self._results, "pytest")
+        else:
+            warning = store_trails(
+                self._unkept, self._results, "pytest", command=self._command, device=self.device
+            )
         if warning is not None:
             # the real stderr, not a warning: `-W error` must not turn it into the test's failure
             print(warning, file=sys.__stderr__ or sys.stderr)

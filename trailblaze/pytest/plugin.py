@@ -127,8 +127,8 @@ class TrailblazeConfig:
     report_single_file: bool = False
     """`--trailblaze-report-single-file`: DIR/report.html embeds its screenshots (one file to attach)."""
     results: str | None = None
-    """The results store each kept run directory is added to (`--trailblaze-results`, ini
-    `trailblaze_results`, else `TRAILBLAZE_RESULTS`, else `.trailblaze/results.db`; None: off)."""
+    """The results store every test's trail runs are added to (`--trailblaze-results`, ini
+    `trailblaze_results`, else `TRAILBLAZE_RESULTS`, else the project's `.trailblaze/results.db`; None: off)."""
     trail_timeout: float = DEFAULT_TRAIL_TIMEOUT_S
     """Wall-clock seconds one trail may run (`--trailblaze-trail-timeout`, ini `trailblaze_trail_timeout`);
     past it the trail fails at the step it reached (a trail's `config.timeout` may lower it)."""
@@ -196,10 +196,16 @@ _DRIVER_SESSION_KEY = pytest.StashKey["DeviceSession"]()
 # --- options ----------------------------------------------------------------------------------------
 
 
-def _results_location(given: str | None, ini: str) -> str | None:
-    from trailblaze.results.location import resolve_location
+def _results_location(config: pytest.Config, given: str | None, ini: str) -> str | None:
+    """`--trailblaze-results` (from where pytest started), else the ini key (from the ini file's folder), else
+    `TRAILBLAZE_RESULTS`, else the project's `.trailblaze/results.db` (beside the ini file, wherever pytest
+    started); None: off."""
+    from trailblaze.results.location import ENV_VAR, resolve_location
 
-    return resolve_location(given, ini or None)
+    location = resolve_location(given, ini.strip() or None)
+    if location is None or "://" in location or given or (not ini.strip() and os.environ.get(ENV_VAR, "").strip()):
+        return location
+    return str(config.rootpath / location)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -225,8 +231,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--trailblaze-results",
         dest="trailblaze_results",
         metavar="PATH|URL",
-        help="add the kept trail runs (--trailblaze-report) to this results store: a SQLite file or a "
-        "postgresql:// URL; `off`: not stored (default: $TRAILBLAZE_RESULTS, else .trailblaze/results.db)",
+        help="add every trail run's results to this results store: a SQLite file or a postgresql:// URL; "
+        "`off`: not stored (default: ini trailblaze_results, else $TRAILBLAZE_RESULTS, else the project's "
+        ".trailblaze/results.db)",
     )
     group.addoption(
         "--trailblaze-report",
@@ -610,7 +617,7 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         report_single_file=bool(option("trailblaze_report_single_file")),
         allure_dir=_result_file(config, base, report, "trailblaze_allure_dir"),
         ctrf=_result_file(config, base, report, "trailblaze_ctrf"),
-        results=_results_location(option("trailblaze_results"), str(config.getini("trailblaze_results"))),
+        results=_results_location(config, option("trailblaze_results"), str(config.getini("trailblaze_results"))),
     )
 
 

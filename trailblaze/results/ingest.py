@@ -37,12 +37,14 @@ def run_rows(run_dir: str | os.PathLike[str], source: str) -> Rows:
 def rows_of(head: RunRecord, trails: Iterable[TrailRecord], source: str) -> Rows:
     key = head.uid or f"{head.started_at}|{head.run_id}"
     rows = Rows(run=(key, head.run_id, head.started_at, source, head.commit, head.branch, head.shard))
+    devices: dict[str, str] = {}  # a run's trails share a few device specs: each is parsed once
     for trail in trails:
         result = trail.proof if trail.mode == "record" else trail
         if result is None or result.status in _SKIP:
             continue
         attempts = [*trail.attempts, result] if result is trail else [result]
-        name, device = trail_key(trail), device_key(trail.device)
+        name = trail_key(trail)
+        device = devices.get(trail.device) or devices.setdefault(trail.device, device_key(trail.device))
         for number, attempt in enumerate(attempts, 1):
             rows.trails.append(_trail_row(key, head, trail, attempt, name, device, number, len(attempts)))
             rows.steps.extend(
