@@ -36,6 +36,10 @@ os.environ["CLOUDSDK_CONFIG"] = os.devnull
 # The suite sees the local defaults wherever it runs, so a test reads the same run directory in CI as on
 # a laptop; the tests of the CI defaults set CI themselves (tests/engine/test_ci_defaults.py).
 os.environ.pop("CI", None)
+# No results store unless a test asks for one (it sets or deletes TRAILBLAZE_RESULTS, or passes --results):
+# a replay run from the repository would add to the repository's `.trailblaze/results.db`, and its report
+# would show history left there by earlier tests.
+os.environ["TRAILBLAZE_RESULTS"] = "off"
 
 
 @pytest.fixture(autouse=True)

@@ -738,6 +738,7 @@ def _environment(model: str, adb_port: int) -> dict[str, str]:
     }
     env.pop("ANTHROPIC_API_KEY", None)
     env.pop("TRAILBLAZE_DEVICE", None)
+    env.pop("TRAILBLAZE_RESULTS", None)  # the guides' commands use the project's default store
     for name in [n for n in env if n.startswith("PYTEST_")]:  # this run's xdist worker id, addopts, …
         del env[name]
     return env

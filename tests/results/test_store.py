@@ -67,7 +67,8 @@ def test_an_unreachable_postgresql_store_is_exit_3_without_its_password(tmp_path
     assert "s3cr3t-pw" not in done.stderr + done.stdout and "Traceback" not in done.stderr
 
 
-def test_bad_locations_and_empty_gates_are_usage_errors(tmp_path: Path) -> None:
+def test_bad_locations_and_empty_gates_are_usage_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TRAILBLAZE_RESULTS", raising=False)
     missing = trailblaze("results", cwd=tmp_path)
     assert missing.returncode == 2 and "error: no results store at .trailblaze/results.db" in missing.stderr
     kind = trailblaze("results", "--results", "mysql://x@y/z", cwd=tmp_path)
