@@ -174,9 +174,13 @@ def _fresh_globals() -> Iterator[None]:
 
 
 def _forget_caches(discovery: Any, vcs: Any) -> None:
-    # keyed on paths or on nothing, but what they read (tools files, the git checkout) changes between calls
+    # keyed on paths or on nothing, but what they read (tools files, the git checkout, an Appium spec's
+    # capabilities file named relative to the current folder) changes between calls
+    from trailblaze.device.devices import parse_device_spec
+
     discovery.clear_cache()
     vcs.process_revision.cache_clear()
+    parse_device_spec.cache_clear()
 
 
 def _script_http() -> Any:
