@@ -400,6 +400,54 @@ def listener_interfaces(trees: dict[str, ast.Module]) -> list[str]:
     return sorted(found)
 
 
+_DRIVER_WORDS = {"appium": "appium", "web": "web", "browser": "web", "playwright": "web",
+                 "capability": "appium", "capabilities": "appium"}  # fmt: skip
+
+
+def driver_names(trees: dict[str, ast.Module], packages: tuple[str, ...] = ("device", "cli")) -> dict[str, int]:
+    """Driver-specific names in the core's `device/` and `cli/` (issue 46 item 2), per driver: module
+    names and identifiers (defined or used: functions, classes, parameters, variables, attributes,
+    keywords, imported names) with a word `appium`, `capabilit(y|ies)` (appium) or `web`, `browser`,
+    `playwright` (web), words split at `_`, `.` and case changes. String literals (help texts, error
+    messages, which stay byte-identical) are counted apart, as `strings`."""
+
+    def words(text: str) -> set[str]:
+        return {w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", text)}
+
+    def driver(text: str) -> set[str]:
+        return {_DRIVER_WORDS[w] for w in words(text) if w in _DRIVER_WORDS}
+
+    counts = {"appium": 0, "web": 0, "strings": 0}
+    for module, tree in trees.items():
+        if module.split(".")[1:2] not in ([p] for p in packages):
+            continue
+        names = [module.rsplit(".", 1)[-1]]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.append(node.name)
+            elif isinstance(node, ast.arg | ast.keyword) and node.arg:
+                names.append(node.arg)
+            elif isinstance(node, ast.Name):
+                names.append(node.id)
+            elif isinstance(node, ast.Attribute):
+                names.append(node.attr)
+            elif isinstance(node, ast.alias):
+                names.append(node.asname or node.name)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.append(node.module)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and driver(node.value):
+                counts["strings"] += 1
+        for name in names:
+            for d in driver(name):
+                counts[d] += 1
+    return counts
+
+
+def _driver_figure(trees: dict[str, ast.Module]) -> str:
+    c = driver_names(trees)
+    return f"appium {c['appium']}, web {c['web']} (string literals naming them: {c['strings']})"
+
+
 def static_figures(root: Path) -> dict[str, str]:
     """The figures counted from the code of the checkout at `root`, by name, as printed."""
     trees = {name: ast.parse(path.read_text("utf-8")) for name, path in module_paths(root / "trailblaze").items()}
@@ -422,6 +470,7 @@ def static_figures(root: Path) -> dict[str, str]:
         "context classes": f"{len(context_classes(trees))} ({', '.join(context_classes(trees))})",
         "places to add a recorded tool": _recorded_figure(trees),
         "listener interfaces": f"{len(listeners)} ({', '.join(listeners) or 'none'})",
+        "driver-specific names in device/, cli/": _driver_figure(trees),
         "simulator top-level modules": f"{len(top)} ({', '.join(top)})",
         "simulator largest classes": ", ".join(f"{name} {count}" for count, name in _class_sizes(sim)[:5]),
         **_large_classes(root),
@@ -509,6 +558,7 @@ def main() -> None:
     print(f"places to add a recorded tool: {_recorded_figure(trees)}")
     listeners = listener_interfaces(trees)
     print(f"listener interfaces: {len(listeners)} ({', '.join(listeners)})")
+    print(f"driver-specific names in device/, cli/: {_driver_figure(trees)}")
     print("largest parameter counts:")
     for count, name in params[:5]:
         print(f"  {count:3d}  {name}")
