@@ -36,6 +36,7 @@ __all__ = [
     "DeviceUnsupported",
     "InfrastructureError",
     "LLMError",
+    "OptionError",
     "Problem",
     "SessionLost",
     "StepFailed",
@@ -69,6 +70,15 @@ class UsageError(TrailblazeError):
     """The user asked for something that cannot be done as asked (flag, path, device spec)."""
 
     exit_code = EXIT_USAGE
+
+
+class OptionError(UsageError):
+    """A usage error about one option (`--capabilities`), which the command line reports as a bad
+    value of that option."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 @dataclass(frozen=True)

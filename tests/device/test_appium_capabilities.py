@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from trailblaze.device.capabilities import load_capabilities, select_capabilities
-from trailblaze.device.devices import parse_device_spec, with_capabilities
+from trailblaze.device.devices import parse_device_spec
 from trailblaze.errors import TrailFileError, UsageError
+from trailblaze_appium.capabilities import load_capabilities, select_capabilities
+from trailblaze_appium.spec import with_capabilities
 
 
 def _write(tmp_path: Path, name: str, text: str) -> str:

@@ -200,8 +200,8 @@ def test_a_farm_gets_the_values_where_the_file_put_them_and_nowhere_else(
 def test_a_short_value_from_the_environment_is_refused_without_showing_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from trailblaze.device.capabilities import load_capabilities
     from trailblaze.errors import TrailFileError
+    from trailblaze_appium.capabilities import load_capabilities
 
     monkeypatch.setenv("TB_TEST_SHORT", "x9z")
     (tmp_path / "caps.yaml").write_text('platformName: Android\nudid: "${TB_TEST_SHORT}"\n', "utf-8")

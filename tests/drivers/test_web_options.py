@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from trailblaze_web.options import WebOptions
 
 from tests.support.cli import trailblaze
-from trailblaze.device.web_options import WebOptions
 from trailblaze.errors import UsageError
 from trailblaze.screen.css_check import css_problem
 

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from trailblaze.__about__ import __version__
+from trailblaze.cli.driver_options import driver_options
 from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S
 from trailblaze.errors import EXIT_INFRA, EXIT_USAGE, TrailblazeError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from trailblaze.device.web_options import WebOptions
+    from trailblaze.device.driver_hooks import GivenOptions
     from trailblaze.engine.options import (
         DeviceChoice,
         ModelChoice,
@@ -80,35 +81,33 @@ def _grouped(name: str, build: Any, *keys: str) -> Callable[[Any], Any]:
 def _device_choice(
     device: str | tuple[str, ...],
     latency: str | None,
-    web: WebOptions,
+    drivers: tuple[GivenOptions, ...],
     element_timeout: float | None,
     device_logs: str = "on-failure",
     trace: bool = False,
     install: tuple[str, ...] = (),
     reinstall: bool = False,
-    appium_session: str | None = None,
 ) -> DeviceChoice:
     """`--device` and its options, the spec parsed once for the whole run (`trailblaze tool` has only
-    the first four and the Appium session mode). `replay`'s repeated `--device` gives a tuple: one
+    the first four). `replay`'s repeated `--device` gives a tuple: one
     device is a `DeviceChoice` as ever, several a tuple of them."""
     from trailblaze.device.logs import DeviceLogMode
     from trailblaze.engine.options import DeviceChoice
 
     if not isinstance(device, str):
-        options = (latency, web, element_timeout, device_logs, trace, install, reinstall, appium_session)
+        options = (latency, drivers, element_timeout, device_logs, trace, install, reinstall)
         several = tuple(_device_choice(d, *options) for d in dict.fromkeys(device))
         return several[0] if len(several) == 1 else several  # type: ignore[return-value]
 
     return DeviceChoice.parse(
         device,
         latency=_latency_for(device, latency),
-        web=web,
         element_timeout=element_timeout,
         device_logs=cast("DeviceLogMode", device_logs),
         trace=_trace(trace),
         install=install,
         reinstall=reinstall,
-        appium_session=appium_session,
+        drivers=drivers,
     )
 
 
@@ -208,8 +207,7 @@ def _ci_policy(retries: int, fail_on_flaky: bool, max_heals: int | None) -> CiPo
 _run_groups = (
     _grouped(
         "device", _device_choice,
-        "device", "latency", "web", "element_timeout", "device_logs", "trace", "install", "reinstall",
-        "appium_session",
+        "device", "latency", "drivers", "element_timeout", "device_logs", "trace", "install", "reinstall",
     ),
     _grouped("inputs", _run_inputs, "memory", "args", "secrets", "secret_files"),
     _grouped("model", _model_choice, "model", "llm_base_url", "llm_timeout", "llm_retries"),
@@ -232,103 +230,8 @@ def _with_run_groups(*more: Any) -> Callable[[Any], Any]:
     return decorate
 
 
-_WEB_OPTIONS = (
-    click.option("--browser", type=click.Choice(["chromium", "firefox"]), default=None,
-                 help="Web: the browser (default chromium, the system one; firefox needs Playwright's Firefox "
-                 "build: python -m playwright install firefox). Default $TRAILBLAZE_BROWSER."),
-    click.option("--browser-path", default=None, metavar="PATH",
-                 help="Web: the browser binary (default: chromium on PATH; $TRAILBLAZE_BROWSER_PATH)."),
-    click.option("--headed", is_flag=True, help="Web: show the browser window ($TRAILBLAZE_WEB_HEADED=1)."),
-    click.option("--viewport", default=None, metavar="WxH",
-                 help="Web: the page's size in CSS pixels, e.g. 390x844 (default 1280x800; $TRAILBLAZE_WEB_VIEWPORT)."),
-    click.option("--emulate", default=None, metavar="PRESET",
-                 help="Web: a Playwright device preset such as 'iPhone 15' or 'Pixel 7' (viewport, user agent, "
-                 "pixel ratio, touch; --viewport wins). Default $TRAILBLAZE_WEB_EMULATE."),
-)  # fmt: skip
-
-
-def _web_options(f: Any) -> Any:
-    """The browser options of a web device, handed to the command as one `web` (a `WebOptions`);
-    given with a device that is not a browser, a usage error."""
-
-    @functools.wraps(f)
-    def collect(
-        *args: Any,
-        browser: str | None,
-        browser_path: str | None,
-        headed: bool,
-        viewport: str | None,
-        emulate: str | None,
-        **kwargs: Any,
-    ) -> Any:
-        from trailblaze.device.web_options import WebOptions
-
-        web = WebOptions.given(
-            browser=browser, browser_path=browser_path, headed=headed, viewport=viewport, emulate=emulate
-        )
-        device = kwargs.get("device")
-        for spec in (device,) if isinstance(device, str) else device or ():  # `mcp` without --device: later
-            web.require_web(spec)
-        return f(*args, web=web, **kwargs)
-
-    for option in reversed(_WEB_OPTIONS):
-        collect = option(collect)
-    return collect
-
-
-def _appium_options(f: Any) -> Any:
-    """`--capabilities FILE` joins `--device appium:...` (one spec text: `appium:SERVER#FILE`),
-    `--appium-session` picks per-trail or shared sessions, and `--appium-connect-timeout` bounds the
-    wait for a new session."""
-
-    @functools.wraps(f)
-    def collect(
-        *args: Any,
-        device: str | tuple[str, ...] | None,
-        capabilities: str | None,
-        appium_connect_timeout: float | None,
-        **kwargs: Any,
-    ) -> Any:
-        from trailblaze.device.devices import with_capabilities
-
-        if appium_connect_timeout is not None:
-            from trailblaze.device.capabilities import CONNECT_TIMEOUT_ENV
-
-            # the environment carries it to the driver, and to the processes a run starts per device
-            os.environ[CONNECT_TIMEOUT_ENV] = f"{appium_connect_timeout:g}"
-        if device is None:  # `mcp` without --device: use_device names its own
-            if capabilities is not None:
-                raise click.BadParameter("--capabilities needs --device appium:...", param_hint="'--capabilities'")
-            return f(*args, device=None, **kwargs)
-        if not isinstance(device, str):  # `replay`'s several devices (a matrix)
-            return f(*args, device=tuple(with_capabilities(d, capabilities) for d in device), **kwargs)
-        return f(*args, device=with_capabilities(device, capabilities), **kwargs)
-
-    collect = click.option(
-        "--appium-connect-timeout",
-        type=click.FloatRange(min=0, min_open=True, max=86400),
-        default=None,
-        metavar="SECONDS",
-        help="Appium devices: how long a new session may take before the run fails (exit 3); default 120.",
-    )(collect)
-    collect = click.option(
-        "--appium-session",
-        type=click.Choice(["per-trail", "shared"]),
-        default=None,
-        help="Appium devices: a new session per trail (default on a device farm: each trail its own video "
-        "and status) or one shared by every trail (default on an Appium URL).",
-    )(collect)
-    return click.option(
-        "--capabilities",
-        default=None,
-        metavar="FILE",
-        help="Appium devices: the W3C capabilities (YAML or JSON; FILE[N] picks one set of a list).",
-    )(collect)
-
-
 def _device_options(f: Any, *, several: bool = False) -> Any:
-    f = _appium_options(f)
-    f = _web_options(f)
+    f = driver_options(f)
     f = click.option(
         "--latency",
         type=click.Choice(_LATENCIES),
@@ -784,22 +687,16 @@ def sim_command(
     sim = plugin.start(
         platform, app, count=count, port=port, latency=latency, timed_gestures=gestures == "timed", **extra
     )
-    how = sim.how_to_connect() + _appium_lines(platform, sim.device_specs())
+    how = sim.how_to_connect() + _driver_hints(platform, sim.device_specs())
     with announced(platform, sim.how_to_connect()):  # `trailblaze devices` in another terminal finds it
         _foreground(how, sim.stop)
 
 
-def _appium_lines(platform: str, specs: list[tuple[str, dict[str, str]]]) -> str:
-    """For a local Appium server (docs/guides/appium.md): the capabilities that reach each simulated
-    Android phone, whose adb server is not Appium's default one on port 5037."""
-    if platform != "android":
-        return ""
-    lines = [  # a YAML flow mapping: pasted into a file, it is the capabilities file
-        f"\n  Appium capabilities of {target}: "
-        f"{{platformName: Android, 'appium:udid': {target}, 'appium:adbPort': {options['adb_port']}}}"
-        for target, options in specs
-    ]
-    return "".join(lines)
+def _driver_hints(platform: str, specs: list[tuple[str, dict[str, str]]]) -> str:
+    """What the installed drivers add to how to reach a simulator (Appium: the capabilities)."""
+    from trailblaze.device.driver_hooks import declared
+
+    return "".join(d.sim_hint(platform, specs) for d in declared() if d.sim_hint is not None)
 
 
 def _foreground(how_to_use: str, stop: Any) -> None:
@@ -1112,14 +1009,14 @@ def devices_command() -> None:
 def snapshot_command(
     device: str,
     latency: str | None,
-    web: WebOptions,
-    appium_session: str | None,
+    drivers: tuple[GivenOptions, ...],
     screenshot_path: str | None,
     raw: bool,
     set_of_mark: bool,
 ) -> None:
     """Print what the device shows: the compact view the agent reads (or the raw dump)."""
 
+    from trailblaze.cli.driver_options import fitting
     from trailblaze.common.files import atomic_write, check_writable
     from trailblaze.common.images import as_png
     from trailblaze.device.devices import open_device, parse_device_spec
@@ -1130,8 +1027,9 @@ def snapshot_command(
         check_writable(screenshot_path, "--screenshot")
     elif set_of_mark:
         raise UsageError("--set-of-mark draws on the saved screenshot; add --screenshot FILE.png")
-    with open_device(device, latency=_latency_for(device, latency), web=web, appium_session=appium_session) as session:
-        spec = parse_device_spec(device)
+    latency = _latency_for(device, latency)
+    spec = parse_device_spec(device)
+    with open_device(device, latency=latency, driver_options=fitting(drivers, spec.driver)) as session:
         if spec.platform == "web" and spec.target is None:  # a blank page: nothing to show
             raise UsageError(
                 "--device web opens a blank page; pass the page to show: --device web:URL "
@@ -1300,7 +1198,7 @@ def _llm_options(f: Any) -> Any:
               help="The model for tools that ask one (rememberText, assertWithAi, …); without it they "
               "answer UNSUPPORTED. " + _PROVIDERS_HELP + ".")
 @_llm_options
-@_grouped("device", _device_choice, "device", "latency", "web", "element_timeout", "appium_session")
+@_grouped("device", _device_choice, "device", "latency", "drivers", "element_timeout")
 @_grouped("model", _model_choice, "model", "llm_base_url", "llm_timeout", "llm_retries")
 @click.pass_context
 def tool_command(
@@ -1636,8 +1534,7 @@ def _replay_matrix(run: ReplayRun, devices: tuple[DeviceChoice, ...]) -> int:
 @click.option("--device", default=None, metavar="SPEC", help=_DEVICE_HELP + " Omit to pick one with use_device.")
 @click.option("--latency", type=click.Choice(_LATENCIES), default=None,
               help="How slow a sim:* device is: zero (default) or realistic.")
-@_web_options
-@_appium_options
+@driver_options
 @click.option("--http", "http_port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
               help="Serve streamable HTTP on 127.0.0.1:PORT/mcp (0: a free port) instead of stdio; every request "
               "needs 'Authorization: Bearer TOKEN' (generated and printed at start unless --token).")
@@ -1652,8 +1549,7 @@ def _replay_matrix(run: ReplayRun, devices: tuple[DeviceChoice, ...]) -> int:
 def mcp_command(
     device: str | None,
     latency: str | None,
-    web: WebOptions,
-    appium_session: str | None,
+    drivers: tuple[GivenOptions, ...],
     http_port: int | None,
     token: str | None,
     root: str,
@@ -1672,6 +1568,7 @@ def mcp_command(
     """
     from pathlib import Path
 
+    from trailblaze.cli.driver_options import for_picked
     from trailblaze.common.flags import MCP
     from trailblaze.device.devices import parse_device_spec
     from trailblaze.device.session import DeviceSession
@@ -1693,15 +1590,13 @@ def mcp_command(
 
     def open_session(spec: str) -> DeviceSession:
         """`--device`, or a device the client picks (`use_device`): the spec parsed once, with the options
-        that fit it (a latency profile for a simulated one; the browser options for a web one)."""
+        that fit it (a latency profile for a simulated one; a driver's options for its devices)."""
         parsed = parse_device_spec(spec)  # cached: DeviceChoice.parse does not parse it again
-        browser = web if web.names() else None
         return DeviceChoice.parse(
             spec,
             latency=latency if parsed.simulated else None,
-            web=browser,
             element_timeout=element_timeout,
-            appium_session=appium_session if parsed.appium is not None else None,
+            drivers=for_picked(drivers, parsed.driver),
         ).open()
 
     session = open_session(device) if device is not None else None  # a bad --device fails before serving

@@ -3,28 +3,24 @@
 Specs: `android[:SERIAL]`, `ios[:WDA_URL]`, `web[:URL]`, `sim:android[:APP]`, `sim:ios[:APP]` where APP
 is a bundled app name with an optional variant (`demo`, `demo@restyled`) or a path to an app spec YAML;
 and remote devices: `android@HOST:PORT[:SERIAL]` (a device on the adb server at HOST:PORT, e.g. a
-device farm's) and `ios@http://HOST:PORT` (a WebDriverAgent on another host); and Appium:
-`appium:URL#CAPS` or `appium:PRESET#CAPS` (a farm: `browserstack`, `saucelabs[:REGION]`, `lambdatest`)
-where CAPS is a capabilities file (`trailblaze.device.capabilities`), `FILE[N]` for one set of a list.
+device farm's) and `ios@http://HOST:PORT` (a WebDriverAgent on another host). `DRIVER:REST` is a spec
+a driver parses itself (its `parse_spec` hook, `trailblaze.device.driver_hooks`): Appium's.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from trailblaze.device.web_options import ENV as _WEB_ENV
+from trailblaze.device.spec import DeviceSpec
 from trailblaze.errors import UsageError
 
 if TYPE_CHECKING:
-    from trailblaze.device.capabilities import CapabilitySet
     from trailblaze.device.driver import DeviceListing, DriverPlugin
     from trailblaze.device.session import DeviceSession
-    from trailblaze.device.web_options import WebOptions
 
 __all__ = [
     "DeviceSpec",
@@ -33,7 +29,6 @@ __all__ = [
     "open_device",
     "parse_device_spec",
     "session_options",
-    "with_capabilities",
 ]
 
 _GROUP = "trailblaze.drivers"
@@ -42,38 +37,6 @@ _DISTRIBUTIONS = {
     p: f"""trailblaze-{p}: pip install "trailblaze[{p}]" (from a checkout: pip install -e ./drivers/{p})"""
     for p in ("android", "ios", "web", "appium")
 }
-
-
-@dataclass(frozen=True)
-class DeviceSpec:
-    platform: Literal["android", "ios", "web"]
-    simulated: bool
-    target: str | None
-    """Serial or WDA URL for a real device; app name/path for a simulated one."""
-    adb_server: tuple[str, int] | None = None
-    """`android@HOST:PORT`: the adb server the device is on (else `ANDROID_ADB_SERVER_*`, 127.0.0.1:5037)."""
-    appium: CapabilitySet | None = None
-    """`appium:SERVER#CAPS`: the device is an Appium session with these capabilities on `target` (an
-    Appium URL or a farm preset); `platform` is the capabilities' platformName."""
-    profile: str | None = None
-    """`sim:android+small`, `sim:ios:demo@v2+tablet+large-font`: a simulated device's profile (its size,
-    font scale and theme; the simulator checks the names when it starts the device)."""
-
-    @property
-    def driver(self) -> str:
-        """The `trailblaze.drivers` plugin that opens it (`appium` for an Appium device)."""
-        return "appium" if self.appium is not None else self.platform
-
-    def __str__(self) -> str:
-        if self.appium is not None:
-            return f"appium:{self.target}#{self.appium.source}"
-        if self.adb_server is not None:
-            host, port = self.adb_server
-            head = f"android@{f'[{host}]' if ':' in host else host}:{port}"
-            return f"{head}:{self.target}" if self.target else head
-        head = f"sim:{self.platform}" if self.simulated else self.platform
-        tail = f"+{self.profile}" if self.profile else ""
-        return (f"{head}:{self.target}" if self.target else head) + tail
 
 
 _FORMS = (
@@ -94,8 +57,9 @@ def parse_device_spec(spec: str) -> DeviceSpec:
     text = spec.strip()
     if text.startswith(("android@", "ios@")):
         return _remote(spec, text)
-    if text.startswith("appium:"):
-        return _appium(spec, text[len("appium:") :])
+    head, colon, rest = text.partition(":")
+    if colon and (parse := _spec_parser(head)) is not None:
+        return parse(spec, rest)
     simulated = text.startswith("sim:")
     if simulated:
         text = text[4:]
@@ -153,45 +117,16 @@ def _remote(spec: str, text: str) -> DeviceSpec:
     return DeviceSpec("android", False, serial or None, (host, port))
 
 
-_SERVER = re.compile(r"^(https?://\S+|[a-z][a-z0-9-]*(:[a-z0-9-]+)?)$")
+def _spec_parser(name: str) -> Callable[[str, str], DeviceSpec] | None:
+    """The `parse_spec` hook of the driver `name` (none for the core's platforms)."""
+    if name in ("android", "ios", "web", "sim"):
+        return None
+    from trailblaze.device.driver_hooks import declared_for
 
-
-def _appium(spec: str, rest: str) -> DeviceSpec:
-    """`appium:SERVER#CAPS`: SERVER an Appium URL or a farm preset word, CAPS a capabilities file."""
-    from trailblaze.device.capabilities import select_capabilities
-
-    server, hash_, caps = rest.partition("#")
-    if not server or not _SERVER.match(server):
-        raise UsageError(
-            f"device {spec!r}: use appium:URL (e.g. appium:http://127.0.0.1:4723) or a farm preset "
-            "(appium:browserstack, appium:saucelabs[:REGION], appium:lambdatest)"
-        )
-    if not hash_ or not caps:
-        raise UsageError(
-            f"device {spec!r} needs its capabilities: pass --capabilities FILE (YAML or JSON with at least "
-            "`platformName: Android` or iOS; under pytest --trailblaze-capabilities FILE)"
-        )
-    chosen = select_capabilities(caps)
-    return DeviceSpec(chosen.platform, False, server, appium=chosen)
-
-
-def with_capabilities(device: str, capabilities: str | None) -> str:
-    """The spec `--device` and `--capabilities` name together: `appium:SERVER#FILE`.
-
-    Raises:
-        UsageError: capabilities for a device that is not an Appium one.
-    """
-    text = device.strip()
-    if capabilities is None:
-        return text
-    if not text.startswith("appium:"):
-        raise UsageError(
-            f"--capabilities is for Appium devices, not {device!r}: use --device appium:URL "
-            "(or appium:browserstack, appium:saucelabs, appium:lambdatest), or drop --capabilities"
-        )
-    if "#" in text:
-        raise UsageError(f"--device {device!r} already names its capabilities (#...): drop --capabilities")
-    return f"{text}#{capabilities}"
+    hooks = declared_for(name)
+    if hooks is None and name in _DISTRIBUTIONS:
+        load_driver_plugin(name)  # not installed: says which extra installs it
+    return hooks.parse_spec if hooks is not None else None
 
 
 def load_driver_plugin(platform: str) -> DriverPlugin:
@@ -215,10 +150,9 @@ def plugin_options(env: Mapping[str, str]) -> dict[str, str]:
         out["adb_port"] = env["ANDROID_ADB_SERVER_PORT"]
     if env.get("TRAILBLAZE_WDA_URL"):
         out["wda_url"] = env["TRAILBLAZE_WDA_URL"]
-    for name, key in _WEB_ENV.items():
-        if env.get(name):
-            out[key] = env[name]
-    return out
+    from trailblaze.device.driver_hooks import env_defaults
+
+    return {**out, **env_defaults(env)}
 
 
 def session_options(element_timeout: float | None) -> dict[str, Any]:
@@ -235,8 +169,7 @@ def open_device(
     app_override: str | None = None,
     latency: str | None = None,
     env: Mapping[str, str] | None = None,
-    web: WebOptions | None = None,
-    appium_session: str | None = None,
+    driver_options: Mapping[str, str] | None = None,
     **session_options: Any,
 ) -> DeviceSession:
     """Connects to the device a `--device` spec names and wraps it in a `DeviceSession`.
@@ -252,9 +185,8 @@ def open_device(
         app_override: App to run on a simulated device instead of the spec's.
         latency: Latency profile of a simulated device (`zero`, `realistic`).
         env: Environment to read connection settings from (default `os.environ`).
-        web: The browser options of a `web` device (`--browser`, `--viewport`, …), over the
-            environment's `TRAILBLAZE_*` defaults; `UsageError` when given for another device.
-        appium_session: An Appium device's session mode (`per-trail`, `shared`; None: its default).
+        driver_options: The options the run gave the device's driver (`GivenOptions.plugin_options`:
+            the browser's, an Appium session mode), over the environment's defaults.
         **session_options: Passed to `DeviceSession` (`settle_timeout`, `resolve_timeout`, …).
 
     Raises:
@@ -267,22 +199,15 @@ def open_device(
     from trailblaze.device.session import DeviceSession
 
     parsed = spec if isinstance(spec, DeviceSpec) else parse_device_spec(spec)
-    if web is not None:
-        web.require_web(str(spec))
     plugin = load_driver_plugin(parsed.driver)
     if not parsed.simulated:
         options = plugin_options(os.environ if env is None else env)
-        if parsed.appium is not None:
-            options["capabilities"] = parsed.appium.text
-            options["capabilities_source"] = parsed.appium.source
-            if appium_session is not None:
-                options["session"] = appium_session
-        if web is not None:  # the command line wins over the environment
-            options.update(web.plugin_options())
+        if parsed.driver_spec is not None:
+            options.update(parsed.driver_spec.plugin_options())
+        options.update(driver_options or {})  # the command line wins over the environment
         if parsed.adb_server is not None:  # the spec's server wins over the environment's
             options["adb_host"], options["adb_port"] = parsed.adb_server[0], str(parsed.adb_server[1])
-        target = web_start_url(parsed.target) if parsed.platform == "web" else parsed.target
-        driver = Hiccups().connect(lambda: plugin.open(target, options))
+        driver = Hiccups().connect(lambda: plugin.open(parsed.target, options))
         return DeviceSession(driver, **session_options)
 
     from trailblaze.device.simulator import load_simulator
@@ -300,26 +225,6 @@ def open_device(
         sim.stop()
         raise
     return DeviceSession(driver, on_close=sim.stop, **session_options)
-
-
-def web_start_url(target: str | None) -> str | None:
-    """`web:URL`'s page: a URL without a scheme is a file path (from the working directory), as
-    `web_navigate` takes it, so `--device web:site/index.html` opens the file.
-
-    Raises:
-        UsageError: no such file.
-    """
-    import re
-    from pathlib import Path
-
-    if not target or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
-        return target
-    path = Path(target).expanduser().resolve()
-    if not path.is_file():
-        raise UsageError(
-            f"--device web:{target}: no file {path}; pass a URL (https://…, file://…) or a path to an .html file"
-        )
-    return path.as_uri()
 
 
 def list_devices(env: Mapping[str, str] | None = None) -> tuple[list[DeviceListing], list[str]]:

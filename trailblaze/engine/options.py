@@ -20,9 +20,9 @@ from trailblaze.errors import UsageError
 from trailblaze.output.ci_policy import CiPolicy
 
 if TYPE_CHECKING:
+    from trailblaze.device.driver_hooks import GivenOptions
     from trailblaze.device.logs import DeviceLogMode
     from trailblaze.device.session import DeviceSession
-    from trailblaze.device.web_options import WebOptions
     from trailblaze.engine.shard import Shard
     from trailblaze.output.artifacts import ScreenshotMode
 
@@ -37,16 +37,15 @@ class DeviceChoice:
     text: str
     """The spec as the person wrote it (for messages and run.json)."""
     latency: str | None = None
-    web: WebOptions | None = None
     element_timeout: float | None = None
     """How long a selector is polled before its tool fails (None: 5 s)."""
     device_logs: DeviceLogMode = "on-failure"
     trace: bool = False
     install: tuple[str, ...] = ()
     reinstall: bool = False
-    appium_session: str | None = None
-    """`per-trail` or `shared` (one Appium session for every trail on the device); None: per trail
-    on a device farm, shared on an Appium URL (`TRAILBLAZE_APPIUM_SESSION` overrides)."""
+    drivers: tuple[GivenOptions, ...] = ()
+    """The drivers' options the run gave (the browser's, an Appium session mode), each checked by
+    its driver; those given go to the device's driver."""
 
     @classmethod
     def parse(
@@ -54,28 +53,24 @@ class DeviceChoice:
         text: str,
         *,
         latency: str | None = None,
-        web: WebOptions | None = None,
         element_timeout: float | None = None,
         device_logs: DeviceLogMode = "on-failure",
         trace: bool = False,
         install: tuple[str, ...] = (),
         reinstall: bool = False,
-        appium_session: str | None = None,
+        drivers: tuple[GivenOptions, ...] = (),
     ) -> DeviceChoice:
-        """Parses `--device` once; a latency profile is only for a simulated device, a session mode
-        only for an Appium one."""
+        """Parses `--device` once; a latency profile is only for a simulated device, a driver's
+        options only for that driver's devices."""
         spec = parse_device_spec(text)
         if latency is not None and not spec.simulated:
             raise UsageError(
                 f"only a simulated device has a latency profile, not {text!r}; drop --latency or use sim:..."
             )
-        if appium_session is not None and spec.appium is None:
-            raise UsageError(
-                f"only an Appium device has sessions to share, not {text!r}; drop the Appium session option"
-            )
-        return cls(
-            spec, text, latency, web, element_timeout, device_logs, trace, tuple(install), reinstall, appium_session
-        )
+        given = tuple(d for d in drivers if d.names())
+        for unfit in (d for d in given if d.driver != spec.driver):
+            unfit.refuse(text)
+        return cls(spec, text, latency, element_timeout, device_logs, trace, tuple(install), reinstall, given)
 
     @property
     def platform(self) -> str:
@@ -89,14 +84,12 @@ class DeviceChoice:
         from trailblaze.device.devices import open_device, session_options
 
         options = {**session_args, **session_options(self.element_timeout)}
-        return open_device(
-            self.spec, latency=self.latency, web=self.web, appium_session=self.appium_session, **options
-        )
+        given = {k: v for d in self.drivers for k, v in d.plugin_options().items()}
+        return open_device(self.spec, latency=self.latency, driver_options=given, **options)
 
     def argv(self) -> list[str]:
-        """`--device` and the browser options, as run.json keeps them."""
-        session = ["--appium-session", self.appium_session] if self.appium_session else []
-        return ["--device", self.text, *session, *(self.web.args() if self.web is not None else [])]
+        """`--device` and its driver's options, as run.json keeps them."""
+        return ["--device", self.text, *(a for d in self.drivers for a in d.args())]
 
     def timeout_argv(self) -> list[str]:
         return [] if self.element_timeout is None else ["--element-timeout", f"{self.element_timeout:g}"]

@@ -12,64 +12,45 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
-__all__ = ["add_appium_options", "appium_pool", "appium_session", "set_connect_timeout", "shareable"]
+if TYPE_CHECKING:
+    from trailblaze.device.driver_hooks import DriverHooks, GivenOptions
 
-_MODES = ("per-trail", "shared")
-
-
-def add_appium_options(group: Any, parser: pytest.Parser) -> None:
-    group.addoption(
-        "--trailblaze-capabilities",
-        action="append",
-        dest="trailblaze_capabilities",
-        metavar="FILE",
-        help="Appium devices: the W3C capabilities (YAML or JSON); one for every --device appium:..., or one "
-        "per such --device in order; a file holding a list is one device per entry; ini trailblaze_capabilities",
-    )
-    group.addoption(
-        "--trailblaze-appium-session",
-        dest="trailblaze_appium_session",
-        choices=_MODES,
-        help="Appium devices: a new session per trail (default on a device farm) or one shared by the "
-        "worker's trails (default on an Appium URL); ini trailblaze_appium_session",
-    )
-    group.addoption(
-        "--trailblaze-appium-connect-timeout",
-        dest="trailblaze_appium_connect_timeout",
-        metavar="SECONDS",
-        help="Appium devices: how long a new session may take before the run fails (default 120); "
-        "ini trailblaze_appium_connect_timeout",
-    )
-    parser.addini("trailblaze_capabilities", "Appium capabilities files (relative to the ini file)", type="linelist")
-    parser.addini("trailblaze_appium_session", "per-trail | shared (Appium devices)", default="")
-    parser.addini(
-        "trailblaze_appium_connect_timeout", "seconds a new Appium session may take (default 120)", default=""
-    )
+__all__ = ["appium_pool", "appium_session", "set_connect_timeout", "shareable"]
 
 
-def appium_session(config: pytest.Config) -> str | None:
-    given = config.getoption("trailblaze_appium_session", default=None)
-    value = given or str(config.getini("trailblaze_appium_session")).strip() or None
-    if value is not None and value not in _MODES:
+def _hooks() -> DriverHooks | None:
+    from trailblaze.device.driver_hooks import declared_for
+
+    return declared_for("appium")
+
+
+def appium_session(config: pytest.Config) -> GivenOptions | None:
+    """The session mode given (the driver's options; None: no Appium driver installed)."""
+    from trailblaze.pytest._drivers import given_value
+
+    hooks = _hooks()
+    if hooks is None:
+        return None
+    value = given_value(config, "appium_session")
+    modes = next(o.choices for o in hooks.options if o.name == "appium_session")
+    if value is not None and value not in modes:
         raise pytest.UsageError(f"trailblaze_appium_session = {value!r}: use per-trail or shared")
-    return value
+    return hooks.given({"appium_session": value}, None, "--trailblaze-")[1]
 
 
 def set_connect_timeout(config: pytest.Config) -> None:
     """The option or ini key, checked, into the environment the Appium driver reads it from (this
     process's, which the workers it starts inherit)."""
     import math
-    import os
 
-    from trailblaze.device.capabilities import CONNECT_TIMEOUT_ENV
-
+    hooks = _hooks()
     given = config.getoption("trailblaze_appium_connect_timeout", default=None)
     raw = str(given or config.getini("trailblaze_appium_connect_timeout")).strip()
-    if not raw:
+    if not raw or hooks is None:
         return
     name = "--trailblaze-appium-connect-timeout" if given else "trailblaze_appium_connect_timeout"
     try:
@@ -78,13 +59,14 @@ def set_connect_timeout(config: pytest.Config) -> None:
         seconds = math.nan
     if not seconds > 0 or math.isinf(seconds):
         raise pytest.UsageError(f"{name} = {raw!r}: use a number of seconds above 0, e.g. 120")
-    os.environ[CONNECT_TIMEOUT_ENV] = f"{seconds:g}"
+    hooks.given({"appium_connect_timeout": seconds}, None, "--trailblaze-")
 
 
 def appium_pool(config: pytest.Config, devices: Sequence[str]) -> list[str]:
     """`devices` with each `appium:` device's capabilities joined, and list files expanded."""
-    from trailblaze.device.capabilities import load_capabilities
     from trailblaze.errors import TrailblazeError
+
+    hooks = _hooks()
 
     files = _files(config)
     bare = [d for d in devices if d.startswith("appium:") and "#" not in d]
@@ -103,15 +85,13 @@ def appium_pool(config: pytest.Config, devices: Sequence[str]) -> list[str]:
     for spec in devices:
         if spec in bare and files:
             spec = f"{spec}#{files[0] if len(files) == 1 else next(pairs)}"
-        server, hash_, caps = spec.partition("#")
-        if not spec.startswith("appium:") or not hash_ or caps.endswith("]"):
+        if hooks is None or hooks.expand is None:
             out.append(spec)
             continue
         try:
-            count = len(load_capabilities(caps))
+            out += hooks.expand(spec)
         except TrailblazeError as exc:
             raise pytest.UsageError(f"--trailblaze-capabilities: {exc.message}") from None
-        out += [spec] if count == 1 else [f"{server}#{caps}[{i}]" for i in range(1, count + 1)]
     return out
 
 

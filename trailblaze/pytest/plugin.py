@@ -36,9 +36,9 @@ from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
+    from trailblaze.device.driver_hooks import GivenOptions
     from trailblaze.device.logs import DeviceLogMode
     from trailblaze.device.session import DeviceSession
-    from trailblaze.device.web_options import WebOptions
     from trailblaze.engine.options import DeviceChoice, RunOutput
     from trailblaze.engine.replay import ReplayOptions
     from trailblaze.engine.shard import Shard
@@ -114,16 +114,14 @@ class TrailblazeConfig:
     screenshots: str = "failures"
     """Which screenshots a trail run keeps (`--trailblaze-screenshots`, ini `trailblaze_screenshots`):
     `failures` (the default: only a failing step's, so a passing test takes none), `steps` or `off`."""
-    web: WebOptions | None = None
-    """The browser of the pool's web devices (`--trailblaze-browser`, `-viewport`, `-emulate`, …)."""
+    drivers: tuple[GivenOptions, ...] = ()
+    """The drivers' options given (`--trailblaze-browser`, `-viewport`, …; `--trailblaze-appium-session`):
+    each device of the pool gets its own driver's."""
     retries: int = 0
     """Re-runs of a failed trail from its start (`--trailblaze-retries`, ini `trailblaze_retries`);
     a trail that passes only on a retry is flaky (`trailblaze.pytest._ci`)."""
     fail_on_flaky: bool = False
     """A flaky trail fails its test (`--trailblaze-fail-on-flaky`, ini `trailblaze_fail_on_flaky`)."""
-    appium_session: str | None = None
-    """Appium devices' session mode (`--trailblaze-appium-session`, ini `trailblaze_appium_session`):
-    `per-trail` or `shared`; None: per trail on a device farm, shared on an Appium URL."""
     report_single_file: bool = False
     """`--trailblaze-report-single-file`: DIR/report.html embeds its screenshots (one file to attach)."""
     results: str | None = None
@@ -147,12 +145,11 @@ class TrailblazeConfig:
         return DeviceChoice.parse(
             spec,
             latency=self.latency if parsed.simulated else None,
-            web=self.web if parsed.platform == "web" else None,  # the browser options fit web devices only
             element_timeout=self.element_timeout,
             device_logs=cast("DeviceLogMode", self.device_logs),
             install=self.install,
             reinstall=self.reinstall,
-            appium_session=self.appium_session if parsed.appium is not None else None,
+            drivers=tuple(d for d in self.drivers if d.driver == parsed.driver),  # each fits its own devices
         )
 
     def replay_options(self) -> ReplayOptions:
@@ -399,11 +396,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="a flaky trail (passed only on a retry) fails its test",
     )
-    from trailblaze.pytest._appium import add_appium_options
-    from trailblaze.pytest._web import add_web_options
+    from trailblaze.pytest._drivers import add_driver_options
 
-    add_web_options(group, parser)
-    add_appium_options(group, parser)
+    add_driver_options(group, parser)
     parser.addini("trailblaze_devices", "device pool used when --device is not given", type="linelist")
     parser.addini(
         "trailblaze_each_device", "run every trail on every device of the pool", type="bool", default=False
@@ -608,17 +603,20 @@ def _resolve_config(config: pytest.Config) -> TrailblazeConfig:
         llm_base_url=option("trailblaze_llm_base_url") or str(config.getini("trailblaze_llm_base_url")).strip() or None,
         **_shard_settings(option("trailblaze_shard"), option("trailblaze_shard_durations"), base),
         screenshots=screenshots,
-        web=web_settings(config, [str(d) for d in devices]),
+        drivers=_given(web_settings(config, [str(d) for d in devices]), appium_session(config)),
         retries=_number(config, "retries", int) or 0,
         fail_on_flaky=bool(
             config.getini("trailblaze_fail_on_flaky") if option("trailblaze_fail_on_flaky") is None else True
         ),
-        appium_session=appium_session(config),
         report_single_file=bool(option("trailblaze_report_single_file")),
         allure_dir=_result_file(config, base, report, "trailblaze_allure_dir"),
         ctrf=_result_file(config, base, report, "trailblaze_ctrf"),
         results=_results_location(config, option("trailblaze_results"), str(config.getini("trailblaze_results"))),
     )
+
+
+def _given(*given: GivenOptions | None) -> tuple[GivenOptions, ...]:
+    return tuple(g for g in given if g is not None and g.names())
 
 
 def _result_file(config: pytest.Config, base: Path, report: str | None, name: str) -> Path | None:

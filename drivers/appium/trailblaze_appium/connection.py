@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from trailblaze.device.capabilities import CONNECT_TIMEOUT_ENV
 from trailblaze.errors import DeviceError, UsageError
 from trailblaze_appium._errors import is_queue_full, translate
 from trailblaze_appium.farms import Farm, build_name
 from trailblaze_appium.local_hints import with_local_hint
+from trailblaze_appium.spec import CONNECT_TIMEOUT_ENV
 
 if TYPE_CHECKING:
     from appium.webdriver.webdriver import WebDriver

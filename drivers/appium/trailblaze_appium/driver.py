@@ -43,6 +43,7 @@ from trailblaze.errors import (
 from trailblaze.screen.hierarchy import DumpCache, Hierarchy
 from trailblaze_appium.connection import Connection
 from trailblaze_appium.session import AppiumSession, SessionMode
+from trailblaze_appium.spec import SESSION_MODES
 
 if TYPE_CHECKING:
 
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 __all__ = ["SESSION_ENV", "AppiumDriver", "AppiumPlugin"]
 
 SESSION_ENV = "TRAILBLAZE_APPIUM_SESSION"
-_SESSION_MODES = ("per-trail", "shared")
 _ANDROID_KEYS = {"BACK": 4, "HOME": 3, "ENTER": 66, "BACKSPACE": 67, "TAB": 61}
 _IOS_TYPED = {"ENTER": "\n", "BACKSPACE": "\b", "TAB": "\t"}
 _LAUNCHERS = ("launcher", "nexuslauncher", "trebuchet", "com.android.systemui")
@@ -488,7 +488,7 @@ class AppiumPlugin:
 
     def open(self, target: str | None, options: Mapping[str, str]) -> AppiumDriver:
         """Opens an Appium session on `target` (a URL or a farm preset) with `options['capabilities']`
-        (JSON; `trailblaze.device.capabilities` normalised it)."""
+        (JSON; `trailblaze_appium.capabilities` normalised it)."""
         import os
 
         raw = options.get("capabilities")
@@ -500,7 +500,7 @@ class AppiumPlugin:
         mode = options.get("session") or os.environ.get(SESSION_ENV, "").strip()
         if not mode:
             mode = "per-trail" if connection.farm is not None else "shared"
-        if mode not in _SESSION_MODES:
+        if mode not in SESSION_MODES:
             raise UsageError(f"{SESSION_ENV}={mode!r}: use per-trail or shared")
         return AppiumDriver(connection, platform, "per-trail" if mode == "per-trail" else "shared")
 

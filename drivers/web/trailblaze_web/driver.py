@@ -356,6 +356,7 @@ class WebPlugin:
         if given."""
         from playwright.sync_api import sync_playwright
 
+        target = _start_url(target)
         pw = sync_playwright().start()
         plan = None
         try:
@@ -382,3 +383,23 @@ class WebPlugin:
         except DeviceError:
             return []
         return [DeviceListing(spec="web", platform="web", state="ready", description=f"Chromium at {path}")]
+
+
+def _start_url(target: str | None) -> str | None:
+    """`web:URL`'s page: a URL without a scheme is a file path (from the working directory), as
+    `web_navigate` takes it, so `--device web:site/index.html` opens the file.
+
+    Raises:
+        UsageError: no such file.
+    """
+    import re
+    from pathlib import Path
+
+    if not target or re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
+        return target
+    path = Path(target).expanduser().resolve()
+    if not path.is_file():
+        raise UsageError(
+            f"--device web:{target}: no file {path}; pass a URL (https://…, file://…) or a path to an .html file"
+        )
+    return path.as_uri()

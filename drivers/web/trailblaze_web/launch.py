@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from trailblaze.device.web_options import BROWSERS, parse_viewport
 from trailblaze.errors import DeviceError, UsageError
+from trailblaze_web.options import BROWSERS, parse_viewport
 
 __all__ = ["BROWSER_ARGS", "Launch", "find_browser", "plan_launch"]
 

@@ -33,16 +33,11 @@ from typing import Any, Literal
 from trailblaze.errors import Problem, TrailFileError, UsageError
 
 __all__ = [
-    "CONNECT_TIMEOUT_ENV",
     "CapabilitySet",
     "load_capabilities",
     "normalise_capabilities",
     "select_capabilities",
 ]
-
-CONNECT_TIMEOUT_ENV = "TRAILBLAZE_APPIUM_CONNECT_TIMEOUT"
-"""How long a new Appium session may take, in seconds (`--appium-connect-timeout` sets it for the
-process and what it starts; the driver reads it)."""
 
 W3C_KEYS = frozenset(
     {
@@ -82,6 +77,17 @@ class CapabilitySet:
         version = caps.get("appium:platformVersion") or ""
         return " ".join(str(p) for p in (name, version) if p) or self.platform
 
+    @property
+    def driver(self) -> str:
+        """The driver a `DeviceSpec` carrying these is opened with."""
+        return "appium"
+
+    def spec_text(self, target: str | None) -> str:
+        return f"appium:{target}#{self.source}"
+
+    def plugin_options(self) -> dict[str, str]:
+        return {"capabilities": self.text, "capabilities_source": self.source}
+
 
 def load_capabilities(path: str) -> list[CapabilitySet]:
     """Every capability set in the file at `path` (one per device), normalised.
@@ -118,7 +124,7 @@ def load_capabilities(path: str) -> list[CapabilitySet]:
 def _warn_unknown(raw: Mapping[str, Any], chosen: CapabilitySet, position: Any, path: str) -> None:
     """A warning on stderr (`caps.yaml:3:3: 'appium:adbPrt' is not a capability …; did you mean …?`) for
     each `appium:` key the set's driver does not know: a typo would otherwise be sent and ignored."""
-    from trailblaze.device.capability_names import unknown_capabilities
+    from trailblaze_appium.capability_names import unknown_capabilities
 
     names = {key: key if key in W3C_KEYS or ":" in key else f"appium:{key}" for key in raw}
     automation = chosen.as_dict().get("appium:automationName")
