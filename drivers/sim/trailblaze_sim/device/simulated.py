@@ -70,6 +70,11 @@ class SimulatedDevice:
         self.model = self.profile.model
         self.scale = self.profile.scale
         self.os_version = self.profile.os_version
+        # The profile's settings the servers read (fixed for the device's life, like the model).
+        self.font_scale = self.profile.font_scale
+        self.dark = self.profile.dark
+        self.tablet = self.profile.tablet
+        self.status_bar = self.profile.inset_top
         self.clipboard = ""
         self.clock: SimClock = clock or RealClock()
         self.conditions = conditions or Conditions()
@@ -98,44 +103,17 @@ class SimulatedDevice:
     # --- geometry ----------------------------------------------------------------------------------
     @property
     def screen_width(self) -> int:
+        """Points, as the display is turned."""
         return self._display.screen_width
-
-    @screen_width.setter
-    def screen_width(self, value: int) -> None:
-        self._display.screen_width = value
 
     @property
     def screen_height(self) -> int:
+        """Points, as the display is turned."""
         return self._display.screen_height
 
-    @screen_height.setter
-    def screen_height(self, value: int) -> None:
-        self._display.screen_height = value
-
-    @property
-    def toast_sink(self) -> Callable[[str, float], None] | None:
+    def set_toast_sink(self, sink: Callable[[str, float], None] | None) -> None:
         """Where the app's toasts go (Android's SystemUI, set by the u2 server): (text, seconds)."""
-        return self._steps.toast_sink
-
-    @toast_sink.setter
-    def toast_sink(self, sink: Callable[[str, float], None] | None) -> None:
         self._steps.toast_sink = sink
-
-    @property
-    def font_scale(self) -> float:
-        return self.profile.font_scale
-
-    @property
-    def dark(self) -> bool:
-        return self.profile.dark
-
-    @property
-    def tablet(self) -> bool:
-        return self.profile.tablet
-
-    @property
-    def status_bar(self) -> float:
-        return self.profile.inset_top
 
     @property
     def content_frame(self) -> Frame:
