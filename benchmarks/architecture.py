@@ -473,6 +473,7 @@ def static_figures(root: Path) -> dict[str, str]:
         "driver-specific names in device/, cli/": _driver_figure(trees),
         "simulator top-level modules": f"{len(top)} ({', '.join(top)})",
         "simulator largest classes": ", ".join(f"{name} {count}" for count, name in _class_sizes(sim)[:5]),
+        "SimulatedDevice mixins": _sim_mixins(sim),
         **_large_classes(root),
     }
 
@@ -591,6 +592,18 @@ def _large_classes(root: Path) -> dict[str, str]:
     }
 
 
+def _sim_mixins(package: Path) -> str:
+    """`SimulatedDevice`'s base classes, the fields they declare without setting (annotation only) and
+    the methods they stub under `if TYPE_CHECKING:` (issue 46 item 5)."""
+    classes = {
+        n.name: n for p in package.rglob("*.py") for n in ast.walk(ast.parse(p.read_text("utf-8"))) if isinstance(n, ast.ClassDef)
+    }
+    mixins = [classes[b] for b in _bases(classes["SimulatedDevice"]) if b in classes]
+    fields = {s.target.id for m in mixins for s in m.body if isinstance(s, ast.AnnAssign) and s.value is None and isinstance(s.target, ast.Name)}
+    stubs = [f for m in mixins for s in m.body if isinstance(s, ast.If) for f in s.body if isinstance(f, ast.FunctionDef)]
+    return f"{len(mixins)} (fields re-declared: {len(fields)}, private stubs: {len(stubs)})"
+
+
 def _simulator() -> None:
     from tests.support import sim_layering as sim
 
@@ -603,6 +616,7 @@ def _simulator() -> None:
         f"packages: {sum(len(t) for t in sim.TIERS) - 1} in {len(sim.TIERS)} tiers; import layers (longest chain): "
         f"{_layers(graph)}; imports reaching up a tier: {len(sim.package_violations(graph))}"
     )
+    print(f"SimulatedDevice mixins: {_sim_mixins(sim.PACKAGE)}")
     print("largest classes (methods):")
     for count, name in _class_sizes(sim.PACKAGE)[:5]:
         print(f"  {count:3d}  {name}")

@@ -16,6 +16,7 @@ from trailblaze.device.devices import open_device, parse_device_spec
 from trailblaze.errors import UsageError
 from trailblaze_sim import create_device
 from trailblaze_sim.device.profile import PROFILES, device_profile
+from trailblaze_sim.device.state import ScreenInstance
 from trailblaze_sim.model import ManualClock
 from trailblaze_sim.server.adb import AndroidSimServer
 from trailblaze_sim.server.wda import WdaSimServer
@@ -98,7 +99,7 @@ def _rows(profile: str | None) -> int:
     device = create_device("android", clock=ManualClock(), profile=profile)
     device.launch(device.spec.app_id)
     device.spec.state["signed_in"] = True
-    device._stack = [device._instance("inbox", {})]  # the inbox as after signing in
+    device._screen.stack = [ScreenInstance.new("inbox", {})]  # the inbox as after signing in
     rows = [n for n in device.tree().walk() if n.id == "message_row" and n.visible]
     return len(rows)
 

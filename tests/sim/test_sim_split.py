@@ -19,9 +19,9 @@ from trailblaze.errors import UsageError
 from trailblaze_sim import load_app_spec
 from trailblaze_sim.app.spec import AppSpec, SplitSpec
 from trailblaze_sim.device.profile import PROFILES
+from trailblaze_sim.device.screen import Screen
 from trailblaze_sim.device.simulated import SimulatedDevice
 from trailblaze_sim.device.state import ScreenInstance
-from trailblaze_sim.device.tree import TreeBuilder
 from trailblaze_sim.model import ManualClock, SimNode
 from trailblaze_sim.server.adb import AndroidSimServer
 
@@ -302,15 +302,15 @@ def test_example_trails_replay_on_a_tablet(
 ) -> None:
     """The recorded phone trails replay unchanged against the demo's two-pane layout (`+tablet`)."""
     shown: list[str] = []
-    split = TreeBuilder._split
+    split = Screen.split
 
-    def spy(self: TreeBuilder) -> tuple[ScreenInstance, SplitSpec] | None:
+    def spy(self: Screen) -> tuple[ScreenInstance, SplitSpec] | None:
         found = split(self)
         if found is not None:
-            shown.append(self._stack[-1].name)
+            shown.append(self.stack[-1].name)
         return found
 
-    monkeypatch.setattr(TreeBuilder, "_split", spy)
+    monkeypatch.setattr(Screen, "split", spy)
     outcome = replay_job(Job(ROOT / "trails" / f"{trail}.trail.yaml", "demo", platform, "tablet"))
     assert outcome.status == "passed", outcome
     assert shown  # the trail did see the two panes

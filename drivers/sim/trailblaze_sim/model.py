@@ -175,10 +175,16 @@ class SimDevice(Protocol):
     """adb serial (Android) / UDID (iOS)."""
     model: str
     """e.g. `Pixel 7` / `iPhone 15`."""
-    screen_width: int
-    """Points."""
-    screen_height: int
-    """Points."""
+    @property
+    def screen_width(self) -> int:
+        """Points."""
+        ...
+
+    @property
+    def screen_height(self) -> int:
+        """Points."""
+        ...
+
     scale: float
     """Pixels per point: 3.0 on both demo devices (Android 360x800 dp = 1080x2400 px, xxhdpi;
     iOS 390x844 pt = 1170x2532 px)."""

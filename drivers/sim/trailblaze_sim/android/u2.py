@@ -157,9 +157,9 @@ class U2Service:
         """The notification shade and toasts drawn over the apps."""
         self.ime_package: Callable[[], str] = lambda: IME_PACKAGE
         """The selected input method's package, whose window the keyboard is (the shell knows)."""
-        if hasattr(device, "toast_sink"):
+        if hasattr(device, "set_toast_sink"):
             # the app's own toasts (spec `toast:` steps) are SystemUI's to draw, like makeToast's
-            device.toast_sink = lambda text, seconds: self.system.show_toast(text, seconds, self._now())
+            device.set_toast_sink(lambda text, seconds: self.system.show_toast(text, seconds, self._now()))
         self.gesture_seconds = 0.0
         """Seconds this server has spent performing timed gestures (swipes, drags, pinches)."""
         self.last_gesture: tuple[str, float] | None = None

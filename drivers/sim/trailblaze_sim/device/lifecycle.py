@@ -1,23 +1,23 @@
-"""The app's life on a simulated device: launching it (cold or warm), stopping it, clearing its data,
-going home, starting one of its activities, and what the system says about it (current app, app
-state, the ActivityManager lines in the device log).
+"""The app's life on a simulated device: launching it (cold or warm), stopping it, going home, which
+screen one of its activities opens, and what the system says about it (current app, app state, the
+ActivityManager lines in the device log).
 
-`AppLifecycle` is a mixin of `SimulatedDevice`, which owns the state declared here.
+`AppLifecycle` is a component of `SimulatedDevice`: it owns the app's process (running, pid, launch
+count) and changes the shared `Screen`.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
-from typing import TYPE_CHECKING, Any
 
 from trailblaze.errors import DeviceError
-from trailblaze_sim.app.data import AppDataDir
 from trailblaze_sim.app.spec import AppSpec
 from trailblaze_sim.device.log import DeviceLog
 from trailblaze_sim.device.profile import LAUNCHER_ID
-from trailblaze_sim.device.state import Pending, ScreenInstance
-from trailblaze_sim.model import AppInfo, Platform, SimClock
+from trailblaze_sim.device.screen import Screen
+from trailblaze_sim.device.state import ScreenInstance
+from trailblaze_sim.device.wallclock import WallClock
+from trailblaze_sim.model import AppInfo, Platform
 
 __all__ = ["AppLifecycle"]
 
@@ -26,175 +26,98 @@ _SYSTEM_SERVER_PID = 601
 
 
 class AppLifecycle:
-    """The app-lifecycle half of `SimulatedDevice`."""
+    """The app's process on one device."""
 
-    spec: AppSpec
-    platform: Platform
-    serial: str
-    app: AppInfo
-    clock: SimClock
-    log: DeviceLog
-    app_data: AppDataDir
-    _lock: threading.RLock
-    _tod_base: float
-    _running: bool
-    _foreground: bool
-    _pid: int
-    _launches: int
-    _stack: list[ScreenInstance]
-    _focus: str
-    _keyboard: bool
-    _snackbar: tuple[str, float] | None
-    _pending: Pending | None
-    _state: dict[str, Any]
-    _data: dict[str, list[dict[str, str]]]
-
-    if TYPE_CHECKING:  # defined by SimulatedDevice and its other halves
-
-        def _action(self) -> None: ...
-        def _tick(self) -> None: ...
-        def _navigate(self, change: Any) -> None: ...
+    def __init__(
+        self, spec: AppSpec, platform: Platform, serial: str, screen: Screen, log: DeviceLog, wall: WallClock
+    ) -> None:
+        self.spec = spec
+        self.platform: Platform = platform
+        self.serial = serial
+        self.app = AppInfo(app_id=spec.app_id, name=spec.name, activity=spec.activity)
+        self.screen = screen
+        self.log = log
+        self.wall = wall
+        self.running = False
+        self.pid = 0
+        self.launches = 0
+        """Cold starts of the app on this device after the one it booted with; clearing the app's
+        data does not reset it (`{device.launches}`)."""
 
     def current_app(self) -> AppInfo | None:
-        with self._lock:
-            self._tick()
-            if not self._foreground:
-                return None
-            return AppInfo(
-                app_id=self.app.app_id, name=self.app.name, activity=self._top_activity(), pid=self._pid
-            )
+        if not self.screen.foreground:
+            return None
+        return AppInfo(app_id=self.app.app_id, name=self.app.name, activity=self._top_activity(), pid=self.pid)
 
-    def _app_info(self) -> AppInfo:
-        return AppInfo(app_id=self.app.app_id, name=self.app.name, activity=self.app.activity, pid=self._pid)
+    def app_info(self) -> AppInfo:
+        return AppInfo(app_id=self.app.app_id, name=self.app.name, activity=self.app.activity, pid=self.pid)
 
     def _top_activity(self) -> str:
         """The activity of the screen on top (the app's own activity for screens that name none)."""
-        if self._running and self._stack:
-            return self.spec.screens[self._stack[-1].name].activity or self.app.activity
+        stack = self.screen.stack
+        if self.running and stack:
+            return self.spec.screens[stack[-1].name].activity or self.app.activity
         return self.app.activity
 
     def _full_activity(self, activity: str) -> str:
         return self.app.app_id + activity if activity.startswith(".") else activity
 
-    def start_activity(self, app_id: str, activity: str) -> bool:
-        with self._lock:
-            self._action()
-            self._check_app(app_id)
-            wanted = self._full_activity(activity)
-            if wanted == self._full_activity(self.app.activity):
-                self._launch()
-                return True
-            screen = next(
-                (
-                    n
-                    for n, s in self.spec.screens.items()
-                    if s.activity and self._full_activity(s.activity) == wanted
-                ),
-                None,
-            )
-            if screen is None:
-                return False
-            # a standard-launch-mode activity: a new instance on top of the task (the task alone when cold)
-            fresh = not self._running
-            self._launch(screen)
-            if not fresh:
-                self._navigate(lambda: self._stack.append(self._instance(screen, {})))
-            return True
-
-    def installed_apps(self) -> list[AppInfo]:
-        with self._lock:
-            return [self._app_info()]
+    def activity_screen(self, activity: str) -> str | None:
+        """The screen `activity` opens: empty for the app's own activity, None for one it does not have."""
+        wanted = self._full_activity(activity)
+        if wanted == self._full_activity(self.app.activity):
+            return ""
+        return next(
+            (n for n, s in self.spec.screens.items() if s.activity and self._full_activity(s.activity) == wanted),
+            None,
+        )
 
     def app_state(self, app_id: str) -> int:
         """XCUIApplicationState: 1 not running, 2 background suspended, 4 running foreground."""
-        with self._lock:
-            self._tick()
-            if app_id == LAUNCHER_ID[self.platform]:
-                return 2 if self._foreground else 4
-            if app_id != self.app.app_id or not self._running:
-                return 1
-            return 4 if self._foreground else 2
+        if app_id == LAUNCHER_ID[self.platform]:
+            return 2 if self.screen.foreground else 4
+        if app_id != self.app.app_id or not self.running:
+            return 1
+        return 4 if self.screen.foreground else 2
 
-    def launch(self, app_id: str, *, stop_first: bool = False, boot: bool = False) -> None:
-        """`boot`: the app the phone starts with, which `{device.launches}` does not count."""
-        with self._lock:
-            self._action()
-            self._check_app(app_id)
-            if stop_first:
-                self._terminate()
-            self._launch()
-            if boot:
-                self._launches = 0
-
-    def terminate(self, app_id: str) -> None:
-        with self._lock:
-            self._action()
-            self._check_app(app_id)
-            self._terminate()
-
-    def clear_app_data(self, app_id: str) -> None:
-        """Stops the app and resets its state to a fresh install (signed out, all messages back)."""
-        with self._lock:
-            self._action()
-            self._check_app(app_id)
-            self._terminate()
-            self._reset_data()
-
-    def go_home(self) -> None:
-        with self._lock:
-            self._action()
-            self._go_home()
-
-    def _check_app(self, app_id: str) -> None:
+    def check_app(self, app_id: str) -> None:
         if app_id != self.app.app_id:
             raise DeviceError(
                 f"app {app_id!r} is not installed on {self.serial}; installed: {self.app.app_id}"
             )
 
-    def _reset_data(self) -> None:
-        self._state: dict[str, Any] = dict(self.spec.state)
-        self._data: dict[str, list[dict[str, str]]] = {k: v.generate() for k, v in self.spec.data.items()}
-        self.app_data.reset(self._data)
-
-    def _launch(self, screen: str | None = None) -> None:
-        if not self._running:
-            self._running = True
-            self._launches += 1
-            self._pid = next(_PIDS)
-            self._stack = [self._instance(screen or self.spec.launch, {})]
+    def launch(self, screen: str | None = None) -> None:
+        """Brings the app to the front, starting it on `screen` (default the spec's) when it is not running."""
+        if not self.running:
+            self.running = True
+            self.launches += 1
+            self.pid = next(_PIDS)
+            self.screen.stack = [ScreenInstance.new(screen or self.spec.launch, {})]
             app_id = self.app.app_id
-            self._write_log(
+            self.write_log(
                 "I",
                 "ActivityManager",
-                f"Start proc {self._pid}:{app_id}/u0a190 for top-activity {{{app_id}/{app_id}{self.app.activity}}}",
+                f"Start proc {self.pid}:{app_id}/u0a190 for top-activity {{{app_id}/{app_id}{self.app.activity}}}",
                 pid=_SYSTEM_SERVER_PID,
             )
-            self._write_log("I", self._log_tag(), f"{self.app.name} started (screen {self.spec.launch})")
-        self._foreground = True
+            self.write_log("I", self.log_tag(), f"{self.app.name} started (screen {self.spec.launch})")
+        self.screen.foreground = True
 
-    def _log_tag(self) -> str:
+    def log_tag(self) -> str:
         return self.app.name.replace(" ", "") or "App"
 
-    def _write_log(self, level: str, tag: str, message: str, *, pid: int | None = None) -> None:
-        self.log.write(self._tod_base + self.clock.now(), self._pid if pid is None else pid, level, tag, message)
+    def write_log(self, level: str, tag: str, message: str, *, pid: int | None = None) -> None:
+        self.log.write(self.wall.seconds(), self.pid if pid is None else pid, level, tag, message)
 
-    def _terminate(self) -> None:
-        if self._running:
-            self._write_log(
+    def terminate(self) -> None:
+        if self.running:
+            self.write_log(
                 "I", "ActivityManager", f"Force stopping {self.app.app_id} appid=10190 user=0", pid=_SYSTEM_SERVER_PID
             )
-        self._running = False
-        self._foreground = False
-        self._pid = 0
-        self._stack = []
-        self._focus = ""
-        self._keyboard = False
-        self._snackbar = None
-        self._pending = None
+        self.running = False
+        self.pid = 0
+        self.screen.clear()
 
-    def _go_home(self) -> None:
-        self._foreground = False
-        self._keyboard = False
-
-    def _instance(self, name: str, params: dict[str, Any]) -> ScreenInstance:
-        return ScreenInstance(name=name, locals={"name": name, "error": "", **params})
+    def go_home(self) -> None:
+        self.screen.foreground = False
+        self.screen.keyboard = False

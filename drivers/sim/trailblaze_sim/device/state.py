@@ -1,5 +1,5 @@
-"""The simulated device's working state: the back stack's screens, a pending delayed step, and what
-each node of the last built tree does when touched."""
+"""The simulated device's working state: the back stack's screens, a pending delayed step, the sync
+animation, and what each node of the last built tree does when touched."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trailblaze_sim.app.spec import Step
-from trailblaze_sim.model import SimNode
+from trailblaze_sim.faults import Conditions
+from trailblaze_sim.model import SimClock, SimNode
 
-__all__ = ["Binding", "Built", "Pending", "ScreenInstance"]
+__all__ = ["Animation", "Binding", "Built", "Pending", "ScreenInstance"]
 
 
 @dataclass
@@ -20,6 +21,11 @@ class ScreenInstance:
     fields: dict[str, str] = field(default_factory=dict)
     scroll: dict[str, float] = field(default_factory=dict)
     dialog: str | None = None
+
+    @classmethod
+    def new(cls, name: str, params: dict[str, Any]) -> ScreenInstance:
+        """A fresh instance of screen `name` opened with `params` (its `screen.*` locals)."""
+        return cls(name=name, locals={"name": name, "error": "", **params})
 
 
 @dataclass
@@ -55,3 +61,21 @@ class Built:
     root: SimNode
     bindings: dict[int, Binding]
     modal: SimNode | None
+
+
+class Animation:
+    """The app's sync indicator, animating for `Conditions.animate_after_action_ms` after each action."""
+
+    def __init__(self, clock: SimClock, conditions: Conditions) -> None:
+        self.clock = clock
+        self.conditions = conditions
+        self.last_action: float | None = None
+        self.ticks = 0
+        """Trees dumped while animating (the indicator's percentage)."""
+
+    def acted(self) -> None:
+        self.last_action = self.clock.now()
+
+    def running(self) -> bool:
+        ms = self.conditions.animate_after_action_ms
+        return ms > 0 and self.last_action is not None and (self.clock.now() - self.last_action) * 1000 < ms

@@ -2,16 +2,17 @@
 against the tree the device last laid out (clipping and modals honoured); a swipe scrolls the list
 under its start point.
 
-`TouchInput` is a mixin of `SimulatedDevice`, which owns the state declared here.
+`TouchInput` is a component of `SimulatedDevice`, which holds the device's lock and ticks its
+clock before each touch; it owns the last tap.
 """
 
 from __future__ import annotations
 
-import threading
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
-
-from trailblaze_sim.device.state import Built, Pending, ScreenInstance
+from trailblaze_sim.device.lifecycle import AppLifecycle
+from trailblaze_sim.device.screen import Screen
+from trailblaze_sim.device.state import Built
+from trailblaze_sim.device.steps import StepInterpreter
+from trailblaze_sim.device.tree import TreeBuilder
 from trailblaze_sim.model import Frame, SimClock, SimNode
 
 __all__ = ["TouchInput"]
@@ -21,111 +22,85 @@ _DOUBLE_TAP_SLOP = 24.0  # points, about Android's double-tap slop
 
 
 class TouchInput:
-    """The touch half of `SimulatedDevice`."""
+    """Touches on one device; remembers the last tap (for double taps)."""
 
-    clock: SimClock
-    screen_width: int
-    screen_height: int
-    _lock: threading.RLock
-    _foreground: bool
-    _stack: list[ScreenInstance]
-    _focus: str
-    _keyboard: bool
-    _pending: Pending | None
-    _last_tap: tuple[float, float, float] | None
-
-    if TYPE_CHECKING:  # defined by SimulatedDevice and its other halves
-
-        def _action(self) -> None: ...
-        def _tick(self) -> None: ...
-        def _build(self) -> Built: ...
-        def _keyboard_frame(self) -> Frame | None: ...
-        def _launch(self, screen: str | None = None) -> None: ...
-        def _run(
-            self, steps: list[Any], item: dict[str, str] | None, screen: ScreenInstance | None = None
-        ) -> None: ...
-        def _scoped(self, screen: ScreenInstance | None) -> AbstractContextManager[None]: ...
-        def _lookup(self, name: str, item: dict[str, str] | None) -> Any: ...
-        def _assign(self, name: str, value: Any, item: dict[str, str] | None) -> None: ...
+    def __init__(
+        self, clock: SimClock, screen: Screen, tree: TreeBuilder, steps: StepInterpreter, apps: AppLifecycle
+    ) -> None:
+        self.clock = clock
+        self.screen = screen
+        self.display = screen.display
+        self.tree = tree
+        self.steps = steps
+        self.apps = apps
+        self.last_tap: tuple[float, float, float] | None = None
+        """(device time, x, y) of the last tap that was not part of a double tap."""
 
     def tap(self, x: float, y: float) -> None:
         """A tap; a second one within 0.3 s (device time) and 24 pt of the last is a double tap
         when the element under it has `on_double_tap` (how Android clients send double taps)."""
-        with self._lock:
-            self._action()
-            now = self.clock.now()
-            last, self._last_tap = self._last_tap, (now, x, y)
-            if (
-                last is not None
-                and now - last[0] <= _DOUBLE_TAP_S
-                and abs(x - last[1]) < _DOUBLE_TAP_SLOP
-                and abs(y - last[2]) < _DOUBLE_TAP_SLOP
-                and self._double_tap_handler(x, y)
-            ):
-                self._last_tap = None
-                return
-            self._touch(x, y, long=False)
+        now = self.clock.now()
+        last, self.last_tap = self.last_tap, (now, x, y)
+        if (
+            last is not None
+            and now - last[0] <= _DOUBLE_TAP_S
+            and abs(x - last[1]) < _DOUBLE_TAP_SLOP
+            and abs(y - last[2]) < _DOUBLE_TAP_SLOP
+            and self._double_tap_handler(x, y)
+        ):
+            self.last_tap = None
+            return
+        self._touch(x, y, long=False)
 
-    def long_press(self, x: float, y: float, duration: float = 0.5) -> None:
-        with self._lock:
-            self._action()
-            self._touch(x, y, long=True)
+    def long_press(self, x: float, y: float) -> None:
+        self._touch(x, y, long=True)
 
     def double_tap(self, x: float, y: float) -> None:
         """An element's `on_double_tap` when it has one (the deepest under the finger), else two taps."""
-        with self._lock:
-            self._action()
-            self._last_tap = None
-            if self._double_tap_handler(x, y):
-                return
-            self._touch(x, y, long=False)
-            self._tick()
-            self._touch(x, y, long=False)
+        self.last_tap = None
+        if self._double_tap_handler(x, y):
+            return
+        self._touch(x, y, long=False)
+        self.steps.tick()
+        self._touch(x, y, long=False)
 
     def _double_tap_handler(self, x: float, y: float) -> bool:
         """Runs the `on_double_tap` of the deepest element under (x, y) that has one."""
-        if self._pending is not None or not self._foreground:
+        if self.screen.pending is not None or not self.screen.foreground:
             return False
-        kb = self._keyboard_frame()
+        kb = self.screen.keyboard_frame()
         if kb is not None and kb.contains(x, y):
             return False
-        built = self._build()
+        built = self.tree.build()
         for node in reversed(self._hit_path(built, x, y)):
             binding = built.bindings.get(id(node))
             if binding is not None and binding.double_steps:
-                self._run(list(binding.double_steps), binding.item, binding.screen)
+                self.steps.run(list(binding.double_steps), binding.item, binding.screen)
                 return True
         return False
 
-    def pinch(self, x: float, y: float, scale: float) -> None:
-        """Two fingers around (x, y); no app element zooms, so only the action itself registers."""
-        with self._lock:
-            self._action()
-
-    def swipe(self, x1: float, y1: float, x2: float, y2: float, duration: float = 0.2) -> None:
+    def swipe(self, x1: float, y1: float, x2: float, y2: float) -> None:
         """A finger moving from (x1, y1) to (x2, y2); scrolls the list under the start point."""
-        with self._lock:
-            self._action()
-            if self._pending is not None or not self._foreground:
+        if self.screen.pending is not None or not self.screen.foreground:
+            return
+        built = self.tree.build()
+        path = self._hit_path(built, x1, y1)
+        for node in reversed(path):
+            binding = built.bindings.get(id(node))
+            if binding is not None and binding.list_key:
+                # The list's own screen: in a split it may be the primary pane's, not the top one.
+                owner = binding.screen or self.screen.stack[-1]
+                offset = owner.scroll.get(binding.list_key, 0.0) + (y1 - y2)
+                owner.scroll[binding.list_key] = min(max(0.0, offset), binding.max_scroll)
                 return
-            built = self._build()
-            path = self._hit_path(built, x1, y1)
-            for node in reversed(path):
-                binding = built.bindings.get(id(node))
-                if binding is not None and binding.list_key:
-                    # The list's own screen: in a split it may be the primary pane's, not the top one.
-                    owner = binding.screen or self._stack[-1]
-                    offset = owner.scroll.get(binding.list_key, 0.0) + (y1 - y2)
-                    owner.scroll[binding.list_key] = min(max(0.0, offset), binding.max_scroll)
-                    return
 
     def _touch(self, x: float, y: float, *, long: bool) -> None:
-        if self._pending is not None and self._foreground:
+        if self.screen.pending is not None and self.screen.foreground:
             return  # a blocking progress indicator swallows touches
-        kb = self._keyboard_frame()
+        kb = self.screen.keyboard_frame()
         if kb is not None and kb.contains(x, y):
             return
-        built = self._build()
+        built = self.tree.build()
         path = self._hit_path(built, x, y)
         for node in reversed(path):
             binding = built.bindings.get(id(node))
@@ -133,20 +108,20 @@ class TouchInput:
                 continue
             if binding.launch:
                 if not long:
-                    self._launch()
+                    self.apps.launch()
                 return
             if binding.field_id:
-                self._focus = binding.field_id
-                self._keyboard = True
+                self.screen.focus = binding.field_id
+                self.screen.keyboard = True
                 return
             # A switch's own `on_tap` replaces its toggle (a switch wired to the wrong setting).
             if binding.bind and not long and not binding.steps:
-                with self._scoped(binding.screen):
-                    self._assign(binding.bind, not self._lookup(binding.bind, binding.item), binding.item)
+                with self.steps.scoped(binding.screen):
+                    self.steps.assign(binding.bind, not self.steps.lookup(binding.bind, binding.item), binding.item)
                 return
             steps = binding.long_steps if long else binding.steps
             if steps:
-                self._run(list(steps), binding.item, binding.screen)
+                self.steps.run(list(steps), binding.item, binding.screen)
                 return
             if node.clickable and not long:
                 return
@@ -165,7 +140,7 @@ class TouchInput:
                     return [node, *found]
             return [node]
 
-        screen = Frame(0, 0, self.screen_width, self.screen_height)
+        screen = Frame(0, 0, self.display.screen_width, self.display.screen_height)
         return descend(root, screen) or []
 
 

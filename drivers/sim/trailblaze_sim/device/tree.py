@@ -3,20 +3,21 @@ with their visible rows, the snackbar, a dialog or progress overlay, the keyboar
 On a wide screen a screen with a `split` shows beside the screen beneath it: two panes, each laid
 out and bound to its own screen instance.
 
-`TreeBuilder` is a mixin of `SimulatedDevice`: it reads the device's state and returns `Built` (the
-tree and what each node does when touched), which the device keeps for hit-testing.
+`TreeBuilder` is a component of `SimulatedDevice`: it reads the shared `Screen` and the steps' state
+and returns `Built` (the tree and what each node does when touched), which it keeps for hit-testing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trailblaze_sim.app import layout
-from trailblaze_sim.app.spec import FIELD_ROLES, AppSpec, Condition, ElementSpec, SplitSpec
-from trailblaze_sim.device.profile import ANDROID_CLASSES, IOS_TYPES, DeviceProfile
-from trailblaze_sim.device.state import Binding, Built, Pending, ScreenInstance
+from trailblaze_sim.app.spec import FIELD_ROLES, AppSpec, ElementSpec
+from trailblaze_sim.device.profile import ANDROID_CLASSES, IOS_TYPES
+from trailblaze_sim.device.screen import Screen
+from trailblaze_sim.device.state import Animation, Binding, Built, ScreenInstance
+from trailblaze_sim.device.steps import StepInterpreter
 from trailblaze_sim.model import AppInfo, Frame, Platform, SimNode
 
 __all__ = ["TreeBuilder"]
@@ -25,53 +26,42 @@ _CLICKABLE_ROLES = frozenset({"button", "icon_button", "link", "switch", "tab", 
 
 
 class TreeBuilder:
-    """The tree-building half of `SimulatedDevice` (which owns the state declared here)."""
+    """Lays the shown screens out as `SimNode`s; keeps the last tree built for hit-testing."""
 
-    platform: Platform
-    spec: AppSpec
-    app: AppInfo
-    profile: DeviceProfile
-    screen_width: int
-    _foreground: bool
-    _stack: list[ScreenInstance]
-    _snackbar: tuple[str, float] | None
-    _pending: Pending | None
-    _last: Built | None
-    _focus: str
-    _data: dict[str, list[dict[str, str]]]
-    _anim_ticks: int
+    def __init__(
+        self, spec: AppSpec, app: AppInfo, screen: Screen, steps: StepInterpreter, animation: Animation
+    ) -> None:
+        self.spec = spec
+        self.app = app
+        self.screen = screen
+        self.display = screen.display
+        self.profile = screen.display.profile
+        self.platform: Platform = screen.display.platform
+        self.steps = steps
+        self.animation = animation
+        self.last: Built | None = None
+        # Called for every node laid out: bound once so the loop costs no more lookups than a mixin's.
+        self._render = steps.render
+        self._test = steps.test
+        self._lookup = steps.lookup
 
-    if TYPE_CHECKING:  # defined by SimulatedDevice
-
-        @property
-        def content_frame(self) -> Frame: ...
-        def _layout_frame(self) -> Frame: ...
-        def _keyboard_frame(self) -> Frame | None: ...
-        def _animating(self) -> bool: ...
-        def _dialog_spec(self) -> Any: ...
-        def _test(self, cond: Condition, item: dict[str, str] | None) -> bool: ...
-        def _render(self, template: str, item: dict[str, str] | None) -> str: ...
-        def _lookup(self, name: str, item: dict[str, str] | None) -> Any: ...
-        def _scoped(self, screen: ScreenInstance | None) -> AbstractContextManager[None]: ...
-        def _fields_of(self, screen: str) -> list[ElementSpec]: ...
-
-    def _build(self) -> Built:
+    def build(self) -> Built:
         bindings: dict[int, Binding] = {}
-        if not self._foreground or not self._stack:
+        if not self.screen.foreground or not self.screen.stack:
             built = Built(self._launcher(bindings), bindings, None)
-            self._last = built
+            self.last = built
             return built
-        top = self._stack[-1]
-        area = self._layout_frame()
+        top = self.screen.stack[-1]
+        area = self.display.layout_frame()
         root = SimNode(
             role="screen",
             android_class="android.widget.FrameLayout",
             ios_type="XCUIElementTypeApplication" if self.platform == "ios" else "XCUIElementTypeOther",
-            frame=self.content_frame,
+            frame=self.display.content_frame(),
             label=self.spec.name if self.platform == "ios" else "",
         )
         panes: list[tuple[ScreenInstance, Frame, SimNode]] = [(top, area, root)]
-        split = self._split()
+        split = self.screen.split()
         if split is not None:
             primary, how = split
             left = Frame(area.x, area.y, how.primary_width, area.height)
@@ -89,42 +79,55 @@ class TreeBuilder:
                 if child.role == "tab_bar" and child.frame.y > area.y + area.height / 2:
                     content_bottom = min(content_bottom, child.frame.y)
         modal: SimNode | None = None
-        if self._snackbar is not None:
-            root.children.append(self._snackbar_node(self._snackbar[0], content_bottom))
-        if self._animating():
+        if self.screen.snackbar is not None:
+            root.children.append(self._snackbar_node(self.screen.snackbar[0], content_bottom))
+        if self.animation.running():
             root.children.append(
                 self._plain(
                     "text",
                     Frame(area.right - 112, area.y + 4, 104, 16),
                     id="sync_status",
-                    text=f"Syncing {self._anim_ticks % 100}%",
+                    text=f"Syncing {self.animation.ticks % 100}%",
                 )
             )
-        dialog = self._dialog_spec()
+        dialog = self.screen.dialog_spec()
         if dialog is not None:
-            modal = self._dialog_node(dialog, area, bindings, self._dialog_owner())
+            modal = self._dialog_node(dialog, area, bindings, self.screen.dialog_owner())
             root.children.append(modal)
-        if self._pending is not None:
-            modal = self._progress_node(self._pending.progress, area)
+        if self.screen.pending is not None:
+            modal = self._progress_node(self.screen.pending.progress, area)
             root.children.append(modal)
         if self.platform == "ios":
-            kb = self._keyboard_frame()
+            kb = self.screen.keyboard_frame()
             if kb is not None:
                 root.children.append(self._plain("keyboard", kb))
-        kb = self._keyboard_frame()
+        kb = self.screen.keyboard_frame()
         if kb is not None:
             for node in root.walk():
                 if node.role != "keyboard" and kb.y <= node.frame.y and node.frame.bottom <= kb.bottom + 0.5:
                     node.visible = False
         built = Built(root, bindings, modal)
-        self._last = built
+        self.last = built
         return built
+
+    def field_of(self, node: SimNode) -> str | None:
+        """The id of the text field `node` (from the last tree, or a copy of one of its nodes) shows."""
+        built = self.last if self.last is not None else self.build()
+        binding = built.bindings.get(id(node))
+        if binding is None:
+            # A copy of a node: find the same field in a fresh tree.
+            built = self.build()
+            for candidate in built.root.walk():
+                if candidate.role == node.role and candidate.id == node.id and candidate.frame == node.frame:
+                    binding = built.bindings.get(id(candidate))
+                    break
+        return binding.field_id if binding is not None and binding.field_id else None
 
     def _screen_nodes(
         self, instance: ScreenInstance, area: Frame, bindings: dict[int, Binding]
     ) -> list[SimNode]:
         """A screen instance's elements laid out in `area`; templates read that instance's locals."""
-        with self._scoped(instance):
+        with self.steps.scoped(instance):
             elements = self._visible(self.spec.screens[instance.name].elements, None)
             frames = layout.place(
                 None, elements, area, self.platform, lambda e: self._visible(e.children, None), self.profile.font_scale
@@ -133,35 +136,6 @@ class TreeBuilder:
                 self._node(el, frame, None, bindings, instance)
                 for el, frame in zip(elements, frames, strict=True)
             ]
-
-    # --- split panes ----------------------------------------------------------------------------
-    def _split(self) -> tuple[ScreenInstance, SplitSpec] | None:
-        """The primary pane's screen instance and the split while the top screen shows beside it."""
-        if not self._foreground or len(self._stack) < 2:
-            return None
-        how = self.spec.screens[self._stack[-1].name].split
-        if how is None or self.screen_width < how.min_width or self._stack[-2].name != how.primary:
-            return None
-        return self._stack[-2], how
-
-    def _shown(self) -> list[ScreenInstance]:
-        """The screen instances on screen, the top one first."""
-        if not self._foreground or not self._stack:
-            return []
-        split = self._split()
-        return [self._stack[-1]] + ([split[0]] if split is not None else [])
-
-    def _dialog_owner(self) -> ScreenInstance | None:
-        return next((s for s in self._shown() if s.dialog), None)
-
-    def _focus_owner(self) -> ScreenInstance | None:
-        """The shown screen with the focused field (the top one when both panes have a field of that id)."""
-        if not self._focus:
-            return None
-        for instance in self._shown():
-            if any(f.id == self._focus for f in self._fields_of(instance.name)):
-                return instance
-        return None
 
     def _visible(self, elements: Sequence[ElementSpec], item: dict[str, str] | None) -> list[ElementSpec]:
         return [
@@ -203,7 +177,7 @@ class TreeBuilder:
             node.text = "•" * len(value) if el.role == "secure_field" else value
             node.password = el.role == "secure_field"
             node.focusable = node.clickable = node.long_clickable = True
-            node.focused = self._focus == el.id
+            node.focused = self.screen.focus == el.id
             binding.field_id = el.id
         elif el.role == "switch":
             node.checkable = node.clickable = node.focusable = True
@@ -244,7 +218,7 @@ class TreeBuilder:
         binding: Binding,
     ) -> None:
         assert el.row is not None  # checked when the spec loaded
-        items = self._data.get(el.source, [])
+        items = self.steps.data.get(el.source, [])
         if el.filter is not None:
             needle = top.fields.get(el.filter.field, "").strip().lower()
             if needle:
@@ -282,7 +256,7 @@ class TreeBuilder:
             node.children.append(row)
 
     def _snackbar_node(self, text: str, bottom: float) -> SimNode:
-        frame = Frame(8, bottom - 8 - 48, self.screen_width - 16, 48)
+        frame = Frame(8, bottom - 8 - 48, self.display.screen_width - 16, 48)
         return self._plain("snackbar", frame, id="snackbar_text", text=text)
 
     def _progress_node(self, text: str, area: Frame) -> SimNode:
@@ -344,7 +318,7 @@ class TreeBuilder:
         return node
 
     def _launcher(self, bindings: dict[int, Binding]) -> SimNode:
-        frame = self.content_frame
+        frame = self.display.content_frame()
         root = SimNode(
             role="screen",
             android_class="android.widget.FrameLayout",
@@ -352,7 +326,7 @@ class TreeBuilder:
             frame=frame,
             label="Home screen" if self.platform == "ios" else "",
         )
-        area = self._layout_frame()
+        area = self.display.layout_frame()
         icon = self._plain(
             "icon_button",
             Frame(area.x + 24, area.y + 48, 72, 88),
