@@ -352,6 +352,7 @@ def test_trail_runner_record_verifies(pytester: pytest.Pytester, tmp_path: Path)
 
 def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
     from trailblaze.device.devices import open_device
+    from trailblaze.engine.progress import Quiet
     from trailblaze.engine.record import record_trail
     from trailblaze.errors import DeviceError
     from trailblaze.output.rundir import RunDir
@@ -368,8 +369,9 @@ def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
     conditions = Conditions()
     run = RunDir(tmp_path / "run", Memory(), command=["test"], device="sim:android")
 
-    def after_proof_step(rec: Any) -> None:  # the device goes offline in the middle of the proof
-        conditions.offline_after_request = conditions.requests + 2
+    class OfflineMidProof(Quiet):
+        def proof_step_done(self, record: Any) -> None:  # the device goes offline in the middle of the proof
+            conditions.offline_after_request = conditions.requests + 2
 
     with open_device("sim:android", latency=conditions, resolve_timeout=1.0) as session:  # type: ignore[arg-type]
         with pytest.raises(DeviceError) as caught:
@@ -379,7 +381,7 @@ def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
                 demo_llm,
                 secrets={"password": "hunter2"},
                 rundir=run,
-                on_proof_step=after_proof_step,
+                progress=OfflineMidProof(),
             )
     line = path.read_text().splitlines().index("- step: Type user@example.com into the Email field") + 1
     assert caught.value.exit_code == 3 and f"login.trail.yaml:{line} step 2" in caught.value.message

@@ -81,6 +81,9 @@ class ConsoleProgress:
             self.console.print("  [bold]proof replay[/] (relaunched, recordings only, no LLM):")
         self.console.print("  " + step_line(record))
 
+    def summarised(self, line: str) -> None:
+        return None  # `recorded` prints it, after the trail's totals
+
     def retrying(self, attempt: int, retries: int) -> None:
         self.console.print(
             f"  [yellow]attempt {attempt - 1} failed; retry {attempt - 1} of {retries} from the start "

@@ -30,7 +30,7 @@ from trailblaze.engine.record_draft import not_changed_text, nothing_to_record, 
 from trailblaze.engine.replay import build_memory, replay_trail
 from trailblaze.engine.retries import clean_launch, run_with_retries
 from trailblaze.output.ci_policy import verdict
-from trailblaze.output.runlog import TrailRecord, iter_trails
+from trailblaze.output.runlog import StepRecord, TrailRecord, iter_trails
 from trailblaze.tools.memory import Memory
 from trailblaze.trail.model import Trail, load_trail
 
@@ -244,6 +244,23 @@ def report_target(report: str) -> Path:
 
 
 
+class _Summarised(Quiet):
+    """What `record_trail` tells of one trail: its steps go on to the command's progress, its summary
+    line is kept for `recorded` (after the port summary, if any, is made of it)."""
+
+    def __init__(self, told: Progress, summary: list[str]) -> None:
+        self._told, self._summary = told, summary
+
+    def step_done(self, record: StepRecord) -> None:
+        self._told.step_done(record)
+
+    def proof_step_done(self, record: StepRecord) -> None:
+        self._told.proof_step_done(record)
+
+    def summarised(self, line: str) -> None:
+        self._summary.append(line)
+
+
 def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
     """`trailblaze record`: record every trail on one device, telling `progress` how it goes.
 
@@ -306,10 +323,8 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
                     secrets=inputs.secrets,
                     options=options,
                     rundir=rundir,
-                    on_step=told.step_done,
                     device=device.text,
-                    on_summary=summary.append,
-                    on_proof_step=told.proof_step_done,
+                    progress=_Summarised(told, summary),
                     flags=inputs.flags,
                 )
             except BaseException:  # the error follows; first what became of the file and the paid steps
@@ -512,7 +527,7 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
             llm_factory=llms,
             rundir=rundir,
             device=device.text,
-            on_step=told.step_done,
+            progress=told,
         )
 
     try:

@@ -55,6 +55,10 @@ class Progress(Protocol):
     def proof_step_done(self, record: StepRecord) -> None:
         """A step of the proof replay ended (the first one of a trail starts the proof replay)."""
 
+    def summarised(self, line: str) -> None:
+        """`record`: what the trail recorded and whether the proof replay verified it
+        (`recorded 5 steps · verified by replay in 3.1 s`); before `recorded`."""
+
     def retrying(self, attempt: int, retries: int) -> None:
         """Attempt `attempt - 1` failed; the trail runs again from a clean launch."""
 
@@ -120,6 +124,9 @@ class Quiet:
         return None
 
     def proof_step_done(self, record: StepRecord) -> None:
+        return None
+
+    def summarised(self, line: str) -> None:
         return None
 
     def retrying(self, attempt: int, retries: int) -> None:

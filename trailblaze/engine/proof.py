@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from trailblaze.common.files import write_text
 from trailblaze.engine.policy import ProofPolicy
+from trailblaze.engine.progress import Progress, Quiet
 from trailblaze.engine.steps import StepEngine, run_engine, start_record
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.mutation.mutants import is_assertion, prove_assertion
@@ -150,7 +151,7 @@ def finish_recording(
     options: ProofOptions,
     rundir: RunDir | None,
     device: str,
-    on_step: Callable[[StepRecord], None] | None = None,
+    progress: Progress | None = None,
     subtrails: SubTrails | None = None,
     resumed: int = 0,
 ) -> str | None:
@@ -189,7 +190,7 @@ def finish_recording(
     proof_memory = memory()
     try:
         proof = _prove(
-            trail, record, session, proof_memory, llm_factory, rundir, device, on_step, subs, screens
+            trail, record, session, proof_memory, llm_factory, rundir, device, progress, subs, screens
         )
     except BaseException as exc:  # the device died or Ctrl-C: unproven, so nothing is written
         _reject(record, "NOT verified: the proof replay did not finish; nothing was written")
@@ -240,7 +241,7 @@ def _prove(
     llm_factory: Callable[[], LLMClient],
     rundir: RunDir | None,
     device: str,
-    on_step: Callable[[StepRecord], None] | None,
+    progress: Progress | None,
     subtrails: SubTrails,
     screens: dict[int, Hierarchy],
 ) -> TrailRecord:
@@ -251,15 +252,16 @@ def _prove(
     session.invalidate()  # the record run may have left a cached dump of a screen that is gone
     classifier = session.info.classifier
 
-    def step_done(rec: StepRecord) -> None:
-        # the screen the step's assertions passed on, for the mutation proof (no round trip: the
-        # assertions' last dump is the session's cached screen)
-        step = trail.steps[rec.index] if 0 <= rec.index < len(trail.steps) else None
-        calls = (step.recording_for(classifier) or []) if step is not None else []
-        if rec.status == "passed" and any(is_assertion(c) for c in calls):
-            screens[rec.index] = session.screen()
-        if on_step is not None:
-            on_step(rec)
+    class _ProofSteps(Quiet):
+        def step_done(self, rec: StepRecord) -> None:
+            # the screen the step's assertions passed on, for the mutation proof (no round trip: the
+            # assertions' last dump is the session's cached screen)
+            step = trail.steps[rec.index] if 0 <= rec.index < len(trail.steps) else None
+            calls = (step.recording_for(classifier) or []) if step is not None else []
+            if rec.status == "passed" and any(is_assertion(c) for c in calls):
+                screens[rec.index] = session.screen()
+            if progress is not None:
+                progress.proof_step_done(rec)
 
     engine = StepEngine(
         trail,
@@ -268,7 +270,7 @@ def _prove(
         ProofPolicy(),
         llm_factory=llm_factory if agent_steps else None,
         observer=rundir,
-        on_step=step_done,
+        progress=_ProofSteps(),
         subtrails=subtrails,
     )
     try:

@@ -22,12 +22,13 @@ from trailblaze.engine.options import RecordOptions
 from trailblaze.engine.policy import AgentSettings, RecordPolicy, RerecordPolicy
 from trailblaze.engine.replay import build_memory
 from trailblaze.engine.steps import StepEngine, run_engine, start_record
-from trailblaze.output.runlog import StepRecord, TrailRecord
+from trailblaze.output.runlog import TrailRecord
 from trailblaze.trail.model import load_trail
 from trailblaze.trail.subtrail import SubTrails
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
+    from trailblaze.engine.progress import Progress
     from trailblaze.llm.client import LLMClient
     from trailblaze.output.rundir import RunDir
 
@@ -47,18 +48,16 @@ def record_trail(
     secrets: Mapping[str, str] | None = None,
     options: RecordOptions = _RECORD_DEFAULTS,
     rundir: RunDir | None = None,
-    on_step: Callable[[StepRecord], None] | None = None,
     device: str = "",
-    on_summary: Callable[[str], None] | None = None,
-    on_proof_step: Callable[[StepRecord], None] | None = None,
+    progress: Progress | None = None,
     flags: Flags = CLI,
 ) -> TrailRecord:
     """Record one trail file on `session`: replay what is recorded, solve the rest, prove, then save.
 
     Args:
-        on_summary: Called with the line saying what was recorded and whether the proof replay
-            verified it (`recorded 5 steps · verified by replay in 3.1 s`).
-        on_proof_step: Called after every step of the proof replay.
+        progress: Told of every step as it ends (`step_done`, then the proof replay's
+            `proof_step_done`) and of the line saying what was recorded and whether the proof replay
+            verified it (`summarised`: `recorded 5 steps · verified by replay in 3.1 s`).
         flags: How the calling front end spells the options its hints name (trailblaze.common.flags).
 
     Returns:
@@ -101,7 +100,7 @@ def record_trail(
     record = start_record(trail, str(path), session, "record", device)
     subtrails: SubTrails = {}  # runTrail's trails: their new recordings are written after the proof too
     engine = StepEngine(
-        trail, session, mem, policy, llm_factory=llm_factory, observer=rundir, on_step=on_step, subtrails=subtrails
+        trail, session, mem, policy, llm_factory=llm_factory, observer=rundir, progress=progress, subtrails=subtrails
     )
     drafts = not options.rerecord and solve is None  # a draft holds what a plain record solved
     try:
@@ -126,12 +125,12 @@ def record_trail(
         options=ProofOptions(verify=options.verify, keep_unverified=options.keep_unverified),
         rundir=rundir,
         device=device,
-        on_step=on_proof_step,
+        progress=progress,
         subtrails=subtrails,
         resumed=len(resumed),
     )
     if record.verification in ("verified", "skipped", "unverified") and trail.path is not None:
         drop_draft(trail.path)  # written: the draft is spent
-    if line is not None and on_summary is not None:
-        on_summary(line)
+    if line is not None and progress is not None:
+        progress.summarised(line)
     return record

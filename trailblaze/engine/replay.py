@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING
 from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S, trail_budget
 from trailblaze.engine.policy import AgentSettings, HealPolicy, ReplayPolicy
 from trailblaze.engine.steps import StepEngine, run_engine, skip_reason, start_record
-from trailblaze.output.runlog import StepRecord, TrailRecord
+from trailblaze.output.runlog import TrailRecord
 from trailblaze.tools.memory import Memory
 from trailblaze.trail.model import Trail, load_trail
 from trailblaze.trail.variables import build_memory
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
+    from trailblaze.engine.progress import Progress
     from trailblaze.llm.client import LLMClient
     from trailblaze.output.rundir import RunDir
 
@@ -54,7 +55,7 @@ def replay_trail(
     llm_factory: Callable[[], LLMClient] | None = None,
     rundir: RunDir | None = None,
     device: str = "",
-    on_step: Callable[[StepRecord], None] | None = None,
+    progress: Progress | None = None,
 ) -> TrailRecord:
     """Replays one trail on an open session, with no LLM unless a step needs the agent.
 
@@ -70,7 +71,7 @@ def replay_trail(
             is `recordable: false`, or fails with self-heal on. None: such steps fail.
         rundir: Where to keep run.json, screenshots, hierarchies and transcripts.
         device: The device spec, for the record.
-        on_step: Called after every step (progress output).
+        progress: Told of every step as it ends (`step_done`).
 
     Returns:
         The trail's record: `passed`, `passed-with-self-heal`, `passed-ai`, `failed` or `skipped`.
@@ -86,7 +87,7 @@ def replay_trail(
     policy = (HealPolicy if options.self_heal else ReplayPolicy)(agent=agent, write_back=options.write_back)
     record = start_record(loaded, path, session, "replay", device)
     engine = StepEngine(
-        loaded, session, mem, policy, llm_factory=llm_factory, observer=rundir, on_step=on_step
+        loaded, session, mem, policy, llm_factory=llm_factory, observer=rundir, progress=progress
     )
     seconds, flag = trail_timeout(loaded, options.trail_timeout, mem.flags.trail_timeout)
     with trail_budget(seconds, flag):

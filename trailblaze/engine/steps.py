@@ -47,6 +47,7 @@ from trailblaze.trail.subtrail import SubTrails, trail_key
 if TYPE_CHECKING:
     from trailblaze.agent.loop import Agent
     from trailblaze.device.session import DeviceSession
+    from trailblaze.engine.progress import Progress
     from trailblaze.llm.client import LLMClient
     from trailblaze.port.solver import PortSolver
     from trailblaze.tools.execute import ToolResult
@@ -90,12 +91,12 @@ class StepEngine:
         *,
         llm_factory: Callable[[], LLMClient] | None,
         observer: RunObserver | None = None,
-        on_step: Callable[[StepRecord], None] | None = None,
+        progress: Progress | None = None,
         chain: tuple[str, ...] | None = None,
         subtrails: SubTrails | None = None,
     ) -> None:
         self.trail, self.session, self.memory, self.policy = trail, session, memory, policy
-        self.llm_factory, self.on_step = llm_factory, on_step
+        self.llm_factory, self.progress = llm_factory, progress
         self.observer: RunObserver = observer if observer is not None else MemoryRecorder()
         # the trails running now, outermost first (this one last): a runTrail back into one is a cycle
         self.chain = chain if chain is not None else ((trail_key(trail.path),) if trail.path else ())
@@ -240,8 +241,8 @@ class StepEngine:
             raise
         finally:
             self.observer.finish_step(self.session, started)
-            if self.on_step is not None:
-                self.on_step(rec)
+            if self.progress is not None:
+                self.progress.step_done(rec)
 
     def _recording_key(self, step: TrailStep) -> str:
         """The key whose recording this device replays (closest first), else the platform."""
