@@ -352,6 +352,7 @@ def test_trail_runner_record_verifies(pytester: pytest.Pytester, tmp_path: Path)
 
 def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
     from trailblaze.device.devices import open_device
+    from trailblaze.engine.options import RunInputs
     from trailblaze.engine.progress import Quiet
     from trailblaze.engine.record import record_trail
     from trailblaze.errors import DeviceError
@@ -379,7 +380,7 @@ def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
                 path,
                 session,
                 demo_llm,
-                secrets={"password": "hunter2"},
+                inputs=RunInputs(secrets={"password": "hunter2"}),
                 rundir=run,
                 progress=OfflineMidProof(),
             )

@@ -10,6 +10,7 @@ import pytest
 
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
+from trailblaze.engine.options import RunInputs
 from trailblaze.engine.record import RecordOptions, record_trail
 from trailblaze.llm.client import LLMClient
 from trailblaze.output.rundir import RunDir
@@ -50,7 +51,7 @@ def test_records_then_replays_without_an_llm(session: DeviceSession, tmp_path: P
     path = tmp_path / "login.trail.yaml"
     path.write_text(LOGIN)
     run = RunDir(tmp_path / "run", Memory(), command=["test"], device="sim:android")
-    first = record_trail(path, session, demo_llm, secrets={"password": "hunter2"}, rundir=run)
+    first = record_trail(path, session, demo_llm, inputs=RunInputs(secrets={"password": "hunter2"}), rundir=run)
     assert first.status == "passed", first.error
     assert [s.status for s in first.steps] == ["passed"] * 5
     assert all(s.mode == "agent" and s.recording_written for s in first.steps)
@@ -68,7 +69,7 @@ def test_records_then_replays_without_an_llm(session: DeviceSession, tmp_path: P
 
     # A second run replays every step: no LLM, the file is untouched.
     before = path.read_bytes()
-    second = record_trail(path, session, no_llm, secrets={"password": "hunter2"}, rundir=run)
+    second = record_trail(path, session, no_llm, inputs=RunInputs(secrets={"password": "hunter2"}), rundir=run)
     assert second.status == "passed"
     assert [s.mode for s in second.steps] == ["replay"] * 5
     assert path.read_bytes() == before

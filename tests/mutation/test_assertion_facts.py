@@ -244,6 +244,7 @@ def test_record_does_not_write_a_trail_whose_assertion_cannot_fail(tmp_path) -> 
 
     import yaml
 
+    from trailblaze.engine.options import RunInputs
     from trailblaze.engine.record import RecordOptions, record_trail
     from trailblaze.testing.demo_policy import demo_llm
 
@@ -257,7 +258,7 @@ def test_record_does_not_write_a_trail_whose_assertion_cannot_fail(tmp_path) -> 
     before = path.read_bytes()
     with open_device("sim:android", latency="zero") as session:
         record = record_trail(
-            path, session, demo_llm, secrets={"password": "hunter2"}, options=RecordOptions(steps=(4,))
+            path, session, demo_llm, inputs=RunInputs(secrets={"password": "hunter2"}), options=RecordOptions(steps=(4,))
         )
     assert record.status == "failed" and record.verification == "failed"
     note = str(record.verification_note)
@@ -271,7 +272,7 @@ def test_record_does_not_write_a_trail_whose_assertion_cannot_fail(tmp_path) -> 
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     with open_device("sim:android", latency="zero") as session:
         record = record_trail(
-            path, session, demo_llm, secrets={"password": "hunter2"}, options=RecordOptions(steps=(4,))
+            path, session, demo_llm, inputs=RunInputs(secrets={"password": "hunter2"}), options=RecordOptions(steps=(4,))
         )
     assert record.verification == "verified", record.verification_note
     assert str(record.verification_note).endswith("· 1 assertion shown to fail")

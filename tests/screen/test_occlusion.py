@@ -27,6 +27,7 @@ from tests.support.record import (
 from trailblaze.agent.loop import Agent
 from trailblaze.device.devices import open_device
 from trailblaze.device.session import DeviceSession
+from trailblaze.engine.options import RunInputs
 from trailblaze.engine.record import record_trail
 from trailblaze.llm.client import LLMClient, LLMRequest, LLMResponse, TextBlock, ToolResultBlock
 from trailblaze.llm.prompts import SCREEN_HEADER
@@ -371,7 +372,7 @@ def test_record_never_writes_a_covered_tap_and_the_recording_replays(
     path = tmp_path / "sign-out.trail.yaml"
     path.write_text(SIGN_OUT_TRAIL)
     llm, state = _sign_out_model()
-    first = record_trail(path, device, lambda: llm, secrets={"password": "hunter2"})
+    first = record_trail(path, device, lambda: llm, inputs=RunInputs(secrets={"password": "hunter2"}))
     assert first.status == "passed", first.error
     refusal = state.get("refused", "")
     assert refusal.startswith("NOT_VISIBLE ") and 'covered by Dialog "Sign out?"' in refusal
@@ -383,7 +384,7 @@ def test_record_never_writes_a_covered_tap_and_the_recording_replays(
     assert len(ids) == 3 and "tab_settings" in ids[0] and "confirm_sign_out" in ids[2], ids
     assert ids[1].count("sign_out") == 1 and "confirm" not in ids[1]  # the tap that opened the dialog
     # What was recorded replays with no model, and ends signed out.
-    again = record_trail(path, device, _no_llm, secrets={"password": "hunter2"})
+    again = record_trail(path, device, _no_llm, inputs=RunInputs(secrets={"password": "hunter2"}))
     assert again.status == "passed" and [s.mode for s in again.steps] == ["replay", "replay"]
     assert device.resolve(
         NodeSelector.model_validate(_by_id(device, "sign_in")["nodeSelector"]), timeout=3

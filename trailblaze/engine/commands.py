@@ -318,14 +318,11 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
                     file,
                     session,
                     llms,
-                    memory=inputs.memory,
-                    args=inputs.args,
-                    secrets=inputs.secrets,
+                    inputs=inputs,
                     options=options,
                     rundir=rundir,
                     device=device.text,
                     progress=_Summarised(told, summary),
-                    flags=inputs.flags,
                 )
             except BaseException:  # the error follows; first what became of the file and the paid steps
                 this = rundir.run.trails[-1] if rundir.run.trails else None

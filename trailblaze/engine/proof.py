@@ -36,9 +36,25 @@ if TYPE_CHECKING:
     from trailblaze.tools.memory import Memory
     from trailblaze.trail.model import Trail
 
-__all__ = ["ProofOptions", "assertion_proof", "chosen_steps", "finish_recording", "start_problem"]
+__all__ = ["ProofOptions", "Recorded", "assertion_proof", "chosen_steps", "finish_recording", "start_problem"]
 
 RECORDING_DIFF = "recording.diff"
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a record run made, for `finish_recording` to prove and write."""
+
+    trail: Trail
+    record: TrailRecord
+    before: str | None
+    """The file's text when the record started."""
+    subtrails: SubTrails | None = None
+    """The `runTrail` trails the record run loaded: their new recordings are proven and written (or
+    not) with the trail's own (ADR 0021)."""
+    resumed: int = 0
+    """Steps that got their recordings from a draft (`record --resume`): they replayed in the record
+    run, and are new to the file all the same."""
 
 
 @dataclass(frozen=True)
@@ -141,9 +157,7 @@ def _subtrail(trail: Trail, call: ToolCall, subtrails: SubTrails) -> Trail | Non
 
 
 def finish_recording(
-    trail: Trail,
-    record: TrailRecord,
-    before: str | None,
+    recorded: Recorded,
     session: DeviceSession,
     *,
     memory: Callable[[], Memory],
@@ -152,16 +166,11 @@ def finish_recording(
     rundir: RunDir | None,
     device: str,
     progress: Progress | None = None,
-    subtrails: SubTrails | None = None,
-    resumed: int = 0,
 ) -> str | None:
     """After a record run: prove the new recordings by replay, then write them (or not).
 
-    `before` is the file's text when the record started; `memory` builds a fresh memory for the
-    proof (what the record run remembered must not leak into it). `subtrails` are the `runTrail`
-    trails the record run loaded: their new recordings are proven and written (or not) with the
-    trail's own (ADR 0021). `resumed` steps got their recordings from a draft (`record --resume`):
-    they replayed in the record run, and are new to the file all the same.
+    `recorded` is what the record run made (`Recorded`); `memory` builds a fresh memory for the
+    proof (what the record run remembered must not leak into it).
 
     Returns:
         The summary line (`recorded 5 steps · verified by replay in 3.1 s`), or None when the run
@@ -171,12 +180,13 @@ def finish_recording(
         DeviceError / LLMError: the device failed during the proof replay (nothing is written).
         UsageError: the file could not be written.
     """
-    subs = subtrails if subtrails is not None else {}
+    trail, record, before, resumed = recorded.trail, recorded.record, recorded.before, recorded.resumed
+    subs = recorded.subtrails if recorded.subtrails is not None else {}
     solved = sum(s.recording_written for s in _all_steps(record))
-    recorded = solved + resumed
-    if record.status != "passed" or not recorded:
+    new = solved + resumed
+    if record.status != "passed" or not new:
         return None
-    what = f"recorded {recorded} step{'s' * (recorded != 1)}"
+    what = f"recorded {new} step{'s' * (new != 1)}"
     if resumed:
         what += f" ({resumed} from the draft)"
     problem = None if options.verify else "not verified (--no-verify)"

@@ -13,12 +13,11 @@ or unproven record writes nothing. Replay (`replay_trail`) lives in `trailblaze.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from trailblaze.common.flags import CLI, Flags
-from trailblaze.engine.options import RecordOptions
+from trailblaze.engine.options import RecordOptions, RunInputs
 from trailblaze.engine.policy import AgentSettings, RecordPolicy, RerecordPolicy
 from trailblaze.engine.replay import build_memory
 from trailblaze.engine.steps import StepEngine, run_engine, start_record
@@ -36,6 +35,7 @@ __all__ = ["RecordOptions", "record_trail"]
 
 
 _RECORD_DEFAULTS = RecordOptions()
+_NO_INPUTS = RunInputs()
 
 
 def record_trail(
@@ -43,14 +43,11 @@ def record_trail(
     session: DeviceSession,
     llm_factory: Callable[[], LLMClient],
     *,
-    memory: Mapping[str, str] | None = None,
-    args: Mapping[str, str] | None = None,
-    secrets: Mapping[str, str] | None = None,
+    inputs: RunInputs = _NO_INPUTS,
     options: RecordOptions = _RECORD_DEFAULTS,
     rundir: RunDir | None = None,
     device: str = "",
     progress: Progress | None = None,
-    flags: Flags = CLI,
 ) -> TrailRecord:
     """Record one trail file on `session`: replay what is recorded, solve the rest, prove, then save.
 
@@ -58,7 +55,8 @@ def record_trail(
         progress: Told of every step as it ends (`step_done`, then the proof replay's
             `proof_step_done`) and of the line saying what was recorded and whether the proof replay
             verified it (`summarised`: `recorded 5 steps · verified by replay in 3.1 s`).
-        flags: How the calling front end spells the options its hints name (trailblaze.common.flags).
+        inputs: What templates read (`memory`, `args`, `secrets`) and how the calling front end
+            spells the options its hints name (`flags`, trailblaze.common.flags).
 
     Returns:
         The trail's record (status `passed` or `failed`, every step with its status; `verification`
@@ -71,9 +69,9 @@ def record_trail(
     """
     trail = load_trail(path)
     before = trail.source_text
-    mem = build_memory(trail, memory, args, secrets, flags=flags)
+    mem = build_memory(trail, inputs.memory, inputs.args, inputs.secrets, flags=inputs.flags)
     # recording only: a replay does not pay for importing the proof (and mutation) machinery
-    from trailblaze.engine.proof import ProofOptions, chosen_steps, finish_recording
+    from trailblaze.engine.proof import ProofOptions, Recorded, chosen_steps, finish_recording
     from trailblaze.engine.record_draft import drop_draft, keep_draft, resume_draft
 
     if options.resume and (options.rerecord or options.steps or options.from_step is not None):
@@ -116,18 +114,14 @@ def record_trail(
             keep_draft(trail, record, resumed)
         return record
     line = finish_recording(
-        trail,
-        record,
-        before,
+        Recorded(trail, record, before, subtrails, len(resumed)),
         session,
-        memory=lambda: build_memory(trail, memory, args, secrets, flags=flags),
+        memory=lambda: build_memory(trail, inputs.memory, inputs.args, inputs.secrets, flags=inputs.flags),
         llm_factory=llm_factory,
         options=ProofOptions(verify=options.verify, keep_unverified=options.keep_unverified),
         rundir=rundir,
         device=device,
         progress=progress,
-        subtrails=subtrails,
-        resumed=len(resumed),
     )
     if record.verification in ("verified", "skipped", "unverified") and trail.path is not None:
         drop_draft(trail.path)  # written: the draft is spent

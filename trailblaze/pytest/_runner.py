@@ -316,9 +316,7 @@ class TrailRunner:
             Path(path),
             self.session,
             self._llm,
-            memory=memory,
-            args=args,
-            secrets=merged,
+            inputs=RunInputs(memory=memory, args=args or {}, secrets=merged, flags=self.flags),
             options=RecordOptions(
                 rerecord=rerecord,
                 steps=tuple(steps),
@@ -330,7 +328,6 @@ class TrailRunner:
             ),
             rundir=rundir,
             device=self.device,
-            flags=self.flags,
         )
         if rundir is None:
             self._unkept.append(record)

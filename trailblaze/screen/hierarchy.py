@@ -547,14 +547,13 @@ def _android_node_from(
     rect: Rect,
     visible_raw: str | None,
     package: str,
-    window: int,
-    idx: int,
-    drawing: int,
-    order: int,
-    depth: int,
+    place: tuple[int, int, int, int, int],
     parent: Node | None,
 ) -> Node:
-    """One Android node from its attribute getter; shared by the expat fast path and the lxml fallback."""
+    """One Android node from its attribute getter; shared by the expat fast path and the lxml fallback.
+
+    `place` is the node's (window, index, drawing order, document order, depth)."""
+    window, idx, drawing, order, depth = place
     return Node(
         "android",
         cls,
@@ -611,7 +610,7 @@ def _android_from_attrs(
         drawing = idx
     package = get("package") or (parent.package if parent is not None else "")
     node = _android_node_from(
-        get, cls, _parse_bounds(get("bounds")), visible_raw, package, window, idx, drawing, len(out), depth, parent
+        get, cls, _parse_bounds(get("bounds")), visible_raw, package, (window, idx, drawing, len(out), depth), parent
     )
     if not _ANDROID_STANDARD_ATTRS.issuperset(a):
         node.extra = _extra_attrs(a)
@@ -677,7 +676,7 @@ def _parse_android_expat(body: bytes, source: str | bytes) -> Hierarchy | None:
         visible = get("visible-to-user")
         if visible is None:
             visible = get("displayed")
-        node = make(get, cls, rect, visible, package, window, idx, drawing, len(nodes), depth, parent)
+        node = make(get, cls, rect, visible, package, (window, idx, drawing, len(nodes), depth), parent)
         if not standard(a):
             node.extra = _extra_attrs(a)
         append(node)
