@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
-from trailblaze.cli.main import _LATENCIES, cli, main
+from trailblaze.cli.main import cli, main
+from trailblaze.cli.options import _LATENCIES
 from trailblaze_sim.faults import LATENCY_PROFILES
 
 LOGIN = ROOT / "trails" / "login.trail.yaml"

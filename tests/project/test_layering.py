@@ -58,4 +58,4 @@ def test_the_mcp_server_sits_on_top() -> None:
     """`trailblaze mcp` is a thin layer over run orchestration: only the CLI reaches into it."""
     graph = import_graph()
     users = {m for m, deps in graph.items() if any(d.startswith("trailblaze.mcp") for d in deps)}
-    assert {m for m in users if not m.startswith("trailblaze.mcp")} == {"trailblaze.cli.main"}
+    assert {m for m in users if not m.startswith("trailblaze.mcp")} == {"trailblaze.cli.mcp_command"}

@@ -127,7 +127,8 @@ def test_trailblaze_sim_times_gestures_unless_told_not_to(
 ) -> None:
     from click.testing import CliRunner
 
-    import trailblaze.cli.main as cli_module
+    import trailblaze.cli.sim_command as sim_module
+    from trailblaze.cli.main import cli
     from trailblaze_sim import runtime
 
     started: list[object] = []
@@ -137,8 +138,8 @@ def test_trailblaze_sim_times_gestures_unless_told_not_to(
         return SimpleNamespace(how_to_connect=lambda: "simulated", device_specs=lambda: [], stop=lambda: None)
 
     monkeypatch.setattr(runtime, "start_simulator", fake_start)
-    monkeypatch.setattr(cli_module, "_foreground", lambda how, stop: None)
-    result = CliRunner().invoke(cli_module.cli, ["sim", "android", *args])
+    monkeypatch.setattr(sim_module, "_foreground", lambda how, stop: None)
+    result = CliRunner().invoke(cli, ["sim", "android", *args])
     assert result.exit_code == 0, result.output
     (conditions,) = started
     assert conditions.latency.gesture_time_scale == scale  # type: ignore[attr-defined]

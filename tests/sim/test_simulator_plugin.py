@@ -77,7 +77,7 @@ def test_the_cli_without_the_simulator_exits_2_in_one_line(
 def test_the_fake_model_endpoint_needs_no_simulator(
     no_simulator: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import trailblaze.cli.main as cli_module
+    import trailblaze.cli.sim_command as sim_module
 
     served: list[str] = []
 
@@ -85,7 +85,7 @@ def test_the_fake_model_endpoint_needs_no_simulator(
         served.append(how)
         stop()
 
-    monkeypatch.setattr(cli_module, "_foreground", serve)
+    monkeypatch.setattr(sim_module, "_foreground", serve)
     with pytest.raises(SystemExit) as exc:
         main(["sim", "llm"])
     assert exc.value.code in (0, None)
