@@ -127,6 +127,7 @@ def test_build_makes_an_sdist_and_wheel_of_every_distribution_that_twine_checks(
     with zipfile.ZipFile(dist / f"trailblaze-{__version__}-py3-none-any.whl") as z:
         files = set(z.namelist())
     assert {"trailblaze/py.typed", "trailblaze/__about__.py"} <= files
+    assert {"trailblaze/output/report.css", "trailblaze/output/report.js"} <= files  # the report's page data
     assert not any(name.startswith("trailblaze/sim/") for name in files)  # the simulator is its own wheel
     with zipfile.ZipFile(dist / f"trailblaze_sim-{__version__}-py3-none-any.whl") as z:
         assert "trailblaze_sim/apps/demo.yaml" in z.namelist()
@@ -140,6 +141,8 @@ def test_build_makes_an_sdist_and_wheel_of_every_distribution_that_twine_checks(
         assert f"trailblaze=={__version__}" in meta.get_all("Requires-Dist", [])
         with zipfile.ZipFile(wheel) as z:
             assert f"{package}/py.typed" in z.namelist(), platform
+            if platform == "appium":  # the capability names it checks files against
+                assert f"{package}/known_capabilities.yaml" in z.namelist()
             entry_points = z.read(f"trailblaze_{platform}-{__version__}.dist-info/entry_points.txt").decode()
         group = ENTRY_POINTS[platform]
         assert f"[{group}]" in entry_points, platform

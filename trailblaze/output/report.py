@@ -19,6 +19,7 @@ Everything from the run log is user data (step text, params, model output) and i
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import shlex
@@ -26,6 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -419,7 +421,7 @@ class _Page:
         yield '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         yield '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         yield f"<title>{esc(overall.upper())} · trailblaze run {esc(run.run_id)}</title>\n"
-        yield f"<style>{_CSS}</style>\n<script>{_JS}</script>\n</head>\n<body>\n"
+        yield f"<style>{_asset('report.css')}</style>\n<script>{_asset('report.js')}</script>\n</head>\n<body>\n"
         yield from self._header(overall)
         yield '<input type="checkbox" id="only-failed" class="filter-box">\n'
         yield '<div class="toolbar"><label for="only-failed" class="filter-label">Show failed trails only</label>'
@@ -917,158 +919,16 @@ class _Page:
 _LOG_LINES = 200
 """App log lines shown in the report per step (the file keeps them all)."""
 
-# `.trail` has content-visibility: a trail off screen is neither laid out nor painted until it is
-# scrolled to, so a page of a thousand trails paints about as soon as one of ten.
-_CSS = """
-:root{color-scheme:light;--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--bg:#f6f8fa;--card:#fff;
---ok-bg:#dafbe1;--ok-fg:#116329;--ok-bd:#8ddb9e;--heal-bg:#fff1c2;--heal-fg:#7a4700;--heal-bd:#e9c46a;
---ai-bg:#e7ecff;--ai-fg:#2f3f9e;--ai-bd:#b4c0f5;--bad-bg:#ffebe9;--bad-fg:#a0111f;--bad-bd:#f5a8a8;
---err-bg:#fbefff;--err-fg:#6e2490;--err-bd:#d7b0ec;--skip-bg:#eef1f4;--skip-fg:#3d444d;--skip-bd:#c8d1da}
-*{box-sizing:border-box}
-body{margin:0;padding:0 24px 40px;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
-color:var(--fg);background:var(--bg)}
-code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12.5px}
-pre{margin:0;white-space:pre-wrap;word-break:break-word}
-a{color:#0550ae}
-h1{font-size:20px;margin:0;font-weight:600}
-h1 code{font-size:18px}
-h2{font-size:15px;margin:0;font-weight:600;display:inline}
-.muted{color:var(--muted)}.small{font-size:12px}
-header.top{background:var(--card);border:1px solid var(--line);border-top:6px solid var(--ok-fg);border-radius:8px;
-padding:16px 20px;margin:20px 0 12px}
-header.o-failed{border-top-color:var(--bad-fg)}header.o-skipped{border-top-color:var(--skip-fg)}
-.headline{display:flex;align-items:center;gap:12px;margin-bottom:10px}
-.facts{display:flex;flex-wrap:wrap;gap:4px 28px;margin:0 0 12px}
-.facts div{min-width:0}.facts .wide{flex-basis:100%}
-.facts dt{font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
-.facts dd{margin:0;overflow-wrap:anywhere}
-.cards{display:flex;flex-wrap:wrap;gap:10px;margin:4px 0 10px}
-.card{min-width:96px;padding:8px 14px;border-radius:8px;border:1px solid var(--line);background:var(--card)}
-.card .num{font-size:24px;font-weight:700;line-height:1.1}.card .lbl{font-size:12px}
-.c-passed{background:var(--ok-bg);color:var(--ok-fg);border-color:var(--ok-bd)}
-.c-passed-with-self-heal{background:var(--heal-bg);color:var(--heal-fg);border-color:var(--heal-bd)}
-.c-passed-ai{background:var(--ai-bg);color:var(--ai-fg);border-color:var(--ai-bd)}
-.c-failed{background:var(--bad-bg);color:var(--bad-fg);border-color:var(--bad-bd)}
-.c-error,.c-interrupted{background:var(--err-bg);color:var(--err-fg);border-color:var(--err-bd)}
-.c-skipped{background:var(--skip-bg);color:var(--skip-fg);border-color:var(--skip-bd)}
-.stepline,.llm{margin:4px 0}
-.badge{display:inline-block;padding:1px 8px;border-radius:999px;border:1px solid;font-size:12px;font-weight:600;
-white-space:nowrap;line-height:18px}
-.badge-big{font-size:14px;padding:3px 12px;text-transform:uppercase;letter-spacing:.03em}
-.s-passed{background:var(--ok-bg);color:var(--ok-fg);border-color:var(--ok-bd)}
-.s-passed-with-self-heal{background:var(--heal-bg);color:var(--heal-fg);border-color:var(--heal-bd)}
-.s-passed-ai{background:var(--ai-bg);color:var(--ai-fg);border-color:var(--ai-bd)}
-.s-failed{background:var(--bad-bg);color:var(--bad-fg);border-color:var(--bad-bd)}
-.s-error,.s-interrupted{background:var(--err-bg);color:var(--err-fg);border-color:var(--err-bd)}
-.s-skipped{background:var(--skip-bg);color:var(--skip-fg);border-color:var(--skip-bd)}
-.s-not-run{background:#fff;color:var(--muted);border-color:var(--skip-bd);border-style:dashed}
-.toolbar{display:flex;align-items:center;gap:16px;margin:0 0 10px}
-.filter-box{position:absolute;opacity:0;width:1px;height:1px}
-.filter-label{cursor:pointer;user-select:none;padding:4px 10px 4px 30px;border:1px solid var(--line);border-radius:6px;
-background:var(--card);position:relative}
-.filter-label::before{content:"";position:absolute;left:9px;top:50%;width:13px;height:13px;margin-top:-7px;
-border:1.5px solid var(--muted);border-radius:3px;background:#fff}
-.filter-box:checked+.toolbar .filter-label{border-color:var(--bad-fg);color:var(--bad-fg)}
-.filter-box:checked+.toolbar .filter-label::before{background:var(--bad-fg);border-color:var(--bad-fg);
-box-shadow:inset 0 0 0 2px #fff}
-.filter-box:focus-visible+.toolbar .filter-label{outline:2px solid #0969da;outline-offset:2px}
-.filter-box:checked~nav .is-ok,.filter-box:checked~main .trail.is-ok{display:none}
-button{font:inherit;font-size:13px;padding:4px 10px;border:1px solid var(--line);border-radius:6px;background:var(--card);
-cursor:pointer;margin-right:6px}
-button:hover{background:var(--bg)}
-nav.index{margin-bottom:16px}
-table{border-collapse:collapse;width:100%;background:var(--card)}
-nav.index table{border:1px solid var(--line);border-radius:8px}
-th{text-align:left;font-size:11px;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}
-th,td{padding:6px 10px;border-bottom:1px solid var(--line);vertical-align:top}
-tbody tr:last-child td{border-bottom:0}
-.num{text-align:right;white-space:nowrap}
-.strip{display:inline-flex;gap:2px;vertical-align:middle}
-.strip .cell{display:inline-block;width:10px;height:14px;border-radius:2px;border:1px solid}
-.strip .s-passed{background:#2da44e;border-color:#2da44e}.strip .s-passed-with-self-heal{background:#d4a72c;border-color:#bf8700}
-.strip .s-passed-ai{background:#6f7fe0;border-color:#4c5fd5}.strip .s-failed{background:#cf222e;border-color:#cf222e}
-.strip .s-skipped{background:#d0d7de;border-color:#afb8c1}.strip .s-not-run{background:#fff;border-color:#afb8c1}
-.trail{background:var(--card);border:1px solid var(--line);border-radius:8px;margin:0 0 12px;
-content-visibility:auto;contain-intrinsic-size:auto 46px}
-.trail.is-failing{border-color:var(--bad-bd);border-left:5px solid var(--bad-fg)}
-.trail>summary{display:flex;align-items:center;gap:10px;padding:10px 14px;cursor:pointer;list-style:none;flex-wrap:wrap}
-summary::-webkit-details-marker{display:none}
-.chev{display:inline-block;width:0;height:0;border-left:6px solid var(--muted);border-top:5px solid transparent;
-border-bottom:5px solid transparent;transition:transform .1s}
-details[open]>summary>.chev{transform:rotate(90deg)}
-.path{color:var(--muted);font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12px}
-.spacer{flex:1}
-.dur{color:var(--muted);white-space:nowrap;font-variant-numeric:tabular-nums}
-.trail-body{padding:0 14px 14px;border-top:1px solid var(--line)}
-.trail-body>.facts{margin:10px 0}
-.step{border:1px solid var(--line);border-radius:6px;margin:8px 0;background:#fff}
-.step.st-failed{border-color:var(--bad-bd);background:#fffafa}
-.step>summary{display:flex;align-items:baseline;gap:8px;padding:7px 10px;cursor:pointer;list-style:none}
-.step>summary .text{flex:1;min-width:0;overflow-wrap:anywhere}
-.stepno{font-size:12px;color:var(--muted);min-width:62px;white-space:nowrap}
-.kind,.tag,.mode,.src{font-size:11px;padding:0 6px;border-radius:4px;border:1px solid var(--line);color:var(--muted);
-white-space:nowrap}
-.mode.m-agent,.src-agent{color:var(--ai-fg);border-color:var(--ai-bd)}
-.mode.m-self-heal,.src-self-heal{color:var(--heal-fg);border-color:var(--heal-bd)}
-.tag.nochange{color:var(--heal-fg);border-color:var(--heal-bd)}
-.step-body{padding:4px 12px 12px 30px}
-.error-box{background:var(--bad-bg);border:1px solid var(--bad-bd);border-radius:6px;padding:10px 12px;margin:8px 0;color:#5c0011}
-.error-box pre{font-size:13px;margin-top:4px;color:var(--bad-fg)}
-.s-flaky,.c-flaky,.s-quarantined,.c-quarantined{background:var(--heal-bg);color:var(--heal-fg);border-color:var(--heal-bd)}
-.attempt{margin-top:14px;border-top:1px dashed var(--line);padding-top:8px}.attempt h3{font-size:15px;margin:4px 0}
-.proof{margin-top:14px;border-top:1px dashed var(--line);padding-top:8px}.proof h3{font-size:15px;margin:4px 0}
-.subtrail{margin:8px 0 4px 18px;border-left:3px solid var(--line);padding-left:10px}.subtrail h4{font-size:14px;margin:4px 0}
-.note-box{background:var(--skip-bg);border:1px solid var(--skip-bd);border-radius:6px;padding:8px 12px;margin:8px 0}
-.cands{margin-top:8px}.cands ol{margin:4px 0 0;padding-left:22px}.cands li{margin:1px 0}
-.step-grid{display:flex;gap:20px;align-items:flex-start}
-.step-grid>.info{flex:1;min-width:0}
-@media (max-width:900px){.step-grid{flex-direction:column}.step-grid>.info{width:100%}}
-.storyboard{margin:4px 0 12px}
-.grid{margin:12px 0;overflow-x:auto}.grid td{text-align:center;vertical-align:top;padding:4px;border:3px solid transparent}
-.grid img{max-width:96px;height:auto;display:block;margin:0 auto 4px}
-.grid .g-passed,.grid .g-passed-with-self-heal,.grid .g-passed-ai{border-color:#2e7d32}.grid .g-failed{border-color:#c62828}
-.grid .g-skipped{border-color:#9e9e9e}
-.storyboard img{display:block;width:240px;height:auto;border:1px solid var(--line);border-radius:6px}
-.storyboard figcaption{font-size:12px;color:var(--muted);margin-top:3px}
-.shots{display:flex;gap:12px;margin:10px 0;flex:none}
-.shot{margin:0;width:240px}
-.shot img{display:block;width:240px;height:auto;border:1px solid var(--line);border-radius:6px;background:#eee}
-.shot figcaption{font-size:12px;color:var(--muted);margin-top:3px}
-.noimg{width:240px;height:120px;display:flex;align-items:center;justify-content:center;text-align:center;
-border:1px dashed var(--skip-bd);border-radius:6px;color:var(--muted);font-size:12px;padding:8px}
-table.tools,table.llm-calls{margin:10px 0;border:1px solid var(--line)}
-caption{text-align:left;font-weight:600;padding:0 0 4px;font-size:13px}
-.tname{font-weight:600}
-.params{background:var(--bg);border-radius:4px;padding:4px 8px;margin-top:4px;color:#24292f}
-.rs{font-weight:700;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Liberation Mono",monospace;font-size:12px}
-.rs-ok{color:var(--ok-fg)}.rs-bad{color:var(--bad-fg)}
-.msg{font-size:12px;color:var(--muted);margin-top:2px;overflow-wrap:anywhere}
-.asked{margin:0;padding-left:18px}
-.said{font-size:12px;color:var(--muted);margin-top:3px;white-space:pre-wrap}
-.diff-box,.screen{margin:10px 0}
-.diff-box>summary,.screen>summary{cursor:pointer;font-weight:600;font-size:13px}
-pre.diff,pre.compact{border:1px solid var(--line);border-radius:6px;padding:8px 0;margin-top:6px;background:#fff;overflow:auto}
-pre.compact{padding:8px 10px;max-height:360px}
-.diff span{display:block;padding:0 10px}
-.d-add{background:#dafbe1;color:#0b4a1c}.d-del{background:#ffebe9;color:#82071e}
-.d-hunk{background:#ddf4ff;color:#0a3069}.d-file{color:var(--muted);font-weight:600}
-.links{font-size:12px;margin:8px 0 0}
-a.file{white-space:nowrap}
-.empty{font-size:16px;color:var(--muted)}
-footer{margin-top:24px;font-size:12px;color:var(--muted)}
-@media print{.toolbar{display:none}details>*{display:block}.trail{content-visibility:visible}}
-"""
 
-# Optional: with JavaScript off the page is complete; this reveals and wires the two buttons, and says
-# what is wrong when a picture is not beside the page (a CI artifact that kept report.html alone). In
-# the head, so the listener is there before the first picture can fail.
-_JS = """
-document.addEventListener('error',function(e){var i=e.target;if(!i||i.tagName!=='IMG')return;
-var d=document.createElement('div');d.className='noimg';d.textContent='not found beside the report: '+
-decodeURIComponent(i.getAttribute('src')||'')+' (keep its _files folder with it, or make it with --report-single-file)';
-i.replaceWith(d);},true);
-document.addEventListener('DOMContentLoaded',function(){
-document.querySelectorAll('.js-only').forEach(function(e){e.hidden=false;});
-document.querySelectorAll('button[data-open]').forEach(function(b){b.addEventListener('click',function(){
-var open=b.getAttribute('data-open')==='1';document.querySelectorAll('main details').forEach(function(d){d.open=open;});});});});
-"""
+@functools.cache
+def _asset(name: str) -> str:
+    """A file the page embeds, shipped beside this module as package data.
+
+    report.css: `.trail` has content-visibility, so a trail off screen is neither laid out nor painted
+    until it is scrolled to, and a page of a thousand trails paints about as soon as one of ten.
+    report.js: optional; with JavaScript off the page is complete. It reveals and wires the two
+    buttons and says what is wrong when a picture is not beside the page (a CI artifact that kept
+    report.html alone). It goes in the head, so the listener is there before the first picture can fail.
+    """
+    return resources.files(__package__).joinpath(name).read_text("utf-8")
+
