@@ -474,8 +474,27 @@ def static_figures(root: Path) -> dict[str, str]:
         "simulator top-level modules": f"{len(top)} ({', '.join(top)})",
         "simulator largest classes": ", ".join(f"{name} {count}" for count, name in _class_sizes(sim)[:5]),
         "SimulatedDevice mixins": _sim_mixins(sim),
+        "functions over 10 parameters (click commands aside)": _signature_figure(trees),
         **_large_classes(root),
     }
+
+
+def _signature_figure(trees: dict[str, ast.Module]) -> str:
+    """Functions over 10 parameters that are not click commands, and the largest such count (issue 46
+    item 4; tests/project/test_signatures.py holds it, with the pytest fixture's `record` exempt)."""
+    counts = []
+    for name, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and not any(
+                ".command" in ast.unparse(d) or ".group" in ast.unparse(d) for d in node.decorator_list
+            ):
+                a = node.args
+                count = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs)
+                count -= 1 if a.args and a.args[0].arg in ("self", "cls") else 0
+                counts.append((count, f"{name}.{node.name}"))
+    counts.sort(reverse=True)
+    over = [f"{n} {c}" for c, n in counts if c > 10]
+    return f"{len(over)} ({', '.join(over) or 'none'}); largest: {counts[0][1]} {counts[0][0]}"
 
 
 def _shapes_figure(trees: dict[str, ast.Module]) -> str:
