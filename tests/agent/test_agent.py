@@ -172,7 +172,7 @@ def test_stale_refs_inject_a_re_read_hint(login: DeviceSession) -> None:
     )
     result = agent(login, llm).run_step("Tap the ghost")
     assert result.status == "FAILED"
-    assert all(r.outcome.result.status == "NOT_FOUND" for r in result.runs[:3])
+    assert all(r.outcome.status == "NOT_FOUND" for r in result.runs[:3])
     assert "STALE REFS" in all_text(llm.requests[3])
     assert "STALE REFS" not in all_text(llm.requests[2])
 

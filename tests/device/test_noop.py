@@ -126,7 +126,7 @@ def test_a_step_of_only_no_ops_cannot_complete(login: DeviceSession) -> None:
     )
     (again,) = results(2)
     assert again.is_error and "no visible change" in again.content
-    assert [r.outcome.result.no_change for r in result.runs if r.use.name == "tap"] == [True, False]
+    assert [r.outcome.no_change for r in result.runs if r.use.name == "tap"] == [True, False]
 
 
 NL_STEP = """\

@@ -233,7 +233,7 @@ def test_completed_is_refused_until_every_stated_fact_is_asserted(settings: Devi
         b.content for m in llm.requests[1].messages for b in m.content if getattr(b, "is_error", False)
     )
     assert 'states facts no assertion checks: "Dark mode" is on' in first_completed
-    assert refusals[2].result.status == "ERROR" and "is off (unchecked) on the screen, not on" in refusals[2].result.message
+    assert refusals[2].status == "ERROR" and "is off (unchecked) on the screen, not on" in refusals[2].message
 
 
 # --- record: the proof replay is followed by the mutation proof -----------------------------------

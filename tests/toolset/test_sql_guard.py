@@ -234,11 +234,11 @@ def test_an_sqlite3_before_3_37_is_asked_its_version_once_and_gets_no_safe() -> 
     params = pp.QueryDatabase(appId=PKG, db="app.db", sql="SELECT count(*) AS n FROM messages")
     query = get_tool("queryDatabase")
     assert query is not None
-    status, message = query(ctx, params)
-    assert (status, message) == ("OK", '1 row from app.db: {"columns": ["n"], "rows": [["3"]]}')
+    result = query(ctx, params)
+    assert (result.status, result.message) == ("OK", '1 row from app.db: {"columns": ["n"], "rows": [["3"]]}')
     assert sent[0] == "sqlite3 -version" and [" -safe " in c for c in sent[1:]] == [False]
-    status, message = query(ctx, params)  # the version is asked once per device
-    assert status == "OK" and len(sent) == 3 and sent[2] == sent[1]
+    result = query(ctx, params)  # the version is asked once per device
+    assert result.status == "OK" and len(sent) == 3 and sent[2] == sent[1]
 
 
 def test_a_row_that_says_unknown_option_safe_is_no_reason_to_drop_it(android: Rig) -> None:

@@ -93,7 +93,7 @@ def test_recorded_forms(session: DeviceSession) -> None:
     tools = ToolSet()
     ctx = context(session)
     tap = tools.call_for_model("tap", {"ref": ref_of(ctx, "Forgot password?"), "longPress": True}, ctx)
-    assert tap.ok, tap.result
+    assert tap.ok, tap
     assert tap.recorded[0].to_data() == {
         "tapOnElementBySelector": {
             "nodeSelector": {"androidAccessibility": {"resourceIdRegex": "dev.trailblaze.demo:id/forgot"}},
@@ -108,7 +108,7 @@ def test_recorded_forms(session: DeviceSession) -> None:
     }
     ctx = context(session)
     check = tools.call_for_model("assertVisible", {"ref": ref_of(ctx, "Sign in"), "expectedText": "Sign in"}, ctx)
-    assert check.ok and check.result.kind == "assertion"
+    assert check.ok and check.kind == "assertion"
     assert check.recorded[0].name == "assertVisibleBySelector"
     assert check.recorded[0].params["expectedText"] == "Sign in"
     erase = tools.call_for_model("eraseText", {"charactersToErase": 3}, ctx)
@@ -124,13 +124,13 @@ def test_secrets_record_as_templates_and_unknown_templates_are_errors(session: D
     typed = tools.call_for_model("inputText", {"text": "hunter2"}, ctx)
     assert typed.ok and typed.recorded[0].params == {"text": "{{password}}"}
     unknown = tools.call_for_model("inputText", {"text": "{{nope}}"}, ctx)
-    assert not unknown.ok and unknown.result.status == "ERROR" and "nope" in unknown.result.message
-    assert unknown.recorded == []
+    assert not unknown.ok and unknown.status == "ERROR" and "nope" in unknown.message
+    assert unknown.recorded == ()
 
 
 def test_unknown_ref_is_not_found_and_flagged(session: DeviceSession) -> None:
     ctx = context(session)
     for name, args in [("tap", {"ref": "zzz"}), ("assertVisible", {"ref": "[zzz]"}), ("rememberElementText", {"ref": "zzz", "variable": "v"})]:
         outcome = ToolSet().call_for_model(name, args, ctx)
-        assert outcome.result.status == "NOT_FOUND" and outcome.ref_not_found, name
-        assert "not on the current screen" in outcome.result.message
+        assert outcome.status == "NOT_FOUND" and outcome.ref_not_found, name
+        assert "not on the current screen" in outcome.message

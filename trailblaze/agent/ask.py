@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trailblaze.tools.llm_tools import ModelCallResult, offers
+from trailblaze.tools.llm_tools import offers
 from trailblaze.tools.lookup import ToolContext
-from trailblaze.tools.tooldef import ToolDef
-
-if TYPE_CHECKING:
-    from trailblaze.tools.execute import ToolResult
+from trailblaze.tools.tooldef import Status, ToolDef, ToolResult
 
 __all__ = ["ASK_TOOL", "AskMode", "AskUser", "ask_user_tool", "terminal_asker", "asker_for"]
 
@@ -41,10 +38,8 @@ class AskUserParams(BaseModel):
     reasoning: str | None = Field(default=None, description="Brief: why you cannot decide this yourself.")
 
 
-def _result(status: str, message: str) -> ToolResult:
-    from trailblaze.tools.execute import ToolResult
-
-    return ToolResult(status, message, "other")  # type: ignore[arg-type]
+def _result(status: Status, message: str) -> ToolResult:
+    return ToolResult(status, message, "other")
 
 
 def ask_user_tool(ask: AskUser) -> ToolDef:
@@ -56,11 +51,11 @@ def ask_user_tool(ask: AskUser) -> ToolDef:
         "Ask the person running the recording a question (only when the objective is ambiguous or needs "
         "information you cannot see, e.g. which of several accounts to use); the answer comes back as the result.",
     )
-    def run(ctx: ToolContext, args: AskUserParams) -> ModelCallResult:
+    def run(ctx: ToolContext, args: AskUserParams) -> ToolResult:
         answer = " ".join(ask(str(ctx.memory.redact(args.question))).split())
         if not answer:
-            return ModelCallResult(_result("OK", "the person gave no answer; decide on your own"))
-        return ModelCallResult(_result("OK", f"the person answered: {answer}"))
+            return _result("OK", "the person gave no answer; decide on your own")
+        return _result("OK", f"the person answered: {answer}")
 
     return run
 

@@ -33,11 +33,11 @@ from trailblaze.screen.compact import CompactView, compact_view, mark_image
 from trailblaze.tools.llm_tools import (
     FAIL_AT,
     WARN_AT,
-    ModelCallResult,
     detect_cycle,
     fingerprint,
 )
 from trailblaze.tools.lookup import ToolContext
+from trailblaze.tools.tooldef import ToolResult
 from trailblaze.tools.toolset import ToolSet
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ class ToolRun:
     """One executed LLM-facing call."""
 
     use: ToolUseBlock
-    outcome: ModelCallResult
+    outcome: ToolResult
     duration_ms: float
 
 
@@ -227,21 +227,21 @@ class Agent:
             started = time.monotonic()
             outcome = self.tools.call_for_model(use.name, use.input, ctx, verify=state.verify)
             if use.name != "objectiveStatus":
-                counts = outcome.ok and outcome.result.kind == counted
-                state.succeeded += counts and not outcome.result.no_change
-                state.no_ops += counts and outcome.result.no_change
+                counts = outcome.ok and outcome.kind == counted
+                state.succeeded += counts and not outcome.no_change
+                state.no_ops += counts and outcome.no_change
                 failed_here |= not outcome.ok
             state.missing_refs = state.missing_refs + 1 if outcome.ref_not_found else 0
-            text, is_error = str(outcome.result), not outcome.ok
-            if outcome.status == "COMPLETED" and (not state.succeeded or (state.verify and failed_here)):
+            text, is_error = str(outcome), not outcome.ok
+            if outcome.objective == "COMPLETED" and (not state.succeeded or (state.verify and failed_here)):
                 text, is_error = prompts.rejected_completion(state.verify, no_ops=state.no_ops), True
             elif (
-                outcome.status == "COMPLETED" and state.verify and (refusal := self._unproven(state, screen))
+                outcome.objective == "COMPLETED" and state.verify and (refusal := self._unproven(state, screen))
             ):
                 text, is_error = refusal, True
-            elif outcome.status in ("COMPLETED", "FAILED"):
-                state.result.status = outcome.status
-                state.result.explanation = _explanation(use) or f"the model reported {outcome.status}"
+            elif outcome.objective in ("COMPLETED", "FAILED"):
+                state.result.status = outcome.objective
+                state.result.explanation = _explanation(use) or f"the model reported {outcome.objective}"
                 finished = True
             run = ToolRun(use, outcome, (time.monotonic() - started) * 1000)
             state.result.runs.append(run)
@@ -261,7 +261,10 @@ class Agent:
         from trailblaze.mutation.gate import completion_refusal
 
         outcomes = [run.outcome for run in state.result.runs]
-        return completion_refusal(state.objective, outcomes, screen.hierarchy, self.memory)
+        refusal = completion_refusal(state.objective, outcomes, screen.hierarchy, self.memory)
+        for run, outcome in zip(state.result.runs, outcomes, strict=True):
+            run.outcome = outcome  # without the assertions that cannot fail: they are not recorded
+        return refusal
 
     def _done(self, objective: str, result: StepResult) -> StepResult:
         if result.status == "COMPLETED":

@@ -41,7 +41,7 @@ from trailblaze.maestro.scripts import SEED_ENV, ScriptError, Scripts, run_scrip
 from trailblaze.maestro.select import Query, query
 from trailblaze.screen.patterns import PatternTooSlow
 from trailblaze.tools.gestures import app_area, scroll_area, scroll_until, swipe_path
-from trailblaze.tools.tooldef import StatusMessage
+from trailblaze.tools.tooldef import ToolResult
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -50,6 +50,10 @@ if TYPE_CHECKING:
     from trailblaze.tools.lookup import ToolContext
 
 __all__ = ["COPIED_TEXT", "run_commands"]
+
+Outcome = tuple[Any, str]
+"""What one Maestro command answers, `(status, message)`; the flow's first failure, or its OK, is
+the `mobile_maestro` tool's `ToolResult`."""
 
 COPIED_TEXT = "maestro.copiedText"
 """The memory name of the text `copyTextFrom` read (`${maestro.copiedText}`, pasted by `pasteText`)."""
@@ -65,13 +69,14 @@ _CONDITION_TIMEOUT_S = 2.0
 _NAMES = ("Alex Kim", "Sam Lee", "Jordan Park", "Taylor Reed", "Morgan Hale")
 
 
-def run_commands(ctx: ToolContext, commands: list[Any], env: dict[str, str] | None = None) -> StatusMessage:
+def run_commands(ctx: ToolContext, commands: list[Any], env: dict[str, str] | None = None) -> ToolResult:
     """Runs Maestro `commands` in order; the first failure that is not optional ends the list.
 
     Raises:
         DeviceError: the device failed.
     """
-    return _Runner(ctx).run_list(commands, dict(env or {}))
+    status, message = _Runner(ctx).run_list(commands, dict(env or {}))
+    return ToolResult(status, message)
 
 
 @dataclass
@@ -98,7 +103,7 @@ class _Runner:
         found.told = self.said = True  # once per tool: a container's failure holds its command's
         return f"random values seeded with {found.seed} ({SEED_ENV}={found.seed} repeats them)"
 
-    def run_list(self, commands: list[Any], env: dict[str, str]) -> StatusMessage:
+    def run_list(self, commands: list[Any], env: dict[str, str]) -> Outcome:
         messages: list[str] = []
         for item in commands:
             deadline.check(summary(item))
@@ -108,7 +113,7 @@ class _Runner:
             messages.append(message)
         return "OK", "; ".join(messages) if messages else "no commands"
 
-    def run_one(self, item: Any, env: dict[str, str]) -> StatusMessage:
+    def run_one(self, item: Any, env: dict[str, str]) -> Outcome:
         problems = check(item)
         if problems:
             return "ERROR", problems[0][1]
@@ -194,7 +199,7 @@ class _Runner:
         res = self.session.resolve(q.selector, timeout=timeout, until=q.found())
         return q.pick(res.nodes), res.waited_s, res.hierarchy
 
-    def not_found(self, q: Query, waited: float, hierarchy: Hierarchy, status: str = "NOT_FOUND") -> StatusMessage:
+    def not_found(self, q: Query, waited: float, hierarchy: Hierarchy, status: str = "NOT_FOUND") -> Outcome:
         texts = [
             n for n in hierarchy.visible_nodes() if (n.text or n.label) and hierarchy.window_kind(n) == "app"
         ]
@@ -240,7 +245,7 @@ class _Untrue(TrailFailed):
 
 # --- commands ------------------------------------------------------------------------------------------
 
-Handler = Callable[[_Runner, dict[str, Any], dict[str, str]], StatusMessage]
+Handler = Callable[[_Runner, dict[str, Any], dict[str, str]], Outcome]
 
 
 def _app(fields: dict[str, Any], name: str) -> str:
@@ -250,7 +255,7 @@ def _app(fields: dict[str, Any], name: str) -> str:
     return app
 
 
-def _launch_app(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _launch_app(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     app = _app(f, "launchApp")
     if "://" in app and r.ctx.platform != "web":
         return "UNSUPPORTED", f"launchApp {app}: a Maestro web flow (`url:`) runs in a browser: use --device web"
@@ -291,7 +296,7 @@ def _launch_app(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMes
 
 
 def _tap(kind: str) -> Handler:
-    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
         times = max(as_int(f.get("repeat")) or 1, 1)
         delay = (as_int(f.get("delay")) or 100) / 1000
         if f.get("point") is not None:
@@ -310,7 +315,8 @@ def _tap(kind: str) -> Handler:
             status, message = "OK", ""
             for i in range(times):
                 deadline.check(f"{kind} {i + 1} of {times}")
-                status, message = r.ctx.tap_node(node, kind == "long-pressed")
+                tapped = r.ctx.tap_node(node, kind == "long-pressed")
+                status, message = tapped.status, tapped.message
                 if status != "OK":
                     return status, message
                 if i + 1 < times:
@@ -345,7 +351,7 @@ def _point(text: str, screen: Rect) -> tuple[float, float]:
     return one(xs, screen.width, screen.left), one(ys, screen.height, screen.top)
 
 
-def _assert_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _assert_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     q = r._query(f)
     node, waited, hierarchy = r.find(q)
     if node is None:
@@ -353,7 +359,7 @@ def _assert_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Statu
     return "OK", f"{r.ctx.describe(node)} is visible"
 
 
-def _wait_gone(r: _Runner, q: Query, timeout: float | None) -> StatusMessage:
+def _wait_gone(r: _Runner, q: Query, timeout: float | None) -> Outcome:
     res = r.session.resolve(q.selector, timeout=timeout, until=lambda nodes: q.pick(nodes) is None)
     node = q.pick(res.nodes)
     if node is None:
@@ -362,11 +368,11 @@ def _wait_gone(r: _Runner, q: Query, timeout: float | None) -> StatusMessage:
     return "TIMEOUT", f"{r.ctx.describe(node)} ({q.shown}) is still visible after {res.waited_s:.1f} s{hint}"
 
 
-def _assert_not_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _assert_not_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     return _wait_gone(r, r._query(f), None)
 
 
-def _extended_wait(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _extended_wait(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     timeout = r.timeout(f)
     if f.get("visible") is not None:
         q = r._query(f["visible"])
@@ -377,13 +383,13 @@ def _extended_wait(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Status
     return _wait_gone(r, r._query(f["notVisible"]), timeout)
 
 
-def _eval_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _eval_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     script = str(f["script"])
     value = r._substitute(script, env) if "${" in script else r.script(script, env, "evalScript")
     return "OK", f"evaluated: {value}"
 
 
-def _run_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _run_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     when = f.get("when")
     if isinstance(when, dict) and not r.condition(when, env):
         return "OK", f"skipped runScript {f['file']} (its `when` does not hold)"
@@ -398,7 +404,7 @@ def _run_script(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMes
     return "OK", f"ran {name}"
 
 
-def _assert_true(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _assert_true(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     written = f["condition"]
     value = str(written).lower() if isinstance(written, bool) else r._substitute(str(written), env)
     if truthy(value):
@@ -407,7 +413,7 @@ def _assert_true(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMe
 
 
 def _ai(kind: str) -> Handler:
-    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
         if r.ctx.llm is None:
             return "UNSUPPORTED", (
                 f"{kind} asks a model on every run and none is configured; pass --model PROVIDER:MODEL "
@@ -434,7 +440,7 @@ def _ai(kind: str) -> Handler:
 _NO_DEFECTS = "The screen shows no visual defects (cut-off text, overlapping or misaligned elements)"
 
 
-def _set_permissions(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _set_permissions(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     app = _app(f, "setPermissions")
     driver = r.session.driver
     if r.ctx.platform == "ios" or not isinstance(driver, SupportsShellStatus):
@@ -449,7 +455,7 @@ def _set_permissions(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Stat
     return "OK", f"permissions of {app}: {', '.join(changes) or 'none changed'}"
 
 
-def _add_media(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _add_media(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     """Each file (read from the trail's folder, inside its project) into the device's gallery."""
     from trailblaze.common.project import project_of
     from trailblaze.device.media import MAX_MEDIA_BYTES
@@ -473,13 +479,13 @@ def _add_media(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMess
     return "OK", f"added {len(added)} media file{'s' * (len(added) != 1)} to the gallery: {', '.join(added)}"
 
 
-def _clear_keychain(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _clear_keychain(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     if r.ctx.platform == "ios":
         return "UNSUPPORTED", "clearKeychain: trailblaze has no access to the iOS keychain"
     return "OK", "clearKeychain: Android has no keychain to clear"
 
 
-def _copy_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _copy_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     q = r._query(f)
     node, waited, hierarchy = r.find(q)
     if node is None:
@@ -489,16 +495,16 @@ def _copy_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMess
     return "OK", f"copied {text!r} from {r.ctx.describe(node)}"
 
 
-def _type(r: _Runner, text: str) -> StatusMessage:
+def _type(r: _Runner, text: str) -> Outcome:
     r.session.act(lambda d: d.input_text(text), observe=False)
     return "OK", f"typed {text!r}"
 
 
-def _input_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _input_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     return _type(r, str(f["text"]))
 
 
-def _paste_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _paste_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     copied = r.ctx.memory.lookup(COPIED_TEXT)
     if copied is None:
         return "ERROR", "pasteText: nothing was copied; run copyTextFrom first"
@@ -506,7 +512,7 @@ def _paste_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMes
 
 
 def _random(kind: str) -> Handler:
-    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
         scripts = r.scripts()
         scripts.drew = True
         random = scripts.rng  # seeded per run: a failure's values come back with its seed
@@ -524,13 +530,13 @@ def _random(kind: str) -> Handler:
     return handler
 
 
-def _erase_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _erase_text(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     n = as_int(f.get("charactersToErase")) if f.get("charactersToErase") is not None else None
     r.session.act(lambda d: d.erase_text(n))
     return "OK", "erased the field" if n is None else f"erased {n} characters"
 
 
-def _press_key(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _press_key(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     key: Any = key_code(str(f["key"]))
     if key is None:  # a key the drivers do not name: Android takes its key code
         code = ANDROID_KEYCODES.get(str(f["key"]).strip().lower())
@@ -543,19 +549,19 @@ def _press_key(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMess
     return "OK", f"pressed {key}"
 
 
-def _back(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _back(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     r.ctx.act(lambda d: d.press_key("BACK"))
     return "OK", "pressed back"
 
 
-def _hide_keyboard(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _hide_keyboard(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     if not r.session.screen().keyboard_shown:
         return "OK", "the keyboard was not shown"
     r.session.act(lambda d: d.hide_keyboard())
     return "OK", "hid the keyboard"
 
 
-def _swipe(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _swipe(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     hierarchy = r.session.screen()
     if "start" in f:
         x1, y1 = _point(str(f["start"]), hierarchy.screen)
@@ -575,13 +581,13 @@ def _swipe(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
     return "OK", f"swiped {direction} on {where}"
 
 
-def _scroll(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _scroll(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     path = swipe_path(scroll_area(r.session.screen()), "UP", _REACH)
     r.ctx.act(lambda d: d.swipe(*path))
     return "OK", "scrolled down"
 
 
-def _scroll_until_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _scroll_until_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     q = r._query(f["element"])
     need = (as_int(f.get("visibilityPercentage")) if f.get("visibilityPercentage") is not None else 100) or 0
     direction = str(f.get("direction", "DOWN")).upper()
@@ -615,13 +621,13 @@ def _scroll_until_visible(r: _Runner, f: dict[str, Any], env: dict[str, str]) ->
     return "NOT_FOUND", f"no element matches {q.shown} after scrolling {direction}"
 
 
-def _wait_for_animation(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _wait_for_animation(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     r.session.invalidate()
     r.session.settle()
     return "OK", "the screen is still"
 
 
-def _open_link(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _open_link(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     driver = r.session.driver
     if not isinstance(driver, SupportsOpenUrl):
         return "UNSUPPORTED", f"openLink: this {r.ctx.platform} driver cannot open links"
@@ -634,7 +640,7 @@ def _open_link(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMess
 
 
 def _app_action(verb: str) -> Handler:
-    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+    def handler(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
         app = _app(f, verb)
         if verb == "clearState":
             r.session.act(lambda d: d.clear_app(app))
@@ -645,7 +651,7 @@ def _app_action(verb: str) -> Handler:
     return handler
 
 
-def _take_screenshot(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _take_screenshot(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     from trailblaze.common.files import atomic_write
 
     name = str(f["path"])
@@ -716,7 +722,7 @@ def _from_file(r: _Runner, f: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _run_flow(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _run_flow(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     when = f.get("when")
     if isinstance(when, dict) and not r.condition(when, env):
         return "OK", f"skipped {f.get('label') or 'runFlow'} (its `when` does not hold)"
@@ -724,7 +730,7 @@ def _run_flow(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessa
     return r.run_list(f.get("commands") or [], _scoped(env, f, r))
 
 
-def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     commands = f.get("commands") or []
     times_raw = f.get("times")
     times = as_int(r._substitute(times_raw, env)) if times_raw is not None else None
@@ -749,7 +755,7 @@ def _repeat(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage
     return "OK", f"repeated {count} time{'s' * (count != 1)}"
 
 
-def _retry(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> StatusMessage:
+def _retry(r: _Runner, f: dict[str, Any], env: dict[str, str]) -> Outcome:
     written = as_int(r._substitute(f.get("maxRetries"), env)) if f.get("maxRetries") is not None else None
     retries = min(max(1 if written is None else written, 0), 3)  # Maestro allows at most 3
     f = _from_file(r, f)

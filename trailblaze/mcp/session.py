@@ -11,8 +11,8 @@ value never appears, only `{{name}}`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -199,25 +199,25 @@ class McpSession:
             outcome = self.tools.call_for_model(name, raw, ctx)
             weak = _weak_assertions(outcome.recorded, hierarchy, self.memory) if outcome.ok else []
             if weak:  # an assertion that cannot fail is not recorded (docs/adr/0038-assertions-pin-facts.md)
-                outcome.recorded = [c for c in outcome.recorded if all(c is not w for w, _ in weak)]
+                outcome = replace(outcome, recorded=tuple(c for c in outcome.recorded if all(c is not w for w, _ in weak)))
                 return answer("ERROR", "not recorded: " + "; ".join(m for _, m in weak),
                               "hint: assert the fact the step states (its text with expectedText, a state with assertState)")  # fmt: skip
-            status = outcome.result.status
+            status = outcome.status
             notes = [self._record(session, outcome.recorded)] if outcome.ok and outcome.recorded else []
             try:
-                return self._with_screen(answer(status, outcome.result.message, *notes))
+                return self._with_screen(answer(status, outcome.message, *notes))
             except DeviceError as exc:  # the tool ran; the screen after it could not be read
-                return answer("DEVICE_ERROR", exc.message, f"the tool said: {outcome.result}", *notes)
+                return answer("DEVICE_ERROR", exc.message, f"the tool said: {outcome}", *notes)
 
         return self._device_call(run)
 
-    def _record(self, session: DeviceSession, calls: list[ToolCall]) -> str:
+    def _record(self, session: DeviceSession, calls: Sequence[ToolCall]) -> str:
         draft = self.draft
         if draft is None:
             return ""
         if draft.current is None:
             return "not recorded: no step is open; call `trail_step {text}` and do it again"
-        number = draft.add(session.info.platform, calls)
+        number = draft.add(session.info.platform, list(calls))
         return f"recorded in {draft.steps[number - 1].label(number)}: " + ", ".join(c.name for c in calls)
 
     # --- trails ----------------------------------------------------------------------------------
@@ -460,7 +460,7 @@ def _unchecked_facts(draft: TrailDraft) -> str | None:
     return f"{step.label(len(draft.steps))} states facts no assertion checks: {facts}"
 
 
-def _weak_assertions(calls: list[ToolCall], screen: Hierarchy, memory: Memory) -> list[tuple[ToolCall, str]]:
+def _weak_assertions(calls: Sequence[ToolCall], screen: Hierarchy, memory: Memory) -> list[tuple[ToolCall, str]]:
     """The assertions among `calls` that cannot fail on `screen` (the mutation proof), with why."""
     from trailblaze.mutation.mutants import is_assertion, prove_assertion
 

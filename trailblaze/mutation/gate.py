@@ -11,7 +11,8 @@ out of the step's recording: kept, it would make the trail green on a broken app
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import MutableSequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from trailblaze.mutation.facts import uncovered
@@ -19,28 +20,32 @@ from trailblaze.mutation.mutants import is_assertion, prove_assertion
 
 if TYPE_CHECKING:
     from trailblaze.screen.hierarchy import Hierarchy
-    from trailblaze.tools.llm_tools import ModelCallResult
+    from trailblaze.tools.call import ToolCall
     from trailblaze.tools.memory import Memory
+    from trailblaze.tools.tooldef import ToolResult
 
 __all__ = ["completion_refusal"]
 
 
 def completion_refusal(
-    objective: str, outcomes: Sequence[ModelCallResult], screen: Hierarchy, memory: Memory
+    objective: str, outcomes: MutableSequence[ToolResult], screen: Hierarchy, memory: Memory
 ) -> str | None:
     """Why COMPLETED on verify step `objective` is refused, or None. Drops weak assertions from
-    `outcomes`' recordings (they are this step's successful calls, oldest first)."""
+    `outcomes`' recordings (they are this step's successful calls, oldest first): each such outcome
+    is replaced in `outcomes` by one without them."""
     weak: list[str] = []
-    for outcome in outcomes:
+    for i, outcome in enumerate(outcomes):
         if not outcome.ok:
             continue
-        for call in list(outcome.recorded):
-            if not is_assertion(call):
-                continue
-            verdict = prove_assertion(call, screen, memory)
-            if verdict.status == "cannot-fail":
-                outcome.recorded.remove(call)
+        kept: list[ToolCall] = []
+        for call in outcome.recorded:
+            verdict = prove_assertion(call, screen, memory) if is_assertion(call) else None
+            if verdict is not None and verdict.status == "cannot-fail":
                 weak.append(verdict.message)
+            else:
+                kept.append(call)
+        if len(kept) != len(outcome.recorded):
+            outcomes[i] = replace(outcome, recorded=tuple(kept))
     calls = [c for o in outcomes if o.ok for c in o.recorded]
     missing = uncovered(objective, calls)
     if not weak and not missing:

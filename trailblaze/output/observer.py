@@ -168,8 +168,8 @@ class MemoryRecorder:
                 ToolRecord(
                     name=name,
                     params=memory.redact({k: v for k, v in params.items() if k != "reasoning"}),
-                    status=run.outcome.result.status,
-                    message=memory.redact(run.outcome.result.message),
+                    status=run.outcome.status,
+                    message=memory.redact(run.outcome.message),
                     source="self-heal" if healing else "agent",
                     llm_tool=run.use.name,
                     duration_ms=run.duration_ms,

@@ -432,17 +432,17 @@ class RunDir:
         """Agent observer: one LLM-facing call ran (it may have run a recorded-form tool)."""
         assert self.step is not None
         llm_tool = _short_call(run.use.name, self._redact(run.use.input))
-        calls = run.outcome.recorded or []
+        calls = run.outcome.recorded
         name, params = (calls[0].name, calls[0].params) if calls else (run.use.name, run.use.input)
         self.step.tools.append(
             ToolRecord(
                 name=name,
                 params=self._redact({k: v for k, v in params.items() if k != "reasoning"}),
-                status=run.outcome.result.status,
-                message=self._redact(run.outcome.result.message),
+                status=run.outcome.status,
+                message=self._redact(run.outcome.message),
                 source="agent",
                 llm_tool=llm_tool,
-                no_change=run.outcome.result.no_change,
+                no_change=run.outcome.no_change,
                 duration_ms=run.duration_ms,
             )
         )

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.agent.loop import StepResult, ToolRun
@@ -33,7 +34,6 @@ from trailblaze.screen.selector_gen import generate_selector, literal, selector_
 from trailblaze.tools.assertions import pin_assertion
 from trailblaze.tools.call import ToolCall
 from trailblaze.tools.execute import ToolResult
-from trailblaze.tools.llm_tools import ModelCallResult
 from trailblaze.trail.model import TrailStep, closest_classifier
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ class PortSolver:
                 return StepResult("FAILED", f"left for record: {call.name} ({n} of {len(calls)}) {exc}", runs)
             result = run(ported)
             use = ToolUseBlock(id=f"port-{n}", name=ported.name, input=dict(ported.params))
-            runs.append(ToolRun(use, ModelCallResult(result, [ported]), (time.monotonic() - started) * 1000))
+            runs.append(ToolRun(use, replace(result, recorded=(ported,)), (time.monotonic() - started) * 1000))
             if not result.ok:
                 return StepResult(
                     "FAILED",

@@ -21,25 +21,25 @@ from trailblaze.tools.lookup import (
 )
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.recorded import compat as rt
-from trailblaze.tools.tooldef import Kind, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, ToolDef, ToolResult, defines
 
 __all__: list[str] = []
 
 
-def _compat(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
+def _compat(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., ToolResult]], ToolDef]:
     return defines(params, kind, source="read-compat", block_status="read-only")
 
 
-def _tap_compat(run: ToolContext, q: CompatQuery, long_press: bool) -> StatusMessage:
+def _tap_compat(run: ToolContext, q: CompatQuery, long_press: bool) -> ToolResult:
     node, outcome = find_compat(run, q)
     return outcome if node is None else tap_at(run, node, long_press)
 
 
-def _assert_visible_compat(run: ToolContext, q: CompatQuery) -> StatusMessage:
+def _assert_visible_compat(run: ToolContext, q: CompatQuery) -> ToolResult:
     node, outcome = find_compat(run, q)
     if node is None:
-        return "NOT_VISIBLE", outcome[1]
-    return "OK", f"{describe(node)} is visible"
+        return ToolResult("NOT_VISIBLE", outcome.message)
+    return ToolResult("OK", f"{describe(node)} is visible")
 
 
 def _legacy_selector(run: ToolContext, sel: rt.LegacyElementSelector, *, shown: bool = False) -> NodeSelector:
@@ -72,7 +72,7 @@ def _legacy_selector(run: ToolContext, sel: rt.LegacyElementSelector, *, shown: 
 
 
 @_compat(rt.TapOnElementWithText, "action")
-def _tap_with_text(run: ToolContext, p: rt.TapOnElementWithText) -> StatusMessage:
+def _tap_with_text(run: ToolContext, p: rt.TapOnElementWithText) -> ToolResult:
     q = compat_query(
         run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index, contains=True
     )
@@ -80,7 +80,7 @@ def _tap_with_text(run: ToolContext, p: rt.TapOnElementWithText) -> StatusMessag
 
 
 @_compat(rt.TapOnElementWithAccessibilityText, "action")
-def _tap_with_accessibility_text(run: ToolContext, p: rt.TapOnElementWithAccessibilityText) -> StatusMessage:
+def _tap_with_accessibility_text(run: ToolContext, p: rt.TapOnElementWithAccessibilityText) -> ToolResult:
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -88,7 +88,7 @@ def _tap_with_accessibility_text(run: ToolContext, p: rt.TapOnElementWithAccessi
 
 
 @_compat(rt.AssertVisibleWithText, "assertion")
-def _assert_visible_with_text(run: ToolContext, p: rt.AssertVisibleWithText) -> StatusMessage:
+def _assert_visible_with_text(run: ToolContext, p: rt.AssertVisibleWithText) -> ToolResult:
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _assert_visible_compat(run, q)
 
@@ -96,7 +96,7 @@ def _assert_visible_with_text(run: ToolContext, p: rt.AssertVisibleWithText) -> 
 @_compat(rt.AssertVisibleWithAccessibilityText, "assertion")
 def _assert_visible_with_accessibility_text(
     run: ToolContext, p: rt.AssertVisibleWithAccessibilityText
-) -> StatusMessage:
+) -> ToolResult:
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -104,7 +104,7 @@ def _assert_visible_with_accessibility_text(
 
 
 @_compat(rt.AssertVisibleWithResourceId, "assertion")
-def _assert_visible_with_resource_id(run: ToolContext, p: rt.AssertVisibleWithResourceId) -> StatusMessage:
+def _assert_visible_with_resource_id(run: ToolContext, p: rt.AssertVisibleWithResourceId) -> ToolResult:
     q = compat_query(
         run, p.accessibilityText, ident=p.resourceId, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -112,7 +112,7 @@ def _assert_visible_with_resource_id(run: ToolContext, p: rt.AssertVisibleWithRe
 
 
 @_compat(rt.AssertNotVisibleBySelector, "assertion")
-def _assert_not_visible_by_selector(run: ToolContext, p: rt.AssertNotVisibleBySelector) -> StatusMessage:
+def _assert_not_visible_by_selector(run: ToolContext, p: rt.AssertNotVisibleBySelector) -> ToolResult:
     if p.nodeSelector is not None:
         return assert_gone(run, p.nodeSelector, describe_selector(p.nodeSelector), p.timeoutMs)
     assert p.selector is not None  # the model requires one of the two
@@ -120,11 +120,11 @@ def _assert_not_visible_by_selector(run: ToolContext, p: rt.AssertNotVisibleBySe
         selector = _legacy_selector(run, p.selector)
         shown = describe_selector(_legacy_selector(run, p.selector, shown=True))
     except ValueError as exc:
-        return "ERROR", f"bad params for assertNotVisibleBySelector: selector: {exc}"
+        return ToolResult("ERROR", f"bad params for assertNotVisibleBySelector: selector: {exc}")
     return assert_gone(run, selector, shown, p.timeoutMs)
 
 
 @_compat(rt.LongPressOnElementWithText, "action")
-def _long_press_with_text(run: ToolContext, p: rt.LongPressOnElementWithText) -> StatusMessage:
+def _long_press_with_text(run: ToolContext, p: rt.LongPressOnElementWithText) -> ToolResult:
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _tap_compat(run, q, True)

@@ -39,7 +39,7 @@ from trailblaze.tools.recorded.selector import (
     TapOnElementBySelector,
 )
 from trailblaze.tools.recorded.text import AssertNotVisibleWithText, ScrollUntilTextIsVisible
-from trailblaze.tools.tooldef import Kind, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, ToolDef, ToolResult, defines
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -48,50 +48,50 @@ if TYPE_CHECKING:
 __all__: list[str] = []
 
 
-def _core(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
+def _core(params: type[RecordedToolParams], kind: Kind) -> Callable[[Callable[..., ToolResult]], ToolDef]:
     return defines(params, kind, source="core")
 
 
 @_core(TapOnElementBySelector, "action")
-def _tap_on_element(run: ToolContext, p: TapOnElementBySelector) -> StatusMessage:
+def _tap_on_element(run: ToolContext, p: TapOnElementBySelector) -> ToolResult:
     return tap_selector(run, p.nodeSelector, p.longPress)
 
 
 @_core(TapOnPoint, "action")
-def _tap_on_point(run: ToolContext, p: TapOnPoint) -> StatusMessage:
+def _tap_on_point(run: ToolContext, p: TapOnPoint) -> ToolResult:
     if p.longPress:
         run.act(lambda d: d.long_press(p.x, p.y), (p.x, p.y))
     else:
         run.act(lambda d: d.tap(p.x, p.y), (p.x, p.y))
-    return "OK", f"{'long-pressed' if p.longPress else 'tapped'} ({p.x}, {p.y})"
+    return ToolResult("OK", f"{'long-pressed' if p.longPress else 'tapped'} ({p.x}, {p.y})")
 
 
 @_core(InputText, "action")
-def _input_text(run: ToolContext, p: InputText) -> StatusMessage:
+def _input_text(run: ToolContext, p: InputText) -> ToolResult:
     run.session.act(lambda d: d.input_text(p.text), observe=False)  # the next tool's look settles it
     if p.hideKeyboardAfter and run.session.screen().keyboard_shown:
         run.session.act(lambda d: d.hide_keyboard())
-        return "OK", f"typed {p.text!r} and hid the keyboard"
-    return "OK", f"typed {p.text!r}"
+        return ToolResult("OK", f"typed {p.text!r} and hid the keyboard")
+    return ToolResult("OK", f"typed {p.text!r}")
 
 
 @_core(EraseText, "action")
-def _erase_text(run: ToolContext, p: EraseText) -> StatusMessage:
+def _erase_text(run: ToolContext, p: EraseText) -> ToolResult:
     n = p.charactersToErase
     run.session.act(lambda d: d.erase_text(n))
-    return "OK", "erased the field" if n is None else f"erased {n} characters"
+    return ToolResult("OK", "erased the field" if n is None else f"erased {n} characters")
 
 
 @_core(HideKeyboard, "action")
-def _hide_keyboard(run: ToolContext, p: HideKeyboard) -> StatusMessage:
+def _hide_keyboard(run: ToolContext, p: HideKeyboard) -> ToolResult:
     if not run.session.screen().keyboard_shown:
-        return "OK", "the keyboard was not shown"
+        return ToolResult("OK", "the keyboard was not shown")
     run.session.act(lambda d: d.hide_keyboard())
-    return "OK", "hid the keyboard"
+    return ToolResult("OK", "hid the keyboard")
 
 
 @_core(Swipe, "action")
-def _swipe(run: ToolContext, p: Swipe) -> StatusMessage:
+def _swipe(run: ToolContext, p: Swipe) -> ToolResult:
     where = "the screen"
     target = p.nodeSelector
     if target is None and p.swipeOnElementText is not None:
@@ -106,11 +106,11 @@ def _swipe(run: ToolContext, p: Swipe) -> StatusMessage:
         area = app_area(run.session.screen())
     path = swipe_path(area, p.direction)
     run.act(lambda d: d.swipe(*path))
-    return "OK", f"swiped {p.direction} on {where}"
+    return ToolResult("OK", f"swiped {p.direction} on {where}")
 
 
 @_core(ScrollUntilTextIsVisible, "action")
-def _scroll_until_visible(run: ToolContext, p: ScrollUntilTextIsVisible) -> StatusMessage:
+def _scroll_until_visible(run: ToolContext, p: ScrollUntilTextIsVisible) -> ToolResult:
     pattern = p.textRegex if p.textRegex is not None else (p.text or None)
     selector = text_selector(run, pattern, ident=p.id, index=p.index)
     what = f"text {pattern!r}" if pattern is not None else f"id {p.id!r}"
@@ -127,30 +127,30 @@ def _scroll_until_visible(run: ToolContext, p: ScrollUntilTextIsVisible) -> Stat
     scrolled = scroll_until(run.session, shown, p.direction, max_swipes=MAX_SCROLLS)
     if scrolled.node is not None:
         swipes = scrolled.swipes
-        return "OK", f"{describe(scrolled.node)} is visible after {swipes} swipe{'s' * (swipes != 1)}"
+        return ToolResult("OK", f"{describe(scrolled.node)} is visible after {swipes} swipe{'s' * (swipes != 1)}")
     if scrolled.reached_end:
-        return "NOT_FOUND", (
+        return ToolResult("NOT_FOUND", (
             f"no element with {what} after {scrolled.swipes} swipes {p.direction}: reached the end; "
             f"{candidates(selector, scrolled.hierarchy)}"
-        )
-    return "NOT_FOUND", f"no element with {what} after {MAX_SCROLLS} swipes {p.direction}"
+        ))
+    return ToolResult("NOT_FOUND", f"no element with {what} after {MAX_SCROLLS} swipes {p.direction}")
 
 
 @_core(LaunchApp, "action")
-def _launch_app(run: ToolContext, p: LaunchApp) -> StatusMessage:
+def _launch_app(run: ToolContext, p: LaunchApp) -> ToolResult:
     mode, granted = p.launchMode, ""
     try:
         if p.permissions:
             driver = run.session.driver
             if run.platform == "ios" or not isinstance(driver, SupportsShellStatus):
-                return "UNSUPPORTED", (
+                return ToolResult("UNSUPPORTED", (
                     f"launchApp permissions: this {run.platform} driver cannot change an app's permissions"
                     + (
                         " (WebDriverAgent has no access; a Simulator needs `xcrun simctl privacy`)"
                         if run.platform == "ios"
                         else ""
                     )
-                )
+                ))
             # Android resets runtime permissions when it clears the data, and kills an app whose
             # permission is revoked: clear / stop first, set them, then start the app.
             if mode == "CLEAR_STATE":
@@ -161,7 +161,7 @@ def _launch_app(run: ToolContext, p: LaunchApp) -> StatusMessage:
                 changes = set_permissions(driver, p.appId, p.permissions)
             except PermissionRefused as exc:
                 if "Unknown package" not in str(exc):
-                    return "ERROR", str(exc)
+                    return ToolResult("ERROR", str(exc))
                 changes = []  # the launch below says NOT_INSTALLED, listing what is installed
             granted = f"; permissions: {', '.join(changes) or 'none changed'}"
             mode = "RESUME"
@@ -171,9 +171,9 @@ def _launch_app(run: ToolContext, p: LaunchApp) -> StatusMessage:
         )
     except AppNotInstalledError as exc:  # the trail (or the device set-up) is wrong, not the device link
         run.session.invalidate()
-        return "NOT_INSTALLED", exc.message
+        return ToolResult("NOT_INSTALLED", exc.message)
     run.session.app_logs.app_id = p.appId
-    return "OK", f"launched {p.appId} ({p.launchMode}){granted}"
+    return ToolResult("OK", f"launched {p.appId} ({p.launchMode}){granted}")
 
 
 def _press(key: Any) -> Callable[[Driver], None]:
@@ -181,49 +181,49 @@ def _press(key: Any) -> Callable[[Driver], None]:
 
 
 @_core(PressBack, "action")
-def _press_back(run: ToolContext, p: PressBack) -> StatusMessage:
+def _press_back(run: ToolContext, p: PressBack) -> ToolResult:
     run.act(_press("BACK"))
-    return "OK", "pressed BACK"
+    return ToolResult("OK", "pressed BACK")
 
 
 @_core(PressKey, "action")
-def _press_key(run: ToolContext, p: PressKey) -> StatusMessage:
+def _press_key(run: ToolContext, p: PressKey) -> ToolResult:
     run.act(_press(p.keyCode))
-    return "OK", f"pressed {p.keyCode}"
+    return ToolResult("OK", f"pressed {p.keyCode}")
 
 
 @_core(AssertVisibleBySelector, "assertion")
-def _assert_visible_by_selector(run: ToolContext, p: AssertVisibleBySelector) -> StatusMessage:
+def _assert_visible_by_selector(run: ToolContext, p: AssertVisibleBySelector) -> ToolResult:
     return assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs, p.textMatchMode)
 
 
 @_core(AssertNotVisibleWithText, "assertion")
-def _assert_not_visible_with_text(run: ToolContext, p: AssertNotVisibleWithText) -> StatusMessage:
+def _assert_not_visible_with_text(run: ToolContext, p: AssertNotVisibleWithText) -> ToolResult:
     selector = text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return assert_gone(run, selector, f"text {p.text!r}", None)
 
 
 @_core(RememberTextBySelector, "other")
-def _remember_text(run: ToolContext, p: RememberTextBySelector) -> StatusMessage:
+def _remember_text(run: ToolContext, p: RememberTextBySelector) -> ToolResult:
     node, outcome = find_one(run, p.nodeSelector)
     if node is None:
         return outcome
     value = node.text or node.label or node.value
     run.memory.remember(p.variable, value)
-    return "OK", f"remembered {p.variable} = {value!r}"
+    return ToolResult("OK", f"remembered {p.variable} = {value!r}")
 
 
 @_core(Wait, "other")
-def _wait(run: ToolContext, p: Wait) -> StatusMessage:
+def _wait(run: ToolContext, p: Wait) -> ToolResult:
     time.sleep(p.timeToWaitInSeconds)
     run.session.invalidate()
     run.session.settle()
-    return "OK", f"waited {p.timeToWaitInSeconds:g} s"
+    return ToolResult("OK", f"waited {p.timeToWaitInSeconds:g} s")
 
 
 @_core(RunTrail, "other")
-def _run_trail(run: ToolContext, p: RunTrail) -> StatusMessage:
+def _run_trail(run: ToolContext, p: RunTrail) -> ToolResult:
     if run.run_trail is None or run.call is None:  # a lone tool call has no calling trail
-        return "ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)"
+        return ToolResult("ERROR", f"runTrail {p.path}: a sub-trail runs only as a step of a trail (record or replay it)")
     result = run.run_trail(run.call)  # the step engine runs it (trailblaze.engine.steps)
-    return result.status, result.message
+    return ToolResult(result.status, result.message)

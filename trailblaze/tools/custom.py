@@ -28,17 +28,13 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from trailblaze.errors import TrailblazeError
-from trailblaze.tools.call import ToolCall
-from trailblaze.tools.tooldef import Kind, Offer, ToolDef
+from trailblaze.tools.tooldef import Handler, Kind, Offer, ToolDef, ToolResult
 
 if TYPE_CHECKING:
-    from trailblaze.device.session import DeviceSession
-    from trailblaze.tools.execute import ToolResult
-    from trailblaze.tools.memory import Memory
-    from trailblaze.tools.toolset import ToolSet
+    from trailblaze.tools.lookup import ToolContext
 
 __all__ = [
     "params_model",
@@ -54,83 +50,36 @@ _IGNORED = ("reason", "reasoning")
 _depth: contextvars.ContextVar[int] = contextvars.ContextVar("trailblaze_tool_depth", default=0)
 
 
-# --- running nested tools -----------------------------------------------------------------------------
-
-
-def run_nested(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
-    """One tool inside a custom tool; like replay, a target hidden by the keyboard is tried again
-    once after hiding it."""
-    from trailblaze.tools.execute import run_with_keyboard_retry  # the device layer: when a tool runs
-
-    return run_with_keyboard_retry(session, lambda c, _auto: tools.run(session, c, memory), call)
-
-
 # --- Python tools -------------------------------------------------------------------------------------
 
 
-def _python_handler(fn: Callable[..., Any], name: str, params: type[BaseModel], kind: Kind) -> Callable[..., ToolResult]:
-    """What runs a Python tool: its params validated, its function called with a `ToolContext`."""
+def _python_handler(fn: Callable[..., Any], name: str) -> Handler:
+    """What runs a Python tool, like every tool's handler: `(ctx, params) -> ToolResult`; its function
+    is called with the context and the params as keywords."""
 
-    def run(session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
-        from trailblaze.tools.execute import ToolResult  # the device layer: imported when a tool runs
-        from trailblaze.tools.lookup import NestedFailed, ToolContext
+    def run(ctx: ToolContext, args: BaseModel) -> ToolResult:
+        from trailblaze.tools.lookup import NestedFailed  # the device layer: imported when a tool runs
 
-        args = _validated(name, params, kind, call, memory)
-        if isinstance(args, ToolResult):
-            return args
-        ctx = ToolContext(session, memory, name=name, nested=lambda c: run_nested(session, c, memory, tools))
         token = _depth.set(_depth.get() + 1)
         try:
             if _depth.get() > MAX_DEPTH:
-                return _result(
-                    "ERROR",
-                    f"{name}: tools nest more than {MAX_DEPTH} deep; does it call itself?",
-                    kind,
-                )
+                return ToolResult("ERROR", f"{name}: tools nest more than {MAX_DEPTH} deep; does it call itself?")
             out = fn(ctx, **{k: getattr(args, k) for k in type(args).model_fields})
         except NestedFailed as failed:
-            return _result(
-                failed.result.status,
-                memory.redact(f"{name}: {failed.call.name}: {failed.result.message}"),
-                kind,
-            )
+            return ToolResult(failed.result.status, f"{name}: {failed.call.name}: {failed.result.message}")
         except TrailblazeError:
             raise  # the device broke, or a template has no value: not this tool's failure
         except Exception as exc:
             _show_traceback()
             first = (str(exc).strip().splitlines() or [""])[0]
-            return _result(
-                "ERROR",
-                memory.redact(f"{name} raised {type(exc).__name__}: {first}".rstrip(": ")),
-                kind,
-            )
+            return ToolResult("ERROR", f"{name} raised {type(exc).__name__}: {first}".rstrip(": "))
         finally:
             _depth.reset(token)
         if isinstance(out, ToolResult):
             return out
-        message = f"{name} done" if out is None else str(out)
-        return _result("OK", memory.redact(message), kind)
+        return ToolResult("OK", f"{name} done" if out is None else str(out))
 
     return run
-
-
-def _result(status: str, message: str, kind: Kind) -> ToolResult:
-    from trailblaze.tools.execute import ToolResult
-
-    return ToolResult(status, message, kind)  # type: ignore[arg-type]
-
-
-def _validated(
-    name: str, model: type[BaseModel], kind: Kind, call: ToolCall, memory: Memory
-) -> BaseModel | ToolResult:
-    params = {k: v for k, v in call.params.items() if k not in _IGNORED}
-    values = memory.interpolate(params, where=f"{name} params")
-    try:
-        return model.model_validate(values)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"]) or name
-        return _result("ERROR", memory.redact(f"bad params for {name}: {where}: {first['msg']}"), kind)
 
 
 def _show_traceback() -> None:
@@ -225,7 +174,7 @@ def python_tool(
         kind=kind,
         description=description or summary or tool_name,
         source="python",
-        handler=_python_handler(fn, tool_name, params, kind),
+        handler=_python_handler(fn, tool_name),
         offered_to=offered,
         block_status="extension",
         origin=origin,

@@ -1,9 +1,10 @@
 """Running one recorded-form tool on a device session (replay, `trailblaze tool`, the agent's delegate).
 
-A run looks a tool up by name in its `trailblaze.tools.toolset.ToolSet` (`ToolSet.run`: the
-built-in tools and the project's Python / YAML tools); a built-in tool's handler runs here
-(`run_builtin`), on a `trailblaze.tools.lookup.ToolContext`. `run_recorded_tool` runs a
-built-in tool with no tool set (the model's tools, which only write built-in ones). Element tools
+A run looks a tool up by name in its `trailblaze.tools.toolset.ToolSet`, and every recorded tool —
+built in, or the project's Python / YAML tool — runs through `ToolSet.run`, which calls its handler
+here (`run_handler`) the one way, `handler(ctx, params) -> ToolResult`, on a
+`trailblaze.tools.lookup.ToolContext`. `run_recorded_tool` is `ToolSet.run` on the built-in tools (the
+model's tools, which only write built-in ones). Element tools
 poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`), act at the
 centre of that node's visible part, and settle (every action goes through `DeviceSession.act`).
 Results start with a status word the model and the report can act on:
@@ -29,6 +30,7 @@ Trail-level failures are results, never exceptions. A broken device raises `Devi
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +39,7 @@ from pydantic import BaseModel, ValidationError
 from trailblaze.device.noop import NO_CHANGE
 from trailblaze.errors import ActionRefused, DeviceUnsupported
 from trailblaze.screen.patterns import PatternTooSlow
-from trailblaze.tools.builtin import TOOL_KINDS, builtin_tool, unknown_tool_hint
+from trailblaze.tools.builtin import TOOL_KINDS
 from trailblaze.tools.lookup import ToolContext, closest_nodes, covered_message
 from trailblaze.tools.memory import TEMPLATE_RE
 from trailblaze.tools.tooldef import Kind, Status, ToolResult
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     from trailblaze.tools.call import ToolCall
     from trailblaze.tools.memory import Memory
     from trailblaze.tools.tooldef import ToolDef
+    from trailblaze.tools.toolset import ToolSet
 
 __all__ = [
     "TOOL_KINDS",
@@ -56,7 +59,6 @@ __all__ = [
     "ToolResult",
     "closest_nodes",
     "covered_message",
-    "run_builtin",
     "run_recorded_tool",
     "run_with_keyboard_retry",
 ]
@@ -70,32 +72,16 @@ def run_recorded_tool(
     llm: Callable[[], LLMClient] | None = None,
     folder: Path | None = None,
 ) -> ToolResult:
-    """Runs one built-in recorded-form tool against `session` and reports how it went.
+    """Runs one built-in recorded-form tool against `session`: `ToolSet.run` on the built-in tools
+    (`trailblaze.tools.toolset.builtin_tools`), for a caller with no project tools (the model's
+    tools, which only write built-in ones; mutation testing; benchmarks). See `ToolSet.run`."""
+    from trailblaze.tools.toolset import builtin_tools
 
-    Args:
-        session: The device session (settle + cache discipline).
-        call: The tool as recorded; its `{{templates}}` are interpolated from `memory` here and the
-            call itself is left untouched.
-        memory: Variables, args and secrets; `rememberTextBySelector` writes into it.
-        llm: Builds an LLM client for the catalog tools that ask one on every run (`rememberText`,
-            `assertWithAi`, …); without it they answer `UNSUPPORTED`.
-        folder: The folder of the trail the tool belongs to: relative paths in it (`web_navigate`'s
-            file URL) are read from there, as `runTrail` paths are; None: the working directory.
-
-    Returns:
-        A `ToolResult`; trail-level failures are non-OK results.
-
-    Raises:
-        DeviceError: The device failed (unreachable, protocol error).
-        UsageError: A template names an unknown variable.
-    """
-    tool = builtin_tool(call.name)
-    if tool is None:
-        return ToolResult("ERROR", unknown_tool_hint(call.name), "other")
-    return run_builtin(tool, session, call, memory, llm=llm, folder=folder)
+    return builtin_tools().run(session, call, memory, llm=llm, folder=folder)
 
 
-def run_builtin(
+def run_handler(
+    tools: ToolSet,
     tool: ToolDef,
     session: DeviceSession,
     call: ToolCall,
@@ -105,50 +91,75 @@ def run_builtin(
     folder: Path | None = None,
     run_trail: Callable[[ToolCall], ToolResult] | None = None,
 ) -> ToolResult:
-    """Runs the built-in `tool` for `call` (see `run_recorded_tool`; `run_trail`: `ToolSet.run`)."""
+    """What `ToolSet.run` does once it has found `tool` in `tools`: fill the templates, validate the
+    params, check the platform, call `tool.handler(ctx, params)` and finish its result (the status
+    words are listed above)."""
     assert tool.handler is not None
     kind = tool.kind
-    own = getattr(tool.params, "templates_at_run", False)  # e.g. mobile_maestro: per command, in its own scope
-    params = call.params if own else memory.interpolate(call.params, where=f"{call.name} params")
-    typed: BaseModel | None = call.validated_as(params)  # validated when the trail was read
-    if not isinstance(typed, tool.params):
-        try:
-            typed = tool.params.model_validate(params, strict=True)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or call.name
-            return ToolResult("ERROR", f"bad params for {call.name}: {where}: {first['msg']}", kind)
-    handler = tool.handler
+    typed = _typed(tool, call, memory)
+    if isinstance(typed, ToolResult):
+        return typed
     run = ToolContext(
         session, memory, llm=llm, secret_inputs=_uses_secret(call.params, memory), folder=folder,
-        call=call, run_trail=run_trail,
+        call=call, run_trail=run_trail, name=tool.name,
+        nested=lambda c: run_with_keyboard_retry(session, lambda n, _auto: tools.run(session, n, memory), c),
     )  # fmt: skip
+    handler = tool.handler
     try:
-        status, message = _off_platform(tool, run) or handler(run, typed)
+        result: ToolResult = _off_platform(tool, run) or handler(run, typed)
     except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
-        status, message = "ERROR", exc.message
+        result = ToolResult("ERROR", exc.message)
         run.in_trail = True
     except DeviceUnsupported as exc:  # e.g. a farm refuses shell: the tool cannot run on this connection
-        status, message = "UNSUPPORTED", exc.message
+        result = ToolResult("UNSUPPORTED", exc.message)
     except ActionRefused as exc:  # e.g. no on-screen keyboard: this tool fails, the device is fine
-        status, message = "ERROR", exc.message
+        result = ToolResult("ERROR", exc.message)
+    status, message = result.status, result.message
     if run.scrolled:
         message = f"{message} {run.scrolled}"
-    no_change = status == "OK" and run.no_change
+    no_change = status == "OK" and (run.no_change or result.no_change)
     if no_change:
         message = f"{message} {NO_CHANGE}"
-    in_trail = status != "OK" and run.in_trail
-    return ToolResult(
-        status, memory.redact(message), kind, no_change, ai=run.ai, in_trail=in_trail,
-        asserted=in_trail and run.asserted,
+    in_trail = status != "OK" and (run.in_trail or result.in_trail)
+    return replace(
+        result, message=memory.redact(message), kind=kind, no_change=no_change, ai=run.ai or result.ai,
+        in_trail=in_trail, asserted=in_trail and (run.asserted or result.asserted),
     )  # fmt: skip
 
 
-def _off_platform(tool: ToolDef, run: ToolContext) -> tuple[Status, str] | None:
+_CUSTOM = ("python", "yaml")
+_IGNORED = ("reason", "reasoning")
+"""Keys a project tool's call may carry that are not its params (the model's reasons)."""
+
+
+def _typed(tool: ToolDef, call: ToolCall, memory: Memory) -> BaseModel | ToolResult:
+    """`call`'s params, templates filled, validated against `tool.params`: strictly for a built-in
+    tool (once, when the trail was read: `ToolCall.validated_as`), as a project tool's own model says
+    for a Python / YAML one; bad params are an ERROR result naming the first problem."""
+    custom = tool.source in _CUSTOM
+    if custom:
+        params = {k: v for k, v in call.params.items() if k not in _IGNORED}
+    else:
+        params = call.params
+    own = getattr(tool.params, "templates_at_run", False)  # e.g. mobile_maestro: per command, in its own scope
+    if not own:
+        params = memory.interpolate(params, where=f"{call.name} params")
+    typed = None if custom else call.validated_as(params)  # validated when the trail was read
+    if isinstance(typed, tool.params):
+        return typed
+    try:
+        return tool.params.model_validate(params, strict=not custom)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or call.name
+        return ToolResult("ERROR", memory.redact(f"bad params for {call.name}: {where}: {first['msg']}"), tool.kind)
+
+
+def _off_platform(tool: ToolDef, run: ToolContext) -> ToolResult | None:
     """UNSUPPORTED for a tool that declares its reason, on a device it cannot work on: checked here,
     where every tool runs, not in each handler."""
     if tool.unsupported and run.platform not in tool.platforms:
-        return "UNSUPPORTED", tool.unsupported.format(platform=run.platform)
+        return ToolResult("UNSUPPORTED", tool.unsupported.format(platform=run.platform))
     return None
 
 

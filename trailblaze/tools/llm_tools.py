@@ -3,9 +3,9 @@
 A model tool is a `ToolDef` (source `model`) made by `offers` on a function next to its params
 model: the params' JSON schema, with field descriptions, is what the model sees; the function runs
 on a `ToolContext` and delegates to recorded-form `ToolCall`s (`tapOnElementBySelector`,
-`inputText`, ...) run through `trailblaze.tools.execute.run_recorded_tool` — the same function
-replay uses, so record and replay cannot drift apart. It returns a `ModelCallResult`: the result
-the model sees and the recorded-form calls to write into the trail when it succeeded. `records`
+`inputText`, ...) run through `ToolSet.run` on the built-in tools (`run_recorded_tool`) — the same door
+replay uses, so record and replay cannot drift apart. It returns a `ToolResult` like every tool: what
+the model sees, with the recorded-form calls to write into the trail when it succeeded (`recorded`). `records`
 names the recorded tools a call may write (docs/adr/0059-one-tool-set-per-run.md).
 
 Refs (`[k4f]` in the compact view) live only inside one capture: `tap(ref)` turns the ref into a
@@ -16,8 +16,8 @@ selector generated from the hit-tested node, and only that selector is recorded 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -33,18 +33,15 @@ from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.recorded.app import LaunchMode
 from trailblaze.tools.recorded.gestures import Direction
 from trailblaze.tools.recorded.keyboard import KeyCode
-from trailblaze.tools.tooldef import Kind, Offer, ToolDef
+from trailblaze.tools.tooldef import Handler, Kind, Offer, Status, ToolDef, ToolResult
 
 if TYPE_CHECKING:
     from trailblaze.screen.hierarchy import Node
-    from trailblaze.tools.execute import ToolResult
 
 __all__ = [
     "FAIL_AT",
     "MODEL_TOOLS",
     "WARN_AT",
-    "ModelCallResult",
-    "ModelHandler",
     "ObjectiveStatus",
     "argument_problems",
     "detect_cycle",
@@ -54,25 +51,17 @@ __all__ = [
 ]
 
 
-@dataclass
-class ModelCallResult:
-    """The result of one call the model made."""
-
-    result: ToolResult
-    recorded: list[ToolCall] = field(default_factory=list)
-    """Recorded-form calls that ran (written to the trail only when `result.ok`)."""
-    status: Literal["IN_PROGRESS", "COMPLETED", "FAILED"] | None = None
-    """Set by `objectiveStatus` only."""
-    ref_not_found: bool = False
-    """The model named a ref that is not on the current screen."""
-
-    @property
-    def ok(self) -> bool:
-        return self.result.ok
-
-
-ModelHandler = Callable[[ToolContext, Any], ModelCallResult]
-"""`handler(ctx, args)`: runs a model tool with the model's validated arguments."""
+def _answer(
+    result: ToolResult,
+    recorded: Iterable[ToolCall] = (),
+    *,
+    status: Literal["IN_PROGRESS", "COMPLETED", "FAILED"] | None = None,
+    ref_not_found: bool = False,
+) -> ToolResult:
+    """What a model tool answers, a `ToolResult` like every tool's: `result` with the recorded-form
+    calls that ran (written to the trail only when it is OK), `objectiveStatus`'s status, and whether
+    the model named a ref that is not on the current screen."""
+    return replace(result, recorded=tuple(recorded), objective=status, ref_not_found=ref_not_found)
 
 
 def offers(
@@ -82,14 +71,14 @@ def offers(
     *,
     records: tuple[str, ...] = (),
     verify: bool = False,
-) -> Callable[[ModelHandler], ToolDef]:
+) -> Callable[[Handler], ToolDef]:
     """Decorate a function to make it the tool the model calls as `name` with `params`, writing the
     recorded tools `records`; `verify`: offered on `verify:` steps too. Its kind is the first
     recorded tool's."""
     offered: frozenset[Offer] = frozenset(("model", "verify")) if verify else frozenset(("model",))
     kind: Kind = TOOL_KINDS[records[0]] if records else "other"
 
-    def wrap(handler: ModelHandler) -> ToolDef:
+    def wrap(handler: Handler) -> ToolDef:
         return ToolDef(
             name=name,
             params=params,
@@ -121,10 +110,8 @@ class NoParams(_Params):
     pass
 
 
-def _result(status: str, message: str, kind: Kind = "other") -> ToolResult:
-    from trailblaze.tools.execute import ToolResult
-
-    return ToolResult(status, message, kind)  # type: ignore[arg-type]
+def _result(status: Status, message: str, kind: Kind = "other") -> ToolResult:
+    return ToolResult(status, message, kind)
 
 
 def _reason(args: _Params | RecordedToolParams, ctx: ToolContext) -> dict[str, Any]:
@@ -134,35 +121,35 @@ def _reason(args: _Params | RecordedToolParams, ctx: ToolContext) -> dict[str, A
     return {"reason": reason[:300]}
 
 
-def _run(call: ToolCall, ctx: ToolContext) -> ModelCallResult:
+def _run(call: ToolCall, ctx: ToolContext) -> ToolResult:
     from trailblaze.tools.execute import run_recorded_tool
 
     try:
         result = run_recorded_tool(ctx.session, call, ctx.memory)
     except UsageError as exc:  # e.g. `{{name}}` the run does not know: the model can fix it
-        return ModelCallResult(_result("ERROR", exc.message))
-    return ModelCallResult(result, [call])
+        return _answer(_result("ERROR", exc.message))
+    return _answer(result, [call])
 
 
 def _node(ref: str, ctx: ToolContext) -> Node | None:
     return ctx.view.refs.get(ref.strip().strip("[]"))
 
 
-def _covered(ref: str, ctx: ToolContext) -> ModelCallResult | None:
+def _covered(ref: str, ctx: ToolContext) -> ToolResult | None:
     """A tap on an element the view left out because a dialog or the keyboard covers it: refused
     with the reason, nothing recorded (docs/adr/0014-occlusion.md)."""
     node = ctx.view.covered.get(ref.strip().strip("[]"))
     return None if node is None else _refused(node)
 
 
-def _refused(node: Node) -> ModelCallResult:
+def _refused(node: Node) -> ToolResult:
     from trailblaze.tools.execute import covered_message
 
-    return ModelCallResult(_result("NOT_VISIBLE", covered_message(node), "action"))
+    return _answer(_result("NOT_VISIBLE", covered_message(node), "action"))
 
 
-def _no_ref(ref: str) -> ModelCallResult:
-    return ModelCallResult(
+def _no_ref(ref: str) -> ToolResult:
+    return _answer(
         _result(
             "NOT_FOUND", f"ref `{ref}` is not on the current screen; use a ref from the latest view hierarchy"
         ),
@@ -170,13 +157,13 @@ def _no_ref(ref: str) -> ModelCallResult:
     )
 
 
-def _pinned(ref: str, ctx: ToolContext, args: _Params, **pin: Any) -> ModelCallResult:
+def _pinned(ref: str, ctx: ToolContext, args: _Params, **pin: Any) -> ToolResult:
     node = _node(ref, ctx)
     if node is None:
         return _no_ref(ref)
     pinned = pin_assertion(node, ctx.hierarchy, **pin)
     if pinned.params is None:
-        return ModelCallResult(_result("ERROR", f"`{ref}`: {pinned.problem}", "assertion"))
+        return _answer(_result("ERROR", f"`{ref}`: {pinned.problem}", "assertion"))
     params = ctx.memory.redact(pinned.params)
     return _run(ToolCall(name="assertVisibleBySelector", params={**params, **_reason(args, ctx)}), ctx)
 
@@ -192,7 +179,7 @@ class TapParams(_Params):
     "Tap (or long-press) an element by its ref.",
     records=("tapOnElementBySelector", "tapOnPoint"),
 )
-def _tap(ctx: ToolContext, args: TapParams) -> ModelCallResult:
+def _tap(ctx: ToolContext, args: TapParams) -> ToolResult:
     node = _node(args.ref, ctx)
     if node is None:
         return _covered(args.ref, ctx) or _no_ref(args.ref)
@@ -221,7 +208,7 @@ class InputTextParams(_Params):
     "Type text into the focused field (tap the field first).",
     records=("inputText",),
 )
-def _input_text(ctx: ToolContext, args: InputTextParams) -> ModelCallResult:
+def _input_text(ctx: ToolContext, args: InputTextParams) -> ToolResult:
     # The recording keeps the template; a literal secret value typed by the model becomes one too.
     text = str(ctx.memory.redact(args.text))
     return _run(ToolCall(name="inputText", params={"text": text, **_reason(args, ctx)}), ctx)
@@ -234,7 +221,7 @@ class EraseTextParams(_Params):
 
 
 @offers("eraseText", EraseTextParams, "Delete characters from the focused field.", records=("eraseText",))
-def _erase_text(ctx: ToolContext, args: EraseTextParams) -> ModelCallResult:
+def _erase_text(ctx: ToolContext, args: EraseTextParams) -> ToolResult:
     params: dict[str, Any] = {}
     if args.charactersToErase is not None:
         params["charactersToErase"] = args.charactersToErase
@@ -242,7 +229,7 @@ def _erase_text(ctx: ToolContext, args: EraseTextParams) -> ModelCallResult:
 
 
 @offers("hideKeyboard", NoParams, "Dismiss the on-screen keyboard.", records=("hideKeyboard",))
-def _hide_keyboard(ctx: ToolContext, args: NoParams) -> ModelCallResult:
+def _hide_keyboard(ctx: ToolContext, args: NoParams) -> ToolResult:
     return _run(ToolCall(name="hideKeyboard", params=_reason(args, ctx)), ctx)
 
 
@@ -252,7 +239,7 @@ class SwipeParams(_Params):
 
 
 @offers("swipe", SwipeParams, "Swipe the finger in a direction, on an element or mid-screen.", records=("swipe",))
-def _swipe(ctx: ToolContext, args: SwipeParams) -> ModelCallResult:
+def _swipe(ctx: ToolContext, args: SwipeParams) -> ToolResult:
     params: dict[str, Any] = {"direction": args.direction}
     if args.ref is not None:
         node = _node(args.ref, ctx)
@@ -275,7 +262,7 @@ class ScrollParams(_Params):
     "Scroll until an element with the text is visible.",
     records=("scrollUntilTextIsVisible",),
 )
-def _scroll(ctx: ToolContext, args: ScrollParams) -> ModelCallResult:
+def _scroll(ctx: ToolContext, args: ScrollParams) -> ToolResult:
     params = {"text": args.text, "direction": args.direction, **_reason(args, ctx)}
     return _run(ToolCall(name="scrollUntilTextIsVisible", params=params), ctx)
 
@@ -294,14 +281,14 @@ class LaunchAppParams(_Params):
     "Launch (or restart) an app from a clean state (CLEAR_STATE) unless launchMode says otherwise.",
     records=("launchApp",),
 )
-def _launch_app(ctx: ToolContext, args: LaunchAppParams) -> ModelCallResult:
+def _launch_app(ctx: ToolContext, args: LaunchAppParams) -> ToolResult:
     # always written: a recorded launchApp without launchMode means CLEAR_STATE (Trailblaze's default)
     params: dict[str, Any] = {"appId": args.appId, "launchMode": args.launchMode}
     return _run(ToolCall(name="launchApp", params={**params, **_reason(args, ctx)}), ctx)
 
 
 @offers("pressBack", NoParams, "Press the system back button.", records=("pressBack",))
-def _press_back(ctx: ToolContext, args: NoParams) -> ModelCallResult:
+def _press_back(ctx: ToolContext, args: NoParams) -> ToolResult:
     return _run(ToolCall(name="pressBack", params=_reason(args, ctx)), ctx)
 
 
@@ -310,7 +297,7 @@ class PressKeyParams(_Params):
 
 
 @offers("pressKey", PressKeyParams, "Press a key.", records=("pressKey",))
-def _press_key(ctx: ToolContext, args: PressKeyParams) -> ModelCallResult:
+def _press_key(ctx: ToolContext, args: PressKeyParams) -> ToolResult:
     return _run(ToolCall(name="pressKey", params={"keyCode": args.keyCode, **_reason(args, ctx)}), ctx)
 
 
@@ -336,7 +323,7 @@ class AssertVisibleParams(_Params):
     records=("assertVisibleBySelector",),
     verify=True,
 )
-def _assert_visible(ctx: ToolContext, args: AssertVisibleParams) -> ModelCallResult:
+def _assert_visible(ctx: ToolContext, args: AssertVisibleParams) -> ToolResult:
     return _pinned(args.ref, ctx, args, expected_text=args.expectedText, text_pattern=args.textPattern)
 
 
@@ -355,7 +342,7 @@ class AssertStateParams(_Params):
     records=("assertVisibleBySelector",),
     verify=True,
 )
-def _assert_state(ctx: ToolContext, args: AssertStateParams) -> ModelCallResult:
+def _assert_state(ctx: ToolContext, args: AssertStateParams) -> ToolResult:
     state = {
         k: v
         for k, v in (
@@ -367,7 +354,7 @@ def _assert_state(ctx: ToolContext, args: AssertStateParams) -> ModelCallResult:
         if v is not None
     }
     if not state:
-        return ModelCallResult(_result("ERROR", "give the state to check: checked, selected, enabled or focused"))
+        return _answer(_result("ERROR", "give the state to check: checked, selected, enabled or focused"))
     return _pinned(args.ref, ctx, args, state=state)
 
 
@@ -382,7 +369,7 @@ class AssertNotVisibleParams(_Params):
     records=("assertNotVisibleWithText",),
     verify=True,
 )
-def _assert_not_visible(ctx: ToolContext, args: AssertNotVisibleParams) -> ModelCallResult:
+def _assert_not_visible(ctx: ToolContext, args: AssertNotVisibleParams) -> ToolResult:
     params = {"text": str(ctx.memory.redact(args.text)), **_reason(args, ctx)}
     return _run(ToolCall(name="assertNotVisibleWithText", params=params), ctx)
 
@@ -398,13 +385,13 @@ class RememberTextParams(_Params):
     "Store an element's text in memory.",
     records=("rememberTextBySelector",),
 )
-def _remember_text(ctx: ToolContext, args: RememberTextParams) -> ModelCallResult:
+def _remember_text(ctx: ToolContext, args: RememberTextParams) -> ToolResult:
     node = _node(args.ref, ctx)
     if node is None:
         return _no_ref(args.ref)
     selector = selector_for(node, ctx.hierarchy)
     if selector is None:
-        return ModelCallResult(_result("ERROR", f"`{args.ref}` cannot be identified by a selector"))
+        return _answer(_result("ERROR", f"`{args.ref}` cannot be identified by a selector"))
     params = {"nodeSelector": selector.to_yaml_dict(), "variable": args.variable, **_reason(args, ctx)}
     return _run(ToolCall(name="rememberTextBySelector", params=params), ctx)
 
@@ -414,7 +401,7 @@ class WaitParams(_Params):
 
 
 @offers("wait", WaitParams, "Wait for the app, e.g. while something loads.", records=("wait",))
-def _wait(ctx: ToolContext, args: WaitParams) -> ModelCallResult:
+def _wait(ctx: ToolContext, args: WaitParams) -> ToolResult:
     params = {"timeToWaitInSeconds": args.timeToWaitInSeconds, **_reason(args, ctx)}
     return _run(ToolCall(name="wait", params=params), ctx)
 
@@ -430,8 +417,8 @@ class ObjectiveStatus(_Params):
     "Report the objective's status: COMPLETED when done, FAILED when it cannot be done.",
     verify=True,
 )
-def _objective_status(ctx: ToolContext, args: ObjectiveStatus) -> ModelCallResult:
-    return ModelCallResult(_result("OK", f"status {args.status} noted"), status=args.status)
+def _objective_status(ctx: ToolContext, args: ObjectiveStatus) -> ToolResult:
+    return _answer(_result("OK", f"status {args.status} noted"), status=args.status)
 
 
 def _as_is(tool: ToolDef) -> ToolDef:
@@ -445,7 +432,7 @@ def _as_is(tool: ToolDef) -> ToolDef:
         reasoning=(str | None, _Params.model_fields["reasoning"]),
     )
 
-    def run(ctx: ToolContext, args: RecordedToolParams) -> ModelCallResult:
+    def run(ctx: ToolContext, args: RecordedToolParams) -> ToolResult:
         params = {k: v for k, v in args.to_params().items() if k not in ("reason", "reasoning")}
         return _run(
             ToolCall(name=model.tool_name, params={**ctx.memory.redact(params), **_reason(args, ctx)}), ctx

@@ -25,7 +25,7 @@ from trailblaze.screen.resolve import describe_selector, missing_attributes
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.assertions import TextMode, shown_text, text_matches
 from trailblaze.tools.scroll_into_view import MAX_SCROLLS, Scrolled, resolve_in_view
-from trailblaze.tools.tooldef import StatusMessage
+from trailblaze.tools.tooldef import ToolResult
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from trailblaze.screen.hierarchy import Hierarchy, Node
     from trailblaze.tools.call import ToolCall
     from trailblaze.tools.memory import Memory
-    from trailblaze.tools.tooldef import ToolResult
 
 __all__ = [
     "MAX_SCROLLS",
@@ -156,13 +155,13 @@ class ToolContext:
         """Runs a gesture or key press (settling after it) and notes whether it changed the screen."""
         self.no_change = act_and_compare(self.session, action, point=point)
 
-    def find_one(self, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
+    def find_one(self, selector: NodeSelector) -> tuple[Node | None, ToolResult]:
         return find_one(self, selector)
 
-    def tap_node(self, node: Node, long_press: bool) -> StatusMessage:
+    def tap_node(self, node: Node, long_press: bool) -> ToolResult:
         return tap_at(self, node, long_press)
 
-    def assert_visible(self, selector: NodeSelector, expected: str | None, timeout_ms: int | None) -> StatusMessage:
+    def assert_visible(self, selector: NodeSelector, expected: str | None, timeout_ms: int | None) -> ToolResult:
         return assert_visible(self, selector, expected, timeout_ms)
 
     def maestro_text(self, text: str, *, ident: str | None = None, index: int | None = None) -> NodeSelector:
@@ -242,27 +241,27 @@ def _noted(run: ToolContext, scrolled: Scrolled | None) -> str:
     return f" and {scrolled.searched()}"
 
 
-def find_one(run: ToolContext, selector: NodeSelector) -> tuple[Node | None, StatusMessage]:
+def find_one(run: ToolContext, selector: NodeSelector) -> tuple[Node | None, ToolResult]:
     res, scrolled = resolve_in_view(run.session, selector, until=lambda nodes: len(nodes) == 1)
     searched = _noted(run, scrolled)
     sel = describe_selector(selector)
     if len(res.nodes) == 1:
-        return res.nodes[0], ("OK", "")
+        return res.nodes[0], ToolResult("OK", "")
     if not res.nodes:
-        return None, (
+        return None, ToolResult(
             "NOT_FOUND",
             f"no element matches {sel} after {res.waited_s:.1f} s{searched}; "
             f"{candidates(selector, res.hierarchy)}",
         )
     listed = "; ".join(describe(n) for n in res.nodes[:_LISTED])
     more = f" and {len(res.nodes) - _LISTED} more" if len(res.nodes) > _LISTED else ""
-    return None, (
+    return None, ToolResult(
         "AMBIGUOUS",
         f"{len(res.nodes)} elements match {sel}: {listed}{more}; make the selector more specific or add index",
     )
 
 
-def tap_selector(run: ToolContext, selector: NodeSelector, long_press: bool) -> StatusMessage:
+def tap_selector(run: ToolContext, selector: NodeSelector, long_press: bool) -> ToolResult:
     node, outcome = find_one(run, selector)
     return outcome if node is None else tap_at(run, node, long_press)
 
@@ -279,16 +278,16 @@ def covered_message(node: Node) -> str:
     return f"{describe(node)} at ({x:.0f}, {y:.0f}) is covered by {cover.describe()}; {hint}"
 
 
-def tap_at(run: ToolContext, node: Node, long_press: bool) -> StatusMessage:
+def tap_at(run: ToolContext, node: Node, long_press: bool) -> ToolResult:
     if node.covered_by is not None:
-        return "NOT_VISIBLE", covered_message(node)
+        return ToolResult("NOT_VISIBLE", covered_message(node))
     x, y = _point(node)
     if long_press:
         run.act(lambda d: d.long_press(x, y), (x, y))
     else:
         run.act(lambda d: d.tap(x, y), (x, y))
     verb = "long-pressed" if long_press else "tapped"
-    return "OK", f"{verb} {describe(node)} at ({x:.0f}, {y:.0f})"
+    return ToolResult("OK", f"{verb} {describe(node)} at ({x:.0f}, {y:.0f})")
 
 
 def text_selector(
@@ -334,7 +333,7 @@ def assert_visible(
     expected: str | None,
     timeout_ms: int | None,
     mode: TextMode | None = None,
-) -> StatusMessage:
+) -> ToolResult:
     def shows(nodes: list[Node]) -> bool:
         if not nodes:
             return False
@@ -347,25 +346,25 @@ def assert_visible(
     if shows(res.nodes):
         node = next(n for n in res.nodes if expected is None or text_matches(n, expected, mode))
         shown = f" showing {shown_text(node)!r}" if expected is not None else ""
-        return "OK", f"{describe(node)} is visible{shown}"
+        return ToolResult("OK", f"{describe(node)} is visible{shown}")
     if res.nodes:
         how = {"REGEX": "matching", "PREFIX": "starting with"}.get(mode or "", "")
-        return "NOT_VISIBLE", (
+        return ToolResult("NOT_VISIBLE", (
             f"{describe(res.nodes[0])} matches {sel} but shows {shown_text(res.nodes[0])!r}, "
             f"expected {how + ' ' if how else ''}{expected!r} (waited {res.waited_s:.1f} s)"
-        )
-    return "NOT_VISIBLE", (
+        ))
+    return ToolResult("NOT_VISIBLE", (
         f"no visible element matches {sel} after {res.waited_s:.1f} s{searched}; "
         f"{candidates(selector, res.hierarchy)}"
-    )
+    ))
 
 
-def assert_gone(run: ToolContext, selector: NodeSelector, what: str, timeout_ms: int | None) -> StatusMessage:
+def assert_gone(run: ToolContext, selector: NodeSelector, what: str, timeout_ms: int | None) -> ToolResult:
     timeout = None if timeout_ms is None else timeout_ms / 1000
     res = run.session.resolve(selector, timeout=timeout, until=lambda nodes: not nodes)
     if not res.nodes:
-        return "OK", f"{what} is not visible"
-    return "TIMEOUT", f"{what} is still visible after {res.waited_s:.1f} s: {describe(res.nodes[0])}"
+        return ToolResult("OK", f"{what} is not visible")
+    return ToolResult("TIMEOUT", f"{what} is still visible after {res.waited_s:.1f} s: {describe(res.nodes[0])}")
 
 
 # --- read-compat: Trailblaze's Maestro-lowered tools (docs/adr/0012-read-compat-tools.md) ------------
@@ -444,7 +443,7 @@ def compat_query(
     )
 
 
-def find_compat(run: ToolContext, q: CompatQuery) -> tuple[Node | None, StatusMessage]:
+def find_compat(run: ToolContext, q: CompatQuery) -> tuple[Node | None, ToolResult]:
     def picked(nodes: list[Node]) -> bool:
         return q.pick(nodes) is not None
 
@@ -456,9 +455,9 @@ def find_compat(run: ToolContext, q: CompatQuery) -> tuple[Node | None, StatusMe
     searched = _noted(run, scrolled)
     node = q.pick(res.nodes)
     if node is not None:
-        return node, ("OK", "")
+        return node, ToolResult("OK", "")
     found = f"{len(res.nodes)} match but there is no index {q.index}" if res.nodes else "nothing matches"
-    return None, (
+    return None, ToolResult(
         "NOT_FOUND",
         f"no element matches {q.describe()} after {res.waited_s:.1f} s{searched} ({found}); "
         f"{candidates(q.shown, res.hierarchy)}",

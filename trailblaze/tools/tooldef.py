@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 if TYPE_CHECKING:
 
+    from trailblaze.tools.call import ToolCall
     from trailblaze.tools.params import RecordedToolParams
 
 __all__ = [
@@ -28,7 +29,6 @@ __all__ = [
     "Handler",
     "Kind",
     "Offer",
-    "StatusMessage",
     "Platform",
     "Source",
     "Status",
@@ -45,9 +45,6 @@ Status = Literal[
     "OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT", "UNSUPPORTED", "NOT_INSTALLED"
 ]
 """The first word of every tool result (`trailblaze.tools.execute` explains each)."""
-
-StatusMessage = tuple[Any, str]
-"""What a handler answers: `(status, message)`; the status is a `Status` word."""
 
 Offer = Literal["model", "verify"]
 """Who a tool is offered to as it is: the model on action steps, and on `verify:` steps (MCP offers
@@ -66,8 +63,10 @@ BlockStatus = Literal["same", "read-only", "extension"]
 `read-only`: older Trailblaze recordings are read and replayed, our recorder never writes it;
 `extension`: trailblaze's own, Block's Trailblaze does not know it."""
 
-Handler = Callable[[Any, Any], StatusMessage]
-"""`handler(ctx, params)`: runs a built-in tool with its validated params on a `ToolContext`."""
+Handler = Callable[[Any, Any], "ToolResult"]
+"""`handler(ctx, params) -> ToolResult`: how every tool runs — a built-in one, a project's Python or
+YAML tool and the tools the model calls — with its validated params on the run's
+`trailblaze.tools.lookup.ToolContext` (docs/adr/0074-one-way-to-call-a-tool.md)."""
 
 
 @dataclass(frozen=True)
@@ -82,10 +81,9 @@ class ToolDef:
     description: str
     """What it does, in one line (the params model's docstring for built-in tools)."""
     source: Source
-    handler: Callable[..., Any] | None = None
-    """Runs the tool. By `source`: a built-in recorded tool's is a `Handler`, `(run, params) ->
-    StatusMessage`; a Python / YAML tool's runs it, `(session, call, memory, tools) -> ToolResult`;
-    a model tool's, `(ctx, args) -> ModelCallResult`, runs the recorded tools it writes."""
+    handler: Handler | None = None
+    """Runs the tool: `(ctx, params) -> ToolResult` for every tool (a model tool's result lists the
+    recorded tools it ran, `ToolResult.recorded`)."""
     offered_to: frozenset[Offer] = frozenset()
     """Who is offered the tool as it is; the model reaches the other recorded tools through the
     model tools (`trailblaze.tools.llm_tools`), which record them."""
@@ -100,7 +98,7 @@ class ToolDef:
     origin: str = ""
     """A Python / YAML tool's: where it is defined (`trails/tools/demo.py:12`), for messages."""
 
-    def __call__(self, run: Any, params: Any) -> Any:
+    def __call__(self, run: Any, params: Any) -> ToolResult:
         """Run the handler (so a `@defines`-decorated function stays callable)."""
         if self.handler is None:
             raise TypeError(f"tool {self.name} has no handler")
@@ -109,11 +107,12 @@ class ToolDef:
 
 @dataclass(frozen=True)
 class ToolResult:
-    """The outcome of one tool: a status word plus a short explanation."""
+    """The outcome of one tool: a status word plus a short explanation. Every handler answers one
+    (its `kind` is the tool's: the run sets it)."""
 
     status: Status
     message: str
-    kind: Kind
+    kind: Kind = "other"
     no_change: bool = False
     """An OK gesture or key press after which the settled screen was the same as before it."""
     ai: bool = False
@@ -124,6 +123,12 @@ class ToolResult:
     asserted: bool = False
     """With `in_trail`: the trail's own assertion over its values was false (Maestro's `assertTrue`):
     the message (the expression and its value) is the whole failure."""
+    recorded: tuple[ToolCall, ...] = ()
+    """A model tool's: the recorded-form calls that ran (written to the trail only when `ok`)."""
+    objective: Literal["IN_PROGRESS", "COMPLETED", "FAILED"] | None = None
+    """`objectiveStatus`'s: what the model says of the step."""
+    ref_not_found: bool = False
+    """A model tool's: the model named a ref that is not on the current screen."""
 
     @property
     def ok(self) -> bool:

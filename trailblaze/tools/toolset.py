@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +37,8 @@ from trailblaze.tools.tooldef import (
     Platform,
     Source,
     Status,
-    StatusMessage,
     ToolDef,
+    ToolResult,
     defines,
 )
 
@@ -45,8 +46,6 @@ if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
     from trailblaze.llm.client import LLMClient, ToolSpec
     from trailblaze.tools.call import ToolCall
-    from trailblaze.tools.execute import ToolResult
-    from trailblaze.tools.llm_tools import ModelCallResult
     from trailblaze.tools.lookup import ToolContext
     from trailblaze.tools.memory import Memory
 
@@ -58,8 +57,8 @@ __all__ = [
     "Platform",
     "Source",
     "Status",
-    "StatusMessage",
     "ToolDef",
+    "ToolResult",
     "ToolSet",
     "all_tools",
     "builtin_tools",
@@ -190,19 +189,39 @@ class ToolSet:
         folder: Path | None = None,
         run_trail: Callable[[ToolCall], ToolResult] | None = None,
     ) -> ToolResult:
-        """Run one recorded-form call: a built-in tool as `trailblaze.tools.execute.run_recorded_tool`
-        says (`llm`, `folder` too), a Python / YAML tool by its handler (its nested tools run
-        through this set); an unknown name is an ERROR result with the closest name. `run_trail`: how a
-        `runTrail` call runs its trail, given by the step engine (none: it cannot, outside a trail)."""
-        from trailblaze.tools.execute import ToolResult, run_builtin
+        """Run one recorded-form call, whoever defined the tool: the one door every recorded tool
+        runs through (replay, the agent's tools, a custom tool's nested calls, `trailblaze tool`,
+        MCP). An unknown name is an ERROR result with the closest name.
+
+        The call's `{{templates}}` are filled from `memory` (the call itself is left untouched), its
+        params validated against the tool's model, the tool's `platforms` checked, and its handler
+        called as every handler is, `handler(ctx, params) -> ToolResult`, on a `ToolContext`.
+
+        Args:
+            session: The device session (settle + cache discipline).
+            call: The tool as recorded.
+            memory: Variables, args and secrets; `rememberTextBySelector` writes into it.
+            llm: Builds an LLM client for the catalog tools that ask one on every run (`rememberText`,
+                `assertWithAi`, …); without it they answer `UNSUPPORTED`.
+            folder: The folder of the trail the tool belongs to: relative paths in it (`web_navigate`'s
+                file URL) are read from there, as `runTrail` paths are; None: the working directory.
+            run_trail: How a `runTrail` call runs its trail, given by the step engine (none: it
+                cannot, outside a trail).
+
+        Returns:
+            A `ToolResult`; trail-level failures are non-OK results (`trailblaze.tools.execute`
+            lists the status words).
+
+        Raises:
+            DeviceError: The device failed (unreachable, protocol error).
+            UsageError: A template names an unknown variable.
+        """
+        from trailblaze.tools.execute import run_handler  # the device layer: imported when a tool runs
 
         tool = self.get(call.name)
         if tool is None or tool.handler is None:
-            return ToolResult("ERROR", self.unknown_hint(call.name) or f"unknown tool {call.name!r}", "other")
-        if tool.source in _CUSTOM:
-            result: ToolResult = tool.handler(session, call, memory, self)
-            return result
-        return run_builtin(tool, session, call, memory, llm=llm, folder=folder, run_trail=run_trail)
+            return _error(self.unknown_hint(call.name) or f"unknown tool {call.name!r}")
+        return run_handler(self, tool, session, call, memory, llm=llm, folder=folder, run_trail=run_trail)
 
     # --- the model's tools -------------------------------------------------------------------------
 
@@ -241,25 +260,24 @@ class ToolSet:
 
     def call_for_model(
         self, name: str, raw: Mapping[str, Any], ctx: ToolContext, *, verify: bool = False
-    ) -> ModelCallResult:
-        """Validate the model's arguments and run the tool; bad input comes back as an ERROR result."""
-        from trailblaze.tools.llm_tools import ModelCallResult, argument_problems
+    ) -> ToolResult:
+        """Validate the model's arguments and run the tool, `handler(ctx, args) -> ToolResult` like
+        every tool (the recorded tools it runs go through `run`); bad input is an ERROR result."""
+        from trailblaze.tools.llm_tools import argument_problems
 
         tool = self._model().get(name)
         if tool is None or tool.handler is None or not ("verify" in tool.offered_to or not verify):
             offered = ", ".join(self.model_names(verify=verify))
-            return ModelCallResult(_error(f"no tool `{name}` here; call one of: {offered}"))
+            return _error(f"no tool `{name}` here; call one of: {offered}")
         try:
             args = tool.params.model_validate(dict(raw))
         except ValidationError as exc:
-            return ModelCallResult(_error(f"invalid arguments for `{name}`: {argument_problems(exc)}"))
-        result: ModelCallResult = tool.handler(ctx, args)
+            return _error(f"invalid arguments for `{name}`: {argument_problems(exc)}")
+        result: ToolResult = tool.handler(ctx, args)
         return result
 
 
-def _error(message: str, kind: Kind = "other") -> Any:
-    from trailblaze.tools.execute import ToolResult
-
+def _error(message: str, kind: Kind = "other") -> ToolResult:
     return ToolResult("ERROR", message, kind)
 
 
@@ -275,7 +293,6 @@ def _for_model(custom: ToolDef, tools: ToolSet) -> ToolDef:
     """A project tool as the model sees it, like the built-in ones: its params plus `reasoning`;
     the call is recorded by the tool's name."""
     from trailblaze.tools.call import ToolCall
-    from trailblaze.tools.llm_tools import ModelCallResult
 
     params: type[BaseModel] = create_model(
         f"{custom.name}_args",
@@ -283,15 +300,15 @@ def _for_model(custom: ToolDef, tools: ToolSet) -> ToolDef:
         reasoning=(str | None, _Reasoning.model_fields["reasoning"]),
     )
 
-    def run(ctx: ToolContext, args: Any) -> ModelCallResult:
+    def run(ctx: ToolContext, args: Any) -> ToolResult:
         given = args.model_dump(mode="json", exclude_unset=True, exclude={"reasoning"})
         # the recording keeps templates: a secret value the model typed becomes `{{name}}` again
         call = ToolCall(name=custom.name, params=ctx.memory.redact(given))
         try:
             result = tools.run(ctx.session, call, ctx.memory)
         except UsageError as exc:  # e.g. `{{name}}` the run does not know: the model can fix it
-            return ModelCallResult(_error(exc.message, custom.kind))
-        return ModelCallResult(result, [call])
+            return _error(exc.message, custom.kind)
+        return replace(result, recorded=(call,))
 
     return ToolDef(
         name=custom.name,

@@ -34,13 +34,11 @@ from trailblaze.common import yaml_lines as _yaml
 from trailblaze.errors import Problem
 from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.call import ToolCall
-from trailblaze.tools.custom import NAME_RE, _result, _validated, params_model, run_nested
-from trailblaze.tools.tooldef import Kind, Offer, ToolDef
+from trailblaze.tools.custom import NAME_RE, params_model
+from trailblaze.tools.tooldef import Kind, Offer, ToolDef, ToolResult
 
 if TYPE_CHECKING:
-    from trailblaze.device.session import DeviceSession
-    from trailblaze.tools.execute import ToolResult
-    from trailblaze.tools.memory import Memory
+    from trailblaze.tools.lookup import ToolContext
     from trailblaze.tools.toolset import ToolSet
 
 __all__ = ["YamlBody", "check_bodies", "load_yaml_tool"]
@@ -99,14 +97,10 @@ class YamlBody:
             for c in self.body
         ]
 
-    def __call__(self, session: DeviceSession, call: ToolCall, memory: Memory, tools: ToolSet) -> ToolResult:
-        from trailblaze.tools.execute import ToolResult  # the device layer: imported when a tool runs
-
-        args = _validated(self.name, self.params, self.kind, call, memory)
-        if isinstance(args, ToolResult):
-            return args
+    def __call__(self, ctx: ToolContext, args: BaseModel) -> ToolResult:
         values = args.model_dump(exclude_unset=False)
         values = {k: v for k, v in values.items() if k in args.model_fields_set or v is not None}
+        assert ctx.nested is not None  # `ToolSet.run` gives every tool the run's other tools
         done: list[str] = []
         for i, raw in enumerate(self.expand(values)):
             try:
@@ -114,22 +108,12 @@ class YamlBody:
             except ValidationError as exc:
                 first = exc.errors(include_url=False)[0]
                 where = ".".join(str(p) for p in first["loc"])
-                return _result(
-                    "ERROR",
-                    memory.redact(
-                        f"{self.name}: tool {i + 1} {raw.name}: bad params: {where}: {first['msg']}"
-                    ),
-                    self.kind,
-                )
-            result = run_nested(session, nested, memory, tools)
+                return ToolResult("ERROR", f"{self.name}: tool {i + 1} {raw.name}: bad params: {where}: {first['msg']}")
+            result = ctx.nested(nested)  # like replay, with the keyboard retry
             if not result.ok:
-                return _result(
-                    result.status,
-                    memory.redact(f"{self.name}: tool {i + 1} {raw.name}: {result.message}"),
-                    self.kind,
-                )
+                return ToolResult(result.status, f"{self.name}: tool {i + 1} {raw.name}: {result.message}")
             done.append(raw.name)
-        return _result("OK", f"{self.name}: ran {', '.join(done) or 'nothing'}", self.kind)
+        return ToolResult("OK", f"{self.name}: ran {', '.join(done) or 'nothing'}")
 
 
 _MISSING = object()

@@ -30,7 +30,7 @@ from trailblaze.tools.catalog.web_text import node_showing
 from trailblaze.tools.catalog.web_urls import project_folder, url_to_open
 from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
-from trailblaze.tools.tooldef import Kind, Platform, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, Platform, ToolDef, ToolResult, defines
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -46,7 +46,7 @@ _NEEDS_BROWSER = "web tools need a browser (--device web); this device is {platf
 
 def _web_tool(
     params: type[RecordedToolParams], kind: Kind, *, browser: bool = False
-) -> Callable[[Callable[..., StatusMessage]], ToolDef]:
+) -> Callable[[Callable[..., ToolResult]], ToolDef]:
     """`browser`: the tool drives the browser itself; the run answers UNSUPPORTED on another device
     (the tools that read the screen only run anywhere)."""
     return defines(params, kind, source="web", platforms=_WEB, unsupported=_NEEDS_BROWSER if browser else "")
@@ -184,8 +184,8 @@ def _find(
         run.session.invalidate()
 
 
-def _not_found(target: NodeSelector | str) -> StatusMessage:
-    return "NOT_FOUND", f"no element {describe_target(target)} on the page"
+def _not_found(target: NodeSelector | str) -> ToolResult:
+    return ToolResult("NOT_FOUND", f"no element {describe_target(target)} on the page")
 
 
 def _target(p: WebTargetParams) -> NodeSelector | str:
@@ -206,17 +206,17 @@ def _local_file(url: str, folder: Path | None) -> Path:
 
 
 @_web_tool(WebNavigate, "action", browser=True)
-def _navigate(run: ToolContext, p: WebNavigate) -> StatusMessage:
+def _navigate(run: ToolContext, p: WebNavigate) -> ToolResult:
     web = _browser(run)
     if p.action == "GOTO" and not p.url:
-        return "ERROR", "web_navigate GOTO needs a url"
+        return ToolResult("ERROR", "web_navigate GOTO needs a url")
     url = p.url
     if p.action == "GOTO":
         if not _SCHEME.match(url):  # a path: from the trail's folder (else the working directory)
             path = _local_file(url, run.folder)
             if not path.is_file():
                 where = f"the trail's folder {run.folder}" if run.folder is not None else Path.cwd()
-                return (
+                return ToolResult(
                     "NOT_FOUND",
                     f"web_navigate: no file {path} (a url without a scheme is a path from {where})",
                 )
@@ -225,26 +225,26 @@ def _navigate(run: ToolContext, p: WebNavigate) -> StatusMessage:
         if opened is None and run.folder is not None and "outside the project" in refused:
             opened, refused = url_to_open(url, project=project_folder(run.folder))
         if opened is None:
-            return ("NOT_FOUND" if refused.startswith("no file ") else "ERROR"), f"web_navigate: {refused}"
+            return ToolResult("NOT_FOUND" if refused.startswith("no file ") else "ERROR", f"web_navigate: {refused}")
         url = opened
     run.act(lambda _d: web.navigate(p.action, url))
-    return "OK", f"navigated {p.action} {url}".rstrip()
+    return ToolResult("OK", f"navigated {p.action} {url}".rstrip())
 
 
 @_web_tool(WebClick, "action")
-def _click(run: ToolContext, p: WebClick) -> StatusMessage:
+def _click(run: ToolContext, p: WebClick) -> ToolResult:
     nodes = _find(run, _target(p))
     return _not_found(_target(p)) if not nodes else run.tap_node(nodes[0], False)
 
 
 @_web_tool(WebType, "action")
-def _type(run: ToolContext, p: WebType) -> StatusMessage:
+def _type(run: ToolContext, p: WebType) -> ToolResult:
     nodes = _find(run, _target(p))
     if not nodes:
         return _not_found(_target(p))
-    status, message = run.tap_node(nodes[0], False)
-    if status != "OK":
-        return status, message
+    tapped = run.tap_node(nodes[0], False)
+    if not tapped.ok:
+        return tapped
 
     def type_text(driver: Driver) -> None:
         if p.clearFirst:
@@ -252,18 +252,18 @@ def _type(run: ToolContext, p: WebType) -> StatusMessage:
         driver.input_text(p.text)
 
     run.act(type_text)
-    return "OK", f"typed {p.text!r} into {run.describe(nodes[0])}"
+    return ToolResult("OK", f"typed {p.text!r} into {run.describe(nodes[0])}")
 
 
 @_web_tool(WebPressKey, "action", browser=True)
-def _press_key(run: ToolContext, p: WebPressKey) -> StatusMessage:
+def _press_key(run: ToolContext, p: WebPressKey) -> ToolResult:
     web = _browser(run)
     run.act(lambda _d: web.press(p.key))
-    return "OK", f"pressed {p.key}"
+    return ToolResult("OK", f"pressed {p.key}")
 
 
 @_web_tool(WebScroll, "action", browser=True)
-def _scroll(run: ToolContext, p: WebScroll) -> StatusMessage:
+def _scroll(run: ToolContext, p: WebScroll) -> ToolResult:
     web = _browser(run)
     at: tuple[float, float] | None = None
     if p.target is not None:
@@ -275,11 +275,11 @@ def _scroll(run: ToolContext, p: WebScroll) -> StatusMessage:
         p.direction
     ]
     run.act(lambda _d: web.scroll(dx, dy, at))
-    return "OK", f"scrolled {p.direction} {p.amount}px"
+    return ToolResult("OK", f"scrolled {p.direction} {p.amount}px")
 
 
 @_web_tool(WebSelectOption, "action", browser=True)
-def _select_option(run: ToolContext, p: WebSelectOption) -> StatusMessage:
+def _select_option(run: ToolContext, p: WebSelectOption) -> ToolResult:
     web = _browser(run)
     nodes = _find(run, _target(p))
     if not nodes:
@@ -287,48 +287,48 @@ def _select_option(run: ToolContext, p: WebSelectOption) -> StatusMessage:
     got: list[str] = []
     run.act(lambda _d: got.extend(web.select_option(nodes[0].order, p.values)))
     if not got:
-        return "NOT_FOUND", f"no option {p.values} in {run.describe(nodes[0])}"
-    return "OK", f"selected {', '.join(repr(v) for v in got)} in {run.describe(nodes[0])}"
+        return ToolResult("NOT_FOUND", f"no option {p.values} in {run.describe(nodes[0])}")
+    return ToolResult("OK", f"selected {', '.join(repr(v) for v in got)} in {run.describe(nodes[0])}")
 
 
 @_web_tool(WebSnapshot, "other", browser=True)
-def _snapshot(run: ToolContext, p: WebSnapshot) -> StatusMessage:
+def _snapshot(run: ToolContext, p: WebSnapshot) -> ToolResult:
     _browser(run)
     shot = run.session.screenshot()
-    return "OK", f"snapshot '{p.screenName}' captured ({len(shot)} bytes)"
+    return ToolResult("OK", f"snapshot '{p.screenName}' captured ({len(shot)} bytes)")
 
 
 @_web_tool(WebVerifyTextVisible, "assertion")
-def _verify_text(run: ToolContext, p: WebVerifyTextVisible) -> StatusMessage:
+def _verify_text(run: ToolContext, p: WebVerifyTextVisible) -> ToolResult:
     web = _web(run)
     deadline = time.monotonic() + run.session.resolve_timeout
     while True:
         screen = run.session.settle()
         if node_showing(screen, p.text, None if web is None else web.inner_text) is not None:
-            return "OK", f"{p.text!r} is visible"
+            return ToolResult("OK", f"{p.text!r} is visible")
         if time.monotonic() >= deadline:
-            return "NOT_VISIBLE", f"text {p.text!r} is not visible on the page"
+            return ToolResult("NOT_VISIBLE", f"text {p.text!r} is not visible on the page")
         run.session.invalidate()
 
 
 @_web_tool(WebVerifyElementVisible, "assertion")
-def _verify_element(run: ToolContext, p: WebVerifyElementVisible) -> StatusMessage:
+def _verify_element(run: ToolContext, p: WebVerifyElementVisible) -> ToolResult:
     nodes = _find(run, _target(p))
     if not nodes:
-        return "NOT_VISIBLE", f"element {describe_target(_target(p))} is not visible on the page"
-    return "OK", f"{run.describe(nodes[0])} is visible"
+        return ToolResult("NOT_VISIBLE", f"element {describe_target(_target(p))} is not visible on the page")
+    return ToolResult("OK", f"{run.describe(nodes[0])} is visible")
 
 
 @_web_tool(WebVerifyValue, "assertion", browser=True)
-def _verify_value(run: ToolContext, p: WebVerifyValue) -> StatusMessage:
+def _verify_value(run: ToolContext, p: WebVerifyValue) -> ToolResult:
     web = _browser(run)
     if p.type == "ATTRIBUTE" and not p.attribute:
-        return "ERROR", "web_verifyValue type ATTRIBUTE needs `attribute`"
+        return ToolResult("ERROR", "web_verifyValue type ATTRIBUTE needs `attribute`")
     target = p.target
     if target is None:
         if p.type != "TEXT":
-            return "ERROR", f"web_verifyValue type {p.type} needs `ref` or `nodeSelector`"
-        verified: StatusMessage = _verify_text(run, WebVerifyTextVisible(text=p.expected))
+            return ToolResult("ERROR", f"web_verifyValue type {p.type} needs `ref` or `nodeSelector`")
+        verified: ToolResult = _verify_text(run, WebVerifyTextVisible(text=p.expected))
         return verified
     actual: str | None = None
 
@@ -361,8 +361,8 @@ def _verify_value(run: ToolContext, p: WebVerifyValue) -> StatusMessage:
     if not nodes:
         return _not_found(target)
     if not matches(actual):
-        return (
+        return ToolResult(
             "NOT_VISIBLE",
             f"{run.describe(nodes[0])} has {p.type.lower()} {actual!r}, expected {p.expected!r}",
         )
-    return "OK", f"{run.describe(nodes[0])} has {p.type.lower()} {p.expected!r}"
+    return ToolResult("OK", f"{run.describe(nodes[0])} has {p.type.lower()} {p.expected!r}")

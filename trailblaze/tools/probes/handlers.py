@@ -28,7 +28,7 @@ from trailblaze.tools.probes.sql import (
     read_only_sql,
     sqlite_command,
 )
-from trailblaze.tools.tooldef import Kind, Offer, Platform, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, Offer, Platform, Status, ToolDef, ToolResult, defines
 
 __all__: list[str] = []
 
@@ -53,20 +53,20 @@ _IOS_NEEDS = {
 class _Stop(Exception):
     """Ends a probe early with its outcome."""
 
-    def __init__(self, status: str, message: str) -> None:
+    def __init__(self, status: Status, message: str) -> None:
         super().__init__(message)
-        self.outcome: StatusMessage = (status, message)
+        self.outcome = ToolResult(status, message)
 
 
 def _probe(
-    area: str, run: Callable[[ToolContext, Any, SupportsShellStatus], StatusMessage]
-) -> Callable[[ToolContext, Any], StatusMessage]:
-    def handler(ctx: ToolContext, p: RecordedToolParams) -> StatusMessage:
+    area: str, run: Callable[[ToolContext, Any, SupportsShellStatus], ToolResult]
+) -> Callable[[ToolContext, Any], ToolResult]:
+    def handler(ctx: ToolContext, p: RecordedToolParams) -> ToolResult:
         driver = ctx.session.driver
         if ctx.platform == "ios":
-            return "UNSUPPORTED", f"{p.tool_name}: {_IOS_NEEDS[area]}"
+            return ToolResult("UNSUPPORTED", f"{p.tool_name}: {_IOS_NEEDS[area]}")
         if not isinstance(driver, SupportsShellStatus):
-            return "UNSUPPORTED", f"{p.tool_name}: this {ctx.platform} driver has no device shell"
+            return ToolResult("UNSUPPORTED", f"{p.tool_name}: this {ctx.platform} driver has no device shell")
         try:
             return run(ctx, p, driver)
         except _Stop as stop:
@@ -88,7 +88,7 @@ def _probe_tool(
     params: type[RecordedToolParams],
     kind: Kind,
     area: str,
-    run: Callable[[ToolContext, Any, SupportsShellStatus], StatusMessage],
+    run: Callable[[ToolContext, Any, SupportsShellStatus], ToolResult],
 ) -> ToolDef:
     """A probe's one definition: offered to the agent (and on `verify:` steps unless it changes
     the device) and over MCP as it is, Android only, trailblaze's own."""
@@ -98,20 +98,22 @@ def _probe_tool(
     )(_probe(area, run))
 
 
-def _run_as_problem(answer: ShellOutput, app_id: str) -> StatusMessage | None:
+def _run_as_problem(answer: ShellOutput, app_id: str) -> ToolResult | None:
     """The outcome for a `run-as` that could not run the command at all, else None."""
     text = answer.output.strip()
     if "unknown package" in text:
-        return "NOT_FOUND", f"{app_id} is not installed on this device"
+        return ToolResult("NOT_FOUND", f"{app_id} is not installed on this device")
     if "not debuggable" in text:
-        return "UNSUPPORTED", (
+        return ToolResult(
+            "UNSUPPORTED",
             f"run-as refuses {app_id}: only a debuggable build (android:debuggable=true) lets a test "
-            "read its files; install the debug build"
+            "read its files; install the debug build",
         )
     if "exec failed" in text or "inaccessible or not found" in text:  # only sqlite3 can be missing
-        return "UNSUPPORTED", (
+        return ToolResult(
+            "UNSUPPORTED",
             "this device has no sqlite3 to run as the app (production Android images lack it; "
-            "use an emulator or a userdebug build)"
+            "use an emulator or a userdebug build)",
         )
     return None
 
@@ -124,7 +126,7 @@ def _list(shell: SupportsShellStatus, app_id: str, folder: str) -> list[str]:
     answer = shell.shell_status(f"run-as {shlex.quote(app_id)} ls {folder}")
     problem = _run_as_problem(answer, app_id)
     if problem is not None:
-        raise _Stop(*problem)
+        raise _Stop(problem.status, problem.message)
     if answer.exit_code != 0:
         return []
     return sorted(line.strip() for line in answer.output.splitlines() if line.strip())
@@ -134,7 +136,7 @@ def _read_prefs_file(shell: SupportsShellStatus, app_id: str, file: str) -> dict
     answer = shell.shell_status(f"run-as {shlex.quote(app_id)} cat {shlex.quote('shared_prefs/' + file)}")
     problem = _run_as_problem(answer, app_id)
     if problem is not None:
-        raise _Stop(*problem)
+        raise _Stop(problem.status, problem.message)
     if answer.exit_code != 0:
         files = [f for f in _list(shell, app_id, "shared_prefs") if f.endswith(".xml")]
         known = ", ".join(files) if files else "none yet (the app writes them when it first saves a setting)"
@@ -145,30 +147,30 @@ def _read_prefs_file(shell: SupportsShellStatus, app_id: str, file: str) -> dict
         raise _Stop("ERROR", f"shared_prefs/{file} of {app_id} is not a preferences file: {exc}") from None
 
 
-def _read_prefs(ctx: ToolContext, p: pp.ReadPrefs, shell: SupportsShellStatus) -> StatusMessage:
+def _read_prefs(ctx: ToolContext, p: pp.ReadPrefs, shell: SupportsShellStatus) -> ToolResult:
     app_id = _app(ctx, p.appId)
     if p.file is not None:
         files = [_prefs_file(p.file)]
     else:
         files = [f for f in _list(shell, app_id, "shared_prefs") if f.endswith(".xml")]
         if not files:
-            return "OK", f"{app_id} has no shared preferences yet"
+            return ToolResult("OK", f"{app_id} has no shared preferences yet")
     found = {f.removesuffix(".xml"): _read_prefs_file(shell, app_id, f) for f in files}
-    return "OK", f"shared preferences of {app_id}: {json.dumps(found, ensure_ascii=False)}"
+    return ToolResult("OK", f"shared preferences of {app_id}: {json.dumps(found, ensure_ascii=False)}")
 
 
-def _assert_pref(ctx: ToolContext, p: pp.AssertPref, shell: SupportsShellStatus) -> StatusMessage:
+def _assert_pref(ctx: ToolContext, p: pp.AssertPref, shell: SupportsShellStatus) -> ToolResult:
     app_id = _app(ctx, p.appId)
     file = _prefs_file(p.file)
     values = _read_prefs_file(shell, app_id, file)
     where = f"{file.removesuffix('.xml')}:{p.key}"
     if p.key not in values:
         keys = ", ".join(sorted(values)) or "none"
-        return "NOT_FOUND", f"no preference {where} in {app_id}; its keys: {keys}"
+        return ToolResult("NOT_FOUND", f"no preference {where} in {app_id}; its keys: {keys}")
     actual, expected = pref_text(values[p.key]), pref_text(p.value)
     if _same(actual, expected):
-        return "OK", f"{where} = {actual!r}"
-    return "NOT_VISIBLE", f"{where} is {actual!r}, expected {expected!r}"
+        return ToolResult("OK", f"{where} = {actual!r}")
+    return ToolResult("NOT_VISIBLE", f"{where} is {actual!r}, expected {expected!r}")
 
 
 def _same(actual: str, expected: str) -> bool:
@@ -202,7 +204,7 @@ def _query(ctx: ToolContext, p: pp.QueryDatabase, shell: SupportsShellStatus) ->
     answer = shell.shell_status(sqlite_command(app_id, p.db, sql, safe=_safe_mode(shell)))
     problem = _run_as_problem(answer, app_id)
     if problem is not None:
-        raise _Stop(*problem)
+        raise _Stop(problem.status, problem.message)
     if "unable to open database" in answer.output:
         files = [f for f in _list(shell, app_id, "databases") if not f.endswith(("-journal", "-wal", "-shm"))]
         known = ", ".join(files) if files else "none"
@@ -223,12 +225,12 @@ def _rows_json(result: QueryRows) -> str:
 _HIDDEN = "values hidden: the query uses a secret, and its result may be derived from it"
 
 
-def _query_database(ctx: ToolContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> StatusMessage:
+def _query_database(ctx: ToolContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> ToolResult:
     sql, result = _query(ctx, p, shell)
     count = len(result.rows)
     if ctx.secret_inputs:  # `hex('{{password}}')` is the secret in a spelling no redactor knows
-        return "OK", f"{count} row{'s' * (count != 1)} from {p.db} ({_HIDDEN})"
-    return "OK", f"{count} row{'s' * (count != 1)} from {p.db}: {_rows_json(result)}"
+        return ToolResult("OK", f"{count} row{'s' * (count != 1)} from {p.db} ({_HIDDEN})")
+    return ToolResult("OK", f"{count} row{'s' * (count != 1)} from {p.db}: {_rows_json(result)}")
 
 
 def _cell(value: pp.Scalar | None) -> str:
@@ -237,17 +239,18 @@ def _cell(value: pp.Scalar | None) -> str:
     return "" if value is None else str(value)
 
 
-def _assert_query(ctx: ToolContext, p: pp.AssertQuery, shell: SupportsShellStatus) -> StatusMessage:
+def _assert_query(ctx: ToolContext, p: pp.AssertQuery, shell: SupportsShellStatus) -> ToolResult:
     sql, result = _query(ctx, p, shell)
-    status, message = _compare_query(sql, p, result)
+    compared = _compare_query(sql, p, result)
+    status, message = compared.status, compared.message
     if ctx.secret_inputs:  # the verdict only: a value may be the secret in another spelling
         shape = f"{len(result.rows)} row{'s' * (len(result.rows) != 1)}"
         verdict = "matched" if status == "OK" else "did not match"
-        return status, f"{sql} returned {shape} that {verdict} the expected value ({_HIDDEN})"
-    return status, message
+        return ToolResult(status, f"{sql} returned {shape} that {verdict} the expected value ({_HIDDEN})")
+    return ToolResult(status, message)
 
 
-def _compare_query(sql: str, p: pp.AssertQuery, result: QueryRows) -> StatusMessage:
+def _compare_query(sql: str, p: pp.AssertQuery, result: QueryRows) -> ToolResult:
     if isinstance(p.expected, list):
         wanted = [[_cell(v) for v in row] for row in p.expected]
         got = result.rows
@@ -256,16 +259,16 @@ def _compare_query(sql: str, p: pp.AssertQuery, result: QueryRows) -> StatusMess
             for w, g in zip(wanted, got, strict=True)
         )
         if ok:
-            return "OK", f"{sql} returned the {len(got)} expected row{'s' * (len(got) != 1)}"
-        return "NOT_VISIBLE", f"{sql} returned {json.dumps(got[:_SHOWN_ROWS])}, expected {json.dumps(wanted)}"
+            return ToolResult("OK", f"{sql} returned the {len(got)} expected row{'s' * (len(got) != 1)}")
+        return ToolResult("NOT_VISIBLE", f"{sql} returned {json.dumps(got[:_SHOWN_ROWS])}, expected {json.dumps(wanted)}")
     expected = _cell(p.expected)
     if len(result.rows) != 1 or len(result.rows[0]) != 1:
         shape = f"{len(result.rows)} rows" if len(result.rows) != 1 else f"{len(result.rows[0])} columns"
-        return "NOT_VISIBLE", f"{sql} returned {shape}, expected one value {expected!r}: {_rows_json(result)}"
+        return ToolResult("NOT_VISIBLE", f"{sql} returned {shape}, expected one value {expected!r}: {_rows_json(result)}")
     actual = result.rows[0][0]
     if _same(actual, expected):
-        return "OK", f"{sql} = {actual!r}"
-    return "NOT_VISIBLE", f"{sql} = {actual!r}, expected {expected!r}"
+        return ToolResult("OK", f"{sql} = {actual!r}")
+    return ToolResult("NOT_VISIBLE", f"{sql} = {actual!r}, expected {expected!r}")
 
 
 # --- network ------------------------------------------------------------------------------------
@@ -301,7 +304,7 @@ def _switch(shell: SupportsShellStatus, radio: str, on: bool) -> ShellOutput:
     )
 
 
-def _set_network(ctx: ToolContext, p: pp.SetNetwork, shell: SupportsShellStatus) -> StatusMessage:
+def _set_network(ctx: ToolContext, p: pp.SetNetwork, shell: SupportsShellStatus) -> ToolResult:
     wanted = {
         r: v for r, v in (("wifi", p.wifi), ("data", p.data), ("airplane", p.airplane)) if v is not None
     }
@@ -312,9 +315,9 @@ def _set_network(ctx: ToolContext, p: pp.SetNetwork, shell: SupportsShellStatus)
         answer = _switch(shell, radio, on)
         if answer.exit_code != 0:
             said = " ".join(answer.output.split()) or f"exit code {answer.exit_code}"
-            return "ERROR", f"could not turn {radio} {'on' if on else 'off'}: {said}"
+            return ToolResult("ERROR", f"could not turn {radio} {'on' if on else 'off'}: {said}")
     done = ", ".join(f"{r} {'on' if v else 'off'}" for r, v in wanted.items())
-    return "OK", f"network: {done} (restored when the trail ends)"
+    return ToolResult("OK", f"network: {done} (restored when the trail ends)")
 
 
 def _restorer(shell: SupportsShellStatus, radio: str, on: bool) -> Callable[[], None]:

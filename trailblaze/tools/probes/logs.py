@@ -13,7 +13,7 @@ from trailblaze.common.redact import scrub
 from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.probes import params as pp
-from trailblaze.tools.tooldef import Kind, Offer, StatusMessage, ToolDef, defines
+from trailblaze.tools.tooldef import Kind, Offer, ToolDef, ToolResult, defines
 
 __all__: list[str] = []
 
@@ -24,23 +24,23 @@ _IOS = (
 )
 
 
-def _needs_log(run: Callable[[ToolContext, Any, str], StatusMessage]) -> Callable[[ToolContext, Any], StatusMessage]:
-    def handler(ctx: ToolContext, p: RecordedToolParams) -> StatusMessage:
+def _needs_log(run: Callable[[ToolContext, Any, str], ToolResult]) -> Callable[[ToolContext, Any], ToolResult]:
+    def handler(ctx: ToolContext, p: RecordedToolParams) -> ToolResult:
         if ctx.platform == "ios":
-            return "UNSUPPORTED", f"{p.tool_name}: {_IOS}"
+            return ToolResult("UNSUPPORTED", f"{p.tool_name}: {_IOS}")
         logs = ctx.session.app_logs
         if not logs.supported:
-            return "UNSUPPORTED", f"{p.tool_name}: this {ctx.platform} driver cannot read the device log"
+            return ToolResult("UNSUPPORTED", f"{p.tool_name}: this {ctx.platform} driver cannot read the device log")
         app = getattr(p, "appId", None) or logs.app()
         if app is None:
-            return "ERROR", "no app is in the foreground or was launched; launch it first or pass appId"
+            return ToolResult("ERROR", "no app is in the foreground or was launched; launch it first or pass appId")
         return run(ctx, p, app)
 
     return handler
 
 
 def _log_tool(
-    params: type[RecordedToolParams], kind: Kind, run: Callable[[ToolContext, Any, str], StatusMessage]
+    params: type[RecordedToolParams], kind: Kind, run: Callable[[ToolContext, Any, str], ToolResult]
 ) -> ToolDef:
     offered: frozenset[Offer] = frozenset(("model", "verify"))
     return defines(
@@ -59,7 +59,7 @@ def _lines(lines: list[str]) -> str:
     return scrub(f"{more}:\n" + "\n".join(shown))
 
 
-def _read_logs(ctx: ToolContext, p: pp.ReadLogs, app: str) -> StatusMessage:
+def _read_logs(ctx: ToolContext, p: pp.ReadLogs, app: str) -> ToolResult:
     since = None if p.sinceStep is None else p.sinceStep - 1
     lines = ctx.session.app_logs.read(app, since).lines
     if p.grep is not None:
@@ -68,11 +68,11 @@ def _read_logs(ctx: ToolContext, p: pp.ReadLogs, app: str) -> StatusMessage:
     what = f"{app} log lines" + (f" matching /{p.grep}/" if p.grep else "")
     where = f"since step {p.sinceStep}" if p.sinceStep else "since the run started"
     if not lines:
-        return "OK", scrub(f"no {what} {where}")
-    return "OK", f"{len(lines)} {what} {where}" + _lines(lines)
+        return ToolResult("OK", scrub(f"no {what} {where}"))
+    return ToolResult("OK", f"{len(lines)} {what} {where}" + _lines(lines))
 
 
-def _assert_log_contains(ctx: ToolContext, p: pp.AssertLogContains, app: str) -> StatusMessage:
+def _assert_log_contains(ctx: ToolContext, p: pp.AssertLogContains, app: str) -> ToolResult:
     session = ctx.session
     wanted = re.compile(p.pattern)
     timeout = session.resolve_timeout if p.timeoutMs is None else p.timeoutMs / 1000
@@ -81,12 +81,12 @@ def _assert_log_contains(ctx: ToolContext, p: pp.AssertLogContains, app: str) ->
         lines = session.app_logs.read(app).lines
         found = next((line for line in lines if wanted.search(line)), None)
         if found is not None:
-            return "OK", scrub(f"{app} logged: {found}")
+            return ToolResult("OK", scrub(f"{app} logged: {found}"))
         if time.monotonic() >= deadline:
             break
         time.sleep(session.poll_interval)
     tail = _lines(lines[-5:]) if lines else f": {app} wrote no log lines since the run started"
-    return "NOT_FOUND", scrub(f"no line of {app}'s log matches /{p.pattern}/ after {timeout:g} s") + tail
+    return ToolResult("NOT_FOUND", scrub(f"no line of {app}'s log matches /{p.pattern}/ after {timeout:g} s") + tail)
 
 
 _read_logs_tool = _log_tool(pp.ReadLogs, "other", _read_logs)
