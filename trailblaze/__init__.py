@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     from trailblaze.engine.record import record_trail
     from trailblaze.engine.replay import ReplayOptions, replay_trail
     from trailblaze.screen.selector import NodeSelector
-    from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
     from trailblaze.tools.custom import tool
     from trailblaze.tools.lookup import ToolContext
+    from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
     from trailblaze.trail.model import (
         ANY_CLASSIFIER,
         ToolCall,

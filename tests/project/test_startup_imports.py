@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from tests.support.paths import ROOT
-from trailblaze.tools import builtin
+from trailblaze.tools import builtin, registry
 
 TRAIL = ROOT / "trails" / "login.trail.yaml"
 _DEFINITIONS = {ref.split(":")[0] for ref in builtin._DEFS.values()}
@@ -65,8 +65,8 @@ def test_validate_of_one_trail_imports_the_params_of_the_tools_it_names_and_no_m
     assert named and named <= set(builtin.BUILTIN_NAMES)
     loaded = _loaded("validate", str(TRAIL))
     modules = set(loaded["modules"])
-    needed = {builtin._PARAMS[n].split(":")[0] for n in named}
-    params_modules = {ref.split(":")[0] for ref in builtin._PARAMS.values()}
+    needed = {registry._PARAMS[n].split(":")[0] for n in named}
+    params_modules = {ref.split(":")[0] for ref in registry._PARAMS.values()}
     assert modules & params_modules == needed
     definitions = _DEFINITIONS
     assert not modules & definitions, "validate imported the tools' handlers"

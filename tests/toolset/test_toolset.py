@@ -24,10 +24,27 @@ def _sources() -> dict[str, str]:
 
 def test_kind_and_the_run_context_are_defined_once() -> None:
     kinds = [f for f, text in _sources().items() if 'Literal["action", "assertion", "other"]' in text]
-    assert kinds == ["tools/tooldef.py"]
+    assert kinds == ["tools/kind.py"]
     contexts = [(f, m) for f, text in _sources().items() for m in re.findall(r"^class (\w*Context)\b", text, re.M)]
     # one context for every tool: built-in handlers, Python / YAML tools and the model's tools
     assert contexts == [("tools/lookup.py", "ToolContext")]
+
+
+def test_every_tool_is_called_one_way_and_answers_a_tool_result() -> None:
+    """Issue 46 item 1: built-in, model and project tools all have `handler(ctx, params) -> ToolResult`."""
+    import typing
+
+    from trailblaze.tools.llm_tools import MODEL_TOOLS
+    from trailblaze.tools.tooldef import ToolResult
+
+    checked = 0
+    for tool in (*all_tools(), *MODEL_TOOLS):
+        assert tool.handler is not None
+        hints = typing.get_type_hints(tool.handler)
+        params = [k for k in hints if k != "return"]
+        assert len(params) == 2 and hints["return"] is ToolResult, tool.name
+        checked += 1
+    assert checked == len(all_tools()) + len(MODEL_TOOLS) > 80
 
 
 def test_every_built_in_tool_is_one_definition_and_the_tables_are_views_of_them() -> None:

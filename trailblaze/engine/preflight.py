@@ -21,9 +21,9 @@ from trailblaze.common import yaml_lines as _yaml
 from trailblaze.common.flags import CLI, Flags
 from trailblaze.common.limits import MAX_EXPANDED_STEPS, MAX_RUNTRAIL_DEPTH
 from trailblaze.errors import TrailFileError, UsageError
-from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.discovery import Discovered, tools_for
 from trailblaze.tools.memory import TEMPLATE_RE
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
 from trailblaze.tools.toolset import ToolSet
 from trailblaze.trail.model import ANY_CLASSIFIER, Trail, load_trail
 from trailblaze.trail.subtrail import cycle_text, outside_project, resolve_subtrail_path, trail_key

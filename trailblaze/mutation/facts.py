@@ -113,7 +113,7 @@ def stated_facts(text: str) -> list[Fact]:
 
 def assertion_calls(calls: Sequence[ToolCall]) -> list[ToolCall]:
     """The calls of a recording that check something (assertion kinds and custom `verify` tools)."""
-    from trailblaze.tools.builtin import TOOL_KINDS
+    from trailblaze.tools.registry import TOOL_KINDS
 
     return [c for c in calls if TOOL_KINDS.get(c.name, "assertion") == "assertion"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from trailblaze.tools.tooldef import Kind
+    from trailblaze.tools.kind import Kind
 
 TOOLS: tuple[tuple[str, Kind, str, str], ...] = (
     ("tapOnElementBySelector", "action", "trailblaze.tools.recorded.selector:TapOnElementBySelector", "trailblaze.tools.core:_tap_on_element"),

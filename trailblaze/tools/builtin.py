@@ -1,7 +1,7 @@
-"""Every built-in recorded tool, by name, and the views the trail reader and the engine read before a
-run has its `ToolSet`: params by name (the trail reader), kinds (the agent, mutation testing, facts)
-and the read-compat names. Looking a tool up by name is the `ToolSet`'s job
-(`trailblaze.tools.toolset`).
+"""Every built-in recorded tool's definition (`ToolDef`), by name, and the read-compat names; the
+index's views that need no definition — names, params by name, kinds — are
+`trailblaze.tools.registry`'s (re-exported here). Looking a tool up by name in a run is the
+`ToolSet`'s job (`trailblaze.tools.toolset`).
 
 The generated index (`trailblaze.tools._index`, written by `python -m trailblaze.tools.make_index`
 from the `defines` decorators) names each tool's params model and its definition by module and
@@ -14,16 +14,13 @@ fails when it is stale.
 from __future__ import annotations
 
 import functools
-import importlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from trailblaze.tools._index import TOOLS
-from trailblaze.tools.tooldef import Kind, ToolDef
-
-if TYPE_CHECKING:
-    from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.registry import BUILTIN_NAMES, RECORDED_TOOL_PARAMS, TOOL_KINDS, resolve_ref
+from trailblaze.tools.tooldef import ToolDef
 
 __all__ = [
     "BUILTIN_NAMES",
@@ -36,54 +33,7 @@ __all__ = [
 ]
 
 
-BUILTIN_NAMES: tuple[str, ...] = tuple(name for name, _, _, _ in TOOLS)
-"""Every built-in recorded tool's name, in the order `trailblaze schema` lists them."""
-
-_PARAMS = {name: ref for name, _, ref, _ in TOOLS}
 _DEFS = {name: ref for name, _, _, ref in TOOLS}
-
-_V = TypeVar("_V")
-
-
-def _resolve(ref: str) -> Any:
-    module, attribute = ref.split(":")
-    return getattr(importlib.import_module(module), attribute)
-
-
-class _Lazy(Mapping[str, _V]):
-    """A read-only table of the built-in tools by name whose values are made on first use: its keys
-    are known without importing anything."""
-
-    def __init__(self, load: Callable[[str], _V]) -> None:
-        self._load = load
-        self._made: dict[str, _V] = {}
-
-    def __getitem__(self, name: str) -> _V:
-        value = self._made.get(name)
-        if value is None:
-            if name not in _DEFS:
-                raise KeyError(name)
-            value = self._made[name] = self._load(name)
-        return value
-
-    def __contains__(self, name: object) -> bool:
-        return name in _DEFS
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(BUILTIN_NAMES)
-
-    def __len__(self) -> int:
-        return len(BUILTIN_NAMES)
-
-    def __repr__(self) -> str:
-        return f"<{len(self)} built-in tools>"
-
-
-def _params(name: str) -> type[RecordedToolParams]:
-    model: type[RecordedToolParams] = _resolve(_PARAMS[name])
-    if model.tool_name != name:
-        raise RuntimeError(f"trailblaze.tools.builtin: {_PARAMS[name]} is the params of {model.tool_name}")
-    return model
 
 
 def builtin_tool(name: str) -> ToolDef | None:
@@ -92,7 +42,7 @@ def builtin_tool(name: str) -> ToolDef | None:
     ref = _DEFS.get(name)
     if ref is None:
         return None
-    tool = _resolve(ref)
+    tool = resolve_ref(ref)
     if not isinstance(tool, ToolDef) or tool.name != name:
         raise RuntimeError(f"trailblaze.tools.builtin: {ref} is not the definition of {name}")
     return tool
@@ -116,14 +66,6 @@ def _collect(modules: Iterable[ModuleType]) -> tuple[ToolDef, ...]:
                 if value not in found:
                     found.append(value)
     return tuple(found)
-
-
-RECORDED_TOOL_PARAMS: Mapping[str, type[RecordedToolParams]] = _Lazy(_params)
-"""Every tool name a trail may record, mapped to the model of its params (imported when asked)."""
-
-
-TOOL_KINDS: Mapping[str, Kind] = {name: kind for name, kind, _, _ in TOOLS}
-"""What each tool counts as for the agent's success validation, mutation testing and the facts."""
 
 
 def _read_compat() -> frozenset[str]:

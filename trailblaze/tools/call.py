@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from trailblaze.common import yaml_lines as _yaml
-from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
 
 __all__ = ["ToolCall"]
 

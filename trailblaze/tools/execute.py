@@ -2,7 +2,7 @@
 
 A run looks a tool up by name in its `trailblaze.tools.toolset.ToolSet`, and every recorded tool —
 built in, or the project's Python / YAML tool — runs through `ToolSet.run`, which calls its handler
-here (`run_handler`) the one way, `handler(ctx, params) -> ToolResult`, on a
+in `trailblaze.tools.runner` the one way, `handler(ctx, params) -> ToolResult`, on a
 `trailblaze.tools.lookup.ToolContext`. `run_recorded_tool` is `ToolSet.run` on the built-in tools (the
 model's tools, which only write built-in ones). Element tools
 poll-resolve their selector until exactly one node matches (`DeviceSession.resolve`), act at the
@@ -30,18 +30,12 @@ Trail-level failures are results, never exceptions. A broken device raises `Devi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ValidationError
-
-from trailblaze.device.noop import NO_CHANGE
-from trailblaze.errors import ActionRefused, DeviceUnsupported
-from trailblaze.screen.patterns import PatternTooSlow
-from trailblaze.tools.builtin import TOOL_KINDS
-from trailblaze.tools.lookup import ToolContext, closest_nodes, covered_message
-from trailblaze.tools.memory import TEMPLATE_RE
+from trailblaze.tools.lookup import closest_nodes, covered_message
+from trailblaze.tools.registry import TOOL_KINDS
+from trailblaze.tools.runner import run_with_keyboard_retry
 from trailblaze.tools.tooldef import Kind, Status, ToolResult
 
 if TYPE_CHECKING:
@@ -49,8 +43,6 @@ if TYPE_CHECKING:
     from trailblaze.llm.client import LLMClient
     from trailblaze.tools.call import ToolCall
     from trailblaze.tools.memory import Memory
-    from trailblaze.tools.tooldef import ToolDef
-    from trailblaze.tools.toolset import ToolSet
 
 __all__ = [
     "TOOL_KINDS",
@@ -78,116 +70,3 @@ def run_recorded_tool(
     from trailblaze.tools.toolset import builtin_tools
 
     return builtin_tools().run(session, call, memory, llm=llm, folder=folder)
-
-
-def run_handler(
-    tools: ToolSet,
-    tool: ToolDef,
-    session: DeviceSession,
-    call: ToolCall,
-    memory: Memory,
-    *,
-    llm: Callable[[], LLMClient] | None = None,
-    folder: Path | None = None,
-    run_trail: Callable[[ToolCall], ToolResult] | None = None,
-) -> ToolResult:
-    """What `ToolSet.run` does once it has found `tool` in `tools`: fill the templates, validate the
-    params, check the platform, call `tool.handler(ctx, params)` and finish its result (the status
-    words are listed above)."""
-    assert tool.handler is not None
-    kind = tool.kind
-    typed = _typed(tool, call, memory)
-    if isinstance(typed, ToolResult):
-        return typed
-    run = ToolContext(
-        session, memory, llm=llm, secret_inputs=_uses_secret(call.params, memory), folder=folder,
-        call=call, run_trail=run_trail, name=tool.name,
-        nested=lambda c: run_with_keyboard_retry(session, lambda n, _auto: tools.run(session, n, memory), c),
-    )  # fmt: skip
-    handler = tool.handler
-    try:
-        result: ToolResult = _off_platform(tool, run) or handler(run, typed)
-    except PatternTooSlow as exc:  # the trail's regex is the cause, not the app: this tool fails
-        result = ToolResult("ERROR", exc.message)
-        run.in_trail = True
-    except DeviceUnsupported as exc:  # e.g. a farm refuses shell: the tool cannot run on this connection
-        result = ToolResult("UNSUPPORTED", exc.message)
-    except ActionRefused as exc:  # e.g. no on-screen keyboard: this tool fails, the device is fine
-        result = ToolResult("ERROR", exc.message)
-    status, message = result.status, result.message
-    if run.scrolled:
-        message = f"{message} {run.scrolled}"
-    no_change = status == "OK" and (run.no_change or result.no_change)
-    if no_change:
-        message = f"{message} {NO_CHANGE}"
-    in_trail = status != "OK" and (run.in_trail or result.in_trail)
-    return replace(
-        result, message=memory.redact(message), kind=kind, no_change=no_change, ai=run.ai or result.ai,
-        in_trail=in_trail, asserted=in_trail and (run.asserted or result.asserted),
-    )  # fmt: skip
-
-
-_CUSTOM = ("python", "yaml")
-_IGNORED = ("reason", "reasoning")
-"""Keys a project tool's call may carry that are not its params (the model's reasons)."""
-
-
-def _typed(tool: ToolDef, call: ToolCall, memory: Memory) -> BaseModel | ToolResult:
-    """`call`'s params, templates filled, validated against `tool.params`: strictly for a built-in
-    tool (once, when the trail was read: `ToolCall.validated_as`), as a project tool's own model says
-    for a Python / YAML one; bad params are an ERROR result naming the first problem."""
-    custom = tool.source in _CUSTOM
-    if custom:
-        params = {k: v for k, v in call.params.items() if k not in _IGNORED}
-    else:
-        params = call.params
-    own = getattr(tool.params, "templates_at_run", False)  # e.g. mobile_maestro: per command, in its own scope
-    if not own:
-        params = memory.interpolate(params, where=f"{call.name} params")
-    typed = None if custom else call.validated_as(params)  # validated when the trail was read
-    if isinstance(typed, tool.params):
-        return typed
-    try:
-        return tool.params.model_validate(params, strict=not custom)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(p) for p in first["loc"]) or call.name
-        return ToolResult("ERROR", memory.redact(f"bad params for {call.name}: {where}: {first['msg']}"), tool.kind)
-
-
-def _off_platform(tool: ToolDef, run: ToolContext) -> ToolResult | None:
-    """UNSUPPORTED for a tool that declares its reason, on a device it cannot work on: checked here,
-    where every tool runs, not in each handler."""
-    if tool.unsupported and run.platform not in tool.platforms:
-        return ToolResult("UNSUPPORTED", tool.unsupported.format(platform=run.platform))
-    return None
-
-
-def _uses_secret(params: Any, memory: Memory) -> bool:
-    """Whether any `{{template}}` in the params as written names a secret."""
-    if isinstance(params, str):
-        return any(memory.is_secret(m.group(2) or m.group(3)) for m in TEMPLATE_RE.finditer(params))
-    if isinstance(params, dict):
-        return any(_uses_secret(v, memory) for v in params.values())
-    if isinstance(params, (list, tuple)):
-        return any(_uses_secret(v, memory) for v in params)
-    return False
-
-
-_HIDE_KEYBOARD: dict[str, Any] = {"name": "hideKeyboard"}
-
-
-def run_with_keyboard_retry(
-    session: DeviceSession, run: Callable[[ToolCall, bool], ToolResult], call: ToolCall
-) -> ToolResult:
-    """`run(call, False)`, and when its target was not found or not visible while the keyboard is
-    up, hide the keyboard (`run(hideKeyboard, True)`: automatic) and run it once more: another
-    layout may put the target under the keyboard (Trailblaze hides it once too). Replay and the
-    tools inside a custom tool both go through here."""
-    from trailblaze.tools.call import ToolCall
-
-    result = run(call, False)
-    if result.status in ("NOT_FOUND", "NOT_VISIBLE") and session.screen().keyboard_shown:
-        run(ToolCall(**_HIDE_KEYBOARD), True)
-        result = run(call, False)
-    return result

@@ -3,7 +3,7 @@
 A model tool is a `ToolDef` (source `model`) made by `offers` on a function next to its params
 model: the params' JSON schema, with field descriptions, is what the model sees; the function runs
 on a `ToolContext` and delegates to recorded-form `ToolCall`s (`tapOnElementBySelector`,
-`inputText`, ...) run through `ToolSet.run` on the built-in tools (`run_recorded_tool`) — the same door
+`inputText`, ...) run through the run's `ToolSet.run` (`ctx.nested`) — the same door
 replay uses, so record and replay cannot drift apart. It returns a `ToolResult` like every tool: what
 the model sees, with the recorded-form calls to write into the trail when it succeeded (`recorded`). `records`
 names the recorded tools a call may write (docs/adr/0059-one-tool-set-per-run.md).
@@ -26,13 +26,14 @@ from pydantic.json_schema import SkipJsonSchema
 from trailblaze.errors import UsageError
 from trailblaze.screen.selector_gen import generate_selector, selector_for
 from trailblaze.tools.assertions import pin_assertion
-from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS, TOOL_KINDS, builtin_defs
+from trailblaze.tools.builtin import builtin_defs
 from trailblaze.tools.call import ToolCall
 from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
 from trailblaze.tools.recorded.app import LaunchMode
 from trailblaze.tools.recorded.gestures import Direction
 from trailblaze.tools.recorded.keyboard import KeyCode
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS, TOOL_KINDS
 from trailblaze.tools.tooldef import Handler, Kind, Offer, Status, ToolDef, ToolResult
 
 if TYPE_CHECKING:
@@ -122,10 +123,9 @@ def _reason(args: _Params | RecordedToolParams, ctx: ToolContext) -> dict[str, A
 
 
 def _run(call: ToolCall, ctx: ToolContext) -> ToolResult:
-    from trailblaze.tools.execute import run_recorded_tool
-
+    assert ctx.nested is not None  # `ToolSet.call_for_model` gives it: the run's `ToolSet.run`
     try:
-        result = run_recorded_tool(ctx.session, call, ctx.memory)
+        result = ctx.nested(call)
     except UsageError as exc:  # e.g. `{{name}}` the run does not know: the model can fix it
         return _answer(_result("ERROR", exc.message))
     return _answer(result, [call])
@@ -143,7 +143,7 @@ def _covered(ref: str, ctx: ToolContext) -> ToolResult | None:
 
 
 def _refused(node: Node) -> ToolResult:
-    from trailblaze.tools.execute import covered_message
+    from trailblaze.tools.lookup import covered_message
 
     return _answer(_result("NOT_VISIBLE", covered_message(node), "action"))
 

@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-if TYPE_CHECKING:
+from trailblaze.tools.kind import Kind
 
+if TYPE_CHECKING:
     from trailblaze.tools.call import ToolCall
     from trailblaze.tools.params import RecordedToolParams
 
@@ -37,9 +38,6 @@ __all__ = [
     "BlockStatus",
     "defines",
 ]
-
-Kind = Literal["action", "assertion", "other"]
-"""What a tool counts as for the agent's success check, mutation testing and the report."""
 
 Status = Literal[
     "OK", "NOT_FOUND", "AMBIGUOUS", "NOT_VISIBLE", "ERROR", "TIMEOUT", "UNSUPPORTED", "NOT_INSTALLED"

@@ -216,12 +216,15 @@ class ToolSet:
             DeviceError: The device failed (unreachable, protocol error).
             UsageError: A template names an unknown variable.
         """
-        from trailblaze.tools.execute import run_handler  # the device layer: imported when a tool runs
+        from trailblaze.tools.runner import run_handler  # the device layer: imported when a tool runs
 
         tool = self.get(call.name)
         if tool is None or tool.handler is None:
             return _error(self.unknown_hint(call.name) or f"unknown tool {call.name!r}")
-        return run_handler(self, tool, session, call, memory, llm=llm, folder=folder, run_trail=run_trail)
+        return run_handler(
+            tool, session, call, memory, llm=llm, folder=folder, run_trail=run_trail,
+            run_other=lambda other: self.run(session, other, memory),
+        )  # fmt: skip
 
     # --- the model's tools -------------------------------------------------------------------------
 
@@ -273,6 +276,8 @@ class ToolSet:
             args = tool.params.model_validate(dict(raw))
         except ValidationError as exc:
             return _error(f"invalid arguments for `{name}`: {argument_problems(exc)}")
+        if ctx.nested is None:  # the recorded tools a model tool writes run through this set, as replay's do
+            ctx.nested = lambda call: self.run(ctx.session, call, ctx.memory)
         result: ToolResult = tool.handler(ctx, args)
         return result
 

@@ -32,9 +32,9 @@ from pydantic import BaseModel, Field, ValidationError
 
 from trailblaze.common import yaml_lines as _yaml
 from trailblaze.errors import Problem
-from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.call import ToolCall
 from trailblaze.tools.custom import NAME_RE, params_model
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
 from trailblaze.tools.tooldef import Kind, Offer, ToolDef, ToolResult
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from pydantic import BaseModel, ValidationError
 from trailblaze.common import yaml_lines as _yaml
 from trailblaze.common.yaml_lines import Path as YPath
 from trailblaze.errors import Problem, TrailFileError
-from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.params import WRITTEN
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail._parts import (
     ANY_CLASSIFIER,
     CLASSIFIER_RE,

@@ -21,9 +21,9 @@ from trailblaze.screen.selector import (
     AndroidMaestroSelector,
     IosMaestroSelector,
 )
-from trailblaze.tools.builtin import RECORDED_TOOL_PARAMS
 from trailblaze.tools.params import takes_text_only
 from trailblaze.tools.recorded.compat import LegacyElementSelector
+from trailblaze.tools.registry import RECORDED_TOOL_PARAMS
 from trailblaze.trail.model import TrailConfig
 
 if TYPE_CHECKING:
