@@ -40,7 +40,7 @@ def test_tool_and_message_models_are_built_on_first_use() -> None:
     """The ~70 recorded tools' params models and the LLM message models are built when a run first
     uses them, not at import (pydantic `defer_build`): a replay builds the few it replays."""
     code = (
-        "import trailblaze.tools.core, trailblaze.tools.compat, trailblaze.llm.client as llm;"
+        "import trailblaze.tools.builtin as builtin, trailblaze.llm.client as llm; builtin.builtin_defs();"
         "from trailblaze.tools.params import RecordedToolParams;"
         "from trailblaze.tools.recorded import gestures as rt;"
         "built = [c.__name__ for c in RecordedToolParams.__subclasses__() if c.__pydantic_complete__];"

@@ -4,12 +4,17 @@ read and replayed, never written by our recorder (see the package's docstring).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.params import RecordedToolParams, numbers_as_text
+from trailblaze.tools.tooldef import Handler, Kind, ToolDef, ToolResult, defines
+
+if TYPE_CHECKING:
+    from trailblaze.tools.lookup import CompatQuery, ToolContext
 
 __all__ = [
     "AssertNotVisibleBySelector",
@@ -156,3 +161,118 @@ class AssertNotVisibleBySelector(RecordedToolParams):
         if self.nodeSelector is None and self.selector is None:
             raise ValueError("assertNotVisibleBySelector needs a nodeSelector (or the older selector)")
         return self
+
+
+def _compat(params: type[RecordedToolParams], kind: Kind) -> Callable[[Handler], ToolDef]:
+    return defines(params, kind, source="read-compat", block_status="read-only")
+
+
+def _tap_compat(run: ToolContext, q: CompatQuery, long_press: bool) -> ToolResult:
+    from trailblaze.tools.lookup import find_compat, tap_at
+    node, outcome = find_compat(run, q)
+    return outcome if node is None else tap_at(run, node, long_press)
+
+
+def _assert_visible_compat(run: ToolContext, q: CompatQuery) -> ToolResult:
+    from trailblaze.tools.lookup import describe, find_compat
+    node, outcome = find_compat(run, q)
+    if node is None:
+        return ToolResult("NOT_VISIBLE", outcome.message)
+    return ToolResult("OK", f"{describe(node)} is visible")
+
+
+def _legacy_selector(run: ToolContext, sel: LegacyElementSelector, *, shown: bool = False) -> NodeSelector:
+    """Trailblaze's older Maestro-shaped `selector` as a `nodeSelector` for this platform (with the
+    raw `textRegex` values when `shown`, for messages)."""
+    from trailblaze.tools.lookup import maestro_text, text_selector
+    if run.platform == "ios" and sel.checked is not None:
+        raise ValueError("`checked` in a legacy selector is not supported on iOS")
+    pattern = sel.textRegex
+    if pattern is not None and not shown:
+        pattern = maestro_text(pattern, contains=False)[0]
+    branch = text_selector(run, pattern, ident=sel.idRegex, enabled=sel.enabled, selected=sel.selected)
+    out = branch.model_dump(exclude_none=True)
+    key = "iosMaestro" if run.platform == "ios" else "androidMaestro"
+    out.setdefault(key, {})
+    out[key].update({k: v for k, v in (("checked", sel.checked), ("focused", sel.focused)) if v is not None})
+    if not out[key]:
+        del out[key]
+    for rel in ("below", "above", "leftOf", "rightOf", "childOf", "containsChild"):
+        sub = getattr(sel, rel)
+        if sub is not None:
+            out[rel] = _legacy_selector(run, sub, shown=shown).model_dump(exclude_none=True)
+    if sel.containsDescendants:
+        out["containsDescendants"] = [
+            _legacy_selector(run, s, shown=shown).model_dump(exclude_none=True)
+            for s in sel.containsDescendants
+        ]
+    if sel.index is not None:
+        out["index"] = sel.index
+    return NodeSelector.model_validate(out)
+
+
+@_compat(TapOnElementWithText, "action")
+def _tap_with_text(run: ToolContext, p: TapOnElementWithText) -> ToolResult:
+    from trailblaze.tools.lookup import compat_query
+    q = compat_query(
+        run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index, contains=True
+    )
+    return _tap_compat(run, q, False)
+
+
+@_compat(TapOnElementWithAccessibilityText, "action")
+def _tap_with_accessibility_text(run: ToolContext, p: TapOnElementWithAccessibilityText) -> ToolResult:
+    from trailblaze.tools.lookup import compat_query
+    q = compat_query(
+        run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
+    )
+    return _tap_compat(run, q, False)
+
+
+@_compat(AssertVisibleWithText, "assertion")
+def _assert_visible_with_text(run: ToolContext, p: AssertVisibleWithText) -> ToolResult:
+    from trailblaze.tools.lookup import compat_query
+    q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _assert_visible_compat(run, q)
+
+
+@_compat(AssertVisibleWithAccessibilityText, "assertion")
+def _assert_visible_with_accessibility_text(
+    run: ToolContext, p: AssertVisibleWithAccessibilityText
+) -> ToolResult:
+    from trailblaze.tools.lookup import compat_query
+    q = compat_query(
+        run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
+    )
+    return _assert_visible_compat(run, q)
+
+
+@_compat(AssertVisibleWithResourceId, "assertion")
+def _assert_visible_with_resource_id(run: ToolContext, p: AssertVisibleWithResourceId) -> ToolResult:
+    from trailblaze.tools.lookup import compat_query
+    q = compat_query(
+        run, p.accessibilityText, ident=p.resourceId, enabled=p.enabled, selected=p.selected, index=p.index
+    )
+    return _assert_visible_compat(run, q)
+
+
+@_compat(AssertNotVisibleBySelector, "assertion")
+def _assert_not_visible_by_selector(run: ToolContext, p: AssertNotVisibleBySelector) -> ToolResult:
+    from trailblaze.screen.resolve import describe_selector
+    from trailblaze.tools.lookup import assert_gone
+    if p.nodeSelector is not None:
+        return assert_gone(run, p.nodeSelector, describe_selector(p.nodeSelector), p.timeoutMs)
+    assert p.selector is not None  # the model requires one of the two
+    try:
+        selector = _legacy_selector(run, p.selector)
+        shown = describe_selector(_legacy_selector(run, p.selector, shown=True))
+    except ValueError as exc:
+        return ToolResult("ERROR", f"bad params for assertNotVisibleBySelector: selector: {exc}")
+    return assert_gone(run, selector, shown, p.timeoutMs)
+
+
+@_compat(LongPressOnElementWithText, "action")
+def _long_press_with_text(run: ToolContext, p: LongPressOnElementWithText) -> ToolResult:
+    from trailblaze.tools.lookup import compat_query
+    q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
+    return _tap_compat(run, q, True)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
 from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.tooldef import ToolResult, defines
+
+if TYPE_CHECKING:
+    from trailblaze.device.driver import Driver
+    from trailblaze.tools.lookup import ToolContext
 
 __all__ = ["EraseText", "HideKeyboard", "InputText", "KeyCode", "PressBack", "PressKey"]
 
@@ -47,3 +53,43 @@ class PressKey(RecordedToolParams):
 
     tool_name = "pressKey"
     keyCode: KeyCode
+
+
+def _press(key: Any) -> Callable[[Driver], None]:
+    return lambda d: d.press_key(key)
+
+
+@defines(InputText, "action", source="core")
+def _input_text(run: ToolContext, p: InputText) -> ToolResult:
+    run.session.act(lambda d: d.input_text(p.text), observe=False)  # the next tool's look settles it
+    if p.hideKeyboardAfter and run.session.screen().keyboard_shown:
+        run.session.act(lambda d: d.hide_keyboard())
+        return ToolResult("OK", f"typed {p.text!r} and hid the keyboard")
+    return ToolResult("OK", f"typed {p.text!r}")
+
+
+@defines(EraseText, "action", source="core")
+def _erase_text(run: ToolContext, p: EraseText) -> ToolResult:
+    n = p.charactersToErase
+    run.session.act(lambda d: d.erase_text(n))
+    return ToolResult("OK", "erased the field" if n is None else f"erased {n} characters")
+
+
+@defines(HideKeyboard, "action", source="core")
+def _hide_keyboard(run: ToolContext, p: HideKeyboard) -> ToolResult:
+    if not run.session.screen().keyboard_shown:
+        return ToolResult("OK", "the keyboard was not shown")
+    run.session.act(lambda d: d.hide_keyboard())
+    return ToolResult("OK", "hid the keyboard")
+
+
+@defines(PressBack, "action", source="core")
+def _press_back(run: ToolContext, p: PressBack) -> ToolResult:
+    run.act(_press("BACK"))
+    return ToolResult("OK", "pressed BACK")
+
+
+@defines(PressKey, "action", source="core")
+def _press_key(run: ToolContext, p: PressKey) -> ToolResult:
+    run.act(_press(p.keyCode))
+    return ToolResult("OK", f"pressed {p.keyCode}")

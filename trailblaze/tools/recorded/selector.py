@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.tooldef import ToolResult, defines
+
+if TYPE_CHECKING:
+    from trailblaze.tools.lookup import ToolContext
 
 __all__ = ["AssertVisibleBySelector", "RememberTextBySelector", "TapOnElementBySelector"]
 
@@ -39,3 +43,26 @@ class RememberTextBySelector(RecordedToolParams):
     tool_name = "rememberTextBySelector"
     nodeSelector: NodeSelector
     variable: str = Field(min_length=1)
+
+
+@defines(TapOnElementBySelector, "action", source="core")
+def _tap_on_element(run: ToolContext, p: TapOnElementBySelector) -> ToolResult:
+    from trailblaze.tools.lookup import tap_selector
+    return tap_selector(run, p.nodeSelector, p.longPress)
+
+
+@defines(AssertVisibleBySelector, "assertion", source="core")
+def _assert_visible_by_selector(run: ToolContext, p: AssertVisibleBySelector) -> ToolResult:
+    from trailblaze.tools.lookup import assert_visible
+    return assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs, p.textMatchMode)
+
+
+@defines(RememberTextBySelector, "other", source="core")
+def _remember_text(run: ToolContext, p: RememberTextBySelector) -> ToolResult:
+    from trailblaze.tools.lookup import find_one
+    node, outcome = find_one(run, p.nodeSelector)
+    if node is None:
+        return outcome
+    value = node.text or node.label or node.value
+    run.memory.remember(p.variable, value)
+    return ToolResult("OK", f"remembered {p.variable} = {value!r}")
