@@ -11,6 +11,7 @@ keep their place (the order `trailblaze schema` lists them in) and a new one is 
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -42,13 +43,22 @@ Row = tuple[str, str, str, str]
 
 
 def _defining_modules() -> list[str]:
-    """The modules under trailblaze/ whose code calls `defines` (a cheap text scan: no import)."""
+    """The modules under trailblaze/ whose code calls `defines`, or a function that returns what
+    `defines` makes (a family's decorator, e.g. `catalog_tool`): a cheap text scan, no import."""
+    texts = {path: path.read_text(encoding="utf-8") for path in sorted(PACKAGE.rglob("*.py"))}
+    calls = {"defines("} | {
+        f"{m.group(1)}(" for text in texts.values() for m in _FACTORY.finditer(text)
+    }
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if "defines(" in path.read_text(encoding="utf-8"):
+    for path, text in texts.items():
+        if any(call in text for call in calls):
             parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
             found.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
     return found
+
+
+_FACTORY = re.compile(r"^def (\w+)\([^)]*\)[^:]*:\n(?:(?:    .*)?\n)*?    return defines\(", re.M)
+"""A module-level function whose body returns `defines(...)`."""
 
 
 def _row(tool: ToolDef, module: str, attribute: str) -> Row:

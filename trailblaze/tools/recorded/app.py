@@ -49,6 +49,7 @@ def _launch_app(run: ToolContext, p: LaunchApp) -> ToolResult:
     from trailblaze.device.driver import SupportsShellStatus
     from trailblaze.device.permissions import PermissionRefused, set_permissions
     from trailblaze.errors import AppNotInstalledError
+
     mode, granted = p.launchMode, ""
     try:
         if p.permissions:

@@ -169,12 +169,14 @@ def _compat(params: type[RecordedToolParams], kind: Kind) -> Callable[[Handler],
 
 def _tap_compat(run: ToolContext, q: CompatQuery, long_press: bool) -> ToolResult:
     from trailblaze.tools.lookup import find_compat, tap_at
+
     node, outcome = find_compat(run, q)
     return outcome if node is None else tap_at(run, node, long_press)
 
 
 def _assert_visible_compat(run: ToolContext, q: CompatQuery) -> ToolResult:
     from trailblaze.tools.lookup import describe, find_compat
+
     node, outcome = find_compat(run, q)
     if node is None:
         return ToolResult("NOT_VISIBLE", outcome.message)
@@ -185,6 +187,7 @@ def _legacy_selector(run: ToolContext, sel: LegacyElementSelector, *, shown: boo
     """Trailblaze's older Maestro-shaped `selector` as a `nodeSelector` for this platform (with the
     raw `textRegex` values when `shown`, for messages)."""
     from trailblaze.tools.lookup import maestro_text, text_selector
+
     if run.platform == "ios" and sel.checked is not None:
         raise ValueError("`checked` in a legacy selector is not supported on iOS")
     pattern = sel.textRegex
@@ -214,6 +217,7 @@ def _legacy_selector(run: ToolContext, sel: LegacyElementSelector, *, shown: boo
 @_compat(TapOnElementWithText, "action")
 def _tap_with_text(run: ToolContext, p: TapOnElementWithText) -> ToolResult:
     from trailblaze.tools.lookup import compat_query
+
     q = compat_query(
         run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index, contains=True
     )
@@ -223,6 +227,7 @@ def _tap_with_text(run: ToolContext, p: TapOnElementWithText) -> ToolResult:
 @_compat(TapOnElementWithAccessibilityText, "action")
 def _tap_with_accessibility_text(run: ToolContext, p: TapOnElementWithAccessibilityText) -> ToolResult:
     from trailblaze.tools.lookup import compat_query
+
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -232,6 +237,7 @@ def _tap_with_accessibility_text(run: ToolContext, p: TapOnElementWithAccessibil
 @_compat(AssertVisibleWithText, "assertion")
 def _assert_visible_with_text(run: ToolContext, p: AssertVisibleWithText) -> ToolResult:
     from trailblaze.tools.lookup import compat_query
+
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _assert_visible_compat(run, q)
 
@@ -241,6 +247,7 @@ def _assert_visible_with_accessibility_text(
     run: ToolContext, p: AssertVisibleWithAccessibilityText
 ) -> ToolResult:
     from trailblaze.tools.lookup import compat_query
+
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -250,6 +257,7 @@ def _assert_visible_with_accessibility_text(
 @_compat(AssertVisibleWithResourceId, "assertion")
 def _assert_visible_with_resource_id(run: ToolContext, p: AssertVisibleWithResourceId) -> ToolResult:
     from trailblaze.tools.lookup import compat_query
+
     q = compat_query(
         run, p.accessibilityText, ident=p.resourceId, enabled=p.enabled, selected=p.selected, index=p.index
     )
@@ -260,6 +268,7 @@ def _assert_visible_with_resource_id(run: ToolContext, p: AssertVisibleWithResou
 def _assert_not_visible_by_selector(run: ToolContext, p: AssertNotVisibleBySelector) -> ToolResult:
     from trailblaze.screen.resolve import describe_selector
     from trailblaze.tools.lookup import assert_gone
+
     if p.nodeSelector is not None:
         return assert_gone(run, p.nodeSelector, describe_selector(p.nodeSelector), p.timeoutMs)
     assert p.selector is not None  # the model requires one of the two
@@ -274,5 +283,6 @@ def _assert_not_visible_by_selector(run: ToolContext, p: AssertNotVisibleBySelec
 @_compat(LongPressOnElementWithText, "action")
 def _long_press_with_text(run: ToolContext, p: LongPressOnElementWithText) -> ToolResult:
     from trailblaze.tools.lookup import compat_query
+
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _tap_compat(run, q, True)

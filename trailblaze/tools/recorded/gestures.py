@@ -51,6 +51,7 @@ def _tap_on_point(run: ToolContext, p: TapOnPoint) -> ToolResult:
 def _swipe(run: ToolContext, p: Swipe) -> ToolResult:
     from trailblaze.tools.gestures import app_area, swipe_path
     from trailblaze.tools.lookup import compat_query, describe, find_one
+
     where = "the screen"
     target = p.nodeSelector
     if target is None and p.swipeOnElementText is not None:

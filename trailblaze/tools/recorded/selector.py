@@ -48,18 +48,21 @@ class RememberTextBySelector(RecordedToolParams):
 @defines(TapOnElementBySelector, "action", source="core")
 def _tap_on_element(run: ToolContext, p: TapOnElementBySelector) -> ToolResult:
     from trailblaze.tools.lookup import tap_selector
+
     return tap_selector(run, p.nodeSelector, p.longPress)
 
 
 @defines(AssertVisibleBySelector, "assertion", source="core")
 def _assert_visible_by_selector(run: ToolContext, p: AssertVisibleBySelector) -> ToolResult:
     from trailblaze.tools.lookup import assert_visible
+
     return assert_visible(run, p.nodeSelector, p.expectedText, p.timeoutMs, p.textMatchMode)
 
 
 @defines(RememberTextBySelector, "other", source="core")
 def _remember_text(run: ToolContext, p: RememberTextBySelector) -> ToolResult:
     from trailblaze.tools.lookup import find_one
+
     node, outcome = find_one(run, p.nodeSelector)
     if node is None:
         return outcome

@@ -53,6 +53,7 @@ class AssertNotVisibleWithText(RecordedToolParams):
 def _scroll_until_visible(run: ToolContext, p: ScrollUntilTextIsVisible) -> ToolResult:
     from trailblaze.tools.gestures import scroll_until
     from trailblaze.tools.lookup import MAX_SCROLLS, candidates, describe, text_selector
+
     pattern = p.textRegex if p.textRegex is not None else (p.text or None)
     selector = text_selector(run, pattern, ident=p.id, index=p.index)
     what = f"text {pattern!r}" if pattern is not None else f"id {p.id!r}"
@@ -81,5 +82,6 @@ def _scroll_until_visible(run: ToolContext, p: ScrollUntilTextIsVisible) -> Tool
 @defines(AssertNotVisibleWithText, "assertion", source="core")
 def _assert_not_visible_with_text(run: ToolContext, p: AssertNotVisibleWithText) -> ToolResult:
     from trailblaze.tools.lookup import assert_gone, text_selector
+
     selector = text_selector(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return assert_gone(run, selector, f"text {p.text!r}", None)

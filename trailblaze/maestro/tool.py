@@ -1,5 +1,6 @@
 """The recorded tool `mobile_maestro {commands: [...]}`: Maestro commands inside a trail, as Block's
-Trailblaze records them (its `MaestroTrailblazeTool`; values may be strings).
+Trailblaze records them (its `MaestroTrailblazeTool`; values may be strings): its params and its
+handler, one definition in the tool model (trailblaze.tools.toolset).
 
 A trail that records it loads only when every command is one trailblaze runs (`check`) and every
 script in them compiles, so `trailblaze validate` refuses either with the command named. Templates in the commands
@@ -9,15 +10,19 @@ script in them compiles, so `trailblaze validate` refuses either with the comman
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field, field_validator
 
 from trailblaze.maestro.commands import check
 from trailblaze.maestro.script_check import command_errors
 from trailblaze.tools.params import RecordedToolParams
+from trailblaze.tools.tooldef import ToolResult, defines
 
-__all__ = ["MobileMaestro"]
+if TYPE_CHECKING:
+    from trailblaze.tools.lookup import ToolContext
+
+__all__ = ["MobileMaestro", "mobile_maestro"]
 
 
 class MobileMaestro(RecordedToolParams):
@@ -37,3 +42,10 @@ class MobileMaestro(RecordedToolParams):
                 where = ".".join(str(p) for p in (i, *path))
                 raise ValueError(f"commands.{where}: {message}")
         return value
+
+
+@defines(MobileMaestro, "action", source="catalog", platforms=frozenset(("android", "ios")))
+def mobile_maestro(run: ToolContext, p: MobileMaestro) -> ToolResult:
+    from trailblaze.maestro.run import run_commands  # the runner: imported when the tool runs
+
+    return run_commands(run, list(p.commands))
