@@ -211,7 +211,7 @@ def test_an_sqlite3_before_3_37_is_asked_its_version_once_and_gets_no_safe() -> 
     from types import SimpleNamespace
 
     from trailblaze.device.driver import ShellOutput
-    from trailblaze.tools.probes import params as pp
+    from trailblaze.tools.probes import handlers as pp
     from trailblaze.tools.probes.sql import ROW_SEP
     from trailblaze.tools.toolset import get_tool
 

@@ -1,6 +1,7 @@
-"""Running the app-state probes (params in `trailblaze.tools.probes.params`).
+"""The app-state probes over an app's files and the device's network: each one's params beside its
+handler (what the params share is `trailblaze.tools.probes.params`).
 
-Each handler answers `(status, message)` like the core handlers. They need a driver with a shell
+Each handler answers a `ToolResult` like every tool's. They need a driver with a shell
 that reports exit codes (`SupportsShellStatus`, the Android driver); on iOS they answer
 `UNSUPPORTED` with what would be needed, and so does any other driver without one.
 """
@@ -11,14 +12,14 @@ import json
 import shlex
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trailblaze.device.driver import ShellOutput, SupportsShellStatus
+from pydantic import Field, ValidationInfo, field_validator, model_validator
+
 from trailblaze.errors import DeviceError
-from trailblaze.tools.lookup import ToolContext
-from trailblaze.tools.params import RecordedToolParams
-from trailblaze.tools.probes import params as pp
-from trailblaze.tools.probes.prefs import PrefsError, parse_prefs, pref_text
+from trailblaze.tools.memory import TEMPLATE_RE
+from trailblaze.tools.params import WRITTEN, RecordedToolParams
+from trailblaze.tools.probes.params import FILE_NAME, AppTool, Scalar
 from trailblaze.tools.probes.sql import (
     VERSION_COMMAND,
     QueryRows,
@@ -29,6 +30,10 @@ from trailblaze.tools.probes.sql import (
     sqlite_command,
 )
 from trailblaze.tools.tooldef import Kind, Offer, Platform, Status, ToolDef, ToolResult, defines
+
+if TYPE_CHECKING:
+    from trailblaze.device.driver import ShellOutput, SupportsShellStatus
+    from trailblaze.tools.lookup import ToolContext
 
 __all__: list[str] = []
 
@@ -48,8 +53,6 @@ _IOS_NEEDS = {
 }
 
 
-
-
 class _Stop(Exception):
     """Ends a probe early with its outcome."""
 
@@ -65,6 +68,8 @@ def _probe(
         driver = ctx.session.driver
         if ctx.platform == "ios":
             return ToolResult("UNSUPPORTED", f"{p.tool_name}: {_IOS_NEEDS[area]}")
+        from trailblaze.device.driver import SupportsShellStatus  # the device layer: when a probe runs
+
         if not isinstance(driver, SupportsShellStatus):
             return ToolResult("UNSUPPORTED", f"{p.tool_name}: this {ctx.platform} driver has no device shell")
         try:
@@ -133,6 +138,8 @@ def _list(shell: SupportsShellStatus, app_id: str, folder: str) -> list[str]:
 
 
 def _read_prefs_file(shell: SupportsShellStatus, app_id: str, file: str) -> dict[str, Any]:
+    from trailblaze.tools.probes.prefs import PrefsError, parse_prefs  # XML: when a probe reads prefs
+
     answer = shell.shell_status(f"run-as {shlex.quote(app_id)} cat {shlex.quote('shared_prefs/' + file)}")
     problem = _run_as_problem(answer, app_id)
     if problem is not None:
@@ -147,7 +154,7 @@ def _read_prefs_file(shell: SupportsShellStatus, app_id: str, file: str) -> dict
         raise _Stop("ERROR", f"shared_prefs/{file} of {app_id} is not a preferences file: {exc}") from None
 
 
-def _read_prefs(ctx: ToolContext, p: pp.ReadPrefs, shell: SupportsShellStatus) -> ToolResult:
+def _read_prefs(ctx: ToolContext, p: ReadPrefs, shell: SupportsShellStatus) -> ToolResult:
     app_id = _app(ctx, p.appId)
     if p.file is not None:
         files = [_prefs_file(p.file)]
@@ -159,7 +166,9 @@ def _read_prefs(ctx: ToolContext, p: pp.ReadPrefs, shell: SupportsShellStatus) -
     return ToolResult("OK", f"shared preferences of {app_id}: {json.dumps(found, ensure_ascii=False)}")
 
 
-def _assert_pref(ctx: ToolContext, p: pp.AssertPref, shell: SupportsShellStatus) -> ToolResult:
+def _assert_pref(ctx: ToolContext, p: AssertPref, shell: SupportsShellStatus) -> ToolResult:
+    from trailblaze.tools.probes.prefs import pref_text
+
     app_id = _app(ctx, p.appId)
     file = _prefs_file(p.file)
     values = _read_prefs_file(shell, app_id, file)
@@ -194,7 +203,7 @@ def _safe_mode(shell: SupportsShellStatus) -> bool:
     return known
 
 
-def _query(ctx: ToolContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> tuple[str, QueryRows]:
+def _query(ctx: ToolContext, p: QueryDatabase, shell: SupportsShellStatus) -> tuple[str, QueryRows]:
     try:
         sql = read_only_sql(p.sql)
     except SqlRefused as exc:
@@ -225,7 +234,7 @@ def _rows_json(result: QueryRows) -> str:
 _HIDDEN = "values hidden: the query uses a secret, and its result may be derived from it"
 
 
-def _query_database(ctx: ToolContext, p: pp.QueryDatabase, shell: SupportsShellStatus) -> ToolResult:
+def _query_database(ctx: ToolContext, p: QueryDatabase, shell: SupportsShellStatus) -> ToolResult:
     sql, result = _query(ctx, p, shell)
     count = len(result.rows)
     if ctx.secret_inputs:  # `hex('{{password}}')` is the secret in a spelling no redactor knows
@@ -233,13 +242,13 @@ def _query_database(ctx: ToolContext, p: pp.QueryDatabase, shell: SupportsShellS
     return ToolResult("OK", f"{count} row{'s' * (count != 1)} from {p.db}: {_rows_json(result)}")
 
 
-def _cell(value: pp.Scalar | None) -> str:
+def _cell(value: Scalar | None) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     return "" if value is None else str(value)
 
 
-def _assert_query(ctx: ToolContext, p: pp.AssertQuery, shell: SupportsShellStatus) -> ToolResult:
+def _assert_query(ctx: ToolContext, p: AssertQuery, shell: SupportsShellStatus) -> ToolResult:
     sql, result = _query(ctx, p, shell)
     compared = _compare_query(sql, p, result)
     status, message = compared.status, compared.message
@@ -250,7 +259,7 @@ def _assert_query(ctx: ToolContext, p: pp.AssertQuery, shell: SupportsShellStatu
     return ToolResult(status, message)
 
 
-def _compare_query(sql: str, p: pp.AssertQuery, result: QueryRows) -> ToolResult:
+def _compare_query(sql: str, p: AssertQuery, result: QueryRows) -> ToolResult:
     if isinstance(p.expected, list):
         wanted = [[_cell(v) for v in row] for row in p.expected]
         got = result.rows
@@ -304,7 +313,7 @@ def _switch(shell: SupportsShellStatus, radio: str, on: bool) -> ShellOutput:
     )
 
 
-def _set_network(ctx: ToolContext, p: pp.SetNetwork, shell: SupportsShellStatus) -> ToolResult:
+def _set_network(ctx: ToolContext, p: SetNetwork, shell: SupportsShellStatus) -> ToolResult:
     wanted = {
         r: v for r, v in (("wifi", p.wifi), ("data", p.data), ("airplane", p.airplane)) if v is not None
     }
@@ -330,8 +339,80 @@ def _restorer(shell: SupportsShellStatus, radio: str, on: bool) -> Callable[[], 
     return restore
 
 
-_read_prefs_tool = _probe_tool(pp.ReadPrefs, "other", "storage", _read_prefs)
-_assert_pref_tool = _probe_tool(pp.AssertPref, "assertion", "storage", _assert_pref)
-_query_database_tool = _probe_tool(pp.QueryDatabase, "other", "storage", _query_database)
-_assert_query_tool = _probe_tool(pp.AssertQuery, "assertion", "storage", _assert_query)
-_set_network_tool = _probe_tool(pp.SetNetwork, "action", "network", _set_network)
+class ReadPrefs(AppTool):
+    """Read the app's shared preferences (Android, debuggable build) as JSON: one file, or all."""
+
+    tool_name = "readPrefs"
+    file: str | None = Field(
+        default=None,
+        pattern=FILE_NAME,
+        description="Preferences file name under shared_prefs/ (`.xml` optional); omit to read every file.",
+    )
+
+
+class AssertPref(AppTool):
+    """Assert a shared preference holds `value` (compared as text: true/false, numbers as written;
+    a string set as its members sorted and joined with `,`)."""
+
+    tool_name = "assertPref"
+    file: str = Field(
+        pattern=FILE_NAME,
+        description="Preferences file name under shared_prefs/, e.g. `dev.trailblaze.demo_preferences`.",
+    )
+    key: str = Field(min_length=1, description="The preference's name.")
+    value: Scalar = Field(description="The value it must hold.")
+
+
+class QueryDatabase(AppTool):
+    """Run one read-only SQL statement (SELECT or a read-only PRAGMA) on the app's SQLite database
+    (Android, debuggable build) and return its columns and rows."""
+
+    tool_name = "queryDatabase"
+    db: str = Field(pattern=FILE_NAME, description="Database file name under databases/, e.g. `adb`.")
+    sql: str = Field(min_length=1, description="One SELECT or read-only PRAGMA statement.")
+
+    @field_validator("sql")
+    @classmethod
+    def _read_only(cls, sql: str, info: ValidationInfo) -> str:
+        # A trail file is checked as written (`validate`, load), its templates standing in for a
+        # value; the handler checks the interpolated query again before it reaches the device.
+        if isinstance(info.context, dict) and info.context.get(WRITTEN):
+            try:
+                read_only_sql(TEMPLATE_RE.sub("0", sql))
+            except SqlRefused as exc:
+                raise ValueError(f"the query is refused: {exc}") from None
+        return sql
+
+
+class AssertQuery(QueryDatabase):
+    """Assert a read-only query's result: a scalar `expected` needs exactly one row with one column
+    equal to it; a list of rows (lists) needs exactly those rows, in order. Values compare as text
+    (numbers also by value; true/false as 1/0; null as SQL NULL)."""
+
+    tool_name = "assertQuery"
+    expected: Scalar | list[list[Scalar | None]] = Field(
+        description="A single value (e.g. a COUNT), or every row as a list of column values."
+    )
+
+
+class SetNetwork(RecordedToolParams):
+    """Switch Wi-Fi, mobile data and airplane mode (Android); each radio is put back as it was at
+    the start of the trail when the trail ends, passed or failed."""
+
+    tool_name = "setNetwork"
+    wifi: bool | None = Field(default=None, description="Wi-Fi on (true) or off (false); omit to leave it.")
+    data: bool | None = Field(default=None, description="Mobile data on or off; omit to leave it.")
+    airplane: bool | None = Field(default=None, description="Airplane mode on or off; omit to leave it.")
+
+    @model_validator(mode="after")
+    def _something_to_switch(self) -> SetNetwork:
+        if self.wifi is None and self.data is None and self.airplane is None:
+            raise ValueError("setNetwork needs at least one of wifi, data, airplane")
+        return self
+
+
+_read_prefs_tool = _probe_tool(ReadPrefs, "other", "storage", _read_prefs)
+_assert_pref_tool = _probe_tool(AssertPref, "assertion", "storage", _assert_pref)
+_query_database_tool = _probe_tool(QueryDatabase, "other", "storage", _query_database)
+_assert_query_tool = _probe_tool(AssertQuery, "assertion", "storage", _assert_query)
+_set_network_tool = _probe_tool(SetNetwork, "action", "network", _set_network)

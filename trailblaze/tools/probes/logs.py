@@ -1,4 +1,4 @@
-"""The log probes: `readLogs` and `assertLogContains` over the session's app log
+"""The log probes, each one's params beside its handler: `readLogs` and `assertLogContains` over the session's app log
 (`trailblaze.device.logs`; Android logcat by the app's pids). iOS and drivers without an app log
 answer UNSUPPORTED with what would be needed."""
 
@@ -7,13 +7,17 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field, field_validator
 
 from trailblaze.common.redact import scrub
-from trailblaze.tools.lookup import ToolContext
 from trailblaze.tools.params import RecordedToolParams
-from trailblaze.tools.probes import params as pp
+from trailblaze.tools.probes.params import AppTool
 from trailblaze.tools.tooldef import Kind, Offer, ToolDef, ToolResult, defines
+
+if TYPE_CHECKING:
+    from trailblaze.tools.lookup import ToolContext
 
 __all__: list[str] = []
 
@@ -59,7 +63,7 @@ def _lines(lines: list[str]) -> str:
     return scrub(f"{more}:\n" + "\n".join(shown))
 
 
-def _read_logs(ctx: ToolContext, p: pp.ReadLogs, app: str) -> ToolResult:
+def _read_logs(ctx: ToolContext, p: ReadLogs, app: str) -> ToolResult:
     since = None if p.sinceStep is None else p.sinceStep - 1
     lines = ctx.session.app_logs.read(app, since).lines
     if p.grep is not None:
@@ -72,7 +76,7 @@ def _read_logs(ctx: ToolContext, p: pp.ReadLogs, app: str) -> ToolResult:
     return ToolResult("OK", f"{len(lines)} {what} {where}" + _lines(lines))
 
 
-def _assert_log_contains(ctx: ToolContext, p: pp.AssertLogContains, app: str) -> ToolResult:
+def _assert_log_contains(ctx: ToolContext, p: AssertLogContains, app: str) -> ToolResult:
     session = ctx.session
     wanted = re.compile(p.pattern)
     timeout = session.resolve_timeout if p.timeoutMs is None else p.timeoutMs / 1000
@@ -89,5 +93,45 @@ def _assert_log_contains(ctx: ToolContext, p: pp.AssertLogContains, app: str) ->
     return ToolResult("NOT_FOUND", scrub(f"no line of {app}'s log matches /{p.pattern}/ after {timeout:g} s") + tail)
 
 
-_read_logs_tool = _log_tool(pp.ReadLogs, "other", _read_logs)
-_assert_log_contains_tool = _log_tool(pp.AssertLogContains, "assertion", _assert_log_contains)
+def _regex(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"{value!r} is not a regular expression: {exc}") from None
+    return value
+
+
+class ReadLogs(AppTool):
+    """Read the app's device log (Android logcat, the app's own processes) since the run started, or
+    since a step started; optionally only the lines matching a regular expression."""
+
+    tool_name = "readLogs"
+    sinceStep: int | None = Field(
+        default=None, ge=1, description="Only lines since step N (1-based, as replay numbers them) started."
+    )
+    grep: str | None = Field(default=None, min_length=1, description="A regular expression lines must match.")
+
+    _grep_is_a_regex = field_validator("grep")(_regex)
+
+
+class AssertLogContains(AppTool):
+    """Assert that the app's device log (Android logcat, since the run started) has a line matching
+    `pattern` (a regular expression), waiting up to `timeoutMs` for it to be written."""
+
+    tool_name = "assertLogContains"
+    pattern: str = Field(
+        min_length=1, description="A regular expression, e.g. `Signed in as .*@example.com`."
+    )
+    timeoutMs: int | None = Field(
+        default=None,
+        ge=0,
+        le=600_000,
+        description="How long to wait for the line (default: the element timeout, 5 s).",
+    )
+
+    _pattern_is_a_regex = field_validator("pattern")(_regex)
+
+
+_read_logs_tool = _log_tool(ReadLogs, "other", _read_logs)
+_assert_log_contains_tool = _log_tool(AssertLogContains, "assertion", _assert_log_contains)

@@ -1,4 +1,4 @@
-"""Typed parameters of the engine's own recorded tools, one module per family of tools.
+"""The engine's own recorded tools, one module per family: each tool's typed params and its handler.
 
 A recording stores a tool as `{toolName: {params}}`. For these names the params are validated
 against the models of this package when a trail loads (unknown keys, wrong types and out-of-range
@@ -6,10 +6,10 @@ enums are errors); any other name is a custom tool whose params are kept verbati
 the YAML keys, so a validation error location is also a path in the file. `{{var}}` templates are
 plain text here: they are interpolated at dispatch, never at load.
 
-Each model is the params of one `ToolDef`, defined with its handler in `trailblaze.tools.core`
-(read-compat ones in `trailblaze.tools.compat`); `trailblaze.tools.builtin` names each tool's
-module, so a trail imports the families of the tools it names and no other (start-up, docs/adr/
-0063-start-up.md):
+Each model is the params of one `ToolDef`, defined with its handler beside it in the same module;
+the generated index (`trailblaze.tools._index`) names each tool's module, so a trail imports the
+families of the tools it names and no other, and a handler imports what it runs on when it runs
+(start-up, docs/adr/0063-start-up.md):
 
 - `selector`: an element found by its `nodeSelector` (tap, assert visible, remember its text);
 - `keyboard`: typing, erasing, the keyboard and the keys;

@@ -1,4 +1,4 @@
-"""Params of `launchApp` (see the package's docstring)."""
+"""The `launchApp` tool: its params and its handler (see the package's docstring)."""
 
 from __future__ import annotations
 

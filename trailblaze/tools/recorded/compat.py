@@ -1,5 +1,5 @@
-"""Params of Trailblaze's older, Maestro-lowered tools (read-compat, docs/adr/0012-read-compat-tools.md):
-read and replayed, never written by our recorder (see the package's docstring).
+"""Trailblaze's older, Maestro-lowered tools (read-compat, docs/adr/0012-read-compat-tools.md):
+their params and handlers, read and replayed with Maestro's matching, never written by our recorder (see the package's docstring).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Params of the tools that wait or run another trail (see the package's docstring)."""
+"""The tools that wait or run another trail: their params and handlers (see the package's docstring)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Params of the tools that tap a point or swipe (see the package's docstring)."""
+"""The tools that tap a point or swipe: their params and handlers (see the package's docstring)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Params of the tools that type, erase and press keys (see the package's docstring)."""
+"""The tools that type, erase and press keys: their params and handlers (see the package's docstring)."""
 
 from __future__ import annotations
 

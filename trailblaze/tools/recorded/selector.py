@@ -1,4 +1,5 @@
-"""Params of the tools that act on the one element a `nodeSelector` finds (see the package's docstring)."""
+"""The tools that act on the one element a `nodeSelector` finds: their params and handlers (see the
+package's docstring)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Params of the tools that look for an element by its text (see the package's docstring)."""
+"""The tools that look for an element by its text: their params and handlers (see the package's docstring)."""
 
 from __future__ import annotations
 
