@@ -47,7 +47,6 @@ __all__ = [
     "SupportsShell",
     "SupportsShellStatus",
     "SupportsTrace",
-    "SupportsWeb",
     "before_acting",
 ]
 
@@ -312,29 +311,6 @@ class SupportsAppLogs(Protocol):
         """The lines `app_id`'s processes wrote after `since` (a `log_mark` or a previous `mark`;
         None: all the device still holds), in one read of the device log."""
         ...
-
-
-@runtime_checkable
-class SupportsWeb(Protocol):
-    """A browser page (the web driver): what Trailblaze's `web_*` tools need beyond taps and keys.
-
-    `order` is a node's `Node.order` in the driver's latest hierarchy."""
-
-    def navigate(self, action: str, url: str) -> None: ...
-
-    def press(self, key: str) -> None: ...
-
-    def scroll(self, dx: float, dy: float, at: tuple[float, float] | None = None) -> None: ...
-
-    def css_nodes(self, css: str) -> list[int]: ...
-
-    def select_option(self, order: int, values: list[str]) -> list[str]: ...
-
-    def inner_text(self, order: int) -> str: ...
-
-    def input_value(self, order: int) -> str: ...
-
-    def attribute(self, order: int, name: str) -> str | None: ...
 
 
 @runtime_checkable

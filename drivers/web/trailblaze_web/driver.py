@@ -224,7 +224,7 @@ class WebDriver:
         """Presses a Playwright key or chord (`Enter`, `Escape`, `Control+A`)."""
         self._do(f"pressing {key}", lambda: self._page.keyboard.press(key))
 
-    # --- web extras (trailblaze.device.driver.SupportsWeb) --------------------------------------------------
+    # --- web extras (trailblaze.tools.catalog.web_tools.SupportsWeb) --------------------------------------------------
     def navigate(self, action: str, url: str) -> None:
         """GOTO `url`, or BACK / FORWARD in the history; waits for the load event."""
         if action == "BACK":

@@ -16,11 +16,10 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from pydantic import Field
 
-from trailblaze.device.driver import SupportsWeb
 from trailblaze.errors import DeviceUnsupported
 from trailblaze.screen.compact import compact_view
 from trailblaze.screen.resolve import resolve
@@ -36,7 +35,32 @@ if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
     from trailblaze.screen.hierarchy import Hierarchy, Node
 
-__all__: list[str] = []
+__all__ = ["SupportsWeb"]
+
+
+@runtime_checkable
+class SupportsWeb(Protocol):
+    """A browser page: what Trailblaze's `web_*` tools need of a driver beyond taps and keys. The tools
+    declare it, not the device layer: a driver that drives a browser (trailblaze_web's) has these
+    methods, and the core knows no driver by name (docs/adr/0081-drivers-own-their-options.md).
+
+    `order` is a node's `Node.order` in the driver's latest hierarchy."""
+
+    def navigate(self, action: str, url: str) -> None: ...
+
+    def press(self, key: str) -> None: ...
+
+    def scroll(self, dx: float, dy: float, at: tuple[float, float] | None = None) -> None: ...
+
+    def css_nodes(self, css: str) -> list[int]: ...
+
+    def select_option(self, order: int, values: list[str]) -> list[str]: ...
+
+    def inner_text(self, order: int) -> str: ...
+
+    def input_value(self, order: int) -> str: ...
+
+    def attribute(self, order: int, name: str) -> str | None: ...
 
 _WEB: frozenset[Platform] = frozenset(("web",))
 

@@ -368,7 +368,7 @@ class QueryDatabase(AppTool):
     (Android, debuggable build) and return its columns and rows."""
 
     tool_name = "queryDatabase"
-    db: str = Field(pattern=FILE_NAME, description="Database file name under databases/, e.g. `adb`.")
+    db: str = Field(pattern=FILE_NAME, description="Database file name under databases/, e.g. `app.db`.")
     sql: str = Field(min_length=1, description="One SELECT or read-only PRAGMA statement.")
 
     @field_validator("sql")
