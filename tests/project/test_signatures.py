@@ -66,3 +66,22 @@ def test_the_check_finds_a_long_signature_and_lets_a_click_command_through(tmp_p
         "    def method(self, a, b, c, d, e, f, g, h, i, j): ...\n"
     )
     assert long_signatures([probe], tmp_path) == ["probe.py::run (11 parameters)"]
+
+
+def _calls(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        f.id if isinstance(f, ast.Name) else f.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(f := n.func, ast.Name | ast.Attribute)
+    }
+
+
+def test_replay_and_the_pytest_runner_replay_a_trail_through_one_function() -> None:
+    """Issue 46 item 2: `trailblaze replay` and `trail_runner.replay` share how a trail is replayed
+    (memory per attempt, retries from a clean launch), so the two cannot drift apart."""
+    package = Path(__file__).resolve().parents[2] / "trailblaze"
+    for module in (package / "engine" / "commands.py", package / "pytest" / "_runner.py"):
+        calls = _calls(module)
+        assert "replay_with_retries" in calls, module
+        assert not calls & {"replay_trail", "run_with_retries"}, module

@@ -2,7 +2,7 @@
 
 `run_record_command` and `run_replay_command` load and check every trail before the device, open the
 run directory and the device, run the trails (`trailblaze.engine.record.record_trail`,
-`trailblaze.engine.replay.replay_trail`), write the reports, and return the exit code. They print
+`trailblaze.engine.retries.replay_with_retries`, which pytest's `trail_runner.replay` shares), write the reports, and return the exit code. They print
 nothing: what happens goes, as data, to a `Progress` (`trailblaze.engine.progress`), which the CLI
 presents on the terminal (`trailblaze.cli.console`).
 """
@@ -27,8 +27,7 @@ from trailblaze.engine.options import (
 from trailblaze.engine.progress import Progress, Quiet, RecordTotals
 from trailblaze.engine.record import record_trail
 from trailblaze.engine.record_draft import not_changed_text, nothing_to_record, resumed_text
-from trailblaze.engine.replay import build_memory, replay_trail
-from trailblaze.engine.retries import clean_launch, run_with_retries
+from trailblaze.engine.retries import replay_with_retries
 from trailblaze.output.ci_policy import verdict
 from trailblaze.output.runlog import StepRecord, TrailRecord, iter_trails
 from trailblaze.tools.memory import Memory
@@ -515,18 +514,6 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
         raise
     interrupted = False
 
-    def replay_once(trail: Trail) -> TrailRecord:  # one attempt, from the trail's start
-        return replay_trail(
-            trail,
-            session,
-            options=run.replay,
-            memory=build_memory(trail, inputs.memory, inputs.args, inputs.secrets, flags=inputs.flags),
-            llm_factory=llms,
-            rundir=rundir,
-            device=device.text,
-            progress=told,
-        )
-
     try:
         _install(told, session, device.install, device.reinstall)
         for file, digest in checked:
@@ -537,12 +524,10 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
             trail = _load_again(file, digest, device.platform, inputs, tools=not run.replay.self_heal)
             told.trail_started(file, device.text, trail.note or None)
             try:
-                record = run_with_retries(
-                    partial(replay_once, trail),
-                    retries=policy.retries,
-                    rundir=rundir,
-                    before_retry=_before_retry(told, session, trail, policy.retries),
-                )
+                record = replay_with_retries(
+                    trail, session, options=run.replay, inputs=inputs, retries=policy.retries,
+                    llm_factory=llms, rundir=rundir, device=device.text, progress=told,
+                )  # fmt: skip
             except SessionLost as exc:  # that trail errs; the next one opens a new remote session
                 broken = exc
                 told.trail_lost(exc.message)
@@ -584,19 +569,6 @@ def _nothing_ran(skipped: list[str]) -> str:
         f"nothing ran: all {len(skipped)} trails were skipped (the first: {skipped[0]}); replay them on a "
         "--device they run on, or add trails that run on this one"
     )
-
-
-def _before_retry(
-    told: Progress, session: DeviceSession, trail: Trail, retries: int
-) -> Callable[[int, TrailRecord], None]:
-    """Says a failed attempt is retried, and stops the app so the retry launches it cold."""
-    target = trail.config.target if trail.config else None
-
-    def before(attempt: int, failed: TrailRecord) -> None:
-        told.retrying(attempt, retries)
-        clean_launch(session, target)
-
-    return before
 
 
 def _shard_trails(

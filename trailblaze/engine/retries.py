@@ -16,7 +16,12 @@ from trailblaze.output.runlog import TrailRecord
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
+    from trailblaze.engine.options import RunInputs
+    from trailblaze.engine.progress import Progress
+    from trailblaze.engine.replay import ReplayOptions
+    from trailblaze.llm.client import LLMClient
     from trailblaze.output.rundir import RunDir
+    from trailblaze.trail.model import Trail
 
 __all__ = ["MAX_RETRIES", "clean_launch", "run_with_retries"]
 
@@ -72,3 +77,48 @@ def clean_launch(session: DeviceSession, target: str | None) -> None:
         session.act(lambda driver: driver.stop_app(target), settle=False)
     except Exception:  # a stop that fails leaves the trail's own launch step to do the work
         pass
+
+
+def replay_with_retries(
+    trail: Trail,
+    session: DeviceSession,
+    *,
+    options: ReplayOptions,
+    inputs: RunInputs,
+    retries: int,
+    llm_factory: Callable[[], LLMClient] | None = None,
+    rundir: RunDir | None = None,
+    device: str = "",
+    progress: Progress | None = None,
+) -> TrailRecord:
+    """Replays `trail` on an open session, a failed attempt again from a clean launch up to `retries`
+    times: how `trailblaze replay` replays each of its trails and how pytest's `trail_runner.replay`
+    replays one (docs/adr/0046-run-options.md). Each attempt gets its memory afresh from `inputs`;
+    `progress` hears the steps and each retry.
+
+    Returns:
+        The record of the last attempt, the failed ones in its `attempts`.
+    """
+    from trailblaze.engine.replay import replay_trail
+    from trailblaze.trail.variables import build_memory
+
+    def attempt() -> TrailRecord:  # one attempt, from the trail's start
+        return replay_trail(
+            trail,
+            session,
+            options=options,
+            memory=build_memory(trail, inputs.memory, inputs.args, inputs.secrets, flags=inputs.flags),
+            llm_factory=llm_factory,
+            rundir=rundir,
+            device=device,
+            progress=progress,
+        )
+
+    target = trail.config.target if trail.config else None
+
+    def before_retry(number: int, failed: TrailRecord) -> None:
+        if progress is not None:
+            progress.retrying(number, retries)
+        clean_launch(session, target)  # the retry launches the app cold, as the first attempt did
+
+    return run_with_retries(attempt, retries=retries, rundir=rundir, before_retry=before_retry)

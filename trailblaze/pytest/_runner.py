@@ -234,37 +234,29 @@ class TrailRunner:
             UsageError / TrailFileError: the file does not load or a template names an unknown variable.
             DeviceError / LLMError: infrastructure failed.
         """
-        from trailblaze.engine.replay import ReplayOptions, build_memory, replay_trail
-        from trailblaze.engine.retries import clean_launch, run_with_retries
+        from trailblaze.engine.retries import replay_with_retries
         from trailblaze.output.ci_policy import is_flaky
         from trailblaze.trail.model import load_trail
+        from trailblaze.trail.variables import build_memory
 
         trail = load_trail(path)
-        every_secret = {**self.secrets, **(secrets or {})}
-        mem = build_memory(trail, memory, args, every_secret, flags=self.flags)
+        inputs = RunInputs(
+            memory=memory, args=dict(args or {}), secrets={**self.secrets, **(secrets or {})}, flags=self.flags
+        )
+        mem = build_memory(trail, inputs.memory, inputs.args, inputs.secrets, flags=inputs.flags)
         heal = self.self_heal if self_heal is None else self_heal
         self.session.invalidate()
         rundir = self._open_rundir(mem)
-
-        def attempt() -> TrailRecord:
-            return replay_trail(
-                trail,
-                self.session,
-                options=ReplayOptions(
-                    self_heal=heal, write_back=self.write_back, trail_timeout=self.trail_timeout
-                ),
-                memory=build_memory(trail, memory, args, every_secret, flags=self.flags),  # each attempt afresh
-                llm_factory=self._llm,
-                rundir=rundir,
-                device=self.device,
-            )
-
-        target = trail.config.target if trail.config else None
-        record = run_with_retries(
-            attempt,
+        # the same function `trailblaze replay` replays each trail with (trailblaze.engine.commands)
+        record = replay_with_retries(
+            trail,
+            self.session,
+            options=ReplayOptions(self_heal=heal, write_back=self.write_back, trail_timeout=self.trail_timeout),
+            inputs=inputs,
             retries=self.retries if retries is None else retries,
+            llm_factory=self._llm,
             rundir=rundir,
-            before_retry=lambda _n, _failed: clean_launch(self.session, target),
+            device=self.device,
         )
         if is_flaky(record):
             self.flaky.append(record)
