@@ -116,3 +116,28 @@ def test_under_pytest_a_missing_secret_names_trailblaze_secret(pytester: pytest.
         "trails", "--device", "sim:android", "-p", "no:xdist", "--trailblaze-secret", "password=hunter2"
     )
     assert passed.ret == 0, "\n".join(passed.outlines)
+
+
+def test_the_front_ends_take_the_run_options_names_from_one_table() -> None:
+    """Issue 46 item 2: `--secret` / `--trailblaze-secret`, `--model`, … are spelled once
+    (trailblaze.common.run_flags): no option declaration in the CLI or the pytest plugin writes one
+    of them as a literal, and the hints' `Flags` start with the table's spelling."""
+    import ast
+
+    from tests.support.paths import ROOT
+    from trailblaze.common.run_flags import OPTIONS, plugin_flag
+
+    spelled = {f.cli for f in OPTIONS.values()} | {f.pytest for f in OPTIONS.values() if f.pytest}
+    files = [*sorted((ROOT / "trailblaze" / "cli").glob("*.py")), ROOT / "trailblaze" / "pytest" / "plugin.py"]
+    literal: list[str] = []
+    declared = 0
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("option", "addoption") and node.args:
+                declared += 1
+                first = node.args[0]
+                if isinstance(first, ast.Constant) and first.value in spelled:
+                    literal.append(f"{path.name}:{node.lineno} {first.value}")
+    assert declared > 50 and literal == []
+    assert CLI.secret.startswith(OPTIONS["secret"].cli + " ") and PYTEST.secret.startswith(plugin_flag("secret") + " ")
+    assert MCP.script_host.startswith(OPTIONS["script_host"].cli + " ") and PYTEST.model.startswith(plugin_flag("model"))

@@ -24,6 +24,7 @@ from trailblaze.cli.options import (
     _secret_options,
     _secrets,
 )
+from trailblaze.common.run_flags import OPTIONS
 
 if TYPE_CHECKING:
     from trailblaze.device.driver_hooks import GivenOptions
@@ -130,11 +131,11 @@ def snapshot_command(
 )
 @click.argument("tool_text", metavar="TOOL")
 @_device_options
-@click.option("--memory", "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
+@click.option(OPTIONS["memory"].cli, "memory", multiple=True, metavar="K=V", help="A memory variable ({{K}}); repeatable.")
 @_secret_options
 @_debug_option
 @_element_timeout_option
-@click.option("--model", default=None, callback=_model_spec, metavar="PROVIDER:MODEL",
+@click.option(OPTIONS["model"].cli, default=None, callback=_model_spec, metavar="PROVIDER:MODEL",
               help="The model for tools that ask one (rememberText, assertWithAi, …); without it they "
               "answer UNSUPPORTED. " + _PROVIDERS_HELP + ".")
 @_llm_options

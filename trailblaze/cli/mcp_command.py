@@ -17,6 +17,7 @@ from trailblaze.cli.options import (
     _secret_options,
     _secrets,
 )
+from trailblaze.common.run_flags import OPTIONS
 
 if TYPE_CHECKING:
     from trailblaze.device.driver_hooks import GivenOptions
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     + "  trailblaze mcp --device android --http 8765               # streamable HTTP on 127.0.0.1:8765/mcp\n"
     + "  trailblaze mcp --device sim:android --root trails          # a client's paths stay under trails/",
 )
-@click.option("--device", default=None, metavar="SPEC", help=_DEVICE_HELP + " Omit to pick one with use_device.")
+@click.option(OPTIONS["device"].cli, default=None, metavar="SPEC", help=_DEVICE_HELP + " Omit to pick one with use_device.")
 @click.option("--latency", type=click.Choice(_LATENCIES), default=None,
               help="How slow a sim:* device is: zero (default) or realistic.")
 @driver_options

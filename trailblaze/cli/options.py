@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from trailblaze.cli.driver_options import driver_options
+from trailblaze.common.run_flags import OPTIONS
 
 if TYPE_CHECKING:
     from trailblaze.device.driver_hooks import GivenOptions
@@ -221,8 +222,8 @@ def _device_options(f: Any, *, several: bool = False) -> Any:
     )(f)
     if several:
         help = _DEVICE_HELP + " Repeat it to run every trail on each device (a matrix; one merged report)."
-        return click.option("--device", required=True, multiple=True, metavar="SPEC", help=help)(f)
-    return click.option("--device", required=True, metavar="SPEC", help=_DEVICE_HELP)(f)
+        return click.option(OPTIONS["device"].cli, required=True, multiple=True, metavar="SPEC", help=help)(f)
+    return click.option(OPTIONS["device"].cli, required=True, metavar="SPEC", help=_DEVICE_HELP)(f)
 
 
 def _matrix_device_options(f: Any) -> Any:
@@ -244,7 +245,7 @@ def _allow_script_hosts(ctx: click.Context, param: click.Parameter, value: tuple
 def _secret_options(f: Any) -> Any:
     """`--secret`, `--secret-file` and `--script-host`, the hosts scripts may send the run's values to."""
     f = click.option(
-        "--script-host",
+        OPTIONS["script_host"].cli,
         multiple=True,
         metavar="HOST",
         expose_value=False,
@@ -253,7 +254,7 @@ def _secret_options(f: Any) -> Any:
         "[tool.trailblaze] script_hosts); repeatable. Others are refused: a script can send any value it reads.",
     )(f)
     f = click.option(
-        "--secret-file",
+        OPTIONS["secret_file"].cli,
         "secret_files",
         multiple=True,
         type=click.Path(path_type=str),
@@ -261,7 +262,7 @@ def _secret_options(f: Any) -> Any:
         help="Secrets from a .env file (NAME=VALUE lines, # comments); repeatable.",
     )(f)
     return click.option(
-        "--secret",
+        OPTIONS["secret"].cli,
         "secrets",
         multiple=True,
         metavar="K=V|K",
@@ -336,14 +337,14 @@ _trace_option = click.option(
 
 _install_options = [
     click.option(
-        "--install",
+        OPTIONS["install"].cli,
         "install",
         multiple=True,
         metavar="APK",
         type=click.Path(exists=True, dir_okay=False, path_type=str),
         help="Install (or update, keeping its data) this Android app on the device before the run; repeatable.",
     ),
-    click.option("--reinstall", is_flag=True, help="With --install: uninstall the app first, so it starts with no data."),
+    click.option(OPTIONS["reinstall"].cli, is_flag=True, help="With --install: uninstall the app first, so it starts with no data."),
 ]
 
 
@@ -401,21 +402,21 @@ _replay_screenshots_option = _screenshots_choice(
 
 def _llm_options(f: Any) -> Any:
     f = click.option(
-        "--llm-base-url",
+        OPTIONS["llm_base_url"].cli,
         default=None,
         metavar="URL",
         help="The model endpoint, e.g. http://127.0.0.1:11434/v1 for a local Ollama with --model openai:... "
         "(default: the provider's own, or $OPENAI_BASE_URL / $ANTHROPIC_BASE_URL).",
     )(f)
     f = click.option(
-        "--llm-retries",
+        OPTIONS["llm_retries"].cli,
         type=click.IntRange(0, 10),
         default=None,
         metavar="N",
         help="Retries of a failed or timed-out model call (default 2).",
     )(f)
     return click.option(
-        "--llm-timeout",
+        OPTIONS["llm_timeout"].cli,
         type=float,
         default=None,
         metavar="SECONDS",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from trailblaze.cli.options import _EX, _allure_option, _ctrf_option, _debug_option, _echo
+from trailblaze.common.run_flags import OPTIONS
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -159,7 +160,7 @@ def _merge_reports(paths: list[str], output: str | None, results: _Results, *, s
               ".trailblaze/results.db).")
 @click.option("--since", default=None, metavar="WHEN", help="Only runs since then: 7d, 12h, 30m or a date.")
 @click.option("--branch", default=None, help="Only runs of this branch.")
-@click.option("--device", "device_filter", default=None,
+@click.option(OPTIONS["device"].cli, "device_filter", default=None,
               help="Only this device (sim:android, a serial; * matches anything).")
 @click.option("--trail", default=None, help="Only this trail (its id or path; * matches anything).")
 @click.option("--last", type=click.IntRange(min=1), default=20, show_default=True, metavar="N",

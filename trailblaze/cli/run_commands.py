@@ -35,6 +35,7 @@ from trailblaze.cli.options import (
 )
 from trailblaze.cli.report_commands import _merge_reports, _Results
 from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S
+from trailblaze.common.run_flags import OPTIONS
 
 if TYPE_CHECKING:
     from trailblaze.engine.options import (
@@ -58,14 +59,14 @@ if TYPE_CHECKING:
 )
 @click.argument("trails", nargs=-1, required=True, type=click.Path(path_type=str))
 @_device_options
-@click.option("--memory", "--env", "-e", "memory", multiple=True, metavar="K=V",
+@click.option(OPTIONS["memory"].cli, "--env", "-e", "memory", multiple=True, metavar="K=V",
               help="A memory variable ({{K}}; a Maestro flow's ${K}, as Maestro's --env / -e); repeatable.")
-@click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
+@click.option(OPTIONS["arg"].cli, "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
 @_secret_options
-@click.option("--model", default=None, callback=_model_spec, metavar="PROVIDER:MODEL", help=_MODEL_HELP)
+@click.option(OPTIONS["model"].cli, default=None, callback=_model_spec, metavar="PROVIDER:MODEL", help=_MODEL_HELP)
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per step.")
 @click.option("--no-screenshots", is_flag=True, help="Send only the view hierarchy, no screenshot.")
-@click.option("--rerecord", is_flag=True, help="Solve every step with the agent, even recorded ones.")
+@click.option(OPTIONS["rerecord"].cli, is_flag=True, help="Solve every step with the agent, even recorded ones.")
 @click.option("--step", "steps", multiple=True, type=click.IntRange(min=1), metavar="N",
               help="Re-record only step N (numbered as replay prints them); the others replay. Repeatable.")
 @click.option("--from", "from_step", type=click.IntRange(min=1), default=None, metavar="N",
@@ -126,9 +127,9 @@ def record_command(
 @click.option("--from", "source", required=True, metavar="CLASSIFIER",
               help="The recordings to port: android, ios, or a form factor's (android-tablet, ios-ipad).")
 @_device_options
-@click.option("--memory", "--env", "-e", "memory", multiple=True, metavar="K=V",
+@click.option(OPTIONS["memory"].cli, "--env", "-e", "memory", multiple=True, metavar="K=V",
               help="A memory variable ({{K}}; a Maestro flow's ${K}, as Maestro's --env / -e); repeatable.")
-@click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
+@click.option(OPTIONS["arg"].cli, "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
 @_secret_options
 @_element_timeout_option
 @_device_logs_option
@@ -173,7 +174,7 @@ def port_command(
 )
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=str))
 @_matrix_device_options
-@click.option("--self-heal", is_flag=True, help="Let the agent repair a step whose recording fails (needs an LLM).")
+@click.option(OPTIONS["self_heal"].cli, is_flag=True, help="Let the agent repair a step whose recording fails (needs an LLM).")
 @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=str), help="Write JUnit XML here.")
 @_allure_option
 @_ctrf_option
@@ -183,11 +184,11 @@ def port_command(
 @click.option("--report-single-file", "report_single_file", is_flag=True,
               help="Make the --report one self-contained file, screenshots embedded (megabytes per trail).")
 @click.option("--tags", default="", metavar="T,...", help="Only trails whose config.tags include one of these.")
-@click.option("--memory", "--env", "-e", "memory", multiple=True, metavar="K=V",
+@click.option(OPTIONS["memory"].cli, "--env", "-e", "memory", multiple=True, metavar="K=V",
               help="A memory variable ({{K}}; a Maestro flow's ${K}, as Maestro's --env / -e); repeatable.")
-@click.option("--arg", "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
+@click.option(OPTIONS["arg"].cli, "args", multiple=True, metavar="K=V", help="A trail argument ({{args.K}}); repeatable.")
 @_secret_options
-@click.option("--model", default=None, callback=_model_spec, metavar="PROVIDER:MODEL",
+@click.option(OPTIONS["model"].cli, default=None, callback=_model_spec, metavar="PROVIDER:MODEL",
               help="The model for self-heal / unrecorded steps: " + _MODEL_HELP)
 @click.option("--max-llm-calls", type=click.IntRange(min=1), default=50, show_default=True, help="Per healed step.")
 @_element_timeout_option
@@ -208,7 +209,7 @@ def port_command(
 @click.option("--fail-on-flaky", is_flag=True, help="A flaky trail (passed only on a retry) fails the run (exit 1).")
 @click.option("--max-heals", type=click.IntRange(min=0), default=None, metavar="N",
               help="With --self-heal: fail the run (exit 1) when more than N steps needed healing.")
-@click.option("--trail-timeout", type=float, default=DEFAULT_TRAIL_TIMEOUT_S, show_default=True, metavar="SECONDS",
+@click.option(OPTIONS["trail_timeout"].cli, type=float, default=DEFAULT_TRAIL_TIMEOUT_S, show_default=True, metavar="SECONDS",
               callback=_positive_seconds,
               help="Wall-clock seconds one trail may run; past it the trail fails at the step it reached and "
               "the next trail runs. A trail's config.timeout may lower it.")

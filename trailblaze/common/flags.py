@@ -3,7 +3,8 @@
 The engine, the tools and the LLM adapters are shared by the CLI, the pytest plugin and the MCP
 server, and their hints name options: `pass --secret password=VALUE`. pytest spells that option
 `--trailblaze-secret`, and the MCP server takes it when it starts. So a hint never writes a flag
-itself: it asks the `Flags` of the run, which each front end picks (`CLI`, `PYTEST`, `MCP`) and hands
+itself: it asks the `Flags` of the run, which each front end picks (`CLI`, `PYTEST`, `MCP`, spelled from the one table of run options,
+`trailblaze.common.run_flags`) and hands
 down with the run's inputs (`RunInputs.flags`, then the run's `Memory`). A phrase is None where that
 front end has no such option.
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+
+from trailblaze.common.run_flags import OPTIONS, plugin_flag
 
 __all__ = ["CLI", "MCP", "PYTEST", "Flags"]
 
@@ -88,41 +91,59 @@ class Flags:
         return replace(self, carried=tuple(carried))
 
 
+def _cli(key: str, value: str = "") -> str:
+    return f"{OPTIONS[key].cli} {value}".rstrip()
+
+
+def _pytest(key: str, value: str = "") -> str:
+    return f"{plugin_flag(key)} {value}".rstrip()
+
+
+def _to_mcp(key: str, value: str) -> str:
+    return f"{OPTIONS[key].cli} {value} to `trailblaze mcp` (restart the server with it)"
+
+
+_IN_A_TEST = "to trail_runner.replay() in a Python test"
+
 CLI = Flags(
     front_end="cli",
-    secret="--secret {name}=VALUE",
-    other_values="--memory / --arg {name}=VALUE",
-    memory="--memory {name}=VALUE",
-    arg="--arg {name}=VALUE",
-    model="--model PROVIDER:MODEL",
-    llm_base_url="--llm-base-url",
-    llm_timeout="--llm-timeout SECONDS",
-    llm_retries="--llm-retries N",
-    self_heal="--self-heal",
-    rerecord="--rerecord",
+    secret=_cli("secret", "{name}=VALUE"),
+    other_values=f"{OPTIONS['memory'].cli} / {_cli('arg', '{name}=VALUE')}",
+    memory=_cli("memory", "{name}=VALUE"),
+    arg=_cli("arg", "{name}=VALUE"),
+    model=_cli("model", "PROVIDER:MODEL"),
+    llm_base_url=_cli("llm_base_url"),
+    llm_timeout=_cli("llm_timeout", "SECONDS"),
+    llm_retries=_cli("llm_retries", "N"),
+    self_heal=_cli("self_heal"),
+    rerecord=_cli("rerecord"),
+    trail_timeout=_cli("trail_timeout", "SECONDS"),
+    install=_cli("install"),
+    reinstall=_cli("reinstall"),
+    script_host=_cli("script_host", "{host}"),
 )
 
 PYTEST = Flags(
     front_end="pytest",
-    secret="--trailblaze-secret {name}=VALUE",
-    other_values="{name}=VALUE to trail_runner.replay() in a Python test",
-    memory="{name}=VALUE to trail_runner.replay() in a Python test",
-    arg="args={{'{name}': VALUE}} to trail_runner.replay() in a Python test",
-    model="--trailblaze-model PROVIDER:MODEL",
-    llm_base_url="--trailblaze-llm-base-url",
-    llm_timeout="--trailblaze-llm-timeout SECONDS",
-    llm_retries="--trailblaze-llm-retries N",
-    self_heal="--self-heal",
+    secret=_pytest("secret", "{name}=VALUE"),
+    other_values=f"{{name}}=VALUE {_IN_A_TEST}",
+    memory=f"{{name}}=VALUE {_IN_A_TEST}",
+    arg=f"args={{{{'{{name}}': VALUE}}}} {_IN_A_TEST}",
+    model=_pytest("model", "PROVIDER:MODEL"),
+    llm_base_url=_pytest("llm_base_url"),
+    llm_timeout=_pytest("llm_timeout", "SECONDS"),
+    llm_retries=_pytest("llm_retries", "N"),
+    self_heal=_pytest("self_heal"),
     rerecord="trail_runner.record(PATH, rerecord=True)",
-    trail_timeout="--trailblaze-trail-timeout SECONDS (ini trailblaze_trail_timeout)",
-    install="--trailblaze-install",
-    reinstall="--trailblaze-reinstall",
-    script_host="--trailblaze-script-host {host}",
+    trail_timeout=_pytest("trail_timeout", "SECONDS (ini trailblaze_trail_timeout)"),
+    install=_pytest("install"),
+    reinstall=_pytest("reinstall"),
+    script_host=_pytest("script_host", "{host}"),
 )
 
 MCP = Flags(
     front_end="mcp",
-    secret="--secret {name}=VALUE to `trailblaze mcp` (restart the server with it)",
+    secret=_to_mcp("secret", "{name}=VALUE"),
     other_values=None,
     memory=None,
     arg=None,
@@ -135,5 +156,5 @@ MCP = Flags(
     trail_timeout=None,
     install=None,  # the server installs nothing
     reinstall=None,
-    script_host="--script-host {host} to `trailblaze mcp` (restart the server with it)",
+    script_host=_to_mcp("script_host", "{host}"),
 )

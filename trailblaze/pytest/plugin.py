@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from trailblaze.common.deadline import DEFAULT_TRAIL_TIMEOUT_S
+from trailblaze.common.run_flags import plugin_flag
 
 if TYPE_CHECKING:
     from trailblaze.device.driver import Driver
@@ -208,7 +209,7 @@ def _results_location(config: pytest.Config, given: str | None, ini: str) -> str
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("trailblaze", "trailblaze (mobile UI trails)")
     group.addoption(
-        "--device",
+        plugin_flag("device"),
         action="append",
         dest="trailblaze_devices",
         metavar="SPEC",
@@ -218,7 +219,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "`-n N` (default sim:android)",
     )
     group.addoption(
-        "--self-heal",
+        plugin_flag("self_heal"),
         action="store_true",
         dest="trailblaze_self_heal",
         default=None,
@@ -290,20 +291,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="how long a selector may take to match before its tool fails (default 5; a tool's timeoutMs wins)",
     )
     group.addoption(
-        "--trailblaze-trail-timeout",
+        plugin_flag("trail_timeout"),
         dest="trailblaze_trail_timeout",
         metavar="SECONDS",
         help="wall-clock seconds one trail may run before it fails at the step it reached (default 1800)",
     )
     group.addoption(
-        "--trailblaze-install",
+        plugin_flag("install"),
         dest="trailblaze_install",
         action="append",
         metavar="APK",
         help="install this Android app on the device before the tests (repeatable; ini trailblaze_install)",
     )
     group.addoption(
-        "--trailblaze-reinstall",
+        plugin_flag("reinstall"),
         dest="trailblaze_reinstall",
         action="store_true",
         default=None,
@@ -316,32 +317,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="keep the app's device log for a failed step (on-failure, default), every step (always) or never (off)",
     )
     group.addoption(
-        "--trailblaze-llm-timeout",
+        plugin_flag("llm_timeout"),
         dest="trailblaze_llm_timeout",
         metavar="SECONDS",
         help="how long one model call may take (default 30)",
     )
     group.addoption(
-        "--trailblaze-model",
+        plugin_flag("model"),
         dest="trailblaze_model",
         metavar="PROVIDER:MODEL",
         help="the model of the `llm` fixture: anthropic:, bedrock:, vertex: or openai: (any OpenAI-compatible "
         "server); a bare name is an Anthropic model (default $TRAILBLAZE_MODEL, then anthropic:claude-sonnet-5)",
     )
     group.addoption(
-        "--trailblaze-llm-base-url",
+        plugin_flag("llm_base_url"),
         dest="trailblaze_llm_base_url",
         metavar="URL",
         help="the model endpoint, e.g. http://127.0.0.1:11434/v1 for a local Ollama (default: the provider's own)",
     )
     group.addoption(
-        "--trailblaze-llm-retries",
+        plugin_flag("llm_retries"),
         dest="trailblaze_llm_retries",
         metavar="N",
         help="retries of a failed or timed-out model call (default 2)",
     )
     group.addoption(
-        "--trailblaze-secret",
+        plugin_flag("secret"),
         action="append",
         dest="trailblaze_secrets",
         metavar="NAME=VALUE|NAME",
@@ -349,14 +350,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "never written to logs or reports",
     )
     group.addoption(
-        "--trailblaze-secret-file",
+        plugin_flag("secret_file"),
         action="append",
         dest="trailblaze_secret_files",
         metavar="PATH",
         help="secrets from a .env file (NAME=VALUE lines, # comments); repeatable",
     )
     group.addoption(
-        "--trailblaze-script-host",
+        plugin_flag("script_host"),
         action="append",
         dest="trailblaze_script_hosts",
         metavar="HOST",
