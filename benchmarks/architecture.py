@@ -382,14 +382,14 @@ def maestro_tier(root: Path) -> str:
     where = "a tier of its own" if top == "maestro" else f"inside {top}/"
     return f"{dotted}, {where} (tier {tier[top] + 1} of {len(tiers)}); imports reaching up: {len(upward)}"
 def listener_interfaces(trees: dict[str, ast.Module]) -> list[str]:
-    """What a run reports through: Protocol/ABC classes named *Observer, *Listener, *Progress or *Hooks
-    (or whose methods are all `on_*`), and each distinct callback parameter `on_*: Callable[..., None]`."""
+    """What a run reports through: Protocol/ABC classes named *Observer, *Listener, *Progress, *Hooks or
+    *Events (or whose methods are all `on_*`), and each distinct callback parameter `on_*: Callable[..., None]`."""
     found: set[str] = set()
     for name, tree in trees.items():
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and _bases(node) & {"Protocol", "ABC"}:
                 methods = [m.name for m in node.body if isinstance(m, ast.FunctionDef)]
-                named = re.search(r"(Observer|Listener|Progress|Hooks)$", node.name)
+                named = re.search(r"(Observer|Listener|Progress|Hooks|Events)$", node.name)
                 if named or (methods and all(m.startswith("on_") for m in methods)):
                     found.add(f"{name}.{node.name}")
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):

@@ -353,9 +353,9 @@ def test_trail_runner_record_verifies(pytester: pytest.Pytester, tmp_path: Path)
 def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
     from trailblaze.device.devices import open_device
     from trailblaze.engine.options import RunInputs
-    from trailblaze.engine.progress import Quiet
     from trailblaze.engine.record import record_trail
     from trailblaze.errors import DeviceError
+    from trailblaze.output.events import RunEvents
     from trailblaze.output.rundir import RunDir
     from trailblaze.testing.demo_policy import demo_llm
     from trailblaze.tools.memory import Memory
@@ -370,7 +370,7 @@ def test_device_dying_during_the_proof_writes_nothing(tmp_path: Path) -> None:
     conditions = Conditions()
     run = RunDir(tmp_path / "run", Memory(), command=["test"], device="sim:android")
 
-    class OfflineMidProof(Quiet):
+    class OfflineMidProof(RunEvents):
         def proof_step_done(self, record: Any) -> None:  # the device goes offline in the middle of the proof
             conditions.offline_after_request = conditions.requests + 2
 

@@ -77,7 +77,7 @@ def rig(
     except BaseException:
         sim.stop()
         raise
-    session = DeviceSession(driver, on_close=sim.stop, **options)
+    session = DeviceSession(driver, simulator=sim, **options)
     try:
         yield Rig(sim, session)
     finally:

@@ -12,7 +12,7 @@ import io
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING
 
 from trailblaze.common import deadline
 from trailblaze.llm import prompts
@@ -21,14 +21,13 @@ from trailblaze.llm.client import (
     ImageBlock,
     LLMClient,
     LLMRequest,
-    LLMResponse,
     Message,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    Usage,
     scrub_request,
 )
+from trailblaze.output.step_result import StepResult, ToolRun
 from trailblaze.screen.compact import CompactView, compact_view, mark_image
 from trailblaze.tools.llm_tools import (
     FAIL_AT,
@@ -37,17 +36,16 @@ from trailblaze.tools.llm_tools import (
     fingerprint,
 )
 from trailblaze.tools.lookup import ToolContext
-from trailblaze.tools.tooldef import ToolResult
 from trailblaze.tools.toolset import ToolSet
 
 if TYPE_CHECKING:
     from trailblaze.agent.ask import AskUser
     from trailblaze.device.session import DeviceSession
+    from trailblaze.output.events import RunEvents
     from trailblaze.screen.hierarchy import Hierarchy
     from trailblaze.tools.memory import Memory
-    from trailblaze.trail.model import ToolCall
 
-__all__ = ["Agent", "AgentObserver", "Screen", "StepResult", "ToolRun", "model_image"]
+__all__ = ["Agent", "Screen", "model_image"]
 
 _MAX_IMAGE_SIDES = (768, 1024)  # short side, long side of the screenshot the model sees
 _WINDOW = 30  # calls kept for loop detection
@@ -61,40 +59,6 @@ class Screen:
     view: CompactView
     image: bytes | None = None
     """The downscaled JPEG with set-of-mark boxes, None with screenshots off."""
-
-
-@dataclass
-class ToolRun:
-    """One executed LLM-facing call."""
-
-    use: ToolUseBlock
-    outcome: ToolResult
-    duration_ms: float
-
-
-@dataclass
-class StepResult:
-    """How one step ended, what to record, and what it cost."""
-
-    status: Literal["COMPLETED", "FAILED"]
-    explanation: str
-    runs: list[ToolRun] = field(default_factory=list)
-    llm_calls: int = 0
-    usage: Usage = field(default_factory=Usage)
-    cost_usd: float = 0.0
-
-    @property
-    def recorded(self) -> list[ToolCall]:
-        """The recorded-form calls of every successful tool, in order: the step's recording."""
-        return [call for run in self.runs if run.outcome.ok for call in run.outcome.recorded]
-
-
-class AgentObserver(Protocol):
-    """Told about every LLM call and tool run as it happens (the run directory implements it)."""
-
-    def on_llm_call(self, request: LLMRequest, response: LLMResponse, image: bytes | None) -> None: ...
-
-    def on_tool(self, run: ToolRun) -> None: ...
 
 
 @dataclass
@@ -124,7 +88,7 @@ class Agent:
         max_llm_calls: Calls per step before it fails.
         screenshots: Send an annotated screenshot with every request.
         max_history: Turns of this step's history kept in a request.
-        observer: Told about every call and tool run.
+        observer: Told about every LLM call and tool run (`on_llm_call`, `on_tool`).
         ask: Answers the model's `askUser` questions (the person at the terminal); None: not offered.
     """
 
@@ -139,7 +103,7 @@ class Agent:
         max_llm_calls: int = 50,
         screenshots: bool = True,
         max_history: int = 10,
-        observer: AgentObserver | None = None,
+        observer: RunEvents | None = None,
         ask: AskUser | None = None,
     ) -> None:
         self.llm, self.session, self.memory = llm, session, memory

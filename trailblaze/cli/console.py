@@ -1,4 +1,4 @@
-"""The terminal's `trailblaze record` / `trailblaze replay`: a `Progress` that prints with rich.
+"""The terminal's `trailblaze record` / `trailblaze replay`: a run's listener that prints with rich.
 
 `trailblaze.engine.commands` runs the commands and tells `ConsoleProgress` what happened; this module
 alone decides how it looks: a heading per trail, a line per step, the proof replay under its own
@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from trailblaze.output.ci_policy import is_flaky
+from trailblaze.output.events import RunEvents
 from trailblaze.output.runlog import (
     RunRecord,
     StepRecord,
@@ -26,7 +27,7 @@ from trailblaze.trail.discovery import recordings_file
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from trailblaze.engine.progress import RecordTotals
+    from trailblaze.output.events import RecordTotals
 
 __all__ = ["ConsoleProgress", "step_line"]
 
@@ -48,8 +49,9 @@ def _models(usage: UsageTotals) -> str:
 
 
 
-class ConsoleProgress:
-    """The `Progress` of the CLI: every event printed to standard output as it happens."""
+class ConsoleProgress(RunEvents):
+    """The CLI's listener of the commands' events (`RunEvents`): each printed to standard output as it
+    happens."""
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console if console is not None else _console()

@@ -224,7 +224,7 @@ def open_device(
     except BaseException:
         sim.stop()
         raise
-    return DeviceSession(driver, on_close=sim.stop, **session_options)
+    return DeviceSession(driver, simulator=sim, **session_options)
 
 
 def list_devices(env: Mapping[str, str] | None = None) -> tuple[list[DeviceListing], list[str]]:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from types import TracebackType
 
     from trailblaze.device.driver import DeviceInfo, Driver
+    from trailblaze.device.simulator import RunningSimulator
     from trailblaze.screen.hierarchy import Hierarchy, Node
     from trailblaze.screen.selector import NodeSelector
 
@@ -118,7 +119,8 @@ class DeviceSession:
             selector the device cannot query; later pauses grow by half up to `max_poll_interval`.
         resolve_timeout: Default bound for `resolve()` polling.
         loading_timeout: Bound on settling while a loading indicator shows.
-        on_close: Called after the driver closes (e.g. stops a simulator the session owns).
+        simulator: The simulator the device runs on, which the session owns: stopped after the
+            driver closes.
         clock: The monotonic time settling is bounded in (`time.monotonic`); a test shares a
             simulated device's clock here so the bounds run on device time.
         sleep: How settling pauses between dumps (`time.sleep`); with a test's clock, its `advance`.
@@ -135,7 +137,7 @@ class DeviceSession:
         max_poll_interval: float = 0.25,
         resolve_timeout: float = 5.0,
         loading_timeout: float = 10.0,
-        on_close: Callable[[], None] | None = None,
+        simulator: RunningSimulator | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         scroll_into_view: bool = True,
@@ -151,7 +153,7 @@ class DeviceSession:
         self.loading_timeout = loading_timeout
         self.stats = SessionStats()
         self._cache = _Cache()
-        self._on_close = on_close
+        self._simulator = simulator
         self._closed = False
         self._trail_end: dict[str, Callable[[], None]] = {}
         self._shot_lock = threading.Lock()
@@ -504,8 +506,8 @@ class DeviceSession:
         try:
             self.driver.close()
         finally:
-            if self._on_close is not None:
-                self._on_close()
+            if self._simulator is not None:
+                self._simulator.stop()
 
     def __enter__(self) -> DeviceSession:
         return self

@@ -3,8 +3,8 @@
 `run_record_command` and `run_replay_command` load and check every trail before the device, open the
 run directory and the device, run the trails (`trailblaze.engine.record.record_trail`,
 `trailblaze.engine.retries.replay_with_retries`, which pytest's `trail_runner.replay` shares), write the reports, and return the exit code. They print
-nothing: what happens goes, as data, to a `Progress` (`trailblaze.engine.progress`), which the CLI
-presents on the terminal (`trailblaze.cli.console`).
+nothing: what happens goes, as data, to the run's events (`trailblaze.output.events.RunEvents`), which
+the CLI presents on the terminal (`trailblaze.cli.console`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from trailblaze.engine.options import (
     RunInputs,
     RunOutput,
 )
-from trailblaze.engine.progress import Progress, Quiet, RecordTotals
 from trailblaze.engine.record import record_trail
 from trailblaze.engine.record_draft import not_changed_text, nothing_to_record, resumed_text
 from trailblaze.engine.retries import replay_with_retries
 from trailblaze.output.ci_policy import verdict
+from trailblaze.output.events import Quiet, RecordTotals, RunEvents
 from trailblaze.output.runlog import StepRecord, TrailRecord, iter_trails
 from trailblaze.tools.memory import Memory
 from trailblaze.trail.model import Trail, load_trail
@@ -243,11 +243,11 @@ def report_target(report: str) -> Path:
 
 
 
-class _Summarised(Quiet):
+class _Summarised(RunEvents):
     """What `record_trail` tells of one trail: its steps go on to the command's progress, its summary
     line is kept for `recorded` (after the port summary, if any, is made of it)."""
 
-    def __init__(self, told: Progress, summary: list[str]) -> None:
+    def __init__(self, told: RunEvents, summary: list[str]) -> None:
         self._told, self._summary = told, summary
 
     def step_done(self, record: StepRecord) -> None:
@@ -260,7 +260,7 @@ class _Summarised(Quiet):
         self._summary.append(line)
 
 
-def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
+def run_record_command(run: RecordRun, progress: RunEvents | None = None) -> int:
     """`trailblaze record`: record every trail on one device, telling `progress` how it goes.
 
     `run.device.element_timeout` bounds how long a selector is polled before its tool fails (None:
@@ -274,7 +274,7 @@ def run_record_command(run: RecordRun, progress: Progress | None = None) -> int:
     Raises:
         UsageError: no trail file found. Other `TrailblazeError`s propagate (exit 2 / 3).
     """
-    told: Progress = progress if progress is not None else Quiet()
+    told: RunEvents = progress if progress is not None else Quiet()
     device, inputs, options = run.device, run.inputs, run.record
     files = _trail_files(run.paths, device.platform)
     trails = [(file, load_trail(file)) for file in files]  # every file must load before the device is touched
@@ -444,7 +444,7 @@ def _check_record_options(options: RecordOptions, trails: list[tuple[Path, Trail
 
 
 
-def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
+def run_replay_command(run: ReplayRun, progress: RunEvents | None = None) -> int:
     """`trailblaze replay`: replay every trail on one device; reports, and how it goes told to `progress`.
 
     `run.policy` holds the CI knobs (`trailblaze.output.ci_policy`): `--retries` re-runs a failed trail from
@@ -493,7 +493,7 @@ def run_replay_command(run: ReplayRun, progress: Progress | None = None) -> int:
     unrunnable = _without_model(trails, device, inputs.flags, llms)
     checked = [(file, _digest(trail)) for file, trail in trails]
     del trails  # each is loaded again when its turn comes: a run of a thousand holds one at a time
-    told: Progress = progress if progress is not None else Quiet()
+    told: RunEvents = progress if progress is not None else Quiet()
     rundir, created = _open_run_dir(run)
     root = rundir.root
     rundir.run.shard = str(shard) if shard is not None else None
@@ -614,7 +614,7 @@ def _never_started(
     rundir.finish()
 
 
-def _write_reports(told: Progress, rundir: RunDir, output: RunOutput) -> None:
+def _write_reports(told: RunEvents, rundir: RunDir, output: RunOutput) -> None:
     """JUnit, Allure, CTRF and the HTML report, from run.json one trail at a time (the run directory
     let go of them); the report shows each trail's history from the results store, when there is one.
 
@@ -662,7 +662,7 @@ def _write_reports(told: Progress, rundir: RunDir, output: RunOutput) -> None:
         told.report_written(page, pictures_folder(page))
 
 
-def _store_results(told: Progress, root: Path, location: str | None, source: str) -> None:
+def _store_results(told: RunEvents, root: Path, location: str | None, source: str) -> None:
     """Adds the run to the results store; a failure is a warning, never the run's result."""
     from trailblaze.results.hook import store_run
 
@@ -671,7 +671,7 @@ def _store_results(told: Progress, root: Path, location: str | None, source: str
         told.results_not_stored(warning)
 
 
-def _install(told: Progress, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:
+def _install(told: RunEvents, session: DeviceSession, paths: Sequence[str], reinstall: bool) -> None:
     """`--install`: the apps go on the device before the first trail."""
     from trailblaze.device.install import install_apps
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 from trailblaze.common.files import write_text
 from trailblaze.engine.policy import ProofPolicy
-from trailblaze.engine.progress import Progress, Quiet
 from trailblaze.engine.steps import StepEngine, run_engine, start_record
 from trailblaze.errors import TrailblazeError, UsageError
 from trailblaze.mutation.mutants import is_assertion, prove_assertion
+from trailblaze.output.events import RunEvents
 from trailblaze.trail.discovery import recordings_file
 from trailblaze.trail.model import ToolCall, load_trail
 from trailblaze.trail.subtrail import SubTrails, resolve_subtrail_path, trail_key
@@ -165,7 +165,7 @@ def finish_recording(
     options: ProofOptions,
     rundir: RunDir | None,
     device: str,
-    progress: Progress | None = None,
+    progress: RunEvents | None = None,
 ) -> str | None:
     """After a record run: prove the new recordings by replay, then write them (or not).
 
@@ -251,7 +251,7 @@ def _prove(
     llm_factory: Callable[[], LLMClient],
     rundir: RunDir | None,
     device: str,
-    progress: Progress | None,
+    progress: RunEvents | None,
     subtrails: SubTrails,
     screens: dict[int, Hierarchy],
 ) -> TrailRecord:
@@ -262,7 +262,7 @@ def _prove(
     session.invalidate()  # the record run may have left a cached dump of a screen that is gone
     classifier = session.info.classifier
 
-    class _ProofSteps(Quiet):
+    class _ProofSteps(RunEvents):
         def step_done(self, rec: StepRecord) -> None:
             # the screen the step's assertions passed on, for the mutation proof (no round trip: the
             # assertions' last dump is the session's cached screen)

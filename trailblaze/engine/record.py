@@ -27,8 +27,8 @@ from trailblaze.trail.subtrail import SubTrails
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
-    from trailblaze.engine.progress import Progress
     from trailblaze.llm.client import LLMClient
+    from trailblaze.output.events import RunEvents
     from trailblaze.output.rundir import RunDir
 
 __all__ = ["RecordOptions", "record_trail"]
@@ -47,7 +47,7 @@ def record_trail(
     options: RecordOptions = _RECORD_DEFAULTS,
     rundir: RunDir | None = None,
     device: str = "",
-    progress: Progress | None = None,
+    progress: RunEvents | None = None,
 ) -> TrailRecord:
     """Record one trail file on `session`: replay what is recorded, solve the rest, prove, then save.
 

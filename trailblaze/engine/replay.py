@@ -21,8 +21,8 @@ from trailblaze.trail.variables import build_memory
 
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
-    from trailblaze.engine.progress import Progress
     from trailblaze.llm.client import LLMClient
+    from trailblaze.output.events import RunEvents
     from trailblaze.output.rundir import RunDir
 
 __all__ = ["ReplayOptions", "build_memory", "replay_trail", "skip_reason", "trail_timeout"]
@@ -55,7 +55,7 @@ def replay_trail(
     llm_factory: Callable[[], LLMClient] | None = None,
     rundir: RunDir | None = None,
     device: str = "",
-    progress: Progress | None = None,
+    progress: RunEvents | None = None,
 ) -> TrailRecord:
     """Replays one trail on an open session, with no LLM unless a step needs the agent.
 

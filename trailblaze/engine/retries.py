@@ -17,9 +17,9 @@ from trailblaze.output.runlog import TrailRecord
 if TYPE_CHECKING:
     from trailblaze.device.session import DeviceSession
     from trailblaze.engine.options import RunInputs
-    from trailblaze.engine.progress import Progress
     from trailblaze.engine.replay import ReplayOptions
     from trailblaze.llm.client import LLMClient
+    from trailblaze.output.events import RunEvents
     from trailblaze.output.rundir import RunDir
     from trailblaze.trail.model import Trail
 
@@ -89,7 +89,7 @@ def replay_with_retries(
     llm_factory: Callable[[], LLMClient] | None = None,
     rundir: RunDir | None = None,
     device: str = "",
-    progress: Progress | None = None,
+    progress: RunEvents | None = None,
 ) -> TrailRecord:
     """Replays `trail` on an open session, a failed attempt again from a clean launch up to `retries`
     times: how `trailblaze replay` replays each of its trails and how pytest's `trail_runner.replay`

@@ -11,11 +11,12 @@ For the trailhead and then every step, the engine picks what to run on this devi
   already succeeded and the failure, and the next step tries its own recording again.
 
 What differs between record, re-record, replay, self-heal and the proof replay is a policy object
-(`trailblaze.engine.policy`); who keeps the records is an observer (`trailblaze.output.observer`): the
-run directory, or an in-memory recorder. No LLM client is constructed until a step needs the agent
-(`llm_factory` is called lazily). A step whose recording changed is set with `Trail.set_recording`;
-replay saves it atomically at once, record leaves the saving to `trailblaze.engine.proof` after the proof
-replay — so a failed or interrupted step never touches the file.
+(`trailblaze.engine.policy`); who keeps the records is the run's bookkeeper, told through the run's
+events (`trailblaze.output.events`): the run directory, or an in-memory recorder. No LLM client is
+constructed until a step needs the agent (`llm_factory` is called lazily). A step whose recording
+changed is set with `Trail.set_recording`; replay saves it atomically at once, record leaves the saving
+to `trailblaze.engine.proof` after the proof replay — so a failed or interrupted step never touches the
+file.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from trailblaze.errors import (
     TrailTimedOut,
     UsageError,
 )
-from trailblaze.output.observer import MemoryRecorder, RunObserver
+from trailblaze.output.observer import MemoryRecorder
 from trailblaze.output.runlog import StepRecord, TrailRecord
 from trailblaze.tools.memory import Memory
 from trailblaze.trail.discovery import folder_trail_id, recordings_file
@@ -47,8 +48,8 @@ from trailblaze.trail.subtrail import SubTrails, trail_key
 if TYPE_CHECKING:
     from trailblaze.agent.loop import Agent
     from trailblaze.device.session import DeviceSession
-    from trailblaze.engine.progress import Progress
     from trailblaze.llm.client import LLMClient
+    from trailblaze.output.events import RunEvents
     from trailblaze.port.solver import PortSolver
     from trailblaze.tools.execute import ToolResult
     from trailblaze.tools.toolset import ToolSet
@@ -90,14 +91,14 @@ class StepEngine:
         policy: EnginePolicy,
         *,
         llm_factory: Callable[[], LLMClient] | None,
-        observer: RunObserver | None = None,
-        progress: Progress | None = None,
+        observer: RunEvents | None = None,
+        progress: RunEvents | None = None,
         chain: tuple[str, ...] | None = None,
         subtrails: SubTrails | None = None,
     ) -> None:
         self.trail, self.session, self.memory, self.policy = trail, session, memory, policy
         self.llm_factory, self.progress = llm_factory, progress
-        self.observer: RunObserver = observer if observer is not None else MemoryRecorder()
+        self.observer: RunEvents = observer if observer is not None else MemoryRecorder()
         # the trails running now, outermost first (this one last): a runTrail back into one is a cycle
         self.chain = chain if chain is not None else ((trail_key(trail.path),) if trail.path else ())
         self.subtrails: SubTrails = subtrails if subtrails is not None else {}
@@ -146,7 +147,7 @@ class StepEngine:
                 context=self.trail.config.context if self.trail.config else None,
                 max_llm_calls=self.policy.agent.max_llm_calls,
                 screenshots=self.policy.agent.screenshots,
-                observer=self.observer.agent_observer,
+                observer=self.observer,
             )
         return self._agent
 
@@ -476,10 +477,8 @@ class StepEngine:
         # a recording that failed part-way here (a tablet's run of the phone's): what ran stays, the rest is ported
         done = [call for call, _ in failure.done] if failure is not None else []
         result = solver(step, self.session, run, start=len(done))
-        told = self.observer.agent_observer  # the run directory lists each call as the agent's
-        if told is not None:
-            for tool_run in result.runs:
-                told.on_tool(tool_run)
+        for tool_run in result.runs:  # the run directory lists each call as the agent's
+            self.observer.on_tool(tool_run)
         self.observer.step_solved(rec, result, healing=False)
         if result.status != "COMPLETED":
             rec.status = "failed"

@@ -1,10 +1,11 @@
-"""Who the step engine tells what happened: one interface, two bookkeepers.
+"""The bookkeeping of a run without a run directory, and the record of a replayed tool both keepers write.
 
-The engine (`trailblaze.engine.steps`) reports trails, steps and tools to a `RunObserver` and keeps no
-records of its own. `RunDir` (trailblaze.output.rundir) is the observer of a run with a run directory: it
-writes run.json, screenshots and transcripts as the run goes. `MemoryRecorder` is the observer of a
-run without one (`replay_trail(..., rundir=None)`, pytest, MCP): it fills the same `TrailRecord`s in
-memory. Either way the engine has one bookkeeping path (docs/adr/0045-engine-policies.md).
+The engine (`trailblaze.engine.steps`) reports trails, steps and tools to the run's `RunEvents`
+(`trailblaze.output.events`) and keeps no records of its own. `RunDir` (trailblaze.output.rundir) is
+the bookkeeper of a run with a run directory: it writes run.json, screenshots and transcripts as the
+run goes. `MemoryRecorder` is the bookkeeper of a run without one (`replay_trail(..., rundir=None)`,
+pytest, MCP): it fills the same `TrailRecord`s in memory. Either way the engine has one bookkeeping
+path (docs/adr/0045-engine-policies.md).
 """
 
 from __future__ import annotations
@@ -12,18 +13,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
+from trailblaze.output.events import RunEvents
 from trailblaze.output.runlog import StepRecord, ToolRecord, TrailRecord, UsageTotals
 
 if TYPE_CHECKING:
-    from trailblaze.agent.loop import AgentObserver, StepResult
     from trailblaze.device.session import DeviceSession
+    from trailblaze.output.step_result import StepResult
     from trailblaze.tools.execute import ToolResult
     from trailblaze.tools.memory import Memory
     from trailblaze.trail.model import ToolCall
 
-__all__ = ["MemoryRecorder", "RunObserver", "replayed_record"]
+__all__ = ["MemoryRecorder", "replayed_record"]
 
 
 def replayed_record(
@@ -42,62 +44,8 @@ def replayed_record(
     )
 
 
-class RunObserver(Protocol):
-    """What the engine reports, in order: a trail begins, its steps start and finish (tools in
-    between), the trail ends. A `runTrail` sub-trail begins and ends inside its calling step."""
-
-    keep_trace: bool
-    """Keep a failed trail's browser trace although the run has secrets (`--trace`)."""
-
-    @property
-    def agent_observer(self) -> AgentObserver | None:
-        """Told about every LLM call and agent tool as it happens, or None (see `step_solved`)."""
-
-    def begin_trail(
-        self,
-        record: TrailRecord,
-        memory: Memory,
-        *,
-        proof_of: TrailRecord | None = None,
-        within: StepRecord | None = None,
-    ) -> None:
-        """`record` starts: a trail of the run, the proof replay of `proof_of`, or a sub-trail of the
-        step `within`."""
-
-    def end_trail(
-        self, record: TrailRecord, error: str | None, started: float, *, memory: Memory, sub: bool
-    ) -> None:
-        """`record` ended with `record.status` and `error`; the calling trail is current again."""
-
-    def resume_trail(self, record: TrailRecord) -> None:
-        """`record` is the current trail again (after its proof replay)."""
-
-    def start_step(self, record: StepRecord, session: DeviceSession | None) -> StepRecord:
-        """A step of the current trail starts (`session` None: it does not run, e.g. skipped)."""
-
-    def finish_step(self, session: DeviceSession | None, started: float) -> None:
-        """The current step finished."""
-
-    def add_replayed(
-        self, call: ToolCall, result: ToolResult, duration_ms: float, *, auto: bool = False
-    ) -> None:
-        """A recorded tool ran (`auto`: one the engine added, e.g. hideKeyboard)."""
-
-    def step_solved(self, record: StepRecord, result: StepResult, *, healing: bool) -> None:
-        """The agent finished the current step (its LLM calls and tools are in `result`)."""
-
-    def mark_recorded(self) -> None:
-        """The current step's agent tools were written into the trail."""
-
-    def trail_folder(self, record: TrailRecord) -> Path | None:
-        """Where `record`'s files go (trail.diff, trace.zip), or None: no files."""
-
-
-class MemoryRecorder:
-    """The observer of a run with no run directory: the records are filled in memory only."""
-
-    keep_trace = False
-    agent_observer: AgentObserver | None = None
+class MemoryRecorder(RunEvents):
+    """The bookkeeper of a run with no run directory: the records are filled in memory only."""
 
     def __init__(self) -> None:
         self._trails: list[tuple[TrailRecord, Memory]] = []

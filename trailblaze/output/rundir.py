@@ -63,6 +63,7 @@ from trailblaze.device.logs import DeviceLogMode, no_log_reason
 from trailblaze.errors import UsageError
 from trailblaze.llm.client import transcript_entry
 from trailblaze.output.artifacts import Background, ScreenshotMode
+from trailblaze.output.events import RunEvents
 from trailblaze.output.observer import replayed_record
 from trailblaze.output.runlog import (
     LLMCallRecord,
@@ -79,9 +80,9 @@ from trailblaze.output.runlog import (
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-    from trailblaze.agent.loop import StepResult, ToolRun
     from trailblaze.device.session import DeviceSession
     from trailblaze.llm.client import LLMRequest, LLMResponse
+    from trailblaze.output.step_result import StepResult, ToolRun
     from trailblaze.screen.hierarchy import Hierarchy
     from trailblaze.tools.execute import ToolResult
     from trailblaze.tools.memory import Memory
@@ -121,10 +122,12 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "trail"
 
 
-class RunDir:
+class RunDir(RunEvents):
     """Writes one run: `run.json` plus the artifacts of every trail and step.
 
-    It is also the agent's observer (`on_llm_call`, `on_tool`) for the step being run.
+    It is the run's bookkeeper (`trailblaze.output.events.RunEvents`): the engine tells it of trails,
+    steps and tools, and the agent of every LLM call and tool (`on_llm_call`, `on_tool`) of the step
+    being run.
     """
 
     def __init__(
@@ -242,12 +245,7 @@ class RunDir:
         self.finish_trail(status, error, started)
         self.trail, self.step, self._trail_dir = self._stack.pop()
 
-    # --- the engine's observer (trailblaze.output.observer.RunObserver) ---------------------------------
-    @property
-    def agent_observer(self) -> RunDir:
-        """The run directory records every LLM call and agent tool as it happens."""
-        return self
-
+    # --- the engine's events (trailblaze.output.events.RunEvents) --------------------------------------
     def begin_trail(
         self,
         record: TrailRecord,
@@ -429,7 +427,7 @@ class RunDir:
         self.step.tools.append(replayed_record(call, result, duration_ms, auto, self._redact))
 
     def on_tool(self, run: ToolRun) -> None:
-        """Agent observer: one LLM-facing call ran (it may have run a recorded-form tool)."""
+        """The agent: one LLM-facing call ran (it may have run a recorded-form tool)."""
         assert self.step is not None
         llm_tool = _short_call(run.use.name, self._redact(run.use.input))
         calls = run.outcome.recorded
@@ -456,7 +454,7 @@ class RunDir:
                 tool.recorded = True
 
     def on_llm_call(self, request: LLMRequest, response: LLMResponse, image: bytes | None) -> None:
-        """Agent observer: store the redacted transcript of one call (images as file names)."""
+        """The agent made a call: store the redacted transcript of one call (images as file names)."""
         step = self.step
         assert step is not None
         index = len(step.llm_calls) + 1

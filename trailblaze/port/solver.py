@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from trailblaze.agent.loop import StepResult, ToolRun
 from trailblaze.llm.client import ToolUseBlock
+from trailblaze.output.step_result import StepResult, ToolRun
 from trailblaze.port.meaning import Meaning, meaning_of, role_of_class, target_selectors
 from trailblaze.screen.resolve import describe_selector, resolve
 from trailblaze.screen.selector import NodeSelector
