@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.device import rig
 from trailblaze.screen.selector import NodeSelector
 from trailblaze_sim.model import ManualClock
@@ -41,3 +43,34 @@ def test_resolve_polls_until_its_timeout_and_returns_the_last_matches() -> None:
         # a literal id waits on the device (WDA `/elements`), then one dump confirms: no dump polling
         assert res.nodes == [] and 0.2 <= res.waited_s < 0.5
         assert r.session.stats.element_waits == 1 and r.session.stats.dumps == 2
+
+
+def test_closing_the_session_stops_the_simulator_it_owns_after_the_driver_once() -> None:
+    from trailblaze.device.driver import DeviceInfo
+    from trailblaze.device.session import DeviceSession
+    from trailblaze.errors import DeviceError
+
+    done: list[str] = []
+
+    class Driver:  # the little of a driver a session needs to open and close
+        info = DeviceInfo("android", "android-phone", "emulator-5554", "Pixel", 1080, 2400, 1.0)
+
+        def close(self) -> None:
+            done.append("driver closed")
+            raise DeviceError("the device went away while closing")
+
+    class Simulator:
+        def device_specs(self) -> list[tuple[str, dict[str, str]]]:
+            return []
+
+        def how_to_connect(self) -> str:
+            return ""
+
+        def stop(self) -> None:
+            done.append("simulator stopped")
+
+    session = DeviceSession(Driver(), simulator=Simulator())  # type: ignore[arg-type]
+    with pytest.raises(DeviceError):
+        session.close()
+    session.close()  # closing twice does nothing
+    assert done == ["driver closed", "simulator stopped"]
