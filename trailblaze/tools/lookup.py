@@ -6,21 +6,20 @@ Element tools poll-resolve their selector until exactly one node matches (`Devic
 scroll an off-screen target into view when nothing matches on screen (`trailblaze.tools.scroll_into_view`;
 never for an assertion of absence), act at the centre of that node's visible part, and settle (every
 action goes through `ToolContext.act`).
-The read-compat lookups (`CompatQuery`) keep Maestro's matching for Trailblaze's older tools
-(docs/adr/0012-read-compat-tools.md).
+The read-compat lookups (`CompatQuery`, Maestro's matching for Trailblaze's older tools) are
+`trailblaze.tools.compat_lookup`'s, and Maestro's text rule is `trailblaze.screen.maestro_text`'s.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trailblaze.device.noop import act_and_compare
-from trailblaze.screen.patterns import full_match
+from trailblaze.screen.maestro_text import maestro_text
 from trailblaze.screen.resolve import describe_selector, missing_attributes
 from trailblaze.screen.selector import NodeSelector
 from trailblaze.tools.assertions import TextMode, shown_text, text_matches
@@ -38,19 +37,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_SCROLLS",
-    "CompatQuery",
     "NestedFailed",
     "ToolContext",
     "assert_gone",
     "assert_visible",
     "candidates",
     "closest_nodes",
-    "compat_query",
     "covered_message",
     "describe",
-    "find_compat",
     "find_one",
-    "maestro_text",
+    "scroll_note",
     "tap_at",
     "tap_selector",
     "text_selector",
@@ -231,7 +227,7 @@ def candidates(selector: NodeSelector, hierarchy: Hierarchy, limit: int = 3) -> 
     return "closest on screen: " + "; ".join(describe(n) for n in nodes[:limit])
 
 
-def _noted(run: ToolContext, scrolled: Scrolled | None) -> str:
+def scroll_note(run: ToolContext, scrolled: Scrolled | None) -> str:
     """Notes on the run a scroll that found the target; for one that did not, how far it looked."""
     if scrolled is None:
         return ""
@@ -243,7 +239,7 @@ def _noted(run: ToolContext, scrolled: Scrolled | None) -> str:
 
 def find_one(run: ToolContext, selector: NodeSelector) -> tuple[Node | None, ToolResult]:
     res, scrolled = resolve_in_view(run.session, selector, until=lambda nodes: len(nodes) == 1)
-    searched = _noted(run, scrolled)
+    searched = scroll_note(run, scrolled)
     sel = describe_selector(selector)
     if len(res.nodes) == 1:
         return res.nodes[0], ToolResult("OK", "")
@@ -341,7 +337,7 @@ def assert_visible(
 
     timeout = None if timeout_ms is None else timeout_ms / 1000
     res, scrolled = resolve_in_view(run.session, selector, timeout=timeout, until=shows)
-    searched = _noted(run, scrolled)
+    searched = scroll_note(run, scrolled)
     sel = describe_selector(selector)
     if shows(res.nodes):
         node = next(n for n in res.nodes if expected is None or text_matches(n, expected, mode))
@@ -365,100 +361,3 @@ def assert_gone(run: ToolContext, selector: NodeSelector, what: str, timeout_ms:
     if not res.nodes:
         return ToolResult("OK", f"{what} is not visible")
     return ToolResult("TIMEOUT", f"{what} is still visible after {res.waited_s:.1f} s: {describe(res.nodes[0])}")
-
-
-# --- read-compat: Trailblaze's Maestro-lowered tools (docs/adr/0012-read-compat-tools.md) ------------
-
-
-@dataclass(frozen=True)
-class CompatQuery:
-    """One read-compat lookup: Maestro's matching and picking on top of a Maestro-shaped selector."""
-
-    selector: NodeSelector
-    """The match set: text / label / hint (case-insensitive, regex or literal), id and state flags."""
-    shown: NodeSelector
-    """The same lookup with the raw values, for messages and near-miss ranking."""
-    index: int | None
-    exact: Callable[[Node], bool]
-
-    def pick(self, nodes: list[Node]) -> Node | None:
-        """The node Trailblaze would act on: the deepest matches, then the `index`-th of them
-        (top-to-bottom), or else the first preferring exact-case full matches, then clickable ones."""
-        inner = {id(a) for n in nodes for a in n.ancestors()}
-        deepest = [n for n in nodes if id(n) not in inner]
-        if self.index:
-            return deepest[self.index] if self.index < len(deepest) else None
-        ranked = sorted(deepest, key=lambda n: (not self.exact(n), not n.clickable))
-        return ranked[0] if ranked else None
-
-    def describe(self) -> str:
-        sel = describe_selector(self.shown)
-        return f"{sel} index={self.index}" if self.index else sel
-
-
-def _compiles(pattern: str) -> bool:
-    try:
-        re.compile(pattern)
-    except re.error:
-        return False
-    return True
-
-
-def maestro_text(text: str, *, contains: bool) -> tuple[str, Callable[[Node], bool]]:
-    """Maestro's text pattern for `text` and the exact-match test used to prefer among matches.
-
-    Maestro matches a value when the regex matches it whole or the value equals the pattern
-    literally, ignoring case; Trailblaze's `tapOnElementWithText` also accepts the literal text
-    anywhere inside a longer one.
-    """
-    literal = re.escape(text)
-    alts = [text, literal] if _compiles(text) and text != literal else [literal]
-    exact = "|".join(f"(?:{a})" for a in alts)
-    if contains:
-        alts.append(f".*{literal}.*")
-    pattern = "(?i:" + "|".join(f"(?:{a})" for a in alts) + ")"
-
-    def is_exact(node: Node) -> bool:
-        return any(full_match(exact, v, "text") for v in (node.text, node.label, node.hint) if v)
-
-    return pattern, is_exact
-
-
-def compat_query(
-    run: ToolContext,
-    text: str | None,
-    *,
-    ident: str | None = None,
-    enabled: bool | None = None,
-    selected: bool | None = None,
-    index: int | None = None,
-    contains: bool = False,
-) -> CompatQuery:
-    pattern, exact = maestro_text(text, contains=contains) if text is not None else (None, lambda n: True)
-    return CompatQuery(
-        selector=text_selector(run, pattern, ident=ident, enabled=enabled, selected=selected),
-        shown=text_selector(run, text, ident=ident, enabled=enabled, selected=selected),
-        index=index,
-        exact=exact,
-    )
-
-
-def find_compat(run: ToolContext, q: CompatQuery) -> tuple[Node | None, ToolResult]:
-    def picked(nodes: list[Node]) -> bool:
-        return q.pick(nodes) is not None
-
-    scrolled: Scrolled | None = None
-    if q.index:  # the index counts the matches on screen, which scrolling changes
-        res = run.session.resolve(q.selector, until=picked)
-    else:
-        res, scrolled = resolve_in_view(run.session, q.selector, until=picked)
-    searched = _noted(run, scrolled)
-    node = q.pick(res.nodes)
-    if node is not None:
-        return node, ToolResult("OK", "")
-    found = f"{len(res.nodes)} match but there is no index {q.index}" if res.nodes else "nothing matches"
-    return None, ToolResult(
-        "NOT_FOUND",
-        f"no element matches {q.describe()} after {res.waited_s:.1f} s{searched} ({found}); "
-        f"{candidates(q.shown, res.hierarchy)}",
-    )

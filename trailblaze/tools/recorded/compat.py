@@ -14,7 +14,8 @@ from trailblaze.tools.params import RecordedToolParams, numbers_as_text
 from trailblaze.tools.tooldef import Handler, Kind, ToolDef, ToolResult, defines
 
 if TYPE_CHECKING:
-    from trailblaze.tools.lookup import CompatQuery, ToolContext
+    from trailblaze.tools.compat_lookup import CompatQuery
+    from trailblaze.tools.lookup import ToolContext
 
 __all__ = [
     "AssertNotVisibleBySelector",
@@ -168,14 +169,16 @@ def _compat(params: type[RecordedToolParams], kind: Kind) -> Callable[[Handler],
 
 
 def _tap_compat(run: ToolContext, q: CompatQuery, long_press: bool) -> ToolResult:
-    from trailblaze.tools.lookup import find_compat, tap_at
+    from trailblaze.tools.compat_lookup import find_compat
+    from trailblaze.tools.lookup import tap_at
 
     node, outcome = find_compat(run, q)
     return outcome if node is None else tap_at(run, node, long_press)
 
 
 def _assert_visible_compat(run: ToolContext, q: CompatQuery) -> ToolResult:
-    from trailblaze.tools.lookup import describe, find_compat
+    from trailblaze.tools.compat_lookup import find_compat
+    from trailblaze.tools.lookup import describe
 
     node, outcome = find_compat(run, q)
     if node is None:
@@ -186,7 +189,8 @@ def _assert_visible_compat(run: ToolContext, q: CompatQuery) -> ToolResult:
 def _legacy_selector(run: ToolContext, sel: LegacyElementSelector, *, shown: bool = False) -> NodeSelector:
     """Trailblaze's older Maestro-shaped `selector` as a `nodeSelector` for this platform (with the
     raw `textRegex` values when `shown`, for messages)."""
-    from trailblaze.tools.lookup import maestro_text, text_selector
+    from trailblaze.screen.maestro_text import maestro_text
+    from trailblaze.tools.lookup import text_selector
 
     if run.platform == "ios" and sel.checked is not None:
         raise ValueError("`checked` in a legacy selector is not supported on iOS")
@@ -216,7 +220,7 @@ def _legacy_selector(run: ToolContext, sel: LegacyElementSelector, *, shown: boo
 
 @_compat(TapOnElementWithText, "action")
 def _tap_with_text(run: ToolContext, p: TapOnElementWithText) -> ToolResult:
-    from trailblaze.tools.lookup import compat_query
+    from trailblaze.tools.compat_lookup import compat_query
 
     q = compat_query(
         run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index, contains=True
@@ -226,7 +230,7 @@ def _tap_with_text(run: ToolContext, p: TapOnElementWithText) -> ToolResult:
 
 @_compat(TapOnElementWithAccessibilityText, "action")
 def _tap_with_accessibility_text(run: ToolContext, p: TapOnElementWithAccessibilityText) -> ToolResult:
-    from trailblaze.tools.lookup import compat_query
+    from trailblaze.tools.compat_lookup import compat_query
 
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
@@ -236,7 +240,7 @@ def _tap_with_accessibility_text(run: ToolContext, p: TapOnElementWithAccessibil
 
 @_compat(AssertVisibleWithText, "assertion")
 def _assert_visible_with_text(run: ToolContext, p: AssertVisibleWithText) -> ToolResult:
-    from trailblaze.tools.lookup import compat_query
+    from trailblaze.tools.compat_lookup import compat_query
 
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _assert_visible_compat(run, q)
@@ -246,7 +250,7 @@ def _assert_visible_with_text(run: ToolContext, p: AssertVisibleWithText) -> Too
 def _assert_visible_with_accessibility_text(
     run: ToolContext, p: AssertVisibleWithAccessibilityText
 ) -> ToolResult:
-    from trailblaze.tools.lookup import compat_query
+    from trailblaze.tools.compat_lookup import compat_query
 
     q = compat_query(
         run, p.accessibilityText, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index
@@ -256,7 +260,7 @@ def _assert_visible_with_accessibility_text(
 
 @_compat(AssertVisibleWithResourceId, "assertion")
 def _assert_visible_with_resource_id(run: ToolContext, p: AssertVisibleWithResourceId) -> ToolResult:
-    from trailblaze.tools.lookup import compat_query
+    from trailblaze.tools.compat_lookup import compat_query
 
     q = compat_query(
         run, p.accessibilityText, ident=p.resourceId, enabled=p.enabled, selected=p.selected, index=p.index
@@ -282,7 +286,7 @@ def _assert_not_visible_by_selector(run: ToolContext, p: AssertNotVisibleBySelec
 
 @_compat(LongPressOnElementWithText, "action")
 def _long_press_with_text(run: ToolContext, p: LongPressOnElementWithText) -> ToolResult:
-    from trailblaze.tools.lookup import compat_query
+    from trailblaze.tools.compat_lookup import compat_query
 
     q = compat_query(run, p.text, ident=p.id, enabled=p.enabled, selected=p.selected, index=p.index)
     return _tap_compat(run, q, True)

@@ -49,8 +49,9 @@ def _tap_on_point(run: ToolContext, p: TapOnPoint) -> ToolResult:
 
 @defines(Swipe, "action", source="core")
 def _swipe(run: ToolContext, p: Swipe) -> ToolResult:
+    from trailblaze.tools.compat_lookup import compat_query
     from trailblaze.tools.gestures import app_area, swipe_path
-    from trailblaze.tools.lookup import compat_query, describe, find_one
+    from trailblaze.tools.lookup import describe, find_one
 
     where = "the screen"
     target = p.nodeSelector
