@@ -127,7 +127,7 @@ def _run(call: ToolCall, ctx: ToolContext) -> ToolResult:
     try:
         result = ctx.nested(call)
     except UsageError as exc:  # e.g. `{{name}}` the run does not know: the model can fix it
-        return _answer(_result("ERROR", exc.message))
+        return _result("ERROR", exc.message)
     return _answer(result, [call])
 
 
@@ -145,7 +145,7 @@ def _covered(ref: str, ctx: ToolContext) -> ToolResult | None:
 def _refused(node: Node) -> ToolResult:
     from trailblaze.tools.lookup import covered_message
 
-    return _answer(_result("NOT_VISIBLE", covered_message(node), "action"))
+    return _result("NOT_VISIBLE", covered_message(node), "action")
 
 
 def _no_ref(ref: str) -> ToolResult:
@@ -163,7 +163,7 @@ def _pinned(ref: str, ctx: ToolContext, args: _Params, **pin: Any) -> ToolResult
         return _no_ref(ref)
     pinned = pin_assertion(node, ctx.hierarchy, **pin)
     if pinned.params is None:
-        return _answer(_result("ERROR", f"`{ref}`: {pinned.problem}", "assertion"))
+        return _result("ERROR", f"`{ref}`: {pinned.problem}", "assertion")
     params = ctx.memory.redact(pinned.params)
     return _run(ToolCall(name="assertVisibleBySelector", params={**params, **_reason(args, ctx)}), ctx)
 
@@ -354,7 +354,7 @@ def _assert_state(ctx: ToolContext, args: AssertStateParams) -> ToolResult:
         if v is not None
     }
     if not state:
-        return _answer(_result("ERROR", "give the state to check: checked, selected, enabled or focused"))
+        return _result("ERROR", "give the state to check: checked, selected, enabled or focused")
     return _pinned(args.ref, ctx, args, state=state)
 
 
@@ -391,7 +391,7 @@ def _remember_text(ctx: ToolContext, args: RememberTextParams) -> ToolResult:
         return _no_ref(args.ref)
     selector = selector_for(node, ctx.hierarchy)
     if selector is None:
-        return _answer(_result("ERROR", f"`{args.ref}` cannot be identified by a selector"))
+        return _result("ERROR", f"`{args.ref}` cannot be identified by a selector")
     params = {"nodeSelector": selector.to_yaml_dict(), "variable": args.variable, **_reason(args, ctx)}
     return _run(ToolCall(name="rememberTextBySelector", params=params), ctx)
 
